@@ -1,0 +1,31 @@
+// swift-tools-version: 6.0
+//
+// HandlerKit: serializable handlers for Swift. See README.md.
+//
+// One module per responsibility:
+//   HandlerKit         the runtime apps import (handlers, JSON, registry) and the `@handler` macro declaration
+//   HandlerScanner     the dependency-free lexical scanner that finds `@handler` functions
+//   HandlerGenerator   renders scanned handlers into Swift through the templates in Templates/
+//   handlergen         the generator as a command-line tool (what the build plugin runs)
+//   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "HandlerKit",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "HandlerKit", targets: ["HandlerKit"]),
+        .library(name: "HandlerScanner", targets: ["HandlerScanner"]),
+    ],
+    targets: [
+        .target(name: "HandlerKit"),
+        .target(name: "HandlerScanner"),
+        .executableTarget(
+            name: "handlerkit-bench",
+            dependencies: ["HandlerKit"],
+            path: "Benchmarks/handlerkit-bench"
+        ),
+        .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// HandlerKit: serializable handlers. The runtime is being written (issue 2).

@@ -1,0 +1,182 @@
+/// A function marked `@handler`, as the lexical scanner found it in a Swift source file.
+///
+/// This is the model the generator renders and `handlergen scan --format json` prints. Field names
+/// follow the public JSON shape of `handlergen scan` (see HANDLERKIT.md §4).
+public struct HandlerDeclaration: Sendable, Hashable, Codable {
+    /// How the handler's function is reached.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// A `static` or `class` method; called on its type.
+        case `static`
+        /// An instance method; called on the value of the `instance:` expression.
+        case instance
+        /// A function at file scope.
+        case global
+    }
+
+    /// The source file, as given to the scanner (made relative by the caller where needed).
+    public var file: String
+    /// 1-based line of the `@handler` attribute.
+    public var line: Int
+    /// 1-based column (in UTF-8 bytes) of the `@` of the `@handler` attribute.
+    public var column: Int
+    /// The handler id: the explicit `id:` argument, else `Type.Path.name`, else `name` at file scope.
+    public var id: String
+    /// Whether `id` was given explicitly with `@handler(id:)`.
+    public var hasExplicitID: Bool
+    /// The dotted enclosing type path as written (an extension's target as written), `nil` at file scope.
+    public var type: String?
+    /// The function's base name (backticks removed).
+    public var name: String
+    public var kind: Kind
+    /// The `instance:` expression with string escapes resolved, or `nil`.
+    public var instance: String?
+    public var isAsync: Bool
+    public var isThrows: Bool
+    /// The return type as written with whitespace removed, or `nil` for `Void`/no `->`.
+    public var returnType: String?
+    public var parameters: [Parameter]
+    /// The `#if` / `#elseif` / `#else` conditions the declaration sits under, outermost first.
+    public var conditions: [Condition]
+
+    public init(
+        file: String, line: Int, column: Int, id: String, hasExplicitID: Bool, type: String?,
+        name: String, kind: Kind, instance: String?, isAsync: Bool, isThrows: Bool,
+        returnType: String?, parameters: [Parameter], conditions: [Condition]
+    ) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.id = id
+        self.hasExplicitID = hasExplicitID
+        self.type = type
+        self.name = name
+        self.kind = kind
+        self.instance = instance
+        self.isAsync = isAsync
+        self.isThrows = isThrows
+        self.returnType = returnType
+        self.parameters = parameters
+        self.conditions = conditions
+    }
+
+    /// One parameter of a handler function.
+    public struct Parameter: Sendable, Hashable, Codable {
+        /// The argument label as written: the first name, `_` when there is none, or the name itself
+        /// when only one name is written.
+        public var label: String
+        /// The internal name: the key of the argument in bound and call-time values.
+        public var name: String
+        /// The type as written, with all whitespace removed (e.g. `[String:Int]?`).
+        public var type: String
+        /// `true` for `T?`, `T!` and `Optional<T>`.
+        public var isOptional: Bool
+        /// `true` when the parameter has a default value.
+        public var hasDefault: Bool
+        /// The default value's source text (trimmed), or `nil`.
+        public var defaultValue: String?
+        /// 1-based line of the parameter's name.
+        public var line: Int
+
+        public init(
+            label: String, name: String, type: String, isOptional: Bool, hasDefault: Bool,
+            defaultValue: String?, line: Int
+        ) {
+            self.label = label
+            self.name = name
+            self.type = type
+            self.isOptional = isOptional
+            self.hasDefault = hasDefault
+            self.defaultValue = defaultValue
+            self.line = line
+        }
+
+        /// A mandatory parameter is neither optional nor defaulted (HANDLERKIT.md §2).
+        public var isMandatory: Bool { !isOptional && !hasDefault }
+    }
+
+    /// One branch of an `#if` block that encloses a declaration.
+    public struct Condition: Sendable, Hashable, Codable {
+        /// `if`, `elseif` or `else`.
+        public enum Branch: String, Sendable, Hashable, Codable {
+            case `if`, `elseif`, `else`
+        }
+
+        public var branch: Branch
+        /// The condition text as written (trimmed); empty for `else`.
+        public var expression: String
+        /// The conditions of the earlier branches of the same block, needed to reproduce an
+        /// `#elseif` or `#else` branch on its own: `!(a) && !(b) && (c)`.
+        public var precedingExpressions: [String]
+
+        public init(branch: Branch, expression: String, precedingExpressions: [String]) {
+            self.branch = branch
+            self.expression = expression
+            self.precedingExpressions = precedingExpressions
+        }
+    }
+}
+
+/// A problem the scanner found: misuse of `@handler`, or a file it could not read.
+public struct ScanDiagnostic: Sendable, Hashable, Codable {
+    public enum Severity: String, Sendable, Hashable, Codable {
+        case error, warning, note
+    }
+
+    /// A suggested edit that fixes the problem, when the fix is obvious.
+    public struct FixIt: Sendable, Hashable, Codable {
+        /// What the fix does, e.g. "add 'instance:'".
+        public var message: String
+        /// 1-based line and UTF-8 column where the replaced range starts.
+        public var line: Int
+        public var column: Int
+        /// Length in UTF-8 bytes of the replaced range (0 to insert).
+        public var length: Int
+        public var replacement: String
+
+        public init(message: String, line: Int, column: Int, length: Int, replacement: String) {
+            self.message = message
+            self.line = line
+            self.column = column
+            self.length = length
+            self.replacement = replacement
+        }
+    }
+
+    public var file: String
+    public var line: Int
+    public var column: Int
+    public var severity: Severity
+    public var message: String
+    public var fixIts: [FixIt]
+
+    public init(
+        file: String, line: Int, column: Int, severity: Severity, message: String,
+        fixIts: [FixIt] = []
+    ) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.severity = severity
+        self.message = message
+        self.fixIts = fixIts
+    }
+
+    /// The compiler's format: `path:line:col: error: message`.
+    public var compilerFormatted: String {
+        "\(file):\(line):\(column): \(severity.rawValue): \(message)"
+    }
+}
+
+/// What scanning one or more files produced, in file order, then line order.
+public struct ScanResult: Sendable, Hashable, Codable {
+    public var handlers: [HandlerDeclaration]
+    public var diagnostics: [ScanDiagnostic]
+
+    public init(handlers: [HandlerDeclaration] = [], diagnostics: [ScanDiagnostic] = []) {
+        self.handlers = handlers
+        self.diagnostics = diagnostics
+    }
+
+    /// `true` when any diagnostic is an error.
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+}
