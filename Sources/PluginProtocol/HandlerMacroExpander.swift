@@ -1,0 +1,84 @@
+import HandlerScanner
+
+/// Expands `@handler`: validates the declaration it is attached to with the project's scanner and
+/// reports misuse as diagnostics at the declaration. The expansion itself is always empty.
+public struct HandlerMacroExpander: Sendable {
+    /// The type name the macro declaration names in `#externalMacro(module:type:)`.
+    public static let implementationTypeName = "HandlerMacro"
+
+    public init() {}
+
+    /// The diagnostics for one `expandAttachedMacro` request, positioned in the compiler's file.
+    public func diagnostics(for request: AttachedMacroRequest) -> [PluginDiagnostic] {
+        let declaration = request.declSyntax
+        let file = declaration.location.fileName
+        let attributePosition = PluginDiagnostic.Position(
+            fileName: request.attributeSyntax.location.fileName,
+            offset: request.attributeSyntax.location.offset
+                + TokenCursor.triviaLength(of: request.attributeSyntax.source)
+        )
+        guard request.macro.typeName == Self.implementationTypeName else {
+            return [
+                PluginDiagnostic(
+                    message: "HandlerKitMacros has no macro type '\(request.macro.typeName)'; "
+                        + "declare the macro with #externalMacro(module: \"HandlerKitMacros\", "
+                        + "type: \"\(Self.implementationTypeName)\")",
+                    severity: .error, position: attributePosition)
+            ]
+        }
+
+        let context =
+            request.lexicalContext.map(DeclarationContextResolver.context(lexicalContext:))
+            ?? DeclarationContextResolver.fallbackContext(declaration: declaration)
+        // Snippets without a place (line 0) are scanned as if they started the file; positions stay
+        // consistent because the same base is used to map them back.
+        let line = max(1, declaration.location.line)
+        let column = max(1, declaration.location.column)
+        let result = SourceScanner.scanDeclaration(
+            declaration.source, file: file, line: line, column: column, context: context)
+
+        let map = SourcePositionMap(
+            text: declaration.source, offset: declaration.location.offset, line: line, column: column)
+        let snippetEnd = declaration.location.offset + declaration.source.utf8.count
+        var diagnostics = result.diagnostics.map { convert($0, file: file, map: map, snippetEnd: snippetEnd) }
+        if diagnostics.isEmpty && result.handlers.isEmpty {
+            diagnostics.append(
+                PluginDiagnostic(
+                    message: "'@handler' can only be attached to a function",
+                    severity: .error, position: attributePosition))
+        }
+        return diagnostics
+    }
+
+    /// Converts a scanner diagnostic (file line and column) into the protocol's offsets.
+    private func convert(
+        _ diagnostic: ScanDiagnostic, file: String, map: SourcePositionMap, snippetEnd: Int
+    ) -> PluginDiagnostic {
+        let fixIts = diagnostic.fixIts.map { fixIt -> PluginDiagnostic.FixIt in
+            let start = map.offset(line: fixIt.line, column: fixIt.column)
+            let end = min(start + max(0, fixIt.length), snippetEnd)
+            return PluginDiagnostic.FixIt(
+                message: fixIt.message,
+                changes: [
+                    .init(
+                        range: .init(fileName: file, startOffset: start, endOffset: end),
+                        newText: fixIt.replacement)
+                ])
+        }
+        return PluginDiagnostic(
+            message: diagnostic.message,
+            severity: PluginDiagnostic.Severity(diagnostic.severity),
+            position: .init(fileName: file, offset: map.offset(line: diagnostic.line, column: diagnostic.column)),
+            fixIts: fixIts)
+    }
+}
+
+extension PluginDiagnostic.Severity {
+    init(_ severity: ScanDiagnostic.Severity) {
+        switch severity {
+        case .error: self = .error
+        case .warning: self = .warning
+        case .note: self = .note
+        }
+    }
+}

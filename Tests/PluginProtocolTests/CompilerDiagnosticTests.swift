@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+/// The plugin as the compiler uses it: `swiftc -typecheck` with the built plugin loaded, on files
+/// that declare the `@handler` macro exactly as `Sources/HandlerKit/HandlerMacro.swift` does.
+@Suite("Compiler reports @handler misuse at the declaration", .serialized)
+struct CompilerDiagnosticTests {
+    /// One `path:line:column: severity: message` line of compiler output.
+    struct Reported: Equatable, CustomStringConvertible {
+        var file: String
+        var line: Int
+        var column: Int
+        var severity: String
+        var message: String
+
+        var description: String { "\(file):\(line):\(column): \(severity): \(message)" }
+    }
+
+    /// The macro declarations: the package's own file when the sources are next to this test,
+    /// else the same declarations written out here.
+    static func macroDeclarations() -> String {
+        let packageFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/HandlerKit/HandlerMacro.swift")
+        if let text = try? String(contentsOf: packageFile, encoding: .utf8) {
+            return text
+        }
+        return """
+            @attached(peer)
+            public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            @attached(peer)
+            public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            @attached(peer)
+            public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            @attached(peer)
+            public macro handler(id: String, instance: String) =
+                #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            """
+    }
+
+    /// Typechecks `source` (as `Handlers.swift`) with the macro declarations and the built plugin.
+    private func typecheck(_ source: String) async throws -> (outcome: ProcessOutcome, file: String, reported: [Reported], output: String) {
+        let plugin = try #require(
+            ExternalTools.pluginExecutable(),
+            "the built HandlerKitMacros executable was not found; build it or set HANDLERKIT_MACROS_TOOL")
+        let swiftc = try #require(ExternalTools.swiftc(), "swiftc not found; set HANDLERKIT_SWIFTC")
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("CompilerDiagnosticTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let declarations = directory.appendingPathComponent("HandlerMacro.swift")
+        let handlers = directory.appendingPathComponent("Handlers.swift")
+        try Self.macroDeclarations().write(to: declarations, atomically: true, encoding: .utf8)
+        try source.write(to: handlers, atomically: true, encoding: .utf8)
+        let outcome = try await ChildProcess.run(
+            swiftc,
+            arguments: [
+                "-typecheck", "-swift-version", "6", "-module-name", "App", "-diagnostic-style=llvm",
+                "-load-plugin-executable", "\(plugin.path)#HandlerKitMacros",
+                declarations.path, handlers.path,
+            ],
+            timeout: .seconds(120))
+        let output = String(decoding: outcome.standardOutput, as: UTF8.self) + outcome.standardError
+        return (outcome, handlers.path, Self.parse(output), output)
+    }
+
+    /// The diagnostic lines of compiler output.
+    static func parse(_ output: String) -> [Reported] {
+        output.split(separator: "\n").compactMap { line -> Reported? in
+            for severity in ["error", "warning", "note"] {
+                guard let marker = line.range(of: ": \(severity): ") else { continue }
+                let location = line[..<marker.lowerBound].split(separator: ":", omittingEmptySubsequences: false)
+                guard location.count >= 3, let lineNumber = Int(location[location.count - 2]),
+                    let column = Int(location[location.count - 1])
+                else { continue }
+                return Reported(
+                    file: location.dropLast(2).joined(separator: ":"), line: lineNumber, column: column,
+                    severity: severity, message: String(line[marker.upperBound...]))
+            }
+            return nil
+        }
+    }
+
+    private static func line(of text: String, in source: String) -> Int {
+        CompilerRequests(source: source).line(of: text)
+    }
+
+    static let validSource = """
+        struct Account { var omemo: OMEMO }
+        final class OMEMO: Sendable {}
+
+        enum Carbons {
+            @handler
+            static func enabled(account: Account, iqNode: String) {}
+        }
+
+        final class Session {
+            @handler(id: "session.refresh")
+            class func refresh(reason: String) async throws {}
+        }
+
+        extension OMEMO {
+            /// Fetched a bundle.
+            @handler(instance: "account.omemo")
+            func bundleFetched(account: Account, jid: String, success: Bool,
+                               errorReason: String? = nil, rid: String) async throws {}
+
+            @handler(id: "omemo.reset", instance: "account.omemo")
+            func reset(account: Account) {}
+        }
+
+        enum Outer {
+            enum Inner {
+                @handler static func nested(value: Int) {}
+            }
+        }
+
+        @handler(id: "cleanup.v1")
+        func cleanUp(reason: String) {}
+
+        @handler
+        func plain() {}
+        """
+
+    @Test func correctHandlersTypecheckWithoutAnyDiagnostic() async throws {
+        let result = try await typecheck(Self.validSource)
+        #expect(result.outcome.exitedCleanly)
+        #expect(result.outcome.status == 0, "\(result.output)")
+        #expect(result.reported.isEmpty, "\(result.output)")
+    }
+
+    static let misuseSource = """
+        enum Carbons {
+            @handler
+            private static func hidden(account: String) {}
+        }
+
+        final class OMEMO {
+            @handler
+            func fetched(account: String) {}
+        }
+
+        @handler
+        func fine(value: Int) {}
+        """
+
+    @Test func misuseIsAnErrorAtTheDeclarationsLine() async throws {
+        let result = try await typecheck(Self.misuseSource)
+        #expect(result.outcome.exitedCleanly)
+        #expect(result.outcome.status != 0, "\(result.output)")
+        let errors = result.reported.filter { $0.severity == "error" }
+        #expect(errors.allSatisfy { $0.file == result.file }, "\(result.output)")
+
+        let privateLines = [
+            Self.line(of: "@handler\n    private", in: Self.misuseSource),
+            Self.line(of: "private static func hidden", in: Self.misuseSource),
+        ]
+        let privateErrors = errors.filter { $0.message.lowercased().contains("private") }
+        #expect(privateErrors.count == 1, "\(result.output)")
+        #expect(privateErrors.allSatisfy { privateLines.contains($0.line) }, "\(result.output)")
+
+        let instanceLines = [
+            Self.line(of: "@handler\n    func fetched", in: Self.misuseSource),
+            Self.line(of: "func fetched", in: Self.misuseSource),
+        ]
+        let instanceErrors = errors.filter { $0.message.contains("instance") }
+        #expect(instanceErrors.count == 1, "\(result.output)")
+        #expect(instanceErrors.allSatisfy { instanceLines.contains($0.line) }, "\(result.output)")
+
+        // Nothing else is reported: the correct handler and the macro declarations are clean.
+        #expect(errors.count == 2, "\(result.output)")
+        #expect(!result.reported.contains { $0.severity == "warning" }, "\(result.output)")
+    }
+
+    @Test func missingInstanceComesWithAFixIt() async throws {
+        let result = try await typecheck(Self.misuseSource)
+        // The compiler prints a fix-it as a note at the error, followed by the text it inserts.
+        guard let error = result.reported.first(where: { $0.severity == "error" && $0.message.contains("instance") }) else {
+            Issue.record("no error about instance: \(result.output)")
+            return
+        }
+        let notes = result.reported.filter { $0.severity == "note" && $0.line == error.line && $0.column == error.column }
+        #expect(!notes.isEmpty, "\(result.output)")
+        #expect(result.output.contains("instance:"), "\(result.output)")
+    }
+}
