@@ -1,0 +1,461 @@
+/// A pull lexer over UTF-8 bytes. It skips whitespace and comments (nested block comments, line and
+/// doc comments) and returns one token at a time, so nothing is allocated while scanning.
+///
+/// The lexer is a value: copying it gives an independent look-ahead cursor. The buffer must stay alive
+/// while the lexer is used (callers run it inside `withUnsafeBufferPointer`).
+struct Lexer {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position: Int
+
+    /// The previous token, for the regex-literal heuristic (`/` after an operand is division).
+    private var previousKind: TokenKind = .endOfFile
+    private var previousStart = 0
+    private var previousEnd = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+        if position == 0 { skipPreamble() }
+    }
+
+    /// Skips a UTF-8 byte order mark and a `#!` line at the very start of a file.
+    private mutating func skipPreamble() {
+        let count = bytes.count
+        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        if position + 1 < count, bytes[position] == UInt8(ascii: "#"), bytes[position + 1] == UInt8(ascii: "!") {
+            while position < count, bytes[position] != 0x0A { position += 1 }
+        }
+    }
+
+    /// The token's text as a `String` (lossless for valid UTF-8).
+    func text(_ token: Token) -> String { text(from: token.start, to: token.end) }
+
+    func text(from start: Int, to end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// Whether the token's bytes equal `literal` (ASCII).
+    func token(_ token: Token, is literal: StaticString) -> Bool {
+        bytesEqual(token.start, token.end, literal)
+    }
+
+    func bytesEqual(_ start: Int, _ end: Int, _ literal: StaticString) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard end - start == length else { return false }
+        let pointer = literal.utf8Start
+        var index = 0
+        while index < length {
+            if bytes[start + index] != pointer[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    // MARK: - Tokens
+
+    /// Returns the next token; `.endOfFile` (repeatedly) at the end.
+    mutating func next() -> Token {
+        let count = bytes.count
+        var newline = false
+        // Trivia: whitespace and comments.
+        while position < count {
+            let byte = bytes[position]
+            if byte == 0x20 || byte == 0x09 {
+                position += 1
+            } else if byte == 0x0A || byte == 0x0D {
+                newline = true
+                position += 1
+            } else if byte == 0x2F, position + 1 < count {  // "/"
+                let following = bytes[position + 1]
+                if following == 0x2F {
+                    position += 2
+                    while position < count, bytes[position] != 0x0A, bytes[position] != 0x0D { position += 1 }
+                } else if following == 0x2A {
+                    if skipBlockComment() { newline = true }
+                } else {
+                    break
+                }
+            } else if byte == 0x0B || byte == 0x0C || byte == 0x00 {
+                position += 1
+            } else {
+                break
+            }
+        }
+        let start = position
+        guard start < count else {
+            return Token(kind: .endOfFile, start: count, end: count, newlineBefore: newline, flags: 0)
+        }
+        var token = lexToken(at: start)
+        token.newlineBefore = newline
+        previousKind = token.kind
+        previousStart = token.start
+        previousEnd = token.end
+        return token
+    }
+
+    /// Skips `/* … */` with nesting; returns whether it contained a line break. Unterminated comments run
+    /// to the end of the file.
+    private mutating func skipBlockComment() -> Bool {
+        let count = bytes.count
+        var depth = 0
+        var sawNewline = false
+        while position < count {
+            let byte = bytes[position]
+            if byte == 0x2F, position + 1 < count, bytes[position + 1] == 0x2A {
+                depth += 1
+                position += 2
+            } else if byte == 0x2A, position + 1 < count, bytes[position + 1] == 0x2F {
+                depth -= 1
+                position += 2
+                if depth == 0 { return sawNewline }
+            } else {
+                if byte == 0x0A || byte == 0x0D { sawNewline = true }
+                position += 1
+            }
+        }
+        return sawNewline
+    }
+
+    private mutating func lexToken(at start: Int) -> Token {
+        let byte = bytes[start]
+        if isIdentifierHead(byte) {
+            position = identifierEnd(from: start + 1)
+            return Token(kind: .identifier, start: start, end: position, newlineBefore: false, flags: 0)
+        }
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"):
+            lexNumber(from: start)
+            return Token(kind: .number, start: start, end: position, newlineBefore: false, flags: 0)
+        case UInt8(ascii: "\""):
+            return lexString(start: start, hashes: 0, quoteAt: start)
+        case UInt8(ascii: "#"):
+            return lexPound(start: start)
+        case UInt8(ascii: "`"):
+            return lexBacktick(start: start)
+        case UInt8(ascii: "("): return single(.leftParen, start)
+        case UInt8(ascii: ")"): return single(.rightParen, start)
+        case UInt8(ascii: "{"): return single(.leftBrace, start)
+        case UInt8(ascii: "}"): return single(.rightBrace, start)
+        case UInt8(ascii: "["): return single(.leftBracket, start)
+        case UInt8(ascii: "]"): return single(.rightBracket, start)
+        case UInt8(ascii: ","): return single(.comma, start)
+        case UInt8(ascii: ":"): return single(.colon, start)
+        case UInt8(ascii: ";"): return single(.semicolon, start)
+        case UInt8(ascii: "@"): return single(.at, start)
+        case UInt8(ascii: "\\"): return single(.backslash, start)
+        case UInt8(ascii: "."):
+            if start + 1 < bytes.count, bytes[start + 1] == UInt8(ascii: ".") {
+                return lexOperator(start: start, dotted: true)
+            }
+            return single(.dot, start)
+        case UInt8(ascii: "/"):
+            if regexMayStartHere(), let end = bareRegexEnd(from: start) {
+                position = end
+                return Token(kind: .regex, start: start, end: end, newlineBefore: false, flags: 0)
+            }
+            return lexOperator(start: start, dotted: false)
+        default:
+            if isOperatorByte(byte) { return lexOperator(start: start, dotted: false) }
+            return single(.unknown, start)
+        }
+    }
+
+    private mutating func single(_ kind: TokenKind, _ start: Int) -> Token {
+        position = start + 1
+        return Token(kind: kind, start: start, end: start + 1, newlineBefore: false, flags: 0)
+    }
+
+    @inline(__always)
+    private func isIdentifierHead(_ byte: UInt8) -> Bool {
+        // ASCII letters, `_`, `$`, and every non-ASCII byte (Unicode identifiers are lexed byte-wise).
+        (byte | 0x20) &- UInt8(ascii: "a") < 26 || byte == UInt8(ascii: "_") || byte >= 0x80
+            || byte == UInt8(ascii: "$")
+    }
+
+    @inline(__always)
+    private func isIdentifierBody(_ byte: UInt8) -> Bool {
+        isIdentifierHead(byte) || byte &- UInt8(ascii: "0") < 10
+    }
+
+    @inline(__always)
+    private func identifierEnd(from start: Int) -> Int {
+        var index = start
+        let count = bytes.count
+        while index < count, isIdentifierBody(bytes[index]) { index += 1 }
+        return index
+    }
+
+    @inline(__always)
+    func isOperatorByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "="), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "!"),
+            UInt8(ascii: "*"), UInt8(ascii: "%"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"),
+            UInt8(ascii: "|"), UInt8(ascii: "^"), UInt8(ascii: "~"), UInt8(ascii: "?"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private mutating func lexOperator(start: Int, dotted: Bool) -> Token {
+        let count = bytes.count
+        var index = start + 1
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/"), index + 1 < count,
+                bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")
+            {
+                break  // a comment starts inside the operator run
+            }
+            if isOperatorByte(byte) || (dotted && byte == UInt8(ascii: ".")) {
+                index += 1
+            } else {
+                break
+            }
+        }
+        position = index
+        return Token(kind: .op, start: start, end: index, newlineBefore: false, flags: 0)
+    }
+
+    private mutating func lexNumber(from start: Int) {
+        let count = bytes.count
+        let isHex = start + 1 < count && bytes[start] == UInt8(ascii: "0") && (bytes[start + 1] | 0x20) == UInt8(ascii: "x")
+        var index = start + 1
+        while index < count {
+            let byte = bytes[index]
+            if isIdentifierBody(byte) && byte < 0x80 {
+                index += 1
+            } else if byte == UInt8(ascii: "."), index + 1 < count, bytes[index + 1] &- UInt8(ascii: "0") < 10 {
+                index += 1
+            } else if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+"), index + 1 < count,
+                bytes[index + 1] &- UInt8(ascii: "0") < 10
+            {
+                let exponent = bytes[index - 1] | 0x20
+                if (isHex && exponent == UInt8(ascii: "p")) || (!isHex && exponent == UInt8(ascii: "e")) {
+                    index += 1
+                } else {
+                    break
+                }
+            } else {
+                break
+            }
+        }
+        position = index
+    }
+
+    private mutating func lexBacktick(start: Int) -> Token {
+        let count = bytes.count
+        var index = start + 1
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "`") {
+                position = index + 1
+                return Token(kind: .identifier, start: start, end: position, newlineBefore: false, flags: Token.isBackticked)
+            }
+            if byte == 0x0A || byte == 0x0D { break }
+            index += 1
+        }
+        return single(.unknown, start)
+    }
+
+    /// `#` starts a raw string (`#"`), an extended regex (`#/`), a directive or macro (`#if`), or nothing.
+    private mutating func lexPound(start: Int) -> Token {
+        let count = bytes.count
+        var index = start
+        while index < count, bytes[index] == UInt8(ascii: "#") { index += 1 }
+        let hashes = index - start
+        if index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                return lexString(start: start, hashes: hashes, quoteAt: index)
+            }
+            if byte == UInt8(ascii: "/"), let end = extendedRegexEnd(hashes: hashes, slashAt: index) {
+                position = end
+                return Token(kind: .regex, start: start, end: end, newlineBefore: false, flags: 0)
+            }
+            if hashes == 1, isIdentifierHead(byte) {
+                position = identifierEnd(from: index + 1)
+                return Token(kind: .pound, start: start, end: position, newlineBefore: false, flags: 0)
+            }
+        }
+        return single(.unknown, start)
+    }
+
+    // MARK: - String literals
+
+    /// Lexes a string literal whose opening quote is at `quoteAt`, after `hashes` `#` characters.
+    private mutating func lexString(start: Int, hashes: Int, quoteAt: Int) -> Token {
+        let count = bytes.count
+        let multiline = quoteAt + 2 < count && bytes[quoteAt + 1] == UInt8(ascii: "\"")
+            && bytes[quoteAt + 2] == UInt8(ascii: "\"")
+        position = quoteAt + (multiline ? 3 : 1)
+        var flags: UInt8 = multiline ? Token.isMultiline : 0
+        var terminated = false
+        scan: while position < count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\\") {
+                var index = position + 1
+                var found = 0
+                while found < hashes, index < count, bytes[index] == UInt8(ascii: "#") {
+                    found += 1
+                    index += 1
+                }
+                if found == hashes {
+                    if index < count, bytes[index] == UInt8(ascii: "(") {
+                        position = index + 1
+                        flags |= Token.hasInterpolation
+                        skipInterpolation()
+                        continue
+                    }
+                    // An escape: skip the escaped character (in multi-line strings it may be a line break).
+                    position = index + 1
+                    if !multiline, index < count, bytes[index] == 0x0A || bytes[index] == 0x0D {
+                        position = index  // a single-line string never spans lines
+                    }
+                    continue
+                }
+                position += 1
+            } else if byte == UInt8(ascii: "\"") {
+                let quotes = multiline ? 3 : 1
+                var index = position
+                var matched = 0
+                while matched < quotes, index < count, bytes[index] == UInt8(ascii: "\"") {
+                    matched += 1
+                    index += 1
+                }
+                if matched == quotes {
+                    var found = 0
+                    while found < hashes, index < count, bytes[index] == UInt8(ascii: "#") {
+                        found += 1
+                        index += 1
+                    }
+                    if found == hashes {
+                        position = index
+                        terminated = true
+                        break scan
+                    }
+                }
+                position += 1
+            } else if !multiline, byte == 0x0A || byte == 0x0D {
+                break scan
+            } else {
+                position += 1
+            }
+        }
+        if !terminated { flags |= Token.isUnterminated }
+        return Token(kind: .string, start: start, end: position, newlineBefore: false, flags: flags)
+    }
+
+    /// Skips an interpolation `\( … )` up to its closing parenthesis, lexing the expression inside so that
+    /// nested strings, parentheses, closures and comments are handled.
+    private mutating func skipInterpolation() {
+        let savedKind = previousKind
+        let savedStart = previousStart
+        let savedEnd = previousEnd
+        previousKind = .leftParen
+        var depth = 1
+        while true {
+            let token = next()
+            switch token.kind {
+            case .leftParen: depth += 1
+            case .rightParen:
+                depth -= 1
+                if depth == 0 {
+                    previousKind = savedKind
+                    previousStart = savedStart
+                    previousEnd = savedEnd
+                    return
+                }
+            case .endOfFile:
+                return
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: - Regex literals
+
+    /// Whether a `/` here may open a bare regex literal: only where an expression can start (after an
+    /// operator, an opening bracket, a comma or colon, or a keyword such as `return`), never after an operand.
+    private func regexMayStartHere() -> Bool {
+        switch previousKind {
+        case .endOfFile, .leftParen, .leftBrace, .leftBracket, .comma, .colon, .semicolon, .at:
+            return true
+        case .op:
+            // A postfix `?` or `!` glued to an operand (`x! / y`) ends an operand.
+            if previousEnd - previousStart == 1 {
+                let byte = bytes[previousStart]
+                if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "!") {
+                    if previousStart == 0 { return true }
+                    let before = bytes[previousStart - 1]
+                    return before == 0x20 || before == 0x09 || before == 0x0A || before == 0x0D
+                }
+            }
+            return true
+        case .identifier:
+            return Keywords.allowsExpressionAfter(self, previousStart, previousEnd)
+        default:
+            return false
+        }
+    }
+
+    /// The end of a bare `/…/` regex literal starting at `start`, or `nil` when this `/` is an operator:
+    /// it may not start or end with a space or tab and must close on the same line.
+    private func bareRegexEnd(from start: Int) -> Int? {
+        let count = bytes.count
+        var index = start + 1
+        guard index < count else { return nil }
+        let first = bytes[index]
+        if first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D || first == UInt8(ascii: "/")
+            || first == UInt8(ascii: "*")
+        {
+            return nil
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\\") {
+                index += 2
+                continue
+            }
+            if byte == 0x0A || byte == 0x0D { return nil }
+            if byte == UInt8(ascii: "/") {
+                let before = bytes[index - 1]
+                if before == 0x20 || before == 0x09 { return nil }
+                return index + 1
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The end of an extended regex literal `#/…/#` (any number of `#`; multi-line when the opening
+    /// delimiter ends its line), or `nil` when a single-line one does not close on its line.
+    private func extendedRegexEnd(hashes: Int, slashAt: Int) -> Int? {
+        let count = bytes.count
+        var index = slashAt + 1
+        var multiline = false
+        var probe = index
+        while probe < count, bytes[probe] == 0x20 || bytes[probe] == 0x09 { probe += 1 }
+        if probe < count, bytes[probe] == 0x0A || bytes[probe] == 0x0D { multiline = true }
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\\") {
+                index += 2
+                continue
+            }
+            if !multiline, byte == 0x0A || byte == 0x0D { return nil }
+            if byte == UInt8(ascii: "/") {
+                var end = index + 1
+                var found = 0
+                while found < hashes, end < count, bytes[end] == UInt8(ascii: "#") {
+                    found += 1
+                    end += 1
+                }
+                if found == hashes { return end }
+            }
+            index += 1
+        }
+        return multiline ? count : nil
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+
+/// Where a declaration sits, for `SourceScanner.scanDeclaration(_:file:line:column:context:)` (the compiler
+/// plugin knows this from the macro expansion's lexical context).
+public enum DeclarationContext: Sendable, Hashable {
+    /// At file scope: a global function.
+    case fileScope
+    /// A member of a type or extension. `path` is the dotted type path as written (an extension's
+    /// target as written); `isProtocol` when the type is a protocol.
+    case type(path: String, isProtocol: Bool)
+    /// Inside a function, closure or accessor body.
+    case local
+}
+
+/// Finds `@handler` functions in Swift source by lexical scanning (no parser, no dependencies).
+///
+/// Results are ordered by file, then line (then column). A declaration with an error is reported as a
+/// diagnostic only; declarations whose only problem is a duplicate id are reported as handlers too.
+public enum SourceScanner {
+    /// Scans one file's text.
+    ///
+    /// - Parameters:
+    ///   - source: the file's contents.
+    ///   - file: the name used verbatim in results.
+    /// - Returns: the handlers found and the diagnostics, including duplicate ids within this text.
+    public static func scan(source: String, file: String) -> ScanResult {
+        var text = source
+        return text.withUTF8 { buffer in
+            var result = scanFile(buffer, file: file, validateUTF8: false)
+            appendModuleChecks(to: &result, fileOrder: [file: 0])
+            return result
+        }
+    }
+
+    /// Scans one file's raw bytes. Invalid UTF-8 or binary content (NUL bytes) gives an error diagnostic
+    /// at the offending position; it never traps.
+    ///
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - file: the name used verbatim in results.
+    public static func scan(bytes: [UInt8], file: String) -> ScanResult {
+        bytes.withUnsafeBufferPointer { buffer in
+            var result = scanFile(buffer, file: file, validateUTF8: true)
+            appendModuleChecks(to: &result, fileOrder: [file: 0])
+            return result
+        }
+    }
+
+    /// Scans files and directories as one module.
+    ///
+    /// Directories are searched recursively for `.swift` files (hidden files and folders such as `.build`
+    /// are skipped); files given directly are scanned whatever their name. Files are scanned in sorted
+    /// path order, so the output is deterministic. A path that does not exist or cannot be read gives a
+    /// diagnostic. Duplicate ids across all files are reported at every declaration involved.
+    ///
+    /// - Parameters:
+    ///   - paths: files and directories.
+    ///   - relativeTo: when given, `file` in results is relative to this directory (for paths inside it).
+    public static func scan(paths: [String], relativeTo: String?) -> ScanResult {
+        var result = ScanResult()
+        var fileOrder: [String: Int] = [:]
+        for entry in FileWalker.files(in: paths) {
+            let name = FileWalker.relative(entry.path, to: relativeTo)
+            if fileOrder[name] == nil { fileOrder[name] = fileOrder.count }
+            switch entry {
+            case .missing:
+                result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable("no such file or directory")))
+            case .file(let path):
+                let data: Data
+                do {
+                    data = try Data(contentsOf: URL(fileURLWithPath: path))
+                } catch {
+                    result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable(readFailureReason(error))))
+                    continue
+                }
+                let fileResult = data.withUnsafeBytes { raw in
+                    scanFile(raw.bindMemory(to: UInt8.self), file: name, validateUTF8: true)
+                }
+                result.handlers.append(contentsOf: fileResult.handlers)
+                result.diagnostics.append(contentsOf: fileResult.diagnostics)
+            }
+        }
+        appendModuleChecks(to: &result, fileOrder: fileOrder)
+        return result
+    }
+
+    /// Validates one declaration for the compiler plugin: `text` is the declaration `@handler` is attached
+    /// to, as the compiler sends it, starting at its attributes (leading comments are fine).
+    ///
+    /// - Parameters:
+    ///   - text: the declaration's source text.
+    ///   - file: the user's file, used verbatim in results.
+    ///   - line: the 1-based line in the user's file of the first character of `text`.
+    ///   - column: the 1-based UTF-8 column of that character.
+    ///   - context: where the declaration sits (file scope, type member, or local).
+    /// - Returns: the handler (when valid) and diagnostics whose positions point into the user's file.
+    ///   Duplicate ids cannot be seen from one declaration and are not checked.
+    public static func scanDeclaration(
+        _ text: String, file: String, line: Int, column: Int, context: DeclarationContext
+    ) -> ScanResult {
+        var source = text
+        return source.withUTF8 { buffer in
+            let lines = LineTable(bytes: buffer, baseLine: line, baseColumn: column)
+            var lexer = Lexer(bytes: buffer)
+            while true {
+                let token = lexer.next()
+                if token.kind == .endOfFile {
+                    return ScanResult(diagnostics: [
+                        ScanDiagnostic(
+                            file: file, line: line, column: column, severity: .error,
+                            message: Diagnostics.noHandlerAttribute)
+                    ])
+                }
+                guard token.kind == .at else { continue }
+                var lookahead = lexer
+                var name = lookahead.next()
+                if lookahead.token(name, is: "HandlerKit"), lookahead.next().kind == .dot {
+                    name = lookahead.next()
+                }
+                guard name.kind == .identifier, name.start == token.end || name.start > token.end,
+                    lookahead.token(name, is: "handler")
+                else { continue }
+                var parser = DeclarationParser(lexer: lookahead, lines: lines, file: file)
+                let site = HandlerSite(context: context, inPrivateScope: false, conditions: [])
+                let parsed = parser.parse(attributeStart: token.start, handlerEnd: name.end, site: site)
+                return ScanResult(handlers: parsed.declaration.map { [$0] } ?? [], diagnostics: parsed.diagnostics)
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Scans one file's bytes (validating them first when asked).
+    static func scanFile(_ buffer: UnsafeBufferPointer<UInt8>, file: String, validateUTF8: Bool) -> ScanResult {
+        let lines = LineTable(bytes: buffer)
+        if let problem = UTF8Validation.firstProblem(in: buffer), validateUTF8 || isNul(problem) {
+            switch problem {
+            case .nul(let offset):
+                let position = lines.position(of: offset)
+                return ScanResult(diagnostics: [
+                    ScanDiagnostic(
+                        file: file, line: position.line, column: position.column, severity: .error,
+                        message: Diagnostics.binary)
+                ])
+            case .invalid(let offset):
+                let position = lines.position(of: offset)
+                return ScanResult(diagnostics: [
+                    ScanDiagnostic(
+                        file: file, line: position.line, column: position.column, severity: .error,
+                        message: Diagnostics.notUTF8)
+                ])
+            }
+        }
+        var scanner = FileScanner(bytes: buffer, file: file, lines: lines)
+        scanner.run()
+        return ScanResult(handlers: scanner.handlers, diagnostics: scanner.diagnostics)
+    }
+
+    private static func isNul(_ problem: UTF8Validation.Problem) -> Bool {
+        if case .nul = problem { return true }
+        return false
+    }
+
+    private static func fileDiagnostic(_ file: String, _ message: String) -> ScanDiagnostic {
+        ScanDiagnostic(file: file, line: 1, column: 1, severity: .error, message: message)
+    }
+
+    private static func readFailureReason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+
+    /// Adds duplicate-id errors and puts diagnostics in file, line, column order.
+    private static func appendModuleChecks(to result: inout ScanResult, fileOrder: [String: Int]) {
+        result.diagnostics.append(contentsOf: ModuleChecks.duplicateIDs(in: result.handlers))
+        let order = fileOrder
+        let indexed = result.diagnostics.enumerated().map { ($0.offset, $0.element) }
+        result.diagnostics = indexed.sorted { left, right in
+            let a = left.1
+            let b = right.1
+            let fileA = order[a.file] ?? Int.max
+            let fileB = order[b.file] ?? Int.max
+            if fileA != fileB { return fileA < fileB }
+            if a.line != b.line { return a.line < b.line }
+            if a.column != b.column { return a.column < b.column }
+            return left.0 < right.0
+        }.map(\.1)
+    }
+}
