@@ -19,13 +19,19 @@ let package = Package(
         .library(name: "HandlerScanner", targets: ["HandlerScanner"]),
     ],
     targets: [
-        .target(name: "HandlerKit"),
+        .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
         .target(name: "HandlerScanner"),
+        // The `@handler` compiler plugin: speaks the compiler's plugin message protocol itself (no
+        // swift-syntax, so clients build fast) and validates declarations with HandlerScanner.
+        .target(name: "PluginProtocol", dependencies: ["HandlerScanner"]),
+        .macro(name: "HandlerKitMacros", dependencies: ["PluginProtocol"]),
         .executableTarget(
             name: "handlerkit-bench",
             dependencies: ["HandlerKit"],
             path: "Benchmarks/handlerkit-bench"
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
+        // Depends on the macro so the plugin executable is built for its process and compiler tests.
+        .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros"]),
     ]
 )

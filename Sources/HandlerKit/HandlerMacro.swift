@@ -1,0 +1,62 @@
+/// Marks a function as a HandlerKit handler: a function that can be referred to by a serializable
+/// handler value, stored as JSON and called later, possibly in another process.
+///
+/// The attribute expands to nothing. Its implementation, the `HandlerKitMacros` compiler plugin,
+/// checks the declaration and reports misuse as a compiler error at the declaration: a `private` or
+/// `fileprivate` function, a generic function, an `inout` or variadic parameter, a handler in a
+/// protocol or a local function, an instance method without `instance:`, a static method with
+/// `instance:`, or an unknown attribute argument. The build-tool plugin finds the marked functions and
+/// generates their registration.
+///
+/// The forms:
+///
+/// ```swift
+/// enum Carbons {
+///     @handler                                   // static or class method: id "Carbons.enabled"
+///     static func enabled(account: Account, iqNode: IQ) { … }
+/// }
+///
+/// @handler                                       // free function at file scope: id "cleanUp"
+/// func cleanUp(reason: String) { … }
+/// ```
+///
+/// A handler may be `async` and/or `throws`, and may live in an extension or a nested type
+/// (`Outer.Inner`). Its id is `Type.Path.name`, or just `name` at file scope, unless given with
+/// ``handler(id:)``.
+@attached(peer)
+public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+
+/// Marks a function as a handler with a stable id that survives renames of the function or its type.
+///
+/// ```swift
+/// @handler(id: "cleanup.v1")
+/// func cleanUp(reason: String) { … }
+/// ```
+///
+/// - Parameter id: the handler's id, stored in its JSON form; unique within the module.
+@attached(peer)
+public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+
+/// Marks an instance method as a handler. `instance` tells how to find the object to call the method
+/// on: a Swift expression over the handler's parameters, evaluated when the handler is called.
+///
+/// ```swift
+/// extension OMEMO {
+///     @handler(instance: "account.omemo")
+///     func bundleFetched(account: Account, jid: String, success: Bool) async throws { … }
+/// }
+/// ```
+///
+/// - Parameter instance: an expression of the method's type, written as a string literal.
+@attached(peer)
+public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+
+/// Marks an instance method as a handler with a stable id; see ``handler(id:)`` and
+/// ``handler(instance:)``.
+///
+/// - Parameters:
+///   - id: the handler's id, stored in its JSON form; unique within the module.
+///   - instance: an expression of the method's type, written as a string literal.
+@attached(peer)
+public macro handler(id: String, instance: String) =
+    #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
