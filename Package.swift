@@ -30,7 +30,19 @@ let package = Package(
             dependencies: ["HandlerKit"],
             path: "Benchmarks/handlerkit-bench"
         ),
+        // libclang's C API as far as CHeaderReader uses it, loaded at run time with dlopen (never linked).
+        .target(
+            name: "CLibClang",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
+        // Reads C structs and enums from headers with libclang, for bindable C types (issue 5).
+        .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
+        .testTarget(
+            name: "CHeaderReaderTests",
+            dependencies: ["CHeaderReader"],
+            resources: [.copy("Fixtures")]
+        ),
         // Depends on the macro so the plugin executable is built for its process and compiler tests.
         .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros"]),
     ]

@@ -1,0 +1,110 @@
+import Foundation
+
+/// Reads C structs and enums from headers with libclang, for HandlerKit's JSON conversions of C types.
+///
+/// ```swift
+/// let reader = CHeaderReader()                       // or CHeaderReader(libclangPath: "/path/libclang.so")
+/// let sources = try CHeaderSources.module(includeDirectories: ["Sources/CPoint/include"])
+/// let model = try reader.read(types: ["HKPoint", "HKColor"], from: sources)
+/// for diagnostic in model.diagnostics { print(diagnostic) }   // path:line:col: error: …
+/// if let point = model.structure(named: "HKPoint") { … }
+/// ```
+///
+/// libclang is located (see ``LibClangLocator``) and loaded only when a requested name occurs in the
+/// headers; once loaded it stays loaded and is shared by every reader in the process. Reading is
+/// thread-safe: each call parses on its own.
+public struct CHeaderReader: Sendable {
+    /// Where libclang is looked for.
+    public var locator: LibClangLocator
+
+    /// - Parameters:
+    ///   - libclangPath: An explicit libclang (file, or directory containing it); when given, the only
+    ///     one tried.
+    ///   - environment: The environment consulted for `HANDLERKIT_LIBCLANG` and `PATH`.
+    public init(libclangPath: String? = nil,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        locator = LibClangLocator(explicitPath: libclangPath, environment: environment)
+    }
+
+    public init(locator: LibClangLocator) {
+        self.locator = locator
+    }
+
+    /// Loads libclang now (if not loaded yet) and tells which one it is.
+    /// - Throws: ``CHeaderReaderError/libclangNotFound(tried:installHint:)``.
+    public func libclang() throws(CHeaderReaderError) -> LibClangInfo {
+        try LibClang.load(from: locator).info
+    }
+
+    /// Reads the named types from the headers.
+    ///
+    /// - Parameters:
+    ///   - names: C type names as a Swift parameter would spell them (`HKPoint`, `HKColor`).
+    ///   - sources: The headers and their preprocessor settings.
+    /// - Returns: The declarations of the named types and of the types they use, the names that are not
+    ///   C structs or enums, and diagnostics (parse errors with file and line, unsupported types).
+    /// - Throws: ``CHeaderReaderError`` when a header or include directory is missing, libclang cannot
+    ///   be found, or libclang fails outright.
+    public func read(types names: some Sequence<String>,
+                     from sources: CHeaderSources) throws(CHeaderReaderError) -> CHeaderModel {
+        let sources = try Self.normalized(sources)
+        let requested = Set(names)
+        let mentioned = HeaderMentions.names(requested, mentionedIn: HeaderMentions.files(of: sources))
+        var model = CHeaderModel(notFound: requested.subtracting(mentioned).sorted())
+        guard !mentioned.isEmpty, !sources.headers.isEmpty else {
+            model.notFound = requested.sorted()
+            return model
+        }
+
+        let library = try LibClang.load(from: locator)
+        model.libclang = library.info
+        let unit = try TranslationUnit(clang: Clang(library: library), sources: sources)
+        var builder = TypeModelBuilder(index: DeclarationIndex(unit: unit), clang: unit.clang)
+        var notFound = Set(model.notFound)
+        for name in mentioned.sorted() {
+            switch builder.resolve(name) {
+            case .found(let declarationName):
+                model.resolvedNames[name] = declarationName
+            case .notFound:
+                notFound.insert(name)
+            case .unsupported:
+                continue
+            }
+        }
+        model.notFound = notFound.sorted()
+        model.declarations = builder.declarations.values.sorted { $0.name < $1.name }
+        model.diagnostics = Self.sorted(unit.errors() + builder.diagnostics)
+        return model
+    }
+
+    /// Absolute paths, sorted and unique headers; missing files and directories are errors.
+    static func normalized(_ sources: CHeaderSources) throws(CHeaderReaderError) -> CHeaderSources {
+        var result = sources
+        result.headers = Array(Set(sources.headers.map(FileSystem.absolute))).sorted()
+        for header in result.headers where !FileSystem.isFile(header) {
+            throw .headerNotFound(header)
+        }
+        result.includeDirectories = sources.includeDirectories.map(FileSystem.absolute)
+        for directory in result.includeDirectories where !FileSystem.isDirectory(directory) {
+            throw .includeDirectoryNotFound(directory)
+        }
+        return result
+    }
+
+    /// Diagnostics by file, line, column and message, without duplicates; those without a location last.
+    static func sorted(_ diagnostics: [CHeaderDiagnostic]) -> [CHeaderDiagnostic] {
+        var seen: Set<CHeaderDiagnostic> = []
+        return diagnostics.filter { seen.insert($0).inserted }.sorted { a, b in
+            switch (a.location, b.location) {
+            case let (x?, y?):
+                if x.file != y.file { return x.file < y.file }
+                if x.line != y.line { return x.line < y.line }
+                if x.column != y.column { return x.column < y.column }
+                return a.message < b.message
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return a.message < b.message
+            }
+        }
+    }
+}
