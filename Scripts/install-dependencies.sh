@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs what HandlerKit's build and tests need beyond the Swift toolchain:
+#   - libclang (Debian/Ubuntu: libclang-dev), used at run time to read C headers for bindable C types.
+#     The tests run against both the Swift toolchain's libclang and this system one.
+#
+# Idempotent and quiet when everything is already installed. Installs with apt-get when running as
+# root on Debian/Ubuntu; otherwise explains what to do and exits non-zero.
+set -euo pipefail
+
+have_system_libclang() {
+    local candidate
+    for candidate in /usr/lib/llvm-*/lib/libclang.so /usr/lib64/libclang.so /usr/lib/libclang.so; do
+        [[ -e "$candidate" ]] && return 0
+    done
+    return 1
+}
+
+case "$(uname -s)" in
+Darwin)
+    # Xcode and the Command Line Tools ship libclang.dylib.
+    if ! xcrun --find clang >/dev/null 2>&1; then
+        echo "install-dependencies: libclang comes with Xcode or the Command Line Tools: run xcode-select --install" >&2
+        exit 1
+    fi
+    exit 0
+    ;;
+Linux) ;;
+*)
+    echo "install-dependencies: unsupported system $(uname -s); install libclang and set HANDLERKIT_LIBCLANG" >&2
+    exit 1
+    ;;
+esac
+
+if have_system_libclang; then
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-dependencies: libclang not found and apt-get is not available." >&2
+    echo "  Install libclang with your package manager (Fedora: dnf install clang-devel)," >&2
+    echo "  or set HANDLERKIT_LIBCLANG to the path of libclang.so." >&2
+    exit 1
+fi
+
+if [[ "$(id -u)" -ne 0 ]]; then
+    echo "install-dependencies: libclang not found. Install it as root:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y libclang-dev" >&2
+    exit 1
+fi
+
+echo "install-dependencies: installing libclang-dev"
+export DEBIAN_FRONTEND=noninteractive
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends libclang-dev; } >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "install-dependencies: apt-get failed to install libclang-dev" >&2
+    exit 1
+fi
+
+if ! have_system_libclang; then
+    echo "install-dependencies: libclang-dev installed but no libclang.so found under /usr/lib/llvm-*/lib" >&2
+    exit 1
+fi
