@@ -17,6 +17,13 @@ let package = Package(
     products: [
         .library(name: "HandlerKit", targets: ["HandlerKit"]),
         .library(name: "HandlerScanner", targets: ["HandlerScanner"]),
+        .executable(name: "handlergen", targets: ["handlergen"]),
+    ],
+    dependencies: [
+        // Renders the generator's logic-free templates (Templates/*.mustache).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // The `handlergen` command line.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -25,6 +32,19 @@ let package = Package(
         // swift-syntax, so clients build fast) and validates declarations with HandlerScanner.
         .target(name: "PluginProtocol", dependencies: ["HandlerScanner"]),
         .macro(name: "HandlerKitMacros", dependencies: ["PluginProtocol"]),
+        .target(
+            name: "HandlerGenerator",
+            dependencies: ["HandlerScanner", .product(name: "Mustache", package: "swift-mustache")],
+            plugins: ["EmbedTemplates"]
+        ),
+        .executableTarget(
+            name: "handlergen",
+            dependencies: ["HandlerGenerator", "HandlerScanner", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Embeds Templates/*.mustache into HandlerGenerator at build time, so an edited template
+        // reaches the next build (resources would not: SwiftPM#5982).
+        .executableTarget(name: "EmbedTemplatesTool", path: "Plugins/EmbedTemplatesTool"),
+        .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["EmbedTemplatesTool"]),
         .executableTarget(
             name: "handlerkit-bench",
             dependencies: ["HandlerKit"],
@@ -45,5 +65,6 @@ let package = Package(
         ),
         // Depends on the macro so the plugin executable is built for its process and compiler tests.
         .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros"]),
+        .testTarget(name: "HandlerGeneratorTests", dependencies: ["HandlerGenerator", "handlergen"]),
     ]
 )

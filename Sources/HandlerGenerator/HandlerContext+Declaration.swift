@@ -1,0 +1,229 @@
+import HandlerScanner
+
+extension HandlerContext {
+    /// The context for one handler.
+    /// - Parameter descriptorSuffix: `""`, or `_2`, `_3`… for a further handler of the same name in
+    ///   the same scope.
+    init(_ handler: HandlerDeclaration, descriptorSuffix: String) {
+        let parameters = handler.parameters
+        let names = Set(parameters.map(\.name))
+        let baseName = handler.name
+        let isMember = handler.kind != .global && handler.type != nil
+        let enclosingType = isMember ? (handler.type ?? "") : ""
+        let file = SwiftSource.stringLiteralContent(handler.file)
+        let firstLine = parameters.first?.line ?? handler.line
+        let argumentsName = parameters.isEmpty ? "_" : Self.freeName("arguments", avoiding: names)
+
+        id = SwiftSource.stringLiteralContent(handler.id)
+        conditions = handler.conditions.map(ConditionContext.init)
+        self.isMember = isMember
+        self.enclosingType = enclosingType
+        staticPrefix = isMember ? "static " : ""
+        qualifier = isMember ? enclosingType + "." : ""
+        descriptorName = baseName + "HandlerDescriptor" + descriptorSuffix
+        referenceName = baseName + "Handler"
+        self.file = file
+        hasParameters = !parameters.isEmpty
+        parametersLine = firstLine
+        invokeLabel = handler.isAsync ? "invokeAsync" : "invoke"
+        self.argumentsName = argumentsName
+        isInstance = handler.kind == .instance
+        localsLine = firstLine
+
+        parameterRows = Self.rows(parameters, separators: .list) { parameter, separator in
+            let type = SwiftType(scanned: parameter.type)
+            let metatype = parameter.isOptional ? (type.wrapped ?? type).postfixOperand : type.postfixOperand
+            return ParameterItem(
+                kind: parameter.isMandatory ? "required" : "optional",
+                key: SwiftSource.stringLiteralContent(parameter.name),
+                metatype: metatype,
+                separator: separator
+            )
+        }
+
+        let access = parameters.map { Self.access($0) }
+        if handler.kind == .instance {
+            localRows = Self.rows(parameters, separators: .statements) { parameter, separator in
+                let (accessor, defaultValue) = Self.access(parameter)
+                return LocalItem(
+                    name: SwiftSource.identifier(parameter.name),
+                    type: SwiftType(scanned: parameter.type).localType,
+                    accessor: accessor,
+                    key: SwiftSource.stringLiteralContent(parameter.name),
+                    hasDefault: defaultValue != nil,
+                    defaultValue: defaultValue ?? "",
+                    separator: separator
+                )
+            }
+            // The call uses only the locals: it sits on the `@handler` line, where `instance:` is written.
+            callLine = handler.line
+            callRows = [
+                RowContext(
+                    isContinuation: false, blankLines: "",
+                    items: parameters.enumerated().map { index, parameter in
+                        ArgumentItem(
+                            label: Self.label(parameter),
+                            value: SwiftSource.identifier(parameter.name),
+                            separator: index == parameters.count - 1 ? "" : ", "
+                        )
+                    }
+                )
+            ]
+        } else {
+            localRows = []
+            callLine = firstLine
+            var index = 0
+            callRows = Self.rows(parameters, separators: .list) { parameter, separator in
+                let (accessor, defaultValue) = access[index]
+                index += 1
+                let key = SwiftSource.stringLiteralContent(parameter.name)
+                let value = defaultValue.map { "\(argumentsName).\(accessor)(\"\(key)\", default: \($0))" }
+                    ?? "\(argumentsName).\(accessor)(\"\(key)\")"
+                return ArgumentItem(label: Self.label(parameter), value: value, separator: separator)
+            }
+        }
+
+        var prefix = handler.returnType == nil ? "" : "_ = "
+        let callThrows = handler.isThrows || (handler.kind != .instance && !parameters.isEmpty)
+        if callThrows { prefix += "try " }
+        if handler.isAsync { prefix += "await " }
+        callPrefix = prefix
+        let escapedName = SwiftSource.identifier(baseName)
+        switch handler.kind {
+        case .instance:
+            callee = Self.instanceReceiver(handler.instance ?? "") + "." + escapedName
+        case .static:
+            callee = isMember ? enclosingType + "." + escapedName : escapedName
+        case .global:
+            callee = escapedName
+        }
+
+        // The reference function: the parameters as optionals, then the invalidation target and registry.
+        let invalidationName = names.contains("invalidation") ? Self.freeName("handlerInvalidation", avoiding: names) : "invalidation"
+        let registryName = names.contains("registry") ? Self.freeName("handlerRegistry", avoiding: names) : "registry"
+        self.invalidationName = invalidationName
+        self.registryName = registryName
+        bindingsName = Self.freeName("bindings", avoiding: names)
+        referenceLine = firstLine
+        hasReferenceDoc = firstLine > 1
+        referenceDocLine = firstLine - 1
+        bindTry = "try "
+        var rows = Self.rows(parameters, separators: .list) { parameter, separator in
+            let type = SwiftType(scanned: parameter.type).optionalType(isOptional: parameter.isOptional)
+            return ReferenceItem(
+                declaration: "\(SwiftSource.identifier(parameter.name)): \(type) = nil",
+                separator: separator
+            )
+        }
+        let extras = [
+            "\(invalidationName): String? = nil",
+            "\(registryName): HandlerRegistry = .shared",
+        ]
+        if rows.isEmpty {
+            rows = [RowContext(isContinuation: false, blankLines: "", items: [])]
+        }
+        var lastRow = rows.removeLast()
+        var items = lastRow.items
+        if let last = items.popLast() {
+            items.append(ReferenceItem(declaration: last.declaration, separator: ", "))
+        }
+        items += extras.enumerated().map { index, declaration in
+            ReferenceItem(declaration: declaration, separator: index == extras.count - 1 ? "" : ", ")
+        }
+        lastRow = RowContext(isContinuation: lastRow.isContinuation, blankLines: lastRow.blankLines, items: items)
+        referenceRows = rows + [lastRow]
+        bindings = parameters.map {
+            BindingItem(key: SwiftSource.stringLiteralContent($0.name), name: SwiftSource.identifier($0.name))
+        }
+    }
+
+    /// How a shim reads a parameter: `required`; `optional` for `T?` without a default or defaulting to
+    /// `nil`; `value` with the default expression otherwise.
+    private static func access(_ parameter: HandlerDeclaration.Parameter) -> (accessor: String, defaultValue: String?) {
+        let defaultValue = parameter.hasDefault ? parameter.defaultValue : nil
+        if parameter.isOptional, defaultValue == nil || defaultValue == "nil" {
+            return ("optional", nil)
+        }
+        if let defaultValue {
+            return ("value", defaultValue)
+        }
+        return (parameter.isOptional ? "optional" : "required", nil)
+    }
+
+    private static func label(_ parameter: HandlerDeclaration.Parameter) -> String {
+        parameter.label == "_" ? "" : parameter.label + ": "
+    }
+
+    /// The receiver of an instance handler's call: the `instance:` expression, parenthesized unless it
+    /// is a plain member chain such as `account.omemo`.
+    private static func instanceReceiver(_ expression: String) -> String {
+        let plain = !expression.isEmpty && expression.unicodeScalars.allSatisfy { scalar in
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "_" || scalar == "." || scalar == "`"
+        }
+        return plain ? expression : "(\(expression))"
+    }
+
+    /// `base`, or `base_`, `base__`… until it is none of `names`.
+    private static func freeName(_ base: String, avoiding names: Set<String>) -> String {
+        var name = base
+        while names.contains(name) { name += "_" }
+        return name
+    }
+
+    enum Separators {
+        /// `, ` inside a row, `,` at the end of a row, nothing after the last item.
+        case list
+        /// `; ` inside a row, nothing at the end of a row.
+        case statements
+    }
+
+    /// Groups `parameters` into rows by their line in the user's file.
+    private static func rows<Item>(
+        _ parameters: [HandlerDeclaration.Parameter], separators: Separators,
+        _ makeItem: (HandlerDeclaration.Parameter, String) -> Item
+    ) -> [RowContext<Item>] {
+        var rows: [RowContext<Item>] = []
+        var start = 0
+        var previousLine: Int?
+        while start < parameters.count {
+            let line = parameters[start].line
+            var end = start
+            while end < parameters.count, parameters[end].line == line { end += 1 }
+            var items: [Item] = []
+            for index in start..<end {
+                let separator: String
+                switch separators {
+                case .list: separator = index == parameters.count - 1 ? "" : (index == end - 1 ? "," : ", ")
+                case .statements: separator = index == end - 1 ? "" : "; "
+                }
+                items.append(makeItem(parameters[index], separator))
+            }
+            let gap = previousLine.map { max(line - $0, 1) } ?? 0
+            rows.append(
+                RowContext(
+                    isContinuation: previousLine != nil,
+                    blankLines: String(repeating: "\n", count: max(gap - 1, 0)),
+                    items: items
+                )
+            )
+            previousLine = line
+            start = end
+        }
+        return rows
+    }
+}
+
+extension ConditionContext {
+    init(_ condition: HandlerDeclaration.Condition) {
+        let earlier = condition.precedingExpressions.map { "!(\($0))" }
+        switch condition.branch {
+        case .if:
+            expression = condition.expression
+        case .elseif:
+            expression = (earlier + ["(\(condition.expression))"]).joined(separator: " && ")
+        case .else:
+            expression = earlier.isEmpty ? "true" : earlier.joined(separator: " && ")
+        }
+    }
+}

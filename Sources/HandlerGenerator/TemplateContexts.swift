@@ -1,0 +1,186 @@
+// The values the templates in Templates/ receive. Templates are logic-free: every decision (names,
+// separators, which accessor a parameter uses, how a type is spelled) is made here, and a template only
+// lays the values out. All strings are inserted verbatim (the templates use the TEXT content type); those
+// that land inside a Swift string literal are already escaped for it.
+
+/// The context of `file.mustache`: the whole generated file.
+struct FileContext {
+    /// The module's name, escaped for a string literal (e.g. `Chat`).
+    let moduleName: String
+    /// The name of the `HandlerTable` static property: the module name in lower camel case, backticked
+    /// when it is a keyword (e.g. `chat`, `handlerKitDemo`).
+    let tableName: String
+    /// `true` when the module has at least one handler.
+    let hasHandlers: Bool
+    /// The number of handlers (the table reserves that capacity).
+    let handlerCount: Int
+    /// One entry per handler, sorted by id.
+    let handlers: [HandlerSection]
+}
+
+/// One `#if` level a handler sits under, outermost first.
+struct ConditionContext {
+    /// The condition of the `#if` line that reproduces the branch on its own: the expression itself for
+    /// an `#if` branch, `!(a) && (b)` for an `#elseif b` after `#if a`, `!(a) && !(b)` for an `#else`.
+    let expression: String
+}
+
+/// A row of a construct laid out line by line like the user's declaration, so that `#sourceLocation`
+/// maps every generated row to the user's line that holds the same parameters.
+struct RowContext<Item> {
+    /// `false` for the first row, which continues the line the construct starts on.
+    let isContinuation: Bool
+    /// Extra newlines before the row when the user's declaration has lines without parameters (the
+    /// template itself writes one newline and the indentation before each continuation row).
+    let blankLines: String
+    /// The row's items.
+    let items: [Item]
+}
+
+/// An entry of the descriptor's `parameters:` array.
+struct ParameterItem {
+    /// `required` for a mandatory parameter, `optional` for a `T?` or defaulted one.
+    let kind: String
+    /// The argument key (the parameter's internal name), escaped for a string literal.
+    let key: String
+    /// The type whose `.self` is passed: the wrapped type of an optional, parenthesized where needed.
+    let metatype: String
+    /// What follows the item: `, ` inside a row, `,` at the end of a row, nothing after the last item.
+    let separator: String
+}
+
+/// A local an instance handler's shim binds before it evaluates the `instance:` expression.
+struct LocalItem {
+    /// The parameter's internal name as a Swift identifier (backticked if it is a keyword).
+    let name: String
+    /// The parameter's type as a local's type (`@escaping`/`@autoclosure` dropped, `T!` as `T?`).
+    let type: String
+    /// `required`, `optional` or `value` (a `HandlerArguments` method).
+    let accessor: String
+    /// The argument key, escaped for a string literal.
+    let key: String
+    /// `true` when `accessor` is `value` and `defaultValue` is the `default:` argument.
+    let hasDefault: Bool
+    /// The default value expression copied from the declaration.
+    let defaultValue: String
+    /// `; ` between statements of a row, nothing at the end of a row.
+    let separator: String
+}
+
+/// An argument of the shim's call of the handler function.
+struct ArgumentItem {
+    /// `label: `, or nothing when the parameter's label is `_`.
+    let label: String
+    /// The argument: an accessor call (`arguments.required("account")`, with the default value for a
+    /// defaulted parameter) for static and file-scope handlers, the local's name for instance handlers.
+    let value: String
+    /// `, ` inside a row, `,` at the end of a row, nothing after the last item.
+    let separator: String
+}
+
+/// A parameter of the generated reference (factory) function.
+struct ReferenceItem {
+    /// The whole parameter declaration, e.g. `account: Account? = nil` or `registry: HandlerRegistry = .shared`.
+    let declaration: String
+    /// `, ` inside a row, `,` at the end of a row, nothing after the last item.
+    let separator: String
+}
+
+/// A value the reference function binds.
+struct BindingItem {
+    /// The argument key, escaped for a string literal.
+    let key: String
+    /// The reference function's parameter that holds the value (a Swift identifier).
+    let name: String
+}
+
+/// A handler's entry in `file.mustache`.
+struct HandlerSection {
+    /// The handler id, escaped for a string literal.
+    let id: String
+    /// The `#if` levels around the handler, outermost first; empty when unconditional.
+    let conditions: [ConditionContext]
+    /// `true` when `members` go in an `extension` of `enclosingType`.
+    let isMember: Bool
+    /// The enclosing type as written; empty at file scope.
+    let enclosingType: String
+    /// What precedes `descriptorName` in the table: `Carbons.` for members, empty at file scope.
+    let qualifier: String
+    /// The function that returns the handler's `HandlerDescriptor`.
+    let descriptorName: String
+    /// `descriptor.mustache` and `reference.mustache` rendered for the handler (separated by a blank
+    /// line, without a final newline), indented by four spaces for members. Partials are not used for
+    /// this because the template package does not indent the lines of sections inside indented partials.
+    let members: String
+}
+
+/// The context of `descriptor.mustache` and `reference.mustache`: one handler.
+struct HandlerContext {
+    /// The handler id, escaped for a string literal.
+    let id: String
+    /// The `#if` levels around the handler, outermost first; empty when unconditional.
+    let conditions: [ConditionContext]
+    /// `true` for static, class and instance methods (the generated members go in an extension of
+    /// `enclosingType`); `false` for file-scope functions (they go at file scope).
+    let isMember: Bool
+    /// The enclosing type as written (e.g. `Carbons`, `Outer.Inner`); empty at file scope.
+    let enclosingType: String
+    /// `static ` for members, empty at file scope.
+    let staticPrefix: String
+    /// What precedes `descriptorName` in the table: `Carbons.` for members, empty at file scope.
+    let qualifier: String
+    /// The `fileprivate` function that returns the handler's `HandlerDescriptor`: `<name>HandlerDescriptor`,
+    /// with `_2`, `_3`… for further handlers of the same name in the same scope (in id order).
+    let descriptorName: String
+    /// The generated reference (factory): `<name>Handler`, `internal`.
+    let referenceName: String
+    /// The user's file, escaped for a string literal (the `#sourceLocation` target).
+    let file: String
+    /// `true` when the handler has parameters.
+    let hasParameters: Bool
+    /// The user's line of the first parameter (where the `parameters:` array is mapped).
+    let parametersLine: Int
+    /// The `parameters:` array, one row per user line.
+    let parameterRows: [RowContext<ParameterItem>]
+    /// `invoke` for synchronous handlers, `invokeAsync` for `async` ones.
+    let invokeLabel: String
+    /// The shim closure's parameter: `arguments` (another name if a parameter is called so), `_` when
+    /// the handler has no parameters.
+    let argumentsName: String
+    /// `true` for instance handlers: the shim binds locals first, then evaluates `instance:`.
+    let isInstance: Bool
+    /// The user's line of the first parameter (where the locals are mapped).
+    let localsLine: Int
+    /// The locals of an instance handler, one row per user line.
+    let localRows: [RowContext<LocalItem>]
+    /// The user's line the call is mapped to: the first parameter's line, or the `@handler` line for an
+    /// instance handler (its `instance:` expression) or a handler without parameters.
+    let callLine: Int
+    /// `_ = ` for functions that return a value, then `try ` and `await ` as needed.
+    let callPrefix: String
+    /// What is called: `Carbons.enabled`, `account.omemo.bundleFetched`, `cleanUp`.
+    let callee: String
+    /// The call's arguments, one row per user line.
+    let callRows: [RowContext<ArgumentItem>]
+    /// The user's line the reference's signature is mapped to.
+    let referenceLine: Int
+    /// `true` when the reference gets its one-line doc comment: the `#sourceLocation` before it maps the
+    /// comment to `referenceDocLine` (the line above `referenceLine`), so it stays attached to the function
+    /// (a directive between a doc comment and its declaration detaches the comment). `false` on line 1.
+    let hasReferenceDoc: Bool
+    /// `referenceLine - 1`.
+    let referenceDocLine: Int
+    /// `try ` before `HandlerBindings.bind` when it throws (the runtime's API), else empty.
+    let bindTry: String
+    /// The reference's parameters (the handler's parameters as optionals, then `invalidationName` and
+    /// `registryName`), one row per user line.
+    let referenceRows: [RowContext<ReferenceItem>]
+    /// The values the reference binds, in declaration order.
+    let bindings: [BindingItem]
+    /// The reference's local `HandlerBindings` variable: `bindings`, or another name if a parameter is called so.
+    let bindingsName: String
+    /// The reference's invalidation-target parameter: `invalidation`, or `handlerInvalidation` on a clash.
+    let invalidationName: String
+    /// The reference's registry parameter: `registry`, or `handlerRegistry` on a clash.
+    let registryName: String
+}

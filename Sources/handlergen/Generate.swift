@@ -1,0 +1,42 @@
+import ArgumentParser
+import HandlerGenerator
+
+/// `handlergen generate`: what the build plugin runs.
+struct Generate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Generate the module's handler file (what the HandlerKit build plugin runs).",
+        discussion: """
+            Scans SOURCES (files, or directories searched recursively for .swift files) and writes one \
+            Swift file: the module's HandlerTable (register it with \
+            `try HandlerRegistry.shared.register(.<module>)`), a shim per handler and its \
+            compiler-checked reference. The file is written only when its content changes. On errors \
+            nothing is written, each error is printed to stderr as `path:line:col: error: message`, and \
+            the exit status is 1.
+            """
+    )
+
+    @Option(name: .long, help: "The Swift module the sources belong to (names the table: Chat → .chat).")
+    var module: String
+
+    @Option(name: .long, help: "The Swift file to write.")
+    var output: String
+
+    @Argument(help: "Swift files and directories of the module.")
+    var sources: [String]
+
+    func validate() throws {
+        if sources.isEmpty { throw ValidationError("give at least one source file or directory") }
+    }
+
+    func run() throws {
+        let scan = SourceSet.scanForGeneration(sources)
+        Output.printWarnings(scan)
+        do {
+            let text = try HandlerGenerator(moduleName: module).generate(scan)
+            try GeneratedFile.write(text, to: output)
+        } catch {
+            Output.printErrors(error)
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import HandlerGenerator
+
+/// `handlergen scan`: lists the handlers.
+struct Scan: ParsableCommand {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, text
+    }
+
+    static let configuration = CommandConfiguration(
+        abstract: "List the @handler functions in PATHs.",
+        discussion: """
+            PATHs are files or directories (searched recursively for .swift files; hidden folders such as \
+            .build are skipped). `--format json` prints one line in exactly this shape, keys in this order, \
+            handlers and diagnostics ordered by file, then line:
+
+              {"handlers":[{"file","line","id","type","name","kind","instance","async","throws",
+                            "parameters":[{"label","name","type","optional","hasDefault"}]}],
+               "diagnostics":[{"file","line","severity","message"}]}
+
+            file: relative to the PATH it was found under (a file PATH: its name). line: the line of the \
+            @handler attribute. id: the explicit id, else Type.Path.name (name at file scope). type: the \
+            enclosing type path as written, or null at file scope. kind: static, instance or global. \
+            instance: the instance: expression, or null. A parameter's type is as written with all \
+            whitespace removed; optional is true for T?, T! and Optional<T>. severity: error, warning or note.
+
+            `--format text` prints a line per handler, the diagnostics in the compiler's format and a count. \
+            The exit status is 1 when any diagnostic is an error (the listing is printed in full either way).
+            """
+    )
+
+    @Option(name: .long, help: "Output format: json or text.")
+    var format: Format = .text
+
+    @Argument(help: "Swift files and directories to scan.")
+    var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one file or directory to scan") }
+    }
+
+    func run() throws {
+        let result = SourceSet.scanForListing(paths)
+        switch format {
+        case .json: print(ScanReport.json(result))
+        case .text: print(ScanReport.text(result), terminator: "")
+        }
+        if result.hasErrors { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,75 @@
+import HandlerScanner
+
+/// Handler declarations built by hand (no scanner involved), covering every form the generator renders.
+enum ModelFixtures {
+    typealias Parameter = HandlerDeclaration.Parameter
+    typealias Condition = HandlerDeclaration.Condition
+
+    static func parameter(
+        _ name: String, _ type: String, label: String? = nil, optional: Bool = false,
+        default defaultValue: String? = nil, line: Int
+    ) -> Parameter {
+        Parameter(
+            label: label ?? name, name: name, type: type, isOptional: optional, hasDefault: defaultValue != nil,
+            defaultValue: defaultValue, line: line
+        )
+    }
+
+    static func handler(
+        file: String = "Sources/Chat/Handlers.swift", line: Int, column: Int = 5, id: String? = nil,
+        type: String?, name: String, kind: HandlerDeclaration.Kind, instance: String? = nil,
+        async: Bool = false, throws: Bool = false, returnType: String? = nil,
+        parameters: [Parameter] = [], conditions: [Condition] = []
+    ) -> HandlerDeclaration {
+        HandlerDeclaration(
+            file: file, line: line, column: column, id: id ?? [type, name].compactMap { $0 }.joined(separator: "."),
+            hasExplicitID: id != nil, type: type, name: name, kind: kind, instance: instance, isAsync: async,
+            isThrows: `throws`, returnType: returnType, parameters: parameters, conditions: conditions
+        )
+    }
+
+    /// The three handlers of HANDLERKIT.md §1 plus the forms around them.
+    static let chat: [HandlerDeclaration] = [
+        handler(
+            file: "Sources/Chat/Carbons.swift", line: 4, type: "Carbons", name: "enabled", kind: .static,
+            parameters: [
+                parameter("account", "Account", line: 5), parameter("iqNode", "IQ", line: 5),
+                parameter("limit", "Int", default: "defaultLimit", line: 5),
+                parameter("note", "String?", optional: true, default: "nil", line: 5),
+            ]
+        ),
+        handler(
+            file: "Sources/Chat/OMEMO.swift", line: 10, type: "OMEMO", name: "bundleFetched", kind: .instance,
+            instance: "account.omemo", async: true, throws: true,
+            parameters: [
+                parameter("account", "Account", line: 11), parameter("jid", "String", line: 11),
+                parameter("success", "Bool", line: 11),
+                parameter("errorReason", "String?", optional: true, default: "nil", line: 12),
+                parameter("rid", "String", line: 12),
+            ]
+        ),
+        handler(
+            file: "Sources/Chat/Cleanup.swift", line: 3, column: 1, id: "cleanup.v1", type: nil, name: "cleanUp",
+            kind: .global, parameters: [parameter("reason", "String", line: 4)]
+        ),
+        handler(
+            file: "Sources/Chat/Outer.swift", line: 20, type: "Outer.Inner", name: "ping", kind: .static,
+            returnType: "Int",
+            conditions: [
+                Condition(branch: .if, expression: "os(Linux)", precedingExpressions: []),
+                Condition(branch: .elseif, expression: "DEBUG", precedingExpressions: ["FAST"]),
+            ]
+        ),
+        handler(
+            file: "Sources/Chat/Outer.swift", line: 30, type: "Outer.Inner", name: "convert", kind: .static,
+            throws: true,
+            parameters: [
+                parameter("kind", "Kind", label: "_", line: 31),
+                parameter("callback", "@escaping@Sendable(Int)->Void", line: 33),
+                parameter("values", "[String:Int]?", label: "with", optional: true, line: 33),
+                parameter("any", "anyCodable&Sendable", default: "0", line: 34),
+            ],
+            conditions: [Condition(branch: .else, expression: "", precedingExpressions: ["os(Linux)", "DEBUG"])]
+        ),
+    ]
+}
