@@ -58,6 +58,7 @@ let package = Package(
         // Reads C structs and enums from headers with libclang, for bindable C types (issue 5).
         .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
+        .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
         .testTarget(
             name: "CHeaderReaderTests",
             dependencies: ["CHeaderReader"],

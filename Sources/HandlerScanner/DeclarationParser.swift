@@ -99,6 +99,9 @@ struct DeclarationParser {
     /// attribute name (where an argument list would be inserted).
     mutating func parse(attributeStart: Int, handlerEnd: Int, site: HandlerSite) -> ParsedHandler {
         let arguments = parseAttributeArguments()
+        if arguments.isUnclosed {
+            return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: peek().start)
+        }
         var modifiers: [(word: String, token: Token)] = []
         parseAttributesAndModifiers(into: &modifiers)
 
@@ -162,8 +165,9 @@ struct DeclarationParser {
 
         var returnType: String?
         if isOperator(peek(), "->") {
-            take()
+            let arrow = take()
             let tokens = collectReturnType()
+            if tokens.isEmpty { error(at: arrow.start, Diagnostics.missingReturnType(functionName)) }
             let written = joinType(tokens)
             returnType = (written.isEmpty || written == "Void" || written == "()") ? nil : written
         }
@@ -275,6 +279,7 @@ struct DeclarationParser {
                 let token = peek()
                 if token.kind == .endOfFile {
                     error(at: open.start, Diagnostics.missingClosingParenthesis)
+                    result.isUnclosed = true
                     return result
                 }
                 if depth == 0, token.kind == .comma || token.kind == .rightParen { break }
@@ -651,10 +656,18 @@ struct DeclarationParser {
     private func joinType(_ tokens: [Token]) -> String {
         var bytes: [UInt8] = []
         var previousIsWord = false
+        var previousIsAttributeName = false
+        var previousIsAt = false
         for token in tokens {
             let isWord = token.kind == .identifier || token.kind == .number
-            if previousIsWord, isWord || token.kind == .at { bytes.append(0x20) }
+            if previousIsWord, isWord || token.kind == .at {
+                bytes.append(0x20)
+            } else if previousIsAttributeName, token.kind == .leftParen {
+                bytes.append(0x20)  // `@Sendable (Int) -> Void`: `@Sendable(Int)` would be attribute arguments
+            }
             bytes.append(contentsOf: lexer.bytes[token.start..<token.end])
+            previousIsAttributeName = previousIsAt && isWord
+            previousIsAt = token.kind == .at
             previousIsWord = isWord
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -710,6 +723,8 @@ struct AttributeArguments {
     var openParen: Int?
     var closeParen: Int?
     var arguments: [AttributeArgument] = []
+    /// The list runs to the end of the text without `)`.
+    var isUnclosed = false
 
     func argument(labeled label: String) -> AttributeArgument? {
         arguments.first { $0.label == label }

@@ -55,6 +55,10 @@ enum Diagnostics {
         "the parameter list of @handler function '\(name)' is not closed: add ')'"
     }
 
+    static func missingReturnType(_ name: String) -> String {
+        "@handler function '\(name)' has '->' but no return type: write the type after '->' or remove '->'"
+    }
+
     static func malformedParameter(_ name: String) -> String {
         "a parameter of @handler function '\(name)' is not of the form 'label name: Type': give it a name "
             + "and a type"

@@ -407,8 +407,9 @@ struct Lexer {
         var index = start + 1
         guard index < count else { return nil }
         let first = bytes[index]
+        // Never a regex: `/ x`, `//`, `/*`, and `/)` (an unapplied operator such as `reduce(0, /)`).
         if first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D || first == UInt8(ascii: "/")
-            || first == UInt8(ascii: "*")
+            || first == UInt8(ascii: "*") || first == UInt8(ascii: ")")
         {
             return nil
         }

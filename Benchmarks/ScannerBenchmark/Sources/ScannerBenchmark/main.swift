@@ -1,0 +1,175 @@
+// Measures HandlerScanner's full lexical pass in MB/s on real Swift source and compares it, in the same
+// run and on the same files, with SwiftParser from swift-syntax 603.0.1. The scanner has no prefilter:
+// every byte of every file is validated and lexed.
+//
+// The corpus is exported from the local mirror with `git archive` into a temporary folder (override the
+// mirror with SWIFT_PACKAGES_MIRROR). Output lines are `name: value unit`.
+import Foundation
+import HandlerScanner
+import SwiftParser
+import SwiftSyntax
+
+struct CorpusSource {
+    var repository: String
+    var tag: String
+}
+
+let mirror = ProcessInfo.processInfo.environment["SWIFT_PACKAGES_MIRROR"] ?? "/opt/swift-packages"
+let sources = [
+    CorpusSource(repository: "apple/swift-nio", tag: "2.101.3"),
+    CorpusSource(repository: "vapor/vapor", tag: "4.122.3"),
+    CorpusSource(repository: "swiftlang/swift-syntax", tag: "603.0.1"),
+]
+
+enum BenchmarkError: Error, CustomStringConvertible {
+    case exportFailed(String)
+    var description: String {
+        switch self {
+        case .exportFailed(let message): return "corpus export failed: \(message)"
+        }
+    }
+}
+
+func run(_ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw BenchmarkError.exportFailed(arguments.joined(separator: " "))
+    }
+}
+
+func exportCorpus(into directory: URL) throws {
+    for source in sources {
+        let target = directory.appendingPathComponent(source.repository.replacingOccurrences(of: "/", with: "+"))
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let repository = "\(mirror)/\(source.repository).git"
+        let archive = target.appendingPathComponent("archive.tar")
+        try run(["git", "-C", repository, "archive", "--format=tar", "-o", archive.path, source.tag])
+        try run(["tar", "-xf", archive.path, "-C", target.path])
+        try FileManager.default.removeItem(at: archive)
+    }
+}
+
+func swiftFiles(in directory: URL) -> [URL] {
+    guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
+        return []
+    }
+    var files: [URL] = []
+    for case let url as URL in enumerator where url.pathExtension == "swift" { files.append(url) }
+    return files.sorted { $0.path < $1.path }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func seconds(_ duration: Duration) -> Double {
+    let parts = duration.components
+    return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+}
+
+func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("scanner-benchmark-\(getpid())")
+defer { try? FileManager.default.removeItem(at: temporary) }
+do {
+    try exportCorpus(into: temporary)
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
+
+let files = swiftFiles(in: temporary)
+var contents: [[UInt8]] = []
+var texts: [String] = []
+var names: [String] = []
+for file in files {
+    guard let data = FileManager.default.contents(atPath: file.path) else { continue }
+    contents.append([UInt8](data))
+    texts.append(String(decoding: data, as: UTF8.self))
+    names.append(String(file.path.dropFirst(temporary.path.count + 1)))
+}
+let totalBytes = contents.reduce(0) { $0 + $1.count }
+let megabytes = Double(totalBytes) / 1_000_000
+print("corpus.files: \(contents.count) files")
+print("corpus.size_mb: \(format(megabytes, 2)) MB")
+
+let clock = ContinuousClock()
+
+// HandlerScanner: the product's scan(bytes:file:) on every file (UTF-8 validation + full lex).
+var handlerCount = 0
+var errorCount = 0
+var scannerTimes: [Double] = []
+for round in 0..<6 {
+    var handlers = 0
+    var errors = 0
+    let elapsed = clock.measure {
+        for index in contents.indices {
+            let result = SourceScanner.scan(bytes: contents[index], file: names[index])
+            handlers += result.handlers.count
+            errors += result.diagnostics.count { $0.severity == .error }
+        }
+    }
+    if round > 0 { scannerTimes.append(seconds(elapsed)) }  // round 0 warms up
+    handlerCount = handlers
+    errorCount = errors
+}
+let scannerRate = megabytes / median(scannerTimes)
+
+// A naive byte search for "func", as a floor for "touches every byte once".
+var searchTimes: [Double] = []
+var funcCount = 0
+let needle = Array("func".utf8)
+for _ in 0..<3 {
+    var found = 0
+    let elapsed = clock.measure {
+        for bytes in contents {
+            bytes.withUnsafeBufferPointer { buffer in
+                var index = 0
+                let limit = buffer.count - needle.count
+                while index <= limit {
+                    if buffer[index] == needle[0], buffer[index + 1] == needle[1], buffer[index + 2] == needle[2],
+                        buffer[index + 3] == needle[3]
+                    {
+                        found += 1
+                    }
+                    index += 1
+                }
+            }
+        }
+    }
+    searchTimes.append(seconds(elapsed))
+    funcCount = found
+}
+let searchRate = megabytes / median(searchTimes)
+
+// SwiftParser on the same files.
+var parserTimes: [Double] = []
+var statementCount = 0
+for _ in 0..<3 {
+    var statements = 0
+    let elapsed = clock.measure {
+        for text in texts {
+            let tree = Parser.parse(source: text)
+            statements += tree.statements.count
+        }
+    }
+    parserTimes.append(seconds(elapsed))
+    statementCount = statements
+}
+let parserRate = megabytes / median(parserTimes)
+
+print("scanner.throughput_mb_s: \(format(scannerRate)) MB/s")
+print("scanner.seconds_per_pass: \(format(median(scannerTimes), 4)) s")
+print("scanner.handlers_found: \(handlerCount) handlers")
+print("scanner.error_diagnostics: \(errorCount) errors")
+print("swiftparser.throughput_mb_s: \(format(parserRate)) MB/s")
+print("swiftparser.seconds_per_pass: \(format(median(parserTimes), 4)) s")
+print("swiftparser.top_level_statements: \(statementCount) statements")
+print("baseline.func_search_mb_s: \(format(searchRate)) MB/s")
+print("baseline.func_occurrences: \(funcCount) matches")
+print("scanner.speedup_x: \(format(scannerRate / parserRate)) x")
