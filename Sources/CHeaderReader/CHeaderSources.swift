@@ -59,6 +59,14 @@ public enum CHeaderLanguage: String, Sendable, Hashable, Codable {
         #endif
     }
 
+    /// The extension of the in-memory main file that includes the headers.
+    var fileExtension: String {
+        switch self {
+        case .c: "c"
+        case .objectiveC: "m"
+        }
+    }
+
     var clangArguments: [String] {
         switch self {
         case .c: ["-x", "c", "-std=gnu11"]

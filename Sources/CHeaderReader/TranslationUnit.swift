@@ -14,7 +14,7 @@ final class TranslationUnit {
     init(clang: Clang, sources: CHeaderSources) throws(CHeaderReaderError) {
         self.clang = clang
         let mainFile = FileManager.default.temporaryDirectory
-            .appendingPathComponent("HandlerKitCTypes-\(UUID().uuidString)" + (sources.language == .c ? ".c" : ".m")).path
+            .appendingPathComponent("HandlerKitCTypes-\(UUID().uuidString).\(sources.language.fileExtension)").path
         let contents = sources.headers.map { "#include \"\(Self.escape($0))\"\n" }.joined()
         let arguments = Self.arguments(for: sources, resourceDirectory: clang.library.resourceDirectory)
         guard let index = hk_clang_create_index(clang.library.handle) else {

@@ -90,7 +90,14 @@ HKLibClang *hk_libclang_open(const char *path, char **error_message) {
 
 char *hk_take_string(const HKLibClang *lib, HKCXString string) {
   const char *text = lib->getCString(string);
-  char *copy = strdup(text ? text : "");
+  if (!text) {
+    text = "";
+  }
+  size_t length = strlen(text) + 1;
+  char *copy = malloc(length);
+  if (copy) {
+    memcpy(copy, text, length);
+  }
   lib->disposeString(string);
   return copy;
 }
