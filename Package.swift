@@ -66,6 +66,6 @@ let package = Package(
         ),
         // Depends on the macro so the plugin executable is built for its process and compiler tests.
         .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros"]),
-        .testTarget(name: "HandlerGeneratorTests", dependencies: ["HandlerGenerator", "handlergen"]),
+        .testTarget(name: "HandlerGeneratorTests", dependencies: ["HandlerGenerator", "handlergen"], exclude: ["References"]),
     ]
 )

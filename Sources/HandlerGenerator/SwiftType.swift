@@ -134,6 +134,7 @@ struct SwiftType: Equatable {
             if isIdentifierCharacter(character) {
                 var end = index
                 while end < characters.count, isIdentifierCharacter(characters[end]) { end += 1 }
+                if output.hasSuffix(")") { output += " " }  // `()throws`, `()async`
                 output += splitWord(String(characters[index..<end]), followedBy: end < characters.count ? characters[end] : nil)
                 index = end
                 continue

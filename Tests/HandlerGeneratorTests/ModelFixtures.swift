@@ -73,3 +73,40 @@ enum ModelFixtures {
         ),
     ]
 }
+
+extension ModelFixtures {
+    /// Names that clash with what the generated code declares, keywords, overloads, a complex
+    /// `instance:` expression, a parameter without a label and a handler on line 1.
+    static let clashes: [HandlerDeclaration] = [
+        handler(
+            file: "Sources/default/Names.swift", line: 1, column: 1, type: "Names", name: "names", kind: .static,
+            async: true,
+            parameters: [
+                parameter("arguments", "[String]", line: 1), parameter("bindings", "Int", line: 1),
+                parameter("invalidation", "String", line: 1), parameter("registry", "Int?", optional: true, line: 1),
+                parameter("handlerInvalidation", "Bool", default: "false", line: 1),
+            ]
+        ),
+        handler(
+            file: "Sources/default/Names.swift", line: 10, id: "Names.overload.a", type: "Names", name: "overload",
+            kind: .static, parameters: [parameter("a", "Int", line: 11)]
+        ),
+        handler(
+            file: "Sources/default/Names.swift", line: 20, id: "Names.overload.b", type: "Names", name: "overload",
+            kind: .static, parameters: [parameter("b", "Int", line: 21)]
+        ),
+        handler(
+            file: "Sources/default/Names.swift", line: 30, type: "Names", name: "default", kind: .instance,
+            instance: "store.current ?? Names(\"fallback\")", throws: true, returnType: "Bool",
+            parameters: [
+                parameter("store", "Store", label: "in", line: 31),
+                parameter("for", "Int!", optional: true, line: 31),
+                parameter("arguments", "String", label: "_", default: "\"a\\\\b\"", line: 32),
+            ]
+        ),
+        handler(
+            file: "Sources/default/Path \"quoted\".swift", line: 5, id: "with \"quotes\" \\ and\ttab", type: nil,
+            name: "odd", kind: .global
+        ),
+    ]
+}

@@ -1,0 +1,46 @@
+import HandlerGenerator
+import HandlerScanner
+import Testing
+
+/// The generator refuses bad input with diagnostics at the user's file and line, and writes nothing.
+@Suite struct GeneratorErrorTests {
+    @Test func duplicateIDsAreRefusedAtEveryDeclaration() throws {
+        let a = ModelFixtures.handler(file: "A.swift", line: 3, column: 5, id: "same", type: "A", name: "f", kind: .static)
+        let b = ModelFixtures.handler(file: "B.swift", line: 7, column: 9, id: "same", type: "B", name: "g", kind: .static)
+        let error = #expect(throws: GeneratorError.self) {
+            try HandlerGenerator(moduleName: "App").generate(ScanResult(handlers: [b, a]))
+        }
+        #expect(error?.description == """
+            A.swift:3:5: error: duplicate handler id 'same' (also used at B.swift:7); give one of them another id with @handler(id: "…")
+            B.swift:7:9: error: duplicate handler id 'same' (also used at A.swift:3); give one of them another id with @handler(id: "…")
+            """)
+    }
+
+    @Test func scannerErrorsArePassedOn() throws {
+        let scan = SourceScanner.scan(source: "enum E {\n    @handler\n    private static func f() {}\n}\n", file: "E.swift")
+        #expect(scan.hasErrors)
+        let error = #expect(throws: GeneratorError.self) {
+            try HandlerGenerator(moduleName: "App").generate(scan)
+        }
+        let lines = error?.description.split(separator: "\n") ?? []
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("E.swift:") == true)
+        #expect(lines.first?.contains(": error: ") == true)
+    }
+
+    @Test func warningsDoNotStopGeneration() throws {
+        let scan = ScanResult(
+            handlers: ModelFixtures.chat,
+            diagnostics: [ScanDiagnostic(file: "A.swift", line: 1, column: 1, severity: .warning, message: "w")]
+        )
+        _ = try HandlerGenerator(moduleName: "Chat").generate(scan)
+    }
+
+    @Test(arguments: ["", "1App", "My-App", "My App", "Ünïcode"])
+    func moduleNameMustBeAnIdentifier(name: String) {
+        let error = #expect(throws: GeneratorError.self) {
+            try HandlerGenerator(moduleName: name).generate(ScanResult())
+        }
+        #expect(error?.description.contains("is not a Swift identifier") == true)
+    }
+}
