@@ -1,0 +1,127 @@
+import Foundation
+import HandlerGenerator
+import HandlerScanner
+import Testing
+
+/// Compiles generated code with the real compiler (against a stub of the runtime's API, so the test
+/// needs no build of HandlerKit) and checks that errors caused by the user's declaration are reported
+/// at the user's file and line, and that valid input compiles without a warning.
+@Suite struct CompilerMappingTests {
+    /// The runtime API generated code calls, as declared in issue 2's design, with empty bodies.
+    static let runtimeStub = """
+        public struct HandlerArguments: Sendable {
+            public func required<T>(_ name: String) throws -> T { throw Stub() }
+            public func required<T: Decodable>(_ name: String) throws -> T { throw Stub() }
+            public func optional<T>(_ name: String) throws -> T? { nil }
+            public func optional<T: Decodable>(_ name: String) throws -> T? { nil }
+            public func value<T>(_ name: String, default: @autoclosure () -> T) throws -> T { `default`() }
+            public func value<T: Decodable>(_ name: String, default: @autoclosure () -> T) throws -> T { `default`() }
+        }
+        struct Stub: Error {}
+        public struct HandlerParameter: Sendable {
+            public static func required<T>(_ name: String, _ type: T.Type) -> HandlerParameter { .init() }
+            public static func optional<T>(_ name: String, _ type: T.Type) -> HandlerParameter { .init() }
+        }
+        public struct HandlerDescriptor: Sendable {
+            public init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {}
+            public init(id: String, parameters: [HandlerParameter], invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void) {}
+        }
+        public struct HandlerTable: Sendable { public init(module: String, handlers: [HandlerDescriptor]) {} }
+        public final class HandlerRegistry: Sendable { public static let shared = HandlerRegistry(); public init() {} }
+        public struct HandlerBindings: Sendable {
+            public init() {}
+            public mutating func bind<T: Encodable & Sendable>(_ name: String, _ value: T?) throws {}
+            public mutating func bind<T>(_ name: String, _ value: T?) throws {}
+        }
+        public final class Handler: Sendable {
+            public init(id: String, bindings: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
+        }
+        """
+
+    static let userSource = """
+        import HandlerKit
+
+        struct Account: Codable, Sendable { var omemo: OMEMO { OMEMO() } }
+
+        struct OMEMO {
+            @handler(instance: "account.omemo")
+            func bundleFetched(account: Account,
+                               errorReason: String? = nil) async throws {}
+        }
+
+        enum Carbons {
+            struct IQ: Codable, Sendable {}
+            static let defaultLimit = 10
+
+            @handler
+            static func enabled(iq: IQ,
+                                limit: Int = defaultLimit, note: String? = "n") {}
+        }
+
+        @handler(id: "cleanup.v1")
+        func cleanUp(_ reason: String, values: [String: [Int]]? = nil) -> Int { 0 }
+
+        """
+
+    static var swiftc: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/swiftc"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Type-checks `user` (with the `@handler` attributes blanked out: the stub has no macro) and the file generated
+    /// from it; returns the compiler's diagnostics.
+    func compile(user: String) throws -> (status: Int32, output: String) {
+        let swiftc = try #require(Self.swiftc)
+        let directory = FileManager.default.temporaryDirectory.appending(path: "handlergen-compile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scan = SourceScanner.scan(source: user, file: "User.swift")
+        let generated = try HandlerGenerator(moduleName: "App").generate(scan)
+        // Blank the attribute (with its arguments) without moving any other text.
+        let blanked = user.replacing(#/@handler(\([^)]*\))?/#) { String(repeating: " ", count: $0.output.0.count) }
+        try Data(Self.runtimeStub.utf8).write(to: directory.appending(path: "HandlerKit.swift"))
+        try Data(blanked.utf8).write(to: directory.appending(path: "User.swift"))
+        try Data(generated.utf8).write(to: directory.appending(path: "Generated.swift"))
+        let stub = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "HandlerKit",
+                                    "-emit-module-path", "HandlerKit.swiftmodule", "HandlerKit.swift"], in: directory)
+        #expect(stub.status == 0, "\(stub.output)")
+        return try run(swiftc, ["-swift-version", "6", "-typecheck", "-I", ".", "-module-name", "App",
+                                "User.swift", "Generated.swift"], in: directory)
+    }
+
+    func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test(.enabled(if: swiftc != nil)) func validInputCompilesWithoutWarnings() throws {
+        let result = try compile(user: Self.userSource)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(!result.output.contains("warning:"), "\(result.output)")
+    }
+
+    @Test(.enabled(if: swiftc != nil)) func errorsInADefaultValueAndInstanceExpressionPointAtTheUser() throws {
+        let broken = Self.userSource
+            .replacingOccurrences(of: "static let defaultLimit", with: "private static let defaultLimit")
+            .replacingOccurrences(of: "instance: \"account.omemo\"", with: "instance: \"account.omemoo\"")
+        let result = try compile(user: broken)
+        #expect(result.status != 0)
+        let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.contains { $0.hasPrefix("User.swift:17:") && $0.contains("defaultLimit") }, "\(result.output)")
+        #expect(errors.contains { $0.hasPrefix("User.swift:6:") && $0.contains("omemoo") }, "\(result.output)")
+        #expect(!errors.contains { $0.hasPrefix("Generated.swift") }, "\(result.output)")
+    }
+}
