@@ -14,6 +14,8 @@ struct FileScanner {
         var isPrivate = false
         /// The `(`/`[` nesting when the brace opened, restored when it closes.
         var savedNesting = 0
+        /// Byte offset of the `{`.
+        var openOffset = 0
     }
 
     /// A type declaration whose header has been seen but whose `{` has not.
@@ -49,6 +51,11 @@ struct FileScanner {
     private var afterDot = false
 
     private(set) var handlers: [HandlerDeclaration] = []
+    /// After `run()`: braces still open and `#if` blocks not closed (both 0 for well-formed source).
+    var openScopes: Int { scopes.count - 1 }
+    var openConditionalBlocks: Int { blocks.count }
+    /// Byte offsets of the braces still open (for diagnosing the scanner itself).
+    var openScopeOffsets: [Int] { scopes.dropFirst().map(\.openOffset) }
     private(set) var diagnostics: [ScanDiagnostic] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, file: String, lines: LineTable) {
@@ -68,7 +75,7 @@ struct FileScanner {
             case .identifier:
                 identifier(token)
             case .leftBrace:
-                openBrace()
+                openBrace(at: token.start)
             case .rightBrace:
                 closeBrace()
             case .leftParen, .leftBracket:
@@ -143,7 +150,7 @@ struct FileScanner {
         pending?.lastTargetTokenWasWord = isWord
     }
 
-    private mutating func openBrace() {
+    private mutating func openBrace(at offset: Int) {
         let parent = scopes[scopes.count - 1]
         let isLocal = parent.isLocal || parent.kind == .code
         if let type = pending, type.nesting == nesting, let name = type.name {
@@ -159,9 +166,10 @@ struct FileScanner {
             scopes.append(
                 Scope(
                     kind: .type, path: path, isProtocol: type.keyword == .protocol, isLocal: isLocal,
-                    isPrivate: type.isPrivate || parent.isPrivate, savedNesting: nesting))
+                    isPrivate: type.isPrivate || parent.isPrivate, savedNesting: nesting, openOffset: offset))
         } else {
-            scopes.append(Scope(kind: .code, isLocal: true, isPrivate: parent.isPrivate, savedNesting: nesting))
+            scopes.append(
+                Scope(kind: .code, isLocal: true, isPrivate: parent.isPrivate, savedNesting: nesting, openOffset: offset))
         }
         pending = nil
         sawPrivate = false

@@ -6,6 +6,7 @@
 struct Lexer {
     let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
+    private let table = CharacterTable.table
 
     /// The previous token, for the regex-literal heuristic (`/` after an operand is division).
     private var previousKind: TokenKind = .endOfFile
@@ -57,30 +58,33 @@ struct Lexer {
     mutating func next() -> Token {
         let count = bytes.count
         var newline = false
-        // Trivia: whitespace and comments.
-        while position < count {
-            let byte = bytes[position]
+        // Trivia: whitespace and comments. A local index keeps the hot loop in registers.
+        var index = position
+        while index < count {
+            let byte = bytes[index]
             if byte == 0x20 || byte == 0x09 {
-                position += 1
+                index += 1
             } else if byte == 0x0A || byte == 0x0D {
                 newline = true
-                position += 1
-            } else if byte == 0x2F, position + 1 < count {  // "/"
-                let following = bytes[position + 1]
+                index += 1
+            } else if byte == 0x2F, index + 1 < count {  // "/"
+                let following = bytes[index + 1]
                 if following == 0x2F {
-                    position += 2
-                    while position < count, bytes[position] != 0x0A, bytes[position] != 0x0D { position += 1 }
+                    index = lineEnd(from: index + 2)
                 } else if following == 0x2A {
+                    position = index
                     if skipBlockComment() { newline = true }
+                    index = position
                 } else {
                     break
                 }
             } else if byte == 0x0B || byte == 0x0C || byte == 0x00 {
-                position += 1
+                index += 1
             } else {
                 break
             }
         }
+        position = index
         let start = position
         guard start < count else {
             return Token(kind: .endOfFile, start: count, end: count, newlineBefore: newline, flags: 0)
@@ -91,6 +95,26 @@ struct Lexer {
         previousStart = token.start
         previousEnd = token.end
         return token
+    }
+
+    /// The offset of the next line break (`\n` or `\r`) at or after `start`, or the end.
+    @inline(__always)
+    private func lineEnd(from start: Int) -> Int {
+        let count = bytes.count
+        var index = start
+        guard let base = bytes.baseAddress else { return count }
+        // Eight bytes at a time while none of them can be a line break (both are below 0x0E).
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let lf = word ^ 0x0A0A_0A0A_0A0A_0A0A
+            let cr = word ^ 0x0D0D_0D0D_0D0D_0D0D
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let high: UInt64 = 0x8080_8080_8080_8080
+            if ((lf &- ones) & ~lf & high) | ((cr &- ones) & ~cr & high) != 0 { break }
+            index += 8
+        }
+        while index < count, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
+        return index
     }
 
     /// Skips `/* … */` with nesting; returns whether it contained a line break. Unterminated comments run
@@ -116,6 +140,7 @@ struct Lexer {
         return sawNewline
     }
 
+    @inline(__always)
     private mutating func lexToken(at start: Int) -> Token {
         let byte = bytes[start]
         if isIdentifierHead(byte) {
@@ -167,34 +192,25 @@ struct Lexer {
 
     @inline(__always)
     private func isIdentifierHead(_ byte: UInt8) -> Bool {
-        // ASCII letters, `_`, `$`, and every non-ASCII byte (Unicode identifiers are lexed byte-wise).
-        (byte | 0x20) &- UInt8(ascii: "a") < 26 || byte == UInt8(ascii: "_") || byte >= 0x80
-            || byte == UInt8(ascii: "$")
+        table[Int(byte)] & CharacterTable.identifierHead != 0
     }
 
     @inline(__always)
     private func isIdentifierBody(_ byte: UInt8) -> Bool {
-        isIdentifierHead(byte) || byte &- UInt8(ascii: "0") < 10
+        table[Int(byte)] & CharacterTable.identifierBody != 0
     }
 
     @inline(__always)
     private func identifierEnd(from start: Int) -> Int {
         var index = start
         let count = bytes.count
-        while index < count, isIdentifierBody(bytes[index]) { index += 1 }
+        while index < count, table[Int(bytes[index])] & CharacterTable.identifierBody != 0 { index += 1 }
         return index
     }
 
     @inline(__always)
     func isOperatorByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "/"), UInt8(ascii: "="), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "!"),
-            UInt8(ascii: "*"), UInt8(ascii: "%"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"),
-            UInt8(ascii: "|"), UInt8(ascii: "^"), UInt8(ascii: "~"), UInt8(ascii: "?"):
-            return true
-        default:
-            return false
-        }
+        table[Int(byte)] & CharacterTable.operatorCharacter != 0
     }
 
     private mutating func lexOperator(start: Int, dotted: Bool) -> Token {
@@ -286,8 +302,28 @@ struct Lexer {
     /// Lexes a string literal whose opening quote is at `quoteAt`, after `hashes` `#` characters.
     private mutating func lexString(start: Int, hashes: Int, quoteAt: Int) -> Token {
         let count = bytes.count
-        let multiline = quoteAt + 2 < count && bytes[quoteAt + 1] == UInt8(ascii: "\"")
+        var multiline = quoteAt + 2 < count && bytes[quoteAt + 1] == UInt8(ascii: "\"")
             && bytes[quoteAt + 2] == UInt8(ascii: "\"")
+        if multiline, hashes > 0 {
+            // A raw string that closes on its own line is single-line even if it starts with `"""`:
+            // `#"""#` holds one `"`, `###"""abc"###` holds `""abc`.
+            var index = quoteAt + 1
+            while index < count, bytes[index] != 0x0A, bytes[index] != 0x0D {
+                if bytes[index] == UInt8(ascii: "\"") {
+                    var probe = index + 1
+                    var found = 0
+                    while found < hashes, probe < count, bytes[probe] == UInt8(ascii: "#") {
+                        found += 1
+                        probe += 1
+                    }
+                    if found == hashes {
+                        multiline = false
+                        break
+                    }
+                }
+                index += 1
+            }
+        }
         position = quoteAt + (multiline ? 3 : 1)
         var flags: UInt8 = multiline ? Token.isMultiline : 0
         var terminated = false
@@ -401,7 +437,8 @@ struct Lexer {
     }
 
     /// The end of a bare `/…/` regex literal starting at `start`, or `nil` when this `/` is an operator:
-    /// it may not start or end with a space or tab and must close on the same line.
+    /// it may not start or end with a space or tab, must close on the same line and may not hold an
+    /// unbalanced `)`.
     private func bareRegexEnd(from start: Int) -> Int? {
         let count = bytes.count
         var index = start + 1
@@ -413,6 +450,7 @@ struct Lexer {
         {
             return nil
         }
+        var parentheses = 0
         while index < count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\\") {
@@ -420,6 +458,12 @@ struct Lexer {
                 continue
             }
             if byte == 0x0A || byte == 0x0D { return nil }
+            // An unbalanced `)` means this `/` is a prefix operator in a call: `f({ /a ~= $0 }).g(/b)`.
+            if byte == UInt8(ascii: "(") { parentheses += 1 }
+            if byte == UInt8(ascii: ")") {
+                parentheses -= 1
+                if parentheses < 0 { return nil }
+            }
             if byte == UInt8(ascii: "/") {
                 let before = bytes[index - 1]
                 if before == 0x20 || before == 0x09 { return nil }

@@ -121,6 +121,37 @@ struct LexicalTests {
         #expect(ids(source) == ["V.real"])
     }
 
+    @Test func prefixSlashOperatorInCallsIsNotARegex() {
+        // swift-case-paths' `/Enum.case` prefix operator: the `)` after `$0 }` is unbalanced for a regex.
+        let source = """
+            struct S {
+                let r = results.prefix(while: { /Result.success ~= $0 }).compactMap(/Result.success)
+                let p = (/Foo.foo .. /Foo.bar)
+                @handler static func m() {}
+            }
+            @handler func after() {}
+            """
+        let result = scan(source)
+        #expect(result.diagnostics == [])
+        #expect(result.handlers.map(\.id) == ["S.m", "after"])
+    }
+
+    @Test func rawStringsThatLookLikeMultilineDelimiters() {
+        let source = ###"""
+            struct S {
+                let a = #"""#; @handler static func m1() {}
+                let b = ###"""abc"###; @handler static func m2() {}
+                let c = #"""
+                    """ } @handler static func hidden() {}
+                    """#
+                @handler static func m3() {}
+            }
+            """###
+        let result = scan(source)
+        #expect(result.diagnostics == [])
+        #expect(result.handlers.map(\.id) == ["S.m1", "S.m2", "S.m3"])
+    }
+
     @Test func backtickedAndUnicodeIdentifiers() {
         let source = """
             enum `Type` {
