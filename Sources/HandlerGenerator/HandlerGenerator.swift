@@ -4,16 +4,42 @@ import Mustache
 /// Turns the `@handler` functions of one module into the Swift file that registers them with the
 /// HandlerKit runtime, rendered through the templates in `Templates/`.
 ///
-/// The file holds:
-/// - `extension HandlerTable { public static let <module>: HandlerTable }`, the module's table, named
-///   after the module in lower camel case (`Chat` → `.chat`), so start-up code registers it with
-///   `try HandlerRegistry.shared.register(.chat)`;
-/// - per handler, in an extension of its enclosing type (at file scope for file-scope functions), a
-///   `fileprivate static func <name>HandlerDescriptor()` returning its `HandlerDescriptor` (parameters and
-///   the shim that extracts the arguments and calls the function), and the compiler-checked reference
-///   `static func <name>Handler(<param>: T? = nil, …, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler`.
+/// ## What the file declares
 ///
-/// Output is deterministic: handlers are sorted by id, and the same input gives byte-identical output.
+/// - The module's table: `extension HandlerTable { public static let <module>: HandlerTable }`, named
+///   after the module in lower camel case (`Chat` → `chat`, `URLTools` → `urlTools`, backticked if a
+///   keyword). Start-up code registers every handler of the module with one call:
+///   `try HandlerRegistry.shared.register(.chat)`.
+/// - Per handler, in an `extension` of its enclosing type (so nested types used as parameter types and
+///   static members used unqualified in default values resolve as in the declaration), or at file scope
+///   for file-scope functions:
+///   - `fileprivate static func <name>HandlerDescriptor() -> HandlerDescriptor`: the parameters and the
+///     shim that extracts the arguments and calls the function (`invokeAsync:` for `async` handlers;
+///     instance handlers bind the parameters to locals, then call the method on the `instance:`
+///     expression). A further handler with the same base name in the same scope (an overload with its
+///     own id) gets `_2`, `_3`… in id order.
+///   - The compiler-checked reference, `internal`:
+///     `static func <name>Handler(<param>: T? = nil, …, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler`
+///     — one optional, typed argument per parameter, labelled with the parameter's internal name (the
+///     argument key); a value passed is bound (`HandlerBindings`), `nil` leaves it to call time. A
+///     misspelt handler or argument, or a value of the wrong type, does not compile:
+///     `let handler = try Carbons.enabledHandler(account: account, limit: 3)`.
+///     File-scope handlers get a file-scope `func <name>Handler(…)`.
+///
+/// ## Names that could clash
+///
+/// The generated members carry the `Handler`/`HandlerDescriptor` suffixes to stay clear of the user's
+/// own members; `invalidation:`/`registry:` become `handlerInvalidation:`/`handlerRegistry:` (then with
+/// `_` appended until free) when the handler has a parameter of that name, and the shim's `arguments`
+/// and the reference's `bindings` locals likewise avoid parameter names. Keywords are backticked.
+///
+/// ## Guarantees
+///
+/// Output is deterministic: handlers are sorted by id, there is no timestamp or version in the header,
+/// and the same input gives byte-identical output. Each handler's `#if` conditions are reproduced around
+/// its members and its table entry (an `#elseif`/`#else` branch as the conjunction of its negated earlier
+/// branches and its own condition). `#sourceLocation` maps every generated line that carries text from
+/// the user's declaration (types, default values, the `instance:` expression) to the user's line.
 public struct HandlerGenerator: Sendable {
     /// The Swift module the handlers belong to.
     public let moduleName: String
@@ -86,7 +112,7 @@ public struct HandlerGenerator: Sendable {
         }
         // The scanner reports duplicate ids itself; a scan with errors is refused with its own diagnostics.
         if diagnostics.isEmpty {
-            diagnostics = Self.duplicateIDs(in: scan.handlers)
+            diagnostics = Self.duplicateIDs(in: scan.handlers) + Self.incompleteDeclarations(in: scan.handlers)
         }
         if !diagnostics.isEmpty {
             throw GeneratorError(diagnostics: diagnostics)
@@ -113,6 +139,23 @@ public struct HandlerGenerator: Sendable {
             )
         }
         return diagnostics
+    }
+
+    /// Declarations the scanner would not produce: an instance handler without `instance:` or a type,
+    /// a static one without a type.
+    static func incompleteDeclarations(in handlers: [HandlerDeclaration]) -> [ScanDiagnostic] {
+        handlers.sorted(by: order).compactMap { handler in
+            let problem: String
+            switch handler.kind {
+            case .instance where handler.instance?.isEmpty ?? true:
+                problem = "instance method '\(handler.name)' needs @handler(instance: \"…\") to say how the shim finds its object"
+            case .instance where handler.type == nil, .static where handler.type == nil:
+                problem = "method '\(handler.name)' has no enclosing type"
+            default:
+                return nil
+            }
+            return ScanDiagnostic(file: handler.file, line: handler.line, column: handler.column, severity: .error, message: problem)
+        }
     }
 
     /// Whether one declaration needs a condition to be false that the other needs to be true.

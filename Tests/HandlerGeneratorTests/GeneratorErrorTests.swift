@@ -44,3 +44,14 @@ import Testing
         #expect(error?.description.contains("is not a Swift identifier") == true)
     }
 }
+
+extension GeneratorErrorTests {
+    @Test func incompleteModelValuesAreRefused() throws {
+        let noInstance = ModelFixtures.handler(file: "A.swift", line: 2, column: 5, type: "A", name: "f", kind: .instance)
+        let noType = ModelFixtures.handler(file: "B.swift", line: 4, column: 5, type: nil, name: "g", kind: .static)
+        let error = #expect(throws: GeneratorError.self) {
+            try HandlerGenerator(moduleName: "App").generate(ScanResult(handlers: [noType, noInstance]))
+        }
+        #expect(error?.diagnostics.map { "\($0.file):\($0.line)" } == ["A.swift:2", "B.swift:4"])
+    }
+}
