@@ -18,7 +18,8 @@ extension HandlerContext {
         conditions = handler.conditions.map(ConditionContext.init)
         self.isMember = isMember
         self.enclosingType = enclosingType
-        staticPrefix = isMember ? "static " : ""
+        descriptorModifiers = isMember ? "nonisolated fileprivate static " : "fileprivate "
+        referenceModifiers = isMember ? "nonisolated static " : ""
         qualifier = isMember ? enclosingType + "." : ""
         descriptorName = baseName + "HandlerDescriptor" + descriptorSuffix
         referenceName = baseName + "Handler"

@@ -13,13 +13,14 @@ import Mustache
 /// - Per handler, in an `extension` of its enclosing type (so nested types used as parameter types and
 ///   static members used unqualified in default values resolve as in the declaration), or at file scope
 ///   for file-scope functions:
-///   - `fileprivate static func <name>HandlerDescriptor() -> HandlerDescriptor`: the parameters and the
+///   - `nonisolated fileprivate static func <name>HandlerDescriptor() -> HandlerDescriptor` (`nonisolated`
+///     so an actor-isolated type's entries can be built by the table): the parameters and the
 ///     shim that extracts the arguments and calls the function (`invokeAsync:` for `async` handlers;
 ///     instance handlers bind the parameters to locals, then call the method on the `instance:`
 ///     expression). A further handler with the same base name in the same scope (an overload with its
 ///     own id) gets `_2`, `_3`… in id order.
 ///   - The compiler-checked reference, `internal`:
-///     `static func <name>Handler(<param>: T? = nil, …, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler`
+///     `nonisolated static func <name>Handler(<param>: T? = nil, …, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler`
 ///     — one optional, typed argument per parameter, labelled with the parameter's internal name (the
 ///     argument key); a value passed is bound (`HandlerBindings`), `nil` leaves it to call time. A
 ///     misspelt handler or argument, or a value of the wrong type, does not compile:

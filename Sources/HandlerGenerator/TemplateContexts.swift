@@ -125,8 +125,12 @@ struct HandlerContext {
     let isMember: Bool
     /// The enclosing type as written (e.g. `Carbons`, `Outer.Inner`); empty at file scope.
     let enclosingType: String
-    /// `static ` for members, empty at file scope.
-    let staticPrefix: String
+    /// The descriptor function's modifiers: `nonisolated fileprivate static ` for members (`nonisolated`
+    /// so the table can call it when the type is actor-isolated, e.g. `@MainActor`), `fileprivate ` at
+    /// file scope.
+    let descriptorModifiers: String
+    /// The reference function's modifiers: `nonisolated static ` for members, empty at file scope.
+    let referenceModifiers: String
     /// What precedes `descriptorName` in the table: `Carbons.` for members, empty at file scope.
     let qualifier: String
     /// The `fileprivate` function that returns the handler's `HandlerDescriptor`: `<name>HandlerDescriptor`,

@@ -61,6 +61,10 @@ import Testing
         @handler(id: "cleanup.v1")
         func cleanUp(_ reason: String, values: [String: [Int]]? = nil) -> Int { 0 }
 
+        @MainActor enum Screen {
+            @handler static func show(title: String) async {}
+        }
+
         """
 
     static var swiftc: String? {

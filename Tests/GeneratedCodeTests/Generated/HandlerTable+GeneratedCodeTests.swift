@@ -38,7 +38,7 @@ extension HandlerTable {
 
 extension Carbons {
     /// The registry entry of `Carbons.enabled`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 14)
         let parameters: [HandlerParameter] = [.required("account", Account.self), .required("iqNode", IQ.self), .optional("limit", Int.self), .optional("note", String.self)]
         #sourceLocation()
@@ -50,8 +50,8 @@ extension Carbons {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 13)
-    /// A new `Handler` for `Carbons.enabled` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("account", account)
@@ -67,7 +67,7 @@ extension Carbons {
 #if os(Linux) || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(Windows)
 extension Conditional {
     /// The registry entry of `Conditional.active`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func activeHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func activeHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 8)
         let parameters: [HandlerParameter] = [.required("value", Int.self)]
         #sourceLocation()
@@ -79,8 +79,8 @@ extension Conditional {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 7)
-    /// A new `Handler` for `Conditional.active` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func activeHandler(value: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.active` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func activeHandler(value: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
@@ -94,7 +94,7 @@ extension Conditional {
 #if !(HANDLERKIT_NEVER_DEFINED) && (HANDLERKIT_ALSO_NEVER_DEFINED)
 extension Conditional {
     /// The registry entry of `Conditional.alsoInactive`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func alsoInactiveHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func alsoInactiveHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 18)
         let parameters: [HandlerParameter] = [.required("value", AnotherMissingType.self)]
         #sourceLocation()
@@ -106,8 +106,8 @@ extension Conditional {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 17)
-    /// A new `Handler` for `Conditional.alsoInactive` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.alsoInactive` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
@@ -121,7 +121,7 @@ extension Conditional {
 #if !(HANDLERKIT_NEVER_DEFINED) && !(HANDLERKIT_ALSO_NEVER_DEFINED)
 extension Conditional {
     /// The registry entry of `Conditional.fallback`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func fallbackHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func fallbackHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 21)
         let parameters: [HandlerParameter] = [.optional("value", String.self)]
         #sourceLocation()
@@ -133,8 +133,8 @@ extension Conditional {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 20)
-    /// A new `Handler` for `Conditional.fallback` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func fallbackHandler(value: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.fallback` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func fallbackHandler(value: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
@@ -148,7 +148,7 @@ extension Conditional {
 #if HANDLERKIT_NEVER_DEFINED
 extension Conditional {
     /// The registry entry of `Conditional.inactive`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func inactiveHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func inactiveHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 15)
         let parameters: [HandlerParameter] = [.required("value", TypeThatDoesNotExist.self)]
         #sourceLocation()
@@ -160,8 +160,8 @@ extension Conditional {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 14)
-    /// A new `Handler` for `Conditional.inactive` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.inactive` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
@@ -174,7 +174,7 @@ extension Conditional {
 
 extension OMEMO {
     /// The registry entry of `OMEMO.bundleFetched`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/OMEMO.swift", line: 10)
         let parameters: [HandlerParameter] = [.required("account", Account.self), .required("jid", String.self), .required("success", Bool.self),
             .optional("errorReason", String.self), .required("rid", String.self)]
@@ -190,8 +190,8 @@ extension OMEMO {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/OMEMO.swift", line: 9)
-    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
         errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
@@ -208,7 +208,7 @@ extension OMEMO {
 
 extension Outer.Inner {
     /// The registry entry of `Outer.Inner.convert`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 15)
         let parameters: [HandlerParameter] = [.required("kind", Kind.self), .optional("values", [String: Int].self)]
         #sourceLocation()
@@ -220,8 +220,8 @@ extension Outer.Inner {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 14)
-    /// A new `Handler` for `Outer.Inner.convert` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func convertHandler(kind: Kind? = nil, values: [String: Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func convertHandler(kind: Kind? = nil, values: [String: Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("kind", kind)
@@ -234,7 +234,7 @@ extension Outer.Inner {
 
 extension Outer.Inner {
     /// The registry entry of `Outer.Inner.wait`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func waitHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func waitHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 23)
         let parameters: [HandlerParameter] = [.required("milliseconds", Int.self)]
         #sourceLocation()
@@ -246,8 +246,8 @@ extension Outer.Inner {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 22)
-    /// A new `Handler` for `Outer.Inner.wait` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func waitHandler(milliseconds: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Outer.Inner.wait` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func waitHandler(milliseconds: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("milliseconds", milliseconds)
@@ -259,7 +259,7 @@ extension Outer.Inner {
 
 extension Service {
     /// The registry entry of `Service.restart`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func restartHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func restartHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 30)
         let parameters: [HandlerParameter] = [.required("reason", String.self), .optional("attempts", [Int].self)]
         #sourceLocation()
@@ -271,8 +271,8 @@ extension Service {
     }
 
     #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 29)
-    /// A new `Handler` for `Service.restart` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func restartHandler(reason: String? = nil, attempts: [Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Service.restart` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func restartHandler(reason: String? = nil, attempts: [Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("reason", reason)
@@ -296,7 +296,7 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
 }
 
 #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Cleanup.swift", line: 4)
-/// A new `Handler` for `cleanup.v1` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
+/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
 func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
     var bindings = HandlerBindings()
@@ -317,7 +317,7 @@ fileprivate func pingHandlerDescriptor() -> HandlerDescriptor {
 }
 
 #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Cleanup.swift", line: 9)
-/// A new `Handler` for `ping` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
+/// A new `Handler` for `ping` with these values bound (`nil` leaves one to be passed at call time).
 func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
     return try Handler(id: "ping", invalidation: invalidation, registry: registry)

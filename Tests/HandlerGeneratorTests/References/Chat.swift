@@ -30,7 +30,7 @@ extension HandlerTable {
 
 extension Carbons {
     /// The registry entry of `Carbons.enabled`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
         let parameters: [HandlerParameter] = [.required("account", Account.self), .required("iqNode", IQ.self), .optional("limit", Int.self), .optional("note", String.self)]
         #sourceLocation()
@@ -42,8 +42,8 @@ extension Carbons {
     }
 
     #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 4)
-    /// A new `Handler` for `Carbons.enabled` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("account", account)
@@ -58,7 +58,7 @@ extension Carbons {
 
 extension OMEMO {
     /// The registry entry of `OMEMO.bundleFetched`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
         let parameters: [HandlerParameter] = [.required("account", Account.self), .required("jid", String.self), .required("success", Bool.self),
             .optional("errorReason", String.self), .required("rid", String.self)]
@@ -74,8 +74,8 @@ extension OMEMO {
     }
 
     #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
-    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
         errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
@@ -93,7 +93,7 @@ extension OMEMO {
 #if !(os(Linux)) && !(DEBUG)
 extension Outer.Inner {
     /// The registry entry of `Outer.Inner.convert`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Sources/Chat/Outer.swift", line: 31)
         let parameters: [HandlerParameter] = [.required("kind", Kind.self),
 
@@ -111,8 +111,8 @@ extension Outer.Inner {
     }
 
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 30)
-    /// A new `Handler` for `Outer.Inner.convert` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func convertHandler(kind: Kind? = nil,
+    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func convertHandler(kind: Kind? = nil,
 
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
         any: (any Codable & Sendable)? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
@@ -133,7 +133,7 @@ extension Outer.Inner {
 #if !(FAST) && (DEBUG)
 extension Outer.Inner {
     /// The registry entry of `Outer.Inner.ping`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func pingHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func pingHandlerDescriptor() -> HandlerDescriptor {
         let parameters: [HandlerParameter] = []
         return HandlerDescriptor(id: "Outer.Inner.ping", parameters: parameters, invoke: { _ in
             #sourceLocation(file: "Sources/Chat/Outer.swift", line: 20)
@@ -143,8 +143,8 @@ extension Outer.Inner {
     }
 
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 19)
-    /// A new `Handler` for `Outer.Inner.ping` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         return try Handler(id: "Outer.Inner.ping", invalidation: invalidation, registry: registry)
     }
@@ -167,7 +167,7 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
 }
 
 #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 3)
-/// A new `Handler` for `cleanup.v1` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
+/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
 func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
     var bindings = HandlerBindings()

@@ -24,7 +24,7 @@ extension HandlerTable {
 
 extension Names {
     /// The registry entry of `Names.default`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func defaultHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func defaultHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Sources/default/Names.swift", line: 31)
         let parameters: [HandlerParameter] = [.required("store", Store.self), .optional("for", Int.self),
             .optional("arguments", String.self)]
@@ -40,8 +40,8 @@ extension Names {
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 30)
-    /// A new `Handler` for `Names.default` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func defaultHandler(store: Store? = nil, `for`: Int? = nil,
+    /// A new `Handler` for `Names.default` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func defaultHandler(store: Store? = nil, `for`: Int? = nil,
         arguments: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
@@ -56,7 +56,7 @@ extension Names {
 
 extension Names {
     /// The registry entry of `Names.names`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func namesHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func namesHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Sources/default/Names.swift", line: 1)
         let parameters: [HandlerParameter] = [.required("arguments", [String].self), .required("bindings", Int.self), .required("invalidation", String.self), .optional("registry", Int.self), .optional("handlerInvalidation", Bool.self)]
         #sourceLocation()
@@ -68,7 +68,7 @@ extension Names {
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 1)
-    static func namesHandler(arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil, handlerInvalidation_: String? = nil, handlerRegistry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func namesHandler(arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil, handlerInvalidation_: String? = nil, handlerRegistry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings_ = HandlerBindings()
         try bindings_.bind("arguments", arguments)
@@ -84,7 +84,7 @@ extension Names {
 
 extension Names {
     /// The registry entry of `Names.overload.a`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func overloadHandlerDescriptor() -> HandlerDescriptor {
+    nonisolated fileprivate static func overloadHandlerDescriptor() -> HandlerDescriptor {
         #sourceLocation(file: "Sources/default/Names.swift", line: 11)
         let parameters: [HandlerParameter] = [.required("a", Int.self)]
         #sourceLocation()
@@ -96,8 +96,8 @@ extension Names {
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 10)
-    /// A new `Handler` for `Names.overload.a` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func overloadHandler(a: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Names.overload.a` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func overloadHandler(a: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("a", a)
@@ -109,7 +109,7 @@ extension Names {
 
 extension Names {
     /// The registry entry of `Names.overload.b`: its parameters, and the shim that takes its arguments and calls it.
-    fileprivate static func overloadHandlerDescriptor_2() -> HandlerDescriptor {
+    nonisolated fileprivate static func overloadHandlerDescriptor_2() -> HandlerDescriptor {
         #sourceLocation(file: "Sources/default/Names.swift", line: 21)
         let parameters: [HandlerParameter] = [.required("b", Int.self)]
         #sourceLocation()
@@ -121,8 +121,8 @@ extension Names {
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 20)
-    /// A new `Handler` for `Names.overload.b` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
-    static func overloadHandler(b: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Names.overload.b` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func overloadHandler(b: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("b", b)
@@ -143,7 +143,7 @@ fileprivate func oddHandlerDescriptor() -> HandlerDescriptor {
 }
 
 #sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 4)
-/// A new `Handler` for `with \"quotes\" \\ and\ttab` with these values bound; `nil` leaves a value unbound (see HandlerGenerator).
+/// A new `Handler` for `with \"quotes\" \\ and\ttab` with these values bound (`nil` leaves one to be passed at call time).
 func oddHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
     return try Handler(id: "with \"quotes\" \\ and\ttab", invalidation: invalidation, registry: registry)
