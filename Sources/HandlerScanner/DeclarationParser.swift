@@ -3,6 +3,8 @@ struct HandlerSite {
     var context: DeclarationContext
     /// Whether an enclosing type or extension is `private` or `fileprivate`.
     var inPrivateScope: Bool
+    /// Whether an enclosing type declaration has generic parameters (`struct Box<T>`).
+    var inGenericType = false
     var conditions: [HandlerDeclaration.Condition]
 }
 
@@ -225,6 +227,9 @@ struct DeclarationParser {
         }
         if site.inPrivateScope {
             error(at: attributeStart, Diagnostics.privateEnclosingType(functionName))
+        }
+        if site.inGenericType, let typePath {
+            error(at: attributeStart, Diagnostics.genericEnclosingType(functionName, typePath))
         }
 
         if hasError {

@@ -77,6 +77,11 @@ enum Diagnostics {
             + "'private'/'fileprivate')"
     }
 
+    static func genericEnclosingType(_ name: String, _ type: String) -> String {
+        "@handler function '\(name)' is in the generic type '\(type)', so the generated code cannot call it "
+            + "without concrete generic arguments; move it to a non-generic type or to file scope"
+    }
+
     static func genericHandler(_ name: String) -> String {
         "@handler function '\(name)' cannot be generic: handlers are called from JSON with concrete types; "
             + "remove the generic parameters and use concrete (or 'any P') parameter types"

@@ -12,6 +12,8 @@ struct FileScanner {
         var isLocal = false
         /// The type or extension (or an enclosing one) is `private`/`fileprivate`.
         var isPrivate = false
+        /// The type (or an enclosing one) has generic parameters: `struct Box<T>`.
+        var isGeneric = false
         /// The `(`/`[` nesting when the brace opened, restored when it closes.
         var savedNesting = 0
         /// Byte offset of the `{`.
@@ -24,6 +26,7 @@ struct FileScanner {
         var name: String?
         var nesting: Int
         var isPrivate: Bool
+        var isGeneric = false
         /// For extensions: the target's bytes as written, whitespace removed.
         var target: [UInt8] = []
         var collectingTarget = false
@@ -114,6 +117,9 @@ struct FileScanner {
             }
             if pending?.name == nil {
                 pending?.name = lexer.text(token)
+                var lookahead = lexer
+                let following = lookahead.next()
+                if following.kind == .op, lexer.bytes[following.start] == UInt8(ascii: "<") { pending?.isGeneric = true }
                 return
             }
         }
@@ -166,7 +172,8 @@ struct FileScanner {
             scopes.append(
                 Scope(
                     kind: .type, path: path, isProtocol: type.keyword == .protocol, isLocal: isLocal,
-                    isPrivate: type.isPrivate || parent.isPrivate, savedNesting: nesting, openOffset: offset))
+                    isPrivate: type.isPrivate || parent.isPrivate, isGeneric: type.isGeneric || parent.isGeneric,
+                    savedNesting: nesting, openOffset: offset))
         } else {
             scopes.append(
                 Scope(kind: .code, isLocal: true, isPrivate: parent.isPrivate, savedNesting: nesting, openOffset: offset))
@@ -253,7 +260,7 @@ struct FileScanner {
         }
         let site = HandlerSite(
             context: context, inPrivateScope: scope.kind == .type && scope.isPrivate,
-            conditions: blocks.map(\.current))
+            inGenericType: scope.kind == .type && scope.isGeneric, conditions: blocks.map(\.current))
         var parser = DeclarationParser(lexer: lookahead, lines: lines, file: file)
         let parsed = parser.parse(attributeStart: at.start, handlerEnd: name.end, site: site)
         handledUntil = parsed.headerEnd

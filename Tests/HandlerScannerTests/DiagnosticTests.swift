@@ -59,6 +59,16 @@ struct DiagnosticTests {
             ["cannot have a 'where' clause", "remove the 'where' clause"])
     }
 
+    @Test func handlerInGenericType() {
+        expectError(
+            "struct Box<T> {\n  @handler static func a() {}\n}", line: 2, column: 3,
+            ["generic type 'Box'", "non-generic type"])
+        expectError(
+            "class Outer<T: Codable> {\n  enum Inner {\n    @handler static func a() {}\n  }\n}", line: 3, column: 5,
+            ["generic type 'Outer.Inner'"])
+        #expect(scan("struct Plain: Equatable {\n  @handler static func a(x: Array<Int>) {}\n}").diagnostics == [])
+    }
+
     @Test func inoutAndVariadicParameters() {
         expectError(
             "enum E {\n  @handler static func a(x: inout Int) {}\n}", line: 2, column: 29,

@@ -199,8 +199,10 @@ struct LexicalTests {
 
     @Test func genericClausesWithShiftOperatorsInOtherDeclarations() {
         let source = """
-            struct S<T: Collection> where T.Element: Equatable {
+            struct G<T: Collection<Array<Int>>> where T.Element: Equatable {
                 func f<U: Sequence>(_ u: U) -> Array<Array<Int>> where U.Element == Array<Set<Int>> { [] }
+            }
+            struct S {
                 var x: Dictionary<String, Array<Int>> { [:] }
                 @handler static func real(values: Array<Array<Int>>, map: [String: Set<Array<Int>>]) {}
             }
