@@ -4,7 +4,8 @@ extension HandlerContext {
     /// The context for one handler.
     /// - Parameter descriptorSuffix: `""`, or `_2`, `_3`… for a further handler of the same name in
     ///   the same scope.
-    init(_ handler: HandlerDeclaration, descriptorSuffix: String) {
+    ///   - sourceLocations: whether to write `#sourceLocation` directives.
+    init(_ handler: HandlerDeclaration, descriptorSuffix: String, sourceLocations: Bool) {
         let parameters = handler.parameters
         let names = Set(parameters.map(\.name))
         let baseName = handler.name
@@ -24,6 +25,7 @@ extension HandlerContext {
         descriptorName = baseName + "HandlerDescriptor" + descriptorSuffix
         referenceName = baseName + "Handler"
         self.file = file
+        self.sourceLocations = sourceLocations
         hasParameters = !parameters.isEmpty
         parametersLine = firstLine
         invokeLabel = handler.isAsync ? "invokeAsync" : "invoke"

@@ -45,9 +45,17 @@ public struct HandlerGenerator: Sendable {
     /// The Swift module the handlers belong to.
     public let moduleName: String
 
+    /// Whether the file maps the user's text back to the user's lines with `#sourceLocation`.
+    ///
+    /// Turn it off only for a generated file that is checked in and compiled from another path than the
+    /// one it names: the compiler warns when a `#sourceLocation` path and the path it compiles the same
+    /// file from differ but give the same `#fileID`. The build plugin passes the compiler's own paths.
+    public let sourceLocations: Bool
+
     /// A generator for module `moduleName` (a plain identifier such as `Chat` or `MyApp_Core`).
-    public init(moduleName: String) {
+    public init(moduleName: String, sourceLocations: Bool = true) {
         self.moduleName = moduleName
+        self.sourceLocations = sourceLocations
     }
 
     /// The generated Swift file for the handlers `scan` found.
@@ -63,7 +71,8 @@ public struct HandlerGenerator: Sendable {
             let scope = (handler.kind == .global ? "" : handler.type ?? "") + "\u{0}" + handler.name
             let count = (seen[scope] ?? 0) + 1
             seen[scope] = count
-            let context = HandlerContext(handler, descriptorSuffix: count == 1 ? "" : "_\(count)")
+            let context = HandlerContext(
+                handler, descriptorSuffix: count == 1 ? "" : "_\(count)", sourceLocations: sourceLocations)
             let members = try Templates.render(context, template: Templates.descriptor) + "\n"
                 + Templates.render(context, template: Templates.reference)
             sections.append(

@@ -140,6 +140,8 @@ struct HandlerContext {
     let referenceName: String
     /// The user's file, escaped for a string literal (the `#sourceLocation` target).
     let file: String
+    /// `true` to write the `#sourceLocation` directives (see `HandlerGenerator.sourceLocations`).
+    let sourceLocations: Bool
     /// `true` when the handler has parameters.
     let hasParameters: Bool
     /// The user's line of the first parameter (where the `parameters:` array is mapped).

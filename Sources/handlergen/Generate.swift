@@ -21,6 +21,11 @@ struct Generate: ParsableCommand {
     @Option(name: .long, help: "The Swift file to write.")
     var output: String
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Map the user's text to the user's lines with #sourceLocation (turn off for a checked-in copy compiled from another path).")
+    var sourceLocations = true
+
     @Argument(help: "Swift files and directories of the module.")
     var sources: [String]
 
@@ -32,7 +37,7 @@ struct Generate: ParsableCommand {
         let scan = SourceSet.scanForGeneration(sources)
         Output.printWarnings(scan)
         do {
-            let text = try HandlerGenerator(moduleName: module).generate(scan)
+            let text = try HandlerGenerator(moduleName: module, sourceLocations: sourceLocations).generate(scan)
             try GeneratedFile.write(text, to: output)
         } catch {
             Output.printErrors(error)

@@ -20,6 +20,11 @@ struct Review: ParsableCommand {
     @Option(name: .long, help: "Where to write the file; '-' for standard output.")
     var output: String?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Map the user's text to the user's lines with #sourceLocation (turn off for a checked-in copy compiled from another path).")
+    var sourceLocations = true
+
     @Argument(help: "Swift files and directories of the module.")
     var sources: [String]
 
@@ -31,7 +36,7 @@ struct Review: ParsableCommand {
         let scan = SourceSet.scanForGeneration(sources)
         Output.printWarnings(scan)
         do {
-            let text = try HandlerGenerator(moduleName: module).generate(scan)
+            let text = try HandlerGenerator(moduleName: module, sourceLocations: sourceLocations).generate(scan)
             let destination = output ?? defaultDestination()
             if destination == "-" {
                 print(text, terminator: "")

@@ -39,20 +39,14 @@ extension HandlerTable {
 extension Carbons {
     /// The registry entry of `Carbons.enabled`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 14)
         let parameters: [HandlerParameter] = [.required("account", Account.self), .required("iqNode", IQ.self), .optional("limit", Int.self), .optional("note", String.self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Carbons.enabled", parameters: parameters, invoke: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 14)
             try Carbons.enabled(account: arguments.required("account"), iqNode: arguments.required("iqNode"), limit: arguments.value("limit", default: defaultLimit), note: arguments.optional("note"))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 13)
     /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("account", account)
         try bindings.bind("iqNode", iqNode)
@@ -68,20 +62,14 @@ extension Carbons {
 extension Conditional {
     /// The registry entry of `Conditional.active`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func activeHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 8)
         let parameters: [HandlerParameter] = [.required("value", Int.self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Conditional.active", parameters: parameters, invoke: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 8)
             try Conditional.active(value: arguments.required("value"))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 7)
     /// A new `Handler` for `Conditional.active` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func activeHandler(value: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
         return try Handler(id: "Conditional.active", bindings: bindings, invalidation: invalidation, registry: registry)
@@ -95,20 +83,14 @@ extension Conditional {
 extension Conditional {
     /// The registry entry of `Conditional.alsoInactive`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func alsoInactiveHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 18)
         let parameters: [HandlerParameter] = [.required("value", AnotherMissingType.self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Conditional.alsoInactive", parameters: parameters, invoke: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 18)
             try Conditional.alsoInactive(value: arguments.required("value"))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 17)
     /// A new `Handler` for `Conditional.alsoInactive` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
         return try Handler(id: "Conditional.alsoInactive", bindings: bindings, invalidation: invalidation, registry: registry)
@@ -122,20 +104,14 @@ extension Conditional {
 extension Conditional {
     /// The registry entry of `Conditional.fallback`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func fallbackHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 21)
         let parameters: [HandlerParameter] = [.optional("value", String.self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Conditional.fallback", parameters: parameters, invoke: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 21)
             try Conditional.fallback(value: arguments.value("value", default: "fallback"))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 20)
     /// A new `Handler` for `Conditional.fallback` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func fallbackHandler(value: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
         return try Handler(id: "Conditional.fallback", bindings: bindings, invalidation: invalidation, registry: registry)
@@ -149,20 +125,14 @@ extension Conditional {
 extension Conditional {
     /// The registry entry of `Conditional.inactive`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func inactiveHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 15)
         let parameters: [HandlerParameter] = [.required("value", TypeThatDoesNotExist.self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Conditional.inactive", parameters: parameters, invoke: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 15)
             try Conditional.inactive(value: arguments.required("value"))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Conditional.swift", line: 14)
     /// A new `Handler` for `Conditional.inactive` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("value", value)
         return try Handler(id: "Conditional.inactive", bindings: bindings, invalidation: invalidation, registry: registry)
@@ -175,25 +145,18 @@ extension Conditional {
 extension OMEMO {
     /// The registry entry of `OMEMO.bundleFetched`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/OMEMO.swift", line: 10)
         let parameters: [HandlerParameter] = [.required("account", Account.self), .required("jid", String.self), .required("success", Bool.self),
             .optional("errorReason", String.self), .required("rid", String.self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "OMEMO.bundleFetched", parameters: parameters, invokeAsync: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/OMEMO.swift", line: 10)
             let account: Account = try arguments.required("account"); let jid: String = try arguments.required("jid"); let success: Bool = try arguments.required("success")
             let errorReason: String? = try arguments.optional("errorReason"); let rid: String = try arguments.required("rid")
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/OMEMO.swift", line: 9)
             try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/OMEMO.swift", line: 9)
     /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
         errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("account", account)
         try bindings.bind("jid", jid)
@@ -209,20 +172,14 @@ extension OMEMO {
 extension Outer.Inner {
     /// The registry entry of `Outer.Inner.convert`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 15)
         let parameters: [HandlerParameter] = [.required("kind", Kind.self), .optional("values", [String: Int].self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Outer.Inner.convert", parameters: parameters, invoke: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 15)
             _ = try Outer.Inner.convert(arguments.required("kind"), values: arguments.optional("values"))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 14)
     /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func convertHandler(kind: Kind? = nil, values: [String: Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("kind", kind)
         try bindings.bind("values", values)
@@ -235,20 +192,14 @@ extension Outer.Inner {
 extension Outer.Inner {
     /// The registry entry of `Outer.Inner.wait`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func waitHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 23)
         let parameters: [HandlerParameter] = [.required("milliseconds", Int.self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Outer.Inner.wait", parameters: parameters, invokeAsync: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 23)
             try await Outer.Inner.wait(milliseconds: arguments.required("milliseconds"))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Outer.swift", line: 22)
     /// A new `Handler` for `Outer.Inner.wait` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func waitHandler(milliseconds: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("milliseconds", milliseconds)
         return try Handler(id: "Outer.Inner.wait", bindings: bindings, invalidation: invalidation, registry: registry)
@@ -260,20 +211,14 @@ extension Outer.Inner {
 extension Service {
     /// The registry entry of `Service.restart`: its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func restartHandlerDescriptor() -> HandlerDescriptor {
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 30)
         let parameters: [HandlerParameter] = [.required("reason", String.self), .optional("attempts", [Int].self)]
-        #sourceLocation()
         return HandlerDescriptor(id: "Service.restart", parameters: parameters, invoke: { arguments in
-            #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 30)
             try Service.restart(reason: arguments.required("reason"), attempts: arguments.value("attempts", default: [1, 2]))
-            #sourceLocation()
         })
     }
 
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Carbons.swift", line: 29)
     /// A new `Handler` for `Service.restart` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func restartHandler(reason: String? = nil, attempts: [Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
         var bindings = HandlerBindings()
         try bindings.bind("reason", reason)
         try bindings.bind("attempts", attempts)
@@ -285,20 +230,14 @@ extension Service {
 
 /// The registry entry of `cleanup.v1`: its parameters, and the shim that takes its arguments and calls it.
 fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
-    #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Cleanup.swift", line: 5)
     let parameters: [HandlerParameter] = [.required("reason", String.self)]
-    #sourceLocation()
     return HandlerDescriptor(id: "cleanup.v1", parameters: parameters, invoke: { arguments in
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Cleanup.swift", line: 5)
         try cleanUp(reason: arguments.required("reason"))
-        #sourceLocation()
     })
 }
 
-#sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Cleanup.swift", line: 4)
 /// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
 func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-    #sourceLocation()
     var bindings = HandlerBindings()
     try bindings.bind("reason", reason)
     return try Handler(id: "cleanup.v1", bindings: bindings, invalidation: invalidation, registry: registry)
@@ -310,15 +249,11 @@ func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry
 fileprivate func pingHandlerDescriptor() -> HandlerDescriptor {
     let parameters: [HandlerParameter] = []
     return HandlerDescriptor(id: "ping", parameters: parameters, invoke: { _ in
-        #sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Cleanup.swift", line: 10)
         ping()
-        #sourceLocation()
     })
 }
 
-#sourceLocation(file: "Tests/GeneratedCodeTests/Fixture/Cleanup.swift", line: 9)
 /// A new `Handler` for `ping` with these values bound (`nil` leaves one to be passed at call time).
 func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-    #sourceLocation()
     return try Handler(id: "ping", invalidation: invalidation, registry: registry)
 }
