@@ -533,6 +533,9 @@ struct DeclarationParser {
             case .rightParen, .rightBracket, .rightBrace: depth -= 1
             case .identifier where depth == 0 && lexer.token(token, is: "inout"):
                 error(at: token.start, Diagnostics.inoutParameter(functionName, parameter))
+            case .identifier where depth == 0 && (lexer.token(token, is: "some") || lexer.token(token, is: "each")):
+                // `some P` in a parameter is an implicit generic parameter.
+                error(at: token.start, Diagnostics.opaqueParameter(functionName, parameter, text(token)))
             default: break
             }
         }

@@ -87,6 +87,11 @@ enum Diagnostics {
             + "remove the generic parameters and use concrete (or 'any P') parameter types"
     }
 
+    static func opaqueParameter(_ name: String, _ parameter: String, _ keyword: String) -> String {
+        "parameter '\(parameter)' of @handler function '\(name)' uses '\(keyword)', which makes the function "
+            + "generic; handlers are called from JSON with concrete types: use a concrete type or 'any P'"
+    }
+
     static func whereClause(_ name: String) -> String {
         "@handler function '\(name)' cannot have a 'where' clause: handlers are called with concrete types; "
             + "remove the 'where' clause"

@@ -57,6 +57,10 @@ struct DiagnosticTests {
         expectError(
             "extension Box {\n  @handler static func c() where T == Int {}\n}", line: 2, column: 28,
             ["cannot have a 'where' clause", "remove the 'where' clause"])
+        expectError(
+            "@handler func d(x: some Codable) {}", line: 1, column: 20,
+            ["parameter 'x'", "uses 'some'", "'any P'"])
+        #expect(scan("@handler func e(x: any Codable, y: () -> some View) {}").diagnostics.count == 1)
     }
 
     @Test func handlerInGenericType() {
