@@ -1,2 +1,106 @@
-// The runtime benchmark; filled in with the runtime (issue 2).
-print("handlerkit-bench: no benchmarks yet")
+// handlerkit-bench: how fast handlers are rebuilt and called, against the baselines of issue 2.
+// Run: swift run -c release handlerkit-bench
+//      swift run -c release handlerkit-bench call.handler   (only the figures whose name starts with the filter)
+// Prints one figure per line as `name: value unit`. Each figure is the best of several rounds.
+import Foundation
+import HandlerKit
+
+/// Keeps results observable so the optimizer cannot drop the measured work.
+nonisolated(unsafe) var sink = 0
+
+enum Mail {
+    static func fetched(name: String, flag: Bool, count: Int, ratio: Double) {
+        sink &+= name.utf8.count &+ (flag ? 1 : 0) &+ count &+ Int(ratio)
+    }
+}
+
+let registry = HandlerRegistry()
+try registry.register(HandlerTable(module: "Bench", handlers: [
+    HandlerDescriptor(
+        id: "Mail.fetched",
+        parameters: [
+            .required("name", String.self), .required("flag", Bool.self),
+            .required("count", Int.self), .required("ratio", Double.self),
+        ],
+        invoke: { arguments in
+            Mail.fetched(name: try arguments.required("name"), flag: try arguments.required("flag"),
+                         count: try arguments.required("count"), ratio: try arguments.required("ratio"))
+        }
+    ),
+]))
+
+let bound: HandlerBindings = ["name": "inbox-sync-service", "flag": true, "count": 4096, "ratio": 0.125]
+let document = try Handler(id: "Mail.fetched", bound: bound, registry: registry).jsonData()
+let documentBytes = [UInt8](document)
+
+let filter = CommandLine.arguments.dropFirst().first
+
+/// Nanoseconds per operation of `name`: the best of `rounds` rounds of `iterations` calls.
+func measure(_ name: String, _ iterations: Int = 200_000, rounds: Int = 7, _ body: () throws -> Void) rethrows -> Double? {
+    if let filter, !name.hasPrefix(filter) { return nil }
+    var best = Double.infinity
+    let clock = ContinuousClock()
+    for _ in 0..<rounds {
+        let start = clock.now
+        for _ in 0..<iterations { try body() }
+        let elapsed = clock.now - start
+        let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+        best = min(best, nanoseconds / Double(iterations))
+    }
+    return best
+}
+
+func report(_ name: String, _ value: Double?, _ unit: String = "ns") {
+    guard let value else { return }
+    print("\(name): \(String(format: "%.1f", value)) \(unit)")
+}
+
+// Baseline: a closure looked up by a ~20-byte key and called with 3 arguments.
+let closures: [String: @Sendable (String, Bool, Int) -> Void] = [
+    "Mail.fetchedWithCount": { name, flag, count in sink &+= name.utf8.count &+ (flag ? 1 : 0) &+ count },
+    "Mail.otherHandlerName": { _, _, _ in },
+]
+var key = "Mail.fetchedWithCount"
+let direct = measure("call.direct_dictionary_closure_ns", 2_000_000) { closures[key]?("inbox-sync-service", true, 4096) }
+
+let handler = try Handler(json: documentBytes, registry: registry)
+let call = try measure("call.handler_ns", 1_000_000) { try handler.call(["ratio": 0.5]) }
+
+struct PlainDocument: Codable {
+    struct Bound: Codable {
+        var name: String
+        var flag: Bool
+        var count: Int
+        var ratio: Double
+    }
+    var bound: Bound
+    var id: String
+    var version: Int
+}
+let decoder = JSONDecoder()
+let jsonDecoder = try measure("decode.jsondecoder_ns", 50_000) { sink &+= try decoder.decode(PlainDocument.self, from: document).bound.count }
+
+let decodeAndCall = try measure("decode_and_call.handler_ns", 200_000) { try Handler(json: documentBytes, registry: registry).call() }
+
+let archived: NSDictionary = [
+    "id": "Mail.fetched", "name": "inbox-sync-service", "flag": true, "count": 4096, "ratio": 0.125,
+]
+let archiver = try measure("roundtrip.nskeyedarchiver_ns", 5_000, rounds: 5) {
+    let data = try NSKeyedArchiver.archivedData(withRootObject: archived, requiringSecureCoding: false)
+    if let dictionary = try NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) as? NSDictionary {
+        sink &+= dictionary.count
+    }
+}
+
+if filter == nil { print("document.bytes: \(document.count) bytes") }
+report("call.direct_dictionary_closure_ns", direct)
+report("call.handler_ns", call)
+report("decode.jsondecoder_ns", jsonDecoder)
+report("decode_and_call.handler_ns", decodeAndCall)
+report("roundtrip.nskeyedarchiver_ns", archiver)
+if let jsonDecoder, let decodeAndCall {
+    report("ratio.jsondecoder_over_decode_and_call", jsonDecoder / decodeAndCall, "x")
+}
+if let call, let direct {
+    report("ratio.call_over_direct", call / direct, "x")
+}

@@ -1,0 +1,203 @@
+/// A serializable callback: a reference to a registered `@handler` function plus bound values.
+///
+/// Create one from a generated reference or by id, pass it around or persist it as JSON, rebuild
+/// it in this or another process, and `call` it. Call-time values override bound values of the
+/// same name. `invalidate` runs the invalidation target (which shares the bound values) once and
+/// ends the handler; afterwards `call`, `bind` and `invalidate` throw `HandlerError.invalidated`.
+///
+/// A handler is safe to use from many tasks at once: of concurrent invalidations exactly one wins.
+public final class Handler: Sendable {
+    /// The id of the function this handler calls.
+    public let id: String
+    /// The id of the function invalidation calls, if any.
+    public let invalidationID: String?
+    let target: HandlerDescriptor
+    let invalidationTarget: HandlerDescriptor?
+    let context: DecodingContext
+    private let state: Locked<State>
+
+    struct State {
+        var bound: BoundValues
+        var isInvalidated = false
+    }
+
+    /// Creates a handler for the function registered as `id`, with values bound at creation.
+    ///
+    /// - Throws: `HandlerError.unknownHandler` for an id that is not registered;
+    ///   `.unknownArgument`, `.notBindable`, `.typeMismatch` or `.encodingFailed` for a bound value
+    ///   that no parameter of the handler or its invalidation target can take.
+    public convenience init(
+        id: String, bound: HandlerBindings = [:], invalidation: String? = nil,
+        registry: HandlerRegistry = .shared
+    ) throws(HandlerError) {
+        let target = try registry.resolve(id, path: "id")
+        let invalidationTarget = try invalidation.map { id throws(HandlerError) in try registry.resolve(id, path: "invalidation") }
+        let context = DecodingContext(registry: registry, limits: .default)
+        let values = try Self.encode(bound, target: target, invalidationTarget: invalidationTarget, context: context)
+        self.init(target: target, invalidationTarget: invalidationTarget, bound: values, context: context)
+    }
+
+    init(target: HandlerDescriptor, invalidationTarget: HandlerDescriptor?, bound: [String: HandlerValue], context: DecodingContext) {
+        self.id = target.id
+        self.invalidationID = invalidationTarget?.id
+        self.target = target
+        self.invalidationTarget = invalidationTarget
+        self.context = context
+        self.state = Locked(State(bound: BoundValues(bound)))
+    }
+
+    /// The bound values, as stored in the handler's JSON.
+    public var boundValues: [String: HandlerValue] {
+        state.withLock { $0.bound.dictionary }
+    }
+
+    /// Whether the handler has been invalidated.
+    public var isInvalidated: Bool {
+        state.withLock { $0.isInvalidated }
+    }
+
+    // MARK: Binding
+
+    /// Adds or replaces bound values.
+    public func bind(_ values: HandlerBindings) throws(HandlerError) {
+        let encoded = try Self.encode(values, target: target, invalidationTarget: invalidationTarget, context: context)
+        try state.withLock { (state: inout State) throws(HandlerError) in
+            guard !state.isInvalidated else { throw .invalidated(handler: id) }
+            state.bound.merge(encoded)
+        }
+    }
+
+    // MARK: Calling
+
+    /// Calls a synchronous handler with call-time values.
+    ///
+    /// - Throws: `HandlerError.requiresAsync` if the function is `async` (use `await`);
+    ///   `.invalidated`, `.missingArgument`, `.typeMismatch`; or what the function throws.
+    public func call(_ arguments: CallArguments = [:]) throws {
+        let bound = try activeBoundValues()
+        guard case .sync(let invoke) = target.invocation else { throw HandlerError.requiresAsync(handler: id) }
+        try invoke(HandlerArguments(handlerID: id, bound: bound, callTime: arguments, context: context))
+    }
+
+    /// Calls the handler, synchronous or `async`, with call-time values.
+    public func call(_ arguments: CallArguments = [:]) async throws {
+        let bound = try activeBoundValues()
+        let handlerArguments = HandlerArguments(handlerID: id, bound: bound, callTime: arguments, context: context)
+        switch target.invocation {
+        case .sync(let invoke): try invoke(handlerArguments)
+        case .async(let invoke): try await invoke(handlerArguments)
+        }
+    }
+
+    // MARK: Invalidation
+
+    /// Ends the handler and calls a synchronous invalidation target once, with the bound values
+    /// and `arguments`. The handler ends even if the target then throws.
+    ///
+    /// - Throws: `HandlerError.invalidated` if it was already invalidated; `.requiresAsync` if the
+    ///   invalidation target is `async`; `.missingArgument` (before anything changes) if a mandatory
+    ///   argument of the target is absent; or what the target throws.
+    public func invalidate(_ arguments: CallArguments = [:]) throws {
+        if let invalidationTarget, invalidationTarget.isAsync {
+            throw HandlerError.requiresAsync(handler: invalidationTarget.id)
+        }
+        guard let handlerArguments = try beginInvalidation(arguments) else { return }
+        if case .sync(let invoke) = invalidationTarget?.invocation { try invoke(handlerArguments) }
+    }
+
+    /// Ends the handler and calls its invalidation target, synchronous or `async`, once.
+    public func invalidate(_ arguments: CallArguments = [:]) async throws {
+        guard let handlerArguments = try beginInvalidation(arguments) else { return }
+        switch invalidationTarget?.invocation {
+        case .sync(let invoke): try invoke(handlerArguments)
+        case .async(let invoke): try await invoke(handlerArguments)
+        case nil: break
+        }
+    }
+
+    /// Marks the handler invalidated (exactly one caller wins) and returns the invalidation
+    /// target's arguments, or `nil` when there is no target.
+    private func beginInvalidation(_ arguments: CallArguments) throws(HandlerError) -> HandlerArguments? {
+        let bound = try state.withLock { (state: inout State) throws(HandlerError) in
+            guard !state.isInvalidated else { throw .invalidated(handler: id) }
+            if let invalidationTarget {
+                try Self.checkMandatoryArguments(of: invalidationTarget, bound: state.bound, callTime: arguments)
+            }
+            state.isInvalidated = true
+            return state.bound
+        }
+        guard let invalidationTarget else { return nil }
+        return HandlerArguments(handlerID: invalidationTarget.id, bound: bound, callTime: arguments, context: context)
+    }
+
+    private func activeBoundValues() throws(HandlerError) -> BoundValues {
+        try state.withLock { (state: inout State) throws(HandlerError) in
+            guard !state.isInvalidated else { throw .invalidated(handler: id) }
+            return state.bound
+        }
+    }
+
+    private static func checkMandatoryArguments(
+        of descriptor: HandlerDescriptor, bound: BoundValues, callTime: CallArguments
+    ) throws(HandlerError) {
+        for parameter in descriptor.parameters where parameter.isMandatory {
+            let isBound = bound.value(named: parameter.name).map { $0 != .null } ?? false
+            if !isBound && !callTime.contains(parameter.name) {
+                throw .missingArgument(handler: descriptor.id, argument: parameter.name, expectedType: parameter.typeName)
+            }
+        }
+    }
+
+    // MARK: Bound values
+
+    /// Encodes bindings and checks each against the parameter of that name of the target and of
+    /// the invalidation target.
+    private static func encode(
+        _ bindings: HandlerBindings, target: HandlerDescriptor, invalidationTarget: HandlerDescriptor?,
+        context: DecodingContext
+    ) throws(HandlerError) -> [String: HandlerValue] {
+        var values: [String: HandlerValue] = [:]
+        for (name, entry) in bindings.entries {
+            guard let parameter = target.parameter(named: name) ?? invalidationTarget?.parameter(named: name) else {
+                let known = Set(target.parameters.map(\.name) + (invalidationTarget?.parameters.map(\.name) ?? []))
+                throw .unknownArgument(handler: target.id, argument: name, known: known.sorted())
+            }
+            let value: HandlerValue
+            switch entry {
+            case .notBindable(let typeName):
+                throw .notBindable(handler: target.id, argument: name, type: typeName)
+            case .value(let encodable):
+                do {
+                    value = try HandlerValueEncoder.encode(encodable)
+                } catch {
+                    throw .encodingFailed(handler: target.id, argument: parameter.name, reason: "\(error)")
+                }
+            }
+            try validate(value, named: name, target: target, invalidationTarget: invalidationTarget, context: context)
+            values[name] = value
+        }
+        return values
+    }
+
+    /// Checks `value` against every parameter named `name` of the target and the invalidation target.
+    static func validate(
+        _ value: HandlerValue, named name: String, target: HandlerDescriptor,
+        invalidationTarget: HandlerDescriptor?, context: DecodingContext
+    ) throws(HandlerError) {
+        for descriptor in [target, invalidationTarget] {
+            guard let descriptor, let parameter = descriptor.parameter(named: name) else { continue }
+            try parameter.validate(value, handler: descriptor.id, context: context)
+        }
+    }
+}
+
+extension Handler: CustomStringConvertible {
+    /// E.g. `Handler(Carbons.enabled, bound: [account, limit], invalidation: Carbons.cleanUp)`.
+    public var description: String {
+        let (names, invalidated) = state.withLock { ($0.bound.names.sorted(), $0.isInvalidated) }
+        var text = "Handler(\(id), bound: [\(names.joined(separator: ", "))]"
+        if let invalidationID { text += ", invalidation: \(invalidationID)" }
+        if invalidated { text += ", invalidated" }
+        return text + ")"
+    }
+}

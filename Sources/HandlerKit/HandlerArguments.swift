@@ -1,0 +1,137 @@
+/// The arguments of one invocation, as a generated shim sees them: call-time values first, then
+/// bound values (HANDLERKIT.md §2). The result type is inferred from the parameter it is passed to:
+///
+/// ```swift
+/// try Carbons.enabled(account: arguments.required("account"), note: arguments.optional("note"))
+/// ```
+///
+/// The accessors are `@inlinable` so that they are specialized for each parameter type in the
+/// module that calls them: reading an `Int`, `String`, `Bool` or `Double` costs no dynamic cast.
+public struct HandlerArguments: Sendable {
+    /// The id of the handler being invoked (for error messages).
+    public let handlerID: String
+    @usableFromInline let bound: BoundValues
+    @usableFromInline let callTime: CallArguments
+    @usableFromInline let context: DecodingContext
+
+    init(handlerID: String, bound: BoundValues, callTime: CallArguments, context: DecodingContext) {
+        self.handlerID = handlerID
+        self.bound = bound
+        self.callTime = callTime
+        self.context = context
+    }
+
+    // MARK: Types that are not Decodable: call-time values only
+
+    /// The value of a mandatory parameter whose type is not `Decodable`.
+    @inlinable
+    public func required<T>(_ name: String) throws -> T {
+        guard let value: T = try lookUp(name) else { throw missingArgument(name, T.self) }
+        return value
+    }
+
+    /// The value of a `T?` parameter whose type is not `Decodable`; `nil` when absent.
+    @inlinable
+    public func optional<T>(_ name: String) throws -> T? {
+        try lookUp(name)
+    }
+
+    /// The value of a defaulted parameter whose type is not `Decodable`, or the default when absent.
+    @inlinable
+    public func value<T>(_ name: String, default defaultValue: @autoclosure () -> T) throws -> T {
+        try valueOrDefault(lookUp(name), defaultValue)
+    }
+
+    // MARK: Decodable types: call-time values, then bound values
+
+    /// The value of a mandatory parameter.
+    @inlinable
+    public func required<T: Decodable>(_ name: String) throws -> T {
+        guard let value: T = try lookUp(name) else { throw missingArgument(name, T.self) }
+        return value
+    }
+
+    /// The value of a `T?` parameter; `nil` when absent.
+    @inlinable
+    public func optional<T: Decodable>(_ name: String) throws -> T? {
+        try lookUp(name)
+    }
+
+    /// The value of a defaulted parameter, or the default when absent.
+    @inlinable
+    public func value<T: Decodable>(_ name: String, default defaultValue: @autoclosure () -> T) throws -> T {
+        try valueOrDefault(lookUp(name), defaultValue)
+    }
+
+    // MARK: Lookup
+
+    @inlinable
+    func lookUp<T>(_ name: String) throws -> T? {
+        if let value = callTime.value(named: name) { return try callTimeValue(value, name) }
+        if let value = bound.value(named: name), value != .null {
+            throw HandlerError.notBindable(handler: handlerID, argument: name, type: "\(T.self)")
+        }
+        return nil
+    }
+
+    @inlinable
+    func lookUp<T: Decodable>(_ name: String) throws -> T? {
+        if let value = callTime.value(named: name) { return try callTimeValue(value, name) }
+        guard let value = bound.value(named: name) else { return nil }
+        if let scalar: T = value.fastScalar() { return scalar }
+        return try decodeBound(value, name, as: T.self)
+    }
+
+    /// The value found, or the default when it is absent. For an optional `T` a found value can be
+    /// a `nil` that came from a doubly optional call-time value: that is absent too.
+    @inlinable
+    func valueOrDefault<T>(_ found: T?, _ defaultValue: () -> T) -> T {
+        guard let found else { return defaultValue() }
+        if T.self is any OptionalValue.Type, isAbsent(found) { return defaultValue() }
+        return found
+    }
+
+    /// A call-time value as `T`; `nil` when it is a boxed `Optional.none`.
+    @inlinable
+    func callTimeValue<T>(_ value: any Sendable, _ name: String) throws -> T? {
+        if let typed = value as? T { return typed }
+        if isAbsent(value) { return nil }
+        throw HandlerError.typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
+                                        found: "a call-time value of type \(type(of: value))", detail: nil)
+    }
+
+    /// A bound value as `T` through the full decoder; `nil` for `null`.
+    @usableFromInline
+    func decodeBound<T: Decodable>(_ value: HandlerValue, _ name: String, as type: T.Type) throws(HandlerError) -> T? {
+        guard value != .null else { return nil }
+        do {
+            return try HandlerValueDecoder.decode(type, from: value, context: context)
+        } catch let error as DecodingError {
+            throw .typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
+                                found: value.kindDescription, detail: error.handlerKitDetail)
+        } catch {
+            throw .typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
+                                found: value.kindDescription, detail: "\(error)")
+        }
+    }
+
+    @usableFromInline
+    func missingArgument<T>(_ name: String, _ type: T.Type) -> HandlerError {
+        .missingArgument(handler: handlerID, argument: name, expectedType: "\(T.self)")
+    }
+}
+
+extension HandlerValue {
+    /// The value as `String`, `Int`, `Bool` or `Double` without a dynamic cast once specialized;
+    /// `nil` for other types and for mismatches (which the full decoder then reports).
+    @inlinable
+    func fastScalar<T>() -> T? {
+        switch self {
+        case .string(let text) where T.self == String.self: return text as? T
+        case .number(let text) where T.self == Int.self: return Int(text) as? T
+        case .number(let text) where T.self == Double.self: return Double(text) as? T
+        case .bool(let flag) where T.self == Bool.self: return flag as? T
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// A registered handler: its id, its parameters and the shim that extracts its arguments and
+/// invokes the function. Generated code creates one per `@handler` function.
+///
+/// ```swift
+/// HandlerDescriptor(
+///     id: "Carbons.enabled",
+///     parameters: [.required("account", Account.self), .optional("limit", Int.self)],
+///     invoke: { arguments in
+///         try Carbons.enabled(account: arguments.required("account"), limit: arguments.value("limit", default: 10))
+///     }
+/// )
+/// ```
+public struct HandlerDescriptor: Sendable {
+    enum Invocation: Sendable {
+        case sync(@Sendable (HandlerArguments) throws -> Void)
+        case async(@Sendable (HandlerArguments) async throws -> Void)
+    }
+
+    /// The handler's id, e.g. `Carbons.enabled` or an explicit `@handler(id:)`.
+    public let id: String
+    /// The function's parameters, in declaration order.
+    public let parameters: [HandlerParameter]
+    let invocation: Invocation
+    private let parameterIndex: [String: Int]
+
+    /// A handler whose function is synchronous.
+    public init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {
+        self.init(id: id, parameters: parameters, invocation: .sync(invoke))
+    }
+
+    /// A handler whose function is `async`.
+    public init(id: String, parameters: [HandlerParameter], invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void) {
+        self.init(id: id, parameters: parameters, invocation: .async(invokeAsync))
+    }
+
+    private init(id: String, parameters: [HandlerParameter], invocation: Invocation) {
+        self.id = id
+        self.parameters = parameters
+        self.invocation = invocation
+        var index: [String: Int] = [:]
+        for (position, parameter) in parameters.enumerated() where index[parameter.name] == nil {
+            index[parameter.name] = position
+        }
+        parameterIndex = index
+    }
+
+    /// Whether the function is `async` (then it can only be called with `await`).
+    public var isAsync: Bool {
+        if case .async = invocation { return true }
+        return false
+    }
+
+    /// The parameter named `name`, if any.
+    public func parameter(named name: String) -> HandlerParameter? {
+        parameterIndex[name].map { parameters[$0] }
+    }
+}

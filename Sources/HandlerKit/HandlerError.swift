@@ -1,0 +1,69 @@
+/// Every error HandlerKit throws. Each message says what was wrong and where: the handler id and
+/// argument, or the position in a JSON document (line, column and a path such as `bound.count`).
+///
+/// Errors thrown by a handler function itself are passed through unchanged.
+public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The bytes are not valid JSON. `line` and `column` are 1-based; `offset` is the byte offset.
+    case malformedJSON(reason: String, line: Int, column: Int, offset: Int)
+    /// The document is larger than `DecodingLimits.maximumDocumentSize`.
+    case documentTooLarge(size: Int, limit: Int)
+    /// Arrays and objects nest deeper than `DecodingLimits.maximumDepth`.
+    case nestingTooDeep(limit: Int, line: Int, column: Int)
+    /// The document's `version` is not one this runtime reads.
+    case unsupportedVersion(found: String, supported: Int)
+    /// The JSON is well formed but not a handler document; `path` locates the problem.
+    case invalidDocument(path: String, reason: String)
+    /// No handler with this id is registered. `path` says where the id came from (`id`, `invalidation`, …).
+    case unknownHandler(id: String, path: String)
+    /// Two registered handlers share an id.
+    case duplicateHandler(id: String, existingModule: String, newModule: String)
+    /// A mandatory argument was neither bound nor passed at call time.
+    case missingArgument(handler: String, argument: String, expectedType: String)
+    /// A value does not have the parameter's type. `found` describes the value; `detail` adds the
+    /// decoding problem (e.g. a nested path) when there is one.
+    case typeMismatch(handler: String, argument: String, expectedType: String, found: String, detail: String?)
+    /// A value was bound to a parameter whose type is not `Codable`: it can only be passed at call time.
+    case notBindable(handler: String, argument: String, type: String)
+    /// A value was bound under a name that no parameter of the handler or its invalidation target has.
+    case unknownArgument(handler: String, argument: String, known: [String])
+    /// A value could not be encoded for binding.
+    case encodingFailed(handler: String, argument: String, reason: String)
+    /// `call`, `bind` or `invalidate` on a handler that has been invalidated.
+    case invalidated(handler: String)
+    /// The handler (or its invalidation target) is `async`; call it with `await`.
+    case requiresAsync(handler: String)
+
+    public var description: String {
+        switch self {
+        case .malformedJSON(let reason, let line, let column, let offset):
+            "malformed handler JSON at line \(line), column \(column) (byte \(offset)): \(reason)"
+        case .documentTooLarge(let size, let limit):
+            "handler JSON is \(size) bytes, over the limit of \(limit) bytes (DecodingLimits.maximumDocumentSize)"
+        case .nestingTooDeep(let limit, let line, let column):
+            "handler JSON nests deeper than \(limit) levels at line \(line), column \(column) (DecodingLimits.maximumDepth)"
+        case .unsupportedVersion(let found, let supported):
+            "handler JSON has version \(found); this runtime reads version \(supported)"
+        case .invalidDocument(let path, let reason):
+            "not a handler document at '\(path)': \(reason)"
+        case .unknownHandler(let id, let path):
+            "unknown handler id '\(id)' at '\(path)': no @handler function with this id is registered"
+        case .duplicateHandler(let id, let existingModule, let newModule):
+            "handler id '\(id)' of module \(newModule) is already registered by module \(existingModule)"
+        case .missingArgument(let handler, let argument, let expectedType):
+            "handler '\(handler)': missing mandatory argument '\(argument)' of type \(expectedType)"
+        case .typeMismatch(let handler, let argument, let expectedType, let found, let detail):
+            "handler '\(handler)': argument '\(argument)' expects \(expectedType) but found \(found)"
+                + (detail.map { " (\($0))" } ?? "")
+        case .notBindable(let handler, let argument, let type):
+            "handler '\(handler)': argument '\(argument)' of type \(type) is not Codable, so it cannot be bound; pass it at call time"
+        case .unknownArgument(let handler, let argument, let known):
+            "handler '\(handler)': no parameter named '\(argument)' (parameters: \(known.joined(separator: ", ")))"
+        case .encodingFailed(let handler, let argument, let reason):
+            "handler '\(handler)': argument '\(argument)' could not be encoded: \(reason)"
+        case .invalidated(let handler):
+            "handler '\(handler)' has been invalidated; it can no longer be called, bound or invalidated"
+        case .requiresAsync(let handler):
+            "handler '\(handler)' is async; call it with 'try await'"
+        }
+    }
+}

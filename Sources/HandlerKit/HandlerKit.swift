@@ -1,1 +1,0 @@
-// HandlerKit: serializable handlers. The runtime is being written (issue 2).

@@ -1,0 +1,78 @@
+/// One parameter of a registered handler: its name (the Swift parameter's internal name), its type
+/// and whether it is mandatory. Generated code creates these; they let the runtime check bound
+/// values against the parameter's type when a handler is created or decoded.
+public struct HandlerParameter: Sendable {
+    /// The parameter's internal name: the key of its value.
+    public let name: String
+    /// The parameter's type, for messages (e.g. `Int`, `Account`).
+    public let typeName: String
+    /// `false` for `T?` parameters and parameters with a default value.
+    public let isMandatory: Bool
+    private let check: (any BoundValueCheck)?
+
+    /// A mandatory parameter whose type is not `Decodable`: it can only be passed at call time.
+    public static func required<T>(_ name: String, _ type: T.Type) -> HandlerParameter {
+        unbindable(name, type, isMandatory: true)
+    }
+
+    /// A mandatory parameter of a `Decodable` type.
+    public static func required<T: Decodable>(_ name: String, _ type: T.Type) -> HandlerParameter {
+        bindable(name, type, isMandatory: true)
+    }
+
+    /// An optional parameter (`T?`, given as `T.self`, or one with a default value) whose type is
+    /// not `Decodable`.
+    public static func optional<T>(_ name: String, _ type: T.Type) -> HandlerParameter {
+        unbindable(name, type, isMandatory: false)
+    }
+
+    /// An optional parameter (`T?`, given as `T.self`, or one with a default value) of a `Decodable` type.
+    public static func optional<T: Decodable>(_ name: String, _ type: T.Type) -> HandlerParameter {
+        bindable(name, type, isMandatory: false)
+    }
+
+    private static func bindable<T: Decodable>(_ name: String, _ type: T.Type, isMandatory: Bool) -> HandlerParameter {
+        HandlerParameter(name: name, typeName: String(describing: type), isMandatory: isMandatory, check: DecodableCheck<T>())
+    }
+
+    private static func unbindable<T>(_ name: String, _ type: T.Type, isMandatory: Bool) -> HandlerParameter {
+        HandlerParameter(name: name, typeName: String(describing: type), isMandatory: isMandatory, check: nil)
+    }
+
+    private init(name: String, typeName: String, isMandatory: Bool, check: (any BoundValueCheck)?) {
+        self.name = name
+        self.typeName = typeName
+        self.isMandatory = isMandatory
+        self.check = check
+    }
+
+    /// Whether a value of this parameter can be bound (its type is `Decodable`).
+    public var isBindable: Bool { check != nil }
+
+    /// Checks that `value` can be bound to this parameter of `handler`.
+    func validate(_ value: HandlerValue, handler: String, context: DecodingContext) throws(HandlerError) {
+        guard value != .null else { return }
+        guard let check else { throw .notBindable(handler: handler, argument: name, type: typeName) }
+        do {
+            try check.check(value, context: context)
+        } catch let error as DecodingError {
+            throw .typeMismatch(handler: handler, argument: name, expectedType: typeName,
+                                found: value.kindDescription, detail: error.handlerKitDetail)
+        } catch {
+            throw .typeMismatch(handler: handler, argument: name, expectedType: typeName,
+                                found: value.kindDescription, detail: "\(error)")
+        }
+    }
+}
+
+/// Checks that a bound value decodes as a parameter's type.
+private protocol BoundValueCheck: Sendable {
+    func check(_ value: HandlerValue, context: DecodingContext) throws
+}
+
+private struct DecodableCheck<T: Decodable>: BoundValueCheck {
+    func check(_ value: HandlerValue, context: DecodingContext) throws {
+        if value.isScalar(of: T.self) { return }
+        _ = try HandlerValueDecoder.decode(T.self, from: value, context: context)
+    }
+}

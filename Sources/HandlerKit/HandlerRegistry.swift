@@ -1,0 +1,50 @@
+/// The handlers that can be rebuilt and invoked. Only functions registered here — generated from
+/// `@handler` declarations — are reachable from a handler document: JSON can name an id, never code.
+public final class HandlerRegistry: Sendable {
+    private struct Entry {
+        var module: String
+        var descriptor: HandlerDescriptor
+    }
+
+    private let entries = Locked<[String: Entry]>([:])
+
+    /// The registry handlers use unless given another one.
+    public static let shared = HandlerRegistry()
+
+    /// An empty registry (e.g. one per test, or per plug-in).
+    public init() {}
+
+    /// Registers every handler of a module. Registering the same module again replaces its
+    /// handlers; an id that another module already registered is an error and registers nothing.
+    public func register(_ table: HandlerTable) throws(HandlerError) {
+        try entries.withLock { (entries: inout [String: Entry]) throws(HandlerError) in
+            var seen: Set<String> = []
+            for descriptor in table.handlers {
+                if !seen.insert(descriptor.id).inserted {
+                    throw .duplicateHandler(id: descriptor.id, existingModule: table.module, newModule: table.module)
+                }
+                if let existing = entries[descriptor.id], existing.module != table.module {
+                    throw .duplicateHandler(id: descriptor.id, existingModule: existing.module, newModule: table.module)
+                }
+            }
+            for descriptor in table.handlers {
+                entries[descriptor.id] = Entry(module: table.module, descriptor: descriptor)
+            }
+        }
+    }
+
+    /// The handler registered under `id`, if any.
+    public func descriptor(for id: String) -> HandlerDescriptor? {
+        entries.withLock { $0[id]?.descriptor }
+    }
+
+    /// The registered ids, sorted.
+    public var registeredIDs: [String] {
+        entries.withLock { $0.keys.sorted() }
+    }
+
+    func resolve(_ id: String, path: String) throws(HandlerError) -> HandlerDescriptor {
+        guard let descriptor = descriptor(for: id) else { throw .unknownHandler(id: id, path: path) }
+        return descriptor
+    }
+}

@@ -1,0 +1,327 @@
+/// A strict JSON (RFC 8259) parser into `HandlerValue`, over UTF-8 bytes.
+///
+/// It keeps numbers as their text, rejects invalid UTF-8, lone surrogates and duplicate keys,
+/// and stops at `maximumDepth` before recursing further, reporting line and column.
+struct JSONReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private let maximumDepth: Int
+
+    /// Parses `bytes` as one JSON value with nothing but white space after it.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(HandlerError) -> HandlerValue {
+        var reader = JSONReader(bytes: bytes, maximumDepth: maximumDepth)
+        reader.skipWhitespace()
+        let value = try reader.parseValue(depth: 0)
+        reader.skipWhitespace()
+        if reader.index < bytes.count {
+            throw reader.error("unexpected \(reader.describeByte(at: reader.index)) after the document")
+        }
+        return value
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    // MARK: Values
+
+    private mutating func parseValue(depth: Int) throws(HandlerError) -> HandlerValue {
+        guard index < bytes.count else { throw error("unexpected end of document, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected \(describeByte(at: index)), expected a value")
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(HandlerError) -> HandlerValue {
+        guard depth <= maximumDepth else { throw tooDeep() }
+        index += 1  // {
+        var members: [String: HandlerValue] = [:]
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) { index += 1; return .object(members) }
+        while true {
+            guard peek(UInt8(ascii: "\"")) else {
+                throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
+            }
+            let keyStart = index
+            let key = try parseString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "expected ':' after member name \"\(key)\"")
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            if members.updateValue(value, forKey: key) != nil {
+                throw error("duplicate member name \"\(key)\"", at: keyStart)
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of document inside an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            } else {
+                throw error("expected ',' or '}' in an object, found \(describeByte(at: index))")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(HandlerError) -> HandlerValue {
+        guard depth <= maximumDepth else { throw tooDeep() }
+        index += 1  // [
+        var elements: [HandlerValue] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "]")) { index += 1; return .array(elements) }
+        while true {
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of document inside an array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            } else {
+                throw error("expected ',' or ']' in an array, found \(describeByte(at: index))")
+            }
+        }
+    }
+
+    // MARK: Strings
+
+    private mutating func parseString() throws(HandlerError) -> String {
+        let start = index
+        index += 1  // opening quote
+        let contentStart = index
+        var needsSlowPath = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                if !needsSlowPath {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
+                    index += 1
+                    return text
+                }
+                break
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 {
+                needsSlowPath = true
+                break
+            }
+            if byte < 0x20 { throw error("control character \(describeByte(at: index)) in a string must be escaped") }
+            index += 1
+        }
+        if !needsSlowPath { throw error("unterminated string", at: start) }
+        index = contentStart
+        return try parseStringSlowly(openedAt: start)
+    }
+
+    /// Handles escapes and validates multi-byte UTF-8 sequences.
+    private mutating func parseStringSlowly(openedAt start: Int) throws(HandlerError) -> String {
+        var utf8: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &utf8)
+            case 0..<0x20:
+                throw error("control character \(describeByte(at: index)) in a string must be escaped")
+            case 0x20..<0x80:
+                utf8.append(byte)
+                index += 1
+            default:
+                let length = try validatedUTF8SequenceLength(at: index)
+                utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
+                index += length
+            }
+        }
+        throw error("unterminated string", at: start)
+    }
+
+    private mutating func parseEscape(into utf8: inout [UInt8]) throws(HandlerError) {
+        let escapeStart = index
+        index += 1
+        guard index < bytes.count else { throw error("unterminated escape sequence", at: escapeStart) }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): utf8.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): utf8.append(UInt8(ascii: "\\"))
+        case UInt8(ascii: "/"): utf8.append(UInt8(ascii: "/"))
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try parseHex4(escapeStart: escapeStart))
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw error("lone high surrogate \\u\(hex(scalar)) is not a character", at: escapeStart)
+                }
+                index += 2
+                let low = UInt32(try parseHex4(escapeStart: escapeStart))
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw error("high surrogate \\u\(hex(scalar)) is not followed by a low surrogate", at: escapeStart)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw error("lone low surrogate \\u\(hex(scalar)) is not a character", at: escapeStart)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else {
+                throw error("\\u\(hex(scalar)) is not a Unicode scalar", at: escapeStart)
+            }
+            utf8.append(contentsOf: String(Character(unicode)).utf8)
+        default:
+            throw error("invalid escape sequence '\\\(String(decoding: [byte], as: UTF8.self))'", at: escapeStart)
+        }
+    }
+
+    private mutating func parseHex4(escapeStart: Int) throws(HandlerError) -> UInt16 {
+        guard index + 4 <= bytes.count else { throw error("incomplete \\u escape", at: escapeStart) }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hex digit in \\u escape", at: escapeStart)
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// The length of the well-formed UTF-8 sequence starting at `position` (a byte >= 0x80).
+    private func validatedUTF8SequenceLength(at position: Int) throws(HandlerError) -> Int {
+        let lead = bytes[position]
+        let length: Int
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upper = 0x9F
+        case 0xF0: length = 4; lower = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upper = 0x8F
+        default: throw error("invalid UTF-8 byte \(describeByte(at: position))", at: position)
+        }
+        guard position + length <= bytes.count else { throw error("truncated UTF-8 sequence", at: position) }
+        for offset in 1..<length {
+            let byte = bytes[position + offset]
+            let (low, high) = offset == 1 ? (lower, upper) : (0x80, 0xBF)
+            guard byte >= low && byte <= high else { throw error("invalid UTF-8 sequence", at: position) }
+        }
+        return length
+    }
+
+    // MARK: Numbers
+
+    /// Validates the RFC 8259 number grammar and returns the number's text unchanged.
+    private mutating func parseNumber() throws(HandlerError) -> String {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits", at: start) }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("a number must not have leading zeros", at: start) }
+        } else {
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits after '.'", at: start) }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits in its exponent", at: start) }
+            skipDigits()
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    }
+
+    // MARK: Helpers
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func peek(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+
+    private mutating func expect(_ byte: UInt8, _ message: @autoclosure () -> String) throws(HandlerError) {
+        guard peek(byte) else { throw error(message()) }
+        index += 1
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(HandlerError) {
+        let start = index
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("unexpected end of document in '\(literal)'", at: start) }
+        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] {
+            throw error("invalid literal, expected '\(literal)'", at: start)
+        }
+        index += count
+    }
+
+    private func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    private func describeByte(at position: Int) -> String {
+        let byte = bytes[position]
+        if byte >= 0x21 && byte < 0x7F { return "'\(String(decoding: [byte], as: UTF8.self))'" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+
+    private func tooDeep() -> HandlerError {
+        let (line, column) = lineAndColumn(of: index)
+        return .nestingTooDeep(limit: maximumDepth, line: line, column: column)
+    }
+
+    private func error(_ reason: String, at position: Int? = nil) -> HandlerError {
+        let offset = min(position ?? index, bytes.count)
+        let (line, column) = lineAndColumn(of: offset)
+        return .malformedJSON(reason: reason, line: line, column: column, offset: offset)
+    }
+
+    /// 1-based line and column (in bytes) of `offset`; only computed when reporting an error.
+    private func lineAndColumn(of offset: Int) -> (Int, Int) {
+        var line = 1
+        var lineStart = 0
+        for position in 0..<min(offset, bytes.count) where bytes[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+}

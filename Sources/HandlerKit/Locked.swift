@@ -1,0 +1,15 @@
+import Foundation
+
+/// A value guarded by a lock: the only way to reach it is `withLock`.
+final class Locked<State>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: State
+
+    init(_ state: State) { self.state = state }
+
+    func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}
