@@ -344,7 +344,7 @@ struct Lexer {
                         continue
                     }
                     // An escape: skip the escaped character (in multi-line strings it may be a line break).
-                    position = index + 1
+                    position = min(index + 1, count)
                     if !multiline, index < count, bytes[index] == 0x0A || bytes[index] == 0x0D {
                         position = index  // a single-line string never spans lines
                     }

@@ -72,7 +72,7 @@ struct FileTests {
         }
         let truncated = ["@handler(", "@handler(id:", "@handler func", "@handler func f(", "@handler func f(a",
                          "@handler func f(a:", "@handler func f(a: Int =", "@handler func f<", "@handler func f() ->",
-                         "\"\\(", "#\"", "#/", "/*", "`", "#if", "@handler(id: \"\\u{", "@handler(id: \"\\u{110000}\")"]
+                         "\"\\(", "#if \"\\", "let s = #\"\\#", "#\"", "#/", "/*", "`", "#if", "@handler(id: \"\\u{", "@handler(id: \"\\u{110000}\")"]
         for text in truncated {
             let result = scan(text)
             #expect(result.handlers.isEmpty, "\(text) \(result.handlers)")
