@@ -183,3 +183,21 @@ import Testing
         #expect(run.stdout.contains(#"{"handlers":[{"file","line","id","type","name","kind","instance","async","throws","#))
     }
 }
+
+extension CommandLineTests {
+    @Test func unwritableOutputIsACompilerStyleError() throws {
+        let root = try folder(["A.swift": Self.carbons, "Taken/keep": []])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try handlergen(["generate", "--module", "App", "--output", "Taken", "A.swift"], in: root)
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("Taken:1:1: error: cannot write the generated file"), "\(run.stderr)")
+    }
+
+    @Test func scanOfAMissingPathReportsIt() throws {
+        let root = try folder([:])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try handlergen(["scan", "--format", "json", "Nowhere"], in: root)
+        #expect(run.status == 1)
+        #expect(run.stdout.hasPrefix(#"{"handlers":[],"diagnostics":[{"file":"Nowhere","line":"#), "\(run.stdout)")
+    }
+}
