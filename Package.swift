@@ -67,5 +67,8 @@ let package = Package(
         // Depends on the macro so the plugin executable is built for its process and compiler tests.
         .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros"]),
         .testTarget(name: "HandlerGeneratorTests", dependencies: ["HandlerGenerator", "handlergen"], exclude: ["References"]),
+        // Compiles the generated file of a fixture module covering every handler form and calls each
+        // handler through the runtime (the file is regenerated and compared by HandlerGeneratorTests).
+        .testTarget(name: "GeneratedCodeTests", dependencies: ["HandlerKit"]),
     ]
 )

@@ -110,7 +110,6 @@ extension HandlerContext {
         referenceLine = firstLine
         hasReferenceDoc = firstLine > 1
         referenceDocLine = firstLine - 1
-        bindTry = "try "
         var rows = Self.rows(parameters, separators: .list) { parameter, separator in
             let type = SwiftType(scanned: parameter.type).optionalType(isOptional: parameter.isOptional)
             return ReferenceItem(

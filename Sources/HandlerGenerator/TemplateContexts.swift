@@ -176,8 +176,6 @@ struct HandlerContext {
     let hasReferenceDoc: Bool
     /// `referenceLine - 1`.
     let referenceDocLine: Int
-    /// `try ` before `HandlerBindings.bind` when it throws (the runtime's API), else empty.
-    let bindTry: String
     /// The reference's parameters (the handler's parameters as optionals, then `invalidationName` and
     /// `registryName`), one row per user line.
     let referenceRows: [RowContext<ReferenceItem>]

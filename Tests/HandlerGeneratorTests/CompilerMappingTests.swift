@@ -7,7 +7,7 @@ import Testing
 /// needs no build of HandlerKit) and checks that errors caused by the user's declaration are reported
 /// at the user's file and line, and that valid input compiles without a warning.
 @Suite struct CompilerMappingTests {
-    /// The runtime API generated code calls, as declared in issue 2's design, with empty bodies.
+    /// The runtime API generated code calls (as in Sources/HandlerKit), with empty bodies.
     static let runtimeStub = """
         public struct HandlerArguments: Sendable {
             public func required<T>(_ name: String) throws -> T { throw Stub() }
@@ -30,11 +30,11 @@ import Testing
         public final class HandlerRegistry: Sendable { public static let shared = HandlerRegistry(); public init() {} }
         public struct HandlerBindings: Sendable {
             public init() {}
-            public mutating func bind<T: Encodable & Sendable>(_ name: String, _ value: T?) throws {}
-            public mutating func bind<T>(_ name: String, _ value: T?) throws {}
+            public mutating func bind<T: Encodable & Sendable>(_ name: String, _ value: T?) {}
+            public mutating func bind<T>(_ name: String, _ value: T?) {}
         }
         public final class Handler: Sendable {
-            public init(id: String, bindings: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
+            public init(id: String, bound: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
         }
         """
 

@@ -48,11 +48,11 @@ extension Carbons {
     /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("account", account)
-        try bindings.bind("iqNode", iqNode)
-        try bindings.bind("limit", limit)
-        try bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("account", account)
+        bindings.bind("iqNode", iqNode)
+        bindings.bind("limit", limit)
+        bindings.bind("note", note)
+        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -71,8 +71,8 @@ extension Conditional {
     /// A new `Handler` for `Conditional.active` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func activeHandler(value: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("value", value)
-        return try Handler(id: "Conditional.active", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("value", value)
+        return try Handler(id: "Conditional.active", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 #endif
@@ -92,8 +92,8 @@ extension Conditional {
     /// A new `Handler` for `Conditional.alsoInactive` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("value", value)
-        return try Handler(id: "Conditional.alsoInactive", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("value", value)
+        return try Handler(id: "Conditional.alsoInactive", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 #endif
@@ -113,8 +113,8 @@ extension Conditional {
     /// A new `Handler` for `Conditional.fallback` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func fallbackHandler(value: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("value", value)
-        return try Handler(id: "Conditional.fallback", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("value", value)
+        return try Handler(id: "Conditional.fallback", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 #endif
@@ -134,8 +134,8 @@ extension Conditional {
     /// A new `Handler` for `Conditional.inactive` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("value", value)
-        return try Handler(id: "Conditional.inactive", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("value", value)
+        return try Handler(id: "Conditional.inactive", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 #endif
@@ -158,12 +158,12 @@ extension OMEMO {
     nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
         errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("account", account)
-        try bindings.bind("jid", jid)
-        try bindings.bind("success", success)
-        try bindings.bind("errorReason", errorReason)
-        try bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("account", account)
+        bindings.bind("jid", jid)
+        bindings.bind("success", success)
+        bindings.bind("errorReason", errorReason)
+        bindings.bind("rid", rid)
+        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -181,9 +181,9 @@ extension Outer.Inner {
     /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func convertHandler(kind: Kind? = nil, values: [String: Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("kind", kind)
-        try bindings.bind("values", values)
-        return try Handler(id: "Outer.Inner.convert", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("kind", kind)
+        bindings.bind("values", values)
+        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -201,8 +201,8 @@ extension Outer.Inner {
     /// A new `Handler` for `Outer.Inner.wait` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func waitHandler(milliseconds: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("milliseconds", milliseconds)
-        return try Handler(id: "Outer.Inner.wait", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("milliseconds", milliseconds)
+        return try Handler(id: "Outer.Inner.wait", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -220,9 +220,9 @@ extension Service {
     /// A new `Handler` for `Service.restart` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func restartHandler(reason: String? = nil, attempts: [Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("reason", reason)
-        try bindings.bind("attempts", attempts)
-        return try Handler(id: "Service.restart", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("reason", reason)
+        bindings.bind("attempts", attempts)
+        return try Handler(id: "Service.restart", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -239,8 +239,8 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
 /// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
 func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
-    try bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bindings: bindings, invalidation: invalidation, registry: registry)
+    bindings.bind("reason", reason)
+    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
 }
 
 // MARK: ping

@@ -40,11 +40,11 @@ extension Carbons {
     /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("account", account)
-        try bindings.bind("iqNode", iqNode)
-        try bindings.bind("limit", limit)
-        try bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("account", account)
+        bindings.bind("iqNode", iqNode)
+        bindings.bind("limit", limit)
+        bindings.bind("note", note)
+        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -66,12 +66,12 @@ extension OMEMO {
     nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
         errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("account", account)
-        try bindings.bind("jid", jid)
-        try bindings.bind("success", success)
-        try bindings.bind("errorReason", errorReason)
-        try bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("account", account)
+        bindings.bind("jid", jid)
+        bindings.bind("success", success)
+        bindings.bind("errorReason", errorReason)
+        bindings.bind("rid", rid)
+        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -99,11 +99,11 @@ extension Outer.Inner {
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
         any: (any Codable & Sendable)? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
-        try bindings.bind("kind", kind)
-        try bindings.bind("callback", callback)
-        try bindings.bind("values", values)
-        try bindings.bind("any", any)
-        return try Handler(id: "Outer.Inner.convert", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("kind", kind)
+        bindings.bind("callback", callback)
+        bindings.bind("values", values)
+        bindings.bind("any", any)
+        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 #endif
@@ -142,6 +142,6 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
 /// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
 func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
-    try bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bindings: bindings, invalidation: invalidation, registry: registry)
+    bindings.bind("reason", reason)
+    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
 }

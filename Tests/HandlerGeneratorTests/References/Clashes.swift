@@ -45,10 +45,10 @@ extension Names {
         arguments: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
-        try bindings.bind("store", store)
-        try bindings.bind("for", `for`)
-        try bindings.bind("arguments", arguments)
-        return try Handler(id: "Names.default", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("store", store)
+        bindings.bind("for", `for`)
+        bindings.bind("arguments", arguments)
+        return try Handler(id: "Names.default", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -71,12 +71,12 @@ extension Names {
     nonisolated static func namesHandler(arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil, handlerInvalidation_: String? = nil, handlerRegistry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings_ = HandlerBindings()
-        try bindings_.bind("arguments", arguments)
-        try bindings_.bind("bindings", bindings)
-        try bindings_.bind("invalidation", invalidation)
-        try bindings_.bind("registry", registry)
-        try bindings_.bind("handlerInvalidation", handlerInvalidation)
-        return try Handler(id: "Names.names", bindings: bindings_, invalidation: handlerInvalidation_, registry: handlerRegistry)
+        bindings_.bind("arguments", arguments)
+        bindings_.bind("bindings", bindings)
+        bindings_.bind("invalidation", invalidation)
+        bindings_.bind("registry", registry)
+        bindings_.bind("handlerInvalidation", handlerInvalidation)
+        return try Handler(id: "Names.names", bound: bindings_, invalidation: handlerInvalidation_, registry: handlerRegistry)
     }
 }
 
@@ -100,8 +100,8 @@ extension Names {
     nonisolated static func overloadHandler(a: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
-        try bindings.bind("a", a)
-        return try Handler(id: "Names.overload.a", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("a", a)
+        return try Handler(id: "Names.overload.a", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -125,8 +125,8 @@ extension Names {
     nonisolated static func overloadHandler(b: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
-        try bindings.bind("b", b)
-        return try Handler(id: "Names.overload.b", bindings: bindings, invalidation: invalidation, registry: registry)
+        bindings.bind("b", b)
+        return try Handler(id: "Names.overload.b", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 

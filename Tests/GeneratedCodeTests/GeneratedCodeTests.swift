@@ -1,0 +1,96 @@
+import HandlerKit
+import Testing
+
+/// Compiles the generated file for the fixture module (`Fixture/`, every form of HANDLERKIT.md §1) and
+/// calls each handler through the runtime: created through its generated reference, written as JSON,
+/// rebuilt from the JSON and called with call-time values.
+///
+/// `Generated/HandlerTable+GeneratedCodeTests.swift` is checked in; HandlerGeneratorTests regenerates it
+/// from `Fixture/` and compares it byte for byte (re-record with `HANDLERKIT_RECORD=1`).
+@Suite(.serialized) struct GeneratedCodeTests {
+    let registry = HandlerRegistry()
+
+    init() throws {
+        try registry.register(.generatedCodeTests)
+        _ = Recorder.shared.take()
+    }
+
+    /// `handler` written as JSON and rebuilt from it.
+    func fromJSON(_ handler: Handler) throws -> Handler {
+        try Handler(json: handler.jsonString(), registry: registry)
+    }
+
+    @Test func tableHoldsEveryActiveHandlerAndNoInactiveOne() {
+        #expect(registry.registeredIDs.sorted() == [
+            "Carbons.enabled", "Conditional.active", "Conditional.fallback", "OMEMO.bundleFetched",
+            "Outer.Inner.convert", "Outer.Inner.wait", "Service.restart", "cleanup.v1", "ping",
+        ])
+    }
+
+    @Test func staticHandlerWithNestedTypeAndDefaults() throws {
+        let handler = try Carbons.enabledHandler(account: Account(id: "a1"), iqNode: .init(id: "iq1"), registry: registry)
+        let rebuilt = try fromJSON(handler)
+        try rebuilt.call()
+        try rebuilt.call(["limit": 3, "note": "hello"])
+        #expect(Recorder.shared.take() == ["enabled a1 iq1 10 nil", "enabled a1 iq1 3 hello"])
+    }
+
+    @Test func classMethodThatThrows() throws {
+        let handler = try fromJSON(try Service.restartHandler(registry: registry))
+        try handler.call(["reason": "update"])
+        #expect(Recorder.shared.take() == ["restart update [1, 2]"])
+        #expect(throws: FixtureError(reason: "empty")) { try handler.call(["reason": ""]) }
+    }
+
+    @Test func asyncInstanceHandlerFindsItsObjectThroughInstance() async throws {
+        let handler = try OMEMO.bundleFetchedHandler(
+            account: Account(id: "alice"), jid: "bob@example.org", success: true, registry: registry)
+        let rebuilt = try fromJSON(handler)
+        try await rebuilt.call(["rid": "42"])
+        try await rebuilt.call(["rid": "43", "errorReason": "late"])
+        #expect(Recorder.shared.take() == [
+            "bundleFetched alice bob@example.org true nil 42", "bundleFetched alice bob@example.org true late 43",
+        ])
+        await #expect(throws: FixtureError(reason: "fetch")) {
+            try await rebuilt.call(["rid": "1", "success": false, "errorReason": "fail"])
+        }
+    }
+
+    @Test func nestedTypeInExtensionOfDottedType() throws {
+        let handler = try fromJSON(try Outer.Inner.convertHandler(kind: .large, registry: registry))
+        try handler.call()
+        try handler.call(["values": ["a": 1, "b": 2]])
+        #expect(Recorder.shared.take() == ["convert large 0", "convert large 3"])
+    }
+
+    @Test func asyncStaticHandler() async throws {
+        let handler = try fromJSON(try Outer.Inner.waitHandler(milliseconds: 1, registry: registry))
+        try await handler.call()
+        #expect(Recorder.shared.take() == ["wait 1"])
+    }
+
+    @Test func conditionalHandlers() throws {
+        try fromJSON(try Conditional.activeHandler(value: 7, registry: registry)).call()
+        try fromJSON(try Conditional.fallbackHandler(registry: registry)).call()
+        #expect(Recorder.shared.take() == ["active 7", "fallback fallback"])
+    }
+
+    @Test func fileScopeHandlersWithExplicitIDAndWithoutParameters() throws {
+        try fromJSON(try cleanUpHandler(reason: "done", registry: registry)).call()
+        try fromJSON(try pingHandler(registry: registry)).call()
+        #expect(Recorder.shared.take() == ["cleanUp done", "ping"])
+    }
+
+    @Test func stringIDFormAndInvalidationTarget() throws {
+        let handler = try Handler(id: "cleanup.v1", invalidation: "ping", registry: registry)
+        try fromJSON(handler).call(["reason": "by id"])
+        try fromJSON(handler).invalidate(["reason": "unused"])
+        #expect(Recorder.shared.take() == ["cleanUp by id", "ping"])
+    }
+
+    @Test func missingMandatoryArgumentIsATypedError() throws {
+        let handler = try fromJSON(try cleanUpHandler(registry: registry))
+        #expect(throws: HandlerError.self) { try handler.call() }
+        #expect(Recorder.shared.take().isEmpty)
+    }
+}
