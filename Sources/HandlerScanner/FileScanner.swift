@@ -123,7 +123,7 @@ struct FileScanner {
                 return
             }
         }
-        guard !afterDot, let keyword = Keywords.classify(lexer, token.start, token.end) else { return }
+        guard !afterDot, let keyword = Keywords.classify(lexer.bytes, token.start, token.end) else { return }
         switch keyword {
         case .struct, .enum, .protocol:
             pending = PendingType(keyword: keyword, nesting: nesting, isPrivate: sawPrivate)

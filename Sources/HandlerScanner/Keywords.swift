@@ -11,46 +11,65 @@ enum Keyword: UInt8 {
 
 enum Keywords {
     /// Classifies an identifier token; `nil` for every identifier the scanner does not care about.
-    /// Cheap on the hot path: most identifiers are rejected by length or first byte.
+    /// On the hot path: identifiers of up to eight bytes are compared as one little-endian word.
     @inline(__always)
-    static func classify(_ lexer: Lexer, _ start: Int, _ end: Int) -> Keyword? {
+    static func classify(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
         let length = end - start
-        guard length >= 3, length <= 15 else { return nil }
-        switch lexer.bytes[start] {
-        case UInt8(ascii: "a"):
-            if lexer.bytesEqual(start, end, "actor") { return .actor }
-            if lexer.bytesEqual(start, end, "associatedtype") { return .associatedtype }
-        case UInt8(ascii: "c"):
-            if lexer.bytesEqual(start, end, "class") { return .class }
-            if lexer.bytesEqual(start, end, "case") { return .case }
-        case UInt8(ascii: "d"):
-            if lexer.bytesEqual(start, end, "deinit") { return .deinit }
-        case UInt8(ascii: "e"):
-            if lexer.bytesEqual(start, end, "enum") { return .enum }
+        guard length >= 3 else { return nil }
+        if length > 8 { return classifyLong(bytes, start, end) }
+        var word: UInt64 = 0
+        if start + 8 <= bytes.count, let base = bytes.baseAddress {
+            word = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+            word &= length == 8 ? ~0 : (1 << UInt64(length * 8)) &- 1
+        } else {
+            var index = length - 1
+            while index >= 0 {
+                word = word << 8 | UInt64(bytes[start + index])
+                index -= 1
+            }
+        }
+        switch length {
+        case 3:
+            if word == 0x726176 { return .var }
+            if word == 0x74656C { return .let }
+        case 4:
+            if word == 0x636E7566 { return .func }
+            if word == 0x65736163 { return .case }
+            if word == 0x6D756E65 { return .enum }
+            if word == 0x74696E69 { return .`init` }
+        case 5:
+            if word == 0x7373616C63 { return .class }
+            if word == 0x726F746361 { return .actor }
+            if word == 0x6F7263616D { return .macro }
+        case 6:
+            if word == 0x746375727473 { return .struct }
+            if word == 0x74726F706D69 { return .import }
+            if word == 0x74696E696564 { return .deinit }
+        case 7:
+            if word == 0x65746176697270 { return .private }
+        case 8:
+            if word == 0x6C6F636F746F7270 { return .protocol }
+            if word == 0x726F74617265706F { return .operator }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Keywords longer than eight bytes (rare lengths, compared byte by byte).
+    private static func classifyLong(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
+        let lexer = Lexer(bytes: bytes, position: start)
+        switch end - start {
+        case 9:
             if lexer.bytesEqual(start, end, "extension") { return .extension }
-        case UInt8(ascii: "f"):
-            if lexer.bytesEqual(start, end, "func") { return .func }
-            if lexer.bytesEqual(start, end, "fileprivate") { return .fileprivate }
-        case UInt8(ascii: "i"):
-            if lexer.bytesEqual(start, end, "init") { return .`init` }
-            if lexer.bytesEqual(start, end, "import") { return .import }
-        case UInt8(ascii: "l"):
-            if lexer.bytesEqual(start, end, "let") { return .let }
-        case UInt8(ascii: "m"):
-            if lexer.bytesEqual(start, end, "macro") { return .macro }
-        case UInt8(ascii: "o"):
-            if lexer.bytesEqual(start, end, "operator") { return .operator }
-        case UInt8(ascii: "p"):
-            if lexer.bytesEqual(start, end, "protocol") { return .protocol }
-            if lexer.bytesEqual(start, end, "private") { return .private }
-            if lexer.bytesEqual(start, end, "precedencegroup") { return .precedencegroup }
-        case UInt8(ascii: "s"):
-            if lexer.bytesEqual(start, end, "struct") { return .struct }
             if lexer.bytesEqual(start, end, "subscript") { return .subscript }
-        case UInt8(ascii: "t"):
             if lexer.bytesEqual(start, end, "typealias") { return .typealias }
-        case UInt8(ascii: "v"):
-            if lexer.bytesEqual(start, end, "var") { return .var }
+        case 11:
+            if lexer.bytesEqual(start, end, "fileprivate") { return .fileprivate }
+        case 14:
+            if lexer.bytesEqual(start, end, "associatedtype") { return .associatedtype }
+        case 15:
+            if lexer.bytesEqual(start, end, "precedencegroup") { return .precedencegroup }
         default:
             break
         }

@@ -55,6 +55,7 @@ struct Lexer {
     // MARK: - Tokens
 
     /// Returns the next token; `.endOfFile` (repeatedly) at the end.
+    @inline(__always)
     mutating func next() -> Token {
         let count = bytes.count
         var newline = false
@@ -64,6 +65,8 @@ struct Lexer {
             let byte = bytes[index]
             if byte == 0x20 || byte == 0x09 {
                 index += 1
+                // Indentation: skip runs of spaces without going through the dispatch below.
+                while index < count, bytes[index] == 0x20 { index += 1 }
             } else if byte == 0x0A || byte == 0x0D {
                 newline = true
                 index += 1

@@ -15,14 +15,26 @@ enum UTF8Validation {
         var index = 0
         let highBits: UInt64 = 0x8080_8080_8080_8080
         let ones: UInt64 = 0x0101_0101_0101_0101
+        @inline(__always)
+        func isPlainASCII(_ word: UInt64) -> UInt64 {
+            // Non-zero when some byte has the high bit set or is zero.
+            (word | ((word &- ones) & ~word)) & highBits
+        }
+        var slowUntil = 0
         while index < count {
-            if index + 8 <= count {
-                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                // No byte with the high bit set, and no zero byte.
-                if word & highBits == 0, (word &- ones) & ~word & highBits == 0 {
-                    index += 8
-                    continue
+            if index >= slowUntil {
+                // 32 bytes at a time while they are all ASCII without NUL.
+                while index + 32 <= count {
+                    let pointer = UnsafeRawPointer(base + index)
+                    let a = pointer.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+                    let b = pointer.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    let c = pointer.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+                    let d = pointer.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                    if isPlainASCII(a) | isPlainASCII(b) | isPlainASCII(c) | isPlainASCII(d) != 0 { break }
+                    index += 32
                 }
+                slowUntil = index + 32
+                if index >= count { break }
             }
             let byte = bytes[index]
             if byte == 0 { return .nul(offset: index) }

@@ -44,6 +44,20 @@ struct FileTests {
         #expect(good.handlers.count == 1)
     }
 
+    @Test func badBytesAreFoundAtEveryOffsetOfTheWordAtATimeCheck() {
+        for offset in 0..<80 {
+            let prefix = Array(repeating: UInt8(ascii: "a"), count: offset)
+            let suffix = Array(repeating: UInt8(ascii: "b"), count: 40)
+            let invalid = SourceScanner.scan(bytes: prefix + [0xFF] + suffix, file: "x.swift").diagnostics
+            #expect(invalid.map(\.column) == [offset + 1], "invalid at \(offset)")
+            let nul = SourceScanner.scan(bytes: prefix + [0x00] + suffix, file: "x.swift").diagnostics
+            #expect(nul.map(\.column) == [offset + 1], "NUL at \(offset)")
+            #expect(nul.first?.message.contains("binary") == true)
+            let valid = SourceScanner.scan(bytes: prefix + Array("é😀".utf8) + suffix, file: "x.swift").diagnostics
+            #expect(valid == [], "valid at \(offset)")
+        }
+    }
+
     @Test func binaryFilesAreADiagnostic() {
         let bytes: [UInt8] = [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x00, 0x00, 0x40, 0x00]
         let result = SourceScanner.scan(bytes: bytes, file: "blob.swift")

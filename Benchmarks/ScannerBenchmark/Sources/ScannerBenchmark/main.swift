@@ -30,7 +30,7 @@ enum BenchmarkError: Error, CustomStringConvertible {
     }
 }
 
-func run(_ arguments: [String]) throws {
+@MainActor func run(_ arguments: [String]) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
@@ -41,7 +41,7 @@ func run(_ arguments: [String]) throws {
     }
 }
 
-func exportCorpus(into directory: URL) throws {
+@MainActor func exportCorpus(into directory: URL) throws {
     for source in sources {
         let target = directory.appendingPathComponent(source.repository.replacingOccurrences(of: "/", with: "+"))
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
@@ -53,7 +53,7 @@ func exportCorpus(into directory: URL) throws {
     }
 }
 
-func swiftFiles(in directory: URL) -> [URL] {
+@MainActor func swiftFiles(in directory: URL) -> [URL] {
     guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
         return []
     }
@@ -62,17 +62,17 @@ func swiftFiles(in directory: URL) -> [URL] {
     return files.sorted { $0.path < $1.path }
 }
 
-func median(_ values: [Double]) -> Double {
+@MainActor func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]
 }
 
-func seconds(_ duration: Duration) -> Double {
+@MainActor func seconds(_ duration: Duration) -> Double {
     let parts = duration.components
     return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
 }
 
-func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+@MainActor func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 
 let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("scanner-benchmark-\(getpid())")
 defer { try? FileManager.default.removeItem(at: temporary) }
@@ -107,13 +107,13 @@ struct Sample {
     var cpu: Double
 }
 
-func threadCPUSeconds() -> Double {
+@MainActor func threadCPUSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-func measure(_ body: () -> Void) -> Sample {
+@MainActor func measure(_ body: () -> Void) -> Sample {
     let cpuStart = threadCPUSeconds()
     let elapsed = clock.measure(body)
     return Sample(wall: seconds(elapsed), cpu: threadCPUSeconds() - cpuStart)
@@ -121,9 +121,13 @@ func measure(_ body: () -> Void) -> Sample {
 
 // One pass of HandlerScanner: the product's scan(bytes:file:) on every file (UTF-8 validation + full lex,
 // no prefilter).
-var handlerCount = 0
-var errorCount = 0
-func scannerPass() -> Sample {
+struct ScannerPass {
+    var sample: Sample
+    var handlers: Int
+    var errors: Int
+}
+
+@MainActor func scannerPass(_ contents: [[UInt8]], _ names: [String]) -> ScannerPass {
     var handlers = 0
     var errors = 0
     let sample = measure {
@@ -133,14 +137,11 @@ func scannerPass() -> Sample {
             errors += result.diagnostics.count { $0.severity == .error }
         }
     }
-    handlerCount = handlers
-    errorCount = errors
-    return sample
+    return ScannerPass(sample: sample, handlers: handlers, errors: errors)
 }
 
 // One pass of SwiftParser on the same files.
-var statementCount = 0
-func parserPass() -> Sample {
+@MainActor func parserPass(_ texts: [String]) -> (sample: Sample, statements: Int) {
     var statements = 0
     let sample = measure {
         for text in texts {
@@ -148,14 +149,12 @@ func parserPass() -> Sample {
             statements += tree.statements.count
         }
     }
-    statementCount = statements
-    return sample
+    return (sample, statements)
 }
 
 // A naive byte search for "func", as a floor for "touches every byte once".
-let needle = Array("func".utf8)
-var funcCount = 0
-func searchPass() -> Sample {
+@MainActor func searchPass(_ contents: [[UInt8]]) -> (sample: Sample, found: Int) {
+    let needle = Array("func".utf8)
     var found = 0
     let sample = measure {
         for bytes in contents {
@@ -173,20 +172,32 @@ func searchPass() -> Sample {
             }
         }
     }
-    funcCount = found
-    return sample
+    return (sample, found)
 }
 
 // Warm up, then interleave the rounds so that load from other processes hits both alike.
-_ = scannerPass()
-_ = parserPass()
+_ = scannerPass(contents, names)
+_ = parserPass(texts)
 var scannerSamples: [Sample] = []
 var parserSamples: [Sample] = []
 var searchSamples: [Sample] = []
+var handlerCount = 0
+var errorCount = 0
+var statementCount = 0
+var funcCount = 0
 for _ in 0..<3 {
-    for _ in 0..<3 { scannerSamples.append(scannerPass()) }
-    parserSamples.append(parserPass())
-    searchSamples.append(searchPass())
+    for _ in 0..<3 {
+        let pass = scannerPass(contents, names)
+        scannerSamples.append(pass.sample)
+        handlerCount = pass.handlers
+        errorCount = pass.errors
+    }
+    let parsed = parserPass(texts)
+    parserSamples.append(parsed.sample)
+    statementCount = parsed.statements
+    let searched = searchPass(contents)
+    searchSamples.append(searched.sample)
+    funcCount = searched.found
 }
 
 let scannerWall = megabytes / median(scannerSamples.map(\.wall))
