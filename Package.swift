@@ -34,17 +34,12 @@ let package = Package(
         .macro(name: "HandlerKitMacros", dependencies: ["PluginProtocol"]),
         .target(
             name: "HandlerGenerator",
-            dependencies: ["HandlerScanner", .product(name: "Mustache", package: "swift-mustache")],
-            plugins: ["EmbedTemplates"]
+            dependencies: ["HandlerScanner", .product(name: "Mustache", package: "swift-mustache")]
         ),
         .executableTarget(
             name: "handlergen",
             dependencies: ["HandlerGenerator", "HandlerScanner", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // Embeds Templates/*.mustache into HandlerGenerator at build time, so an edited template
-        // reaches the next build (resources would not: SwiftPM#5982).
-        .executableTarget(name: "EmbedTemplatesTool", path: "Plugins/EmbedTemplatesTool"),
-        .plugin(name: "EmbedTemplates", capability: .buildTool(), dependencies: ["EmbedTemplatesTool"]),
         .executableTarget(
             name: "handlerkit-bench",
             dependencies: ["HandlerKit"],

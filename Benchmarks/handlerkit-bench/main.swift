@@ -65,6 +65,7 @@ let direct = measure("call.direct_dictionary_closure_ns", 2_000_000) { closures[
 
 let handler = try Handler(json: documentBytes, registry: registry)
 let call = try measure("call.handler_ns", 1_000_000) { try handler.call(["ratio": 0.5]) }
+let callBoundOnly = try measure("call.handler_bound_only_ns", 1_000_000) { try handler.call() }
 
 struct PlainDocument: Codable {
     struct Bound: Codable {
@@ -95,6 +96,7 @@ let archiver = try measure("roundtrip.nskeyedarchiver_ns", 5_000, rounds: 5) {
 if filter == nil { print("document.bytes: \(document.count) bytes") }
 report("call.direct_dictionary_closure_ns", direct)
 report("call.handler_ns", call)
+report("call.handler_bound_only_ns", callBoundOnly)
 report("decode.jsondecoder_ns", jsonDecoder)
 report("decode_and_call.handler_ns", decodeAndCall)
 report("roundtrip.nskeyedarchiver_ns", archiver)

@@ -7,48 +7,63 @@
 /// try await handler.call(["account": account, "success": true, "errorReason": nil])
 /// ```
 public struct CallArguments: Sendable, ExpressibleByDictionaryLiteral {
-    /// The values in the order given; a later value of the same name wins; `nil` is absent.
-    @usableFromInline
-    private(set) var entries: [(String, (any Sendable)?)]
+    /// The names and values in the order given (`values[i]` belongs to `names[i]`); a later value
+    /// of the same name wins; `nil` is absent.
+    @usableFromInline private(set) var names: [String]
+    @usableFromInline private(set) var values: [(any Sendable)?]
 
     public init(dictionaryLiteral elements: (String, (any Sendable)?)...) {
-        entries = elements
+        names = []
+        values = []
+        names.reserveCapacity(elements.count)
+        values.reserveCapacity(elements.count)
+        for (name, value) in elements {
+            names.append(name)
+            values.append(value)
+        }
     }
 
     /// Call-time values from a dictionary.
-    public init(_ values: [String: any Sendable]) {
-        entries = values.keys.sorted().map { ($0, values[$0]) }
+    public init(_ dictionary: [String: any Sendable]) {
+        names = dictionary.keys.sorted()
+        values = names.map { dictionary[$0] }
     }
 
     /// Sets (or, with `nil`, leaves absent) the value of `name`.
     public mutating func set(_ name: String, _ value: (any Sendable)?) {
-        entries.append((name, value))
+        names.append(name)
+        values.append(value)
     }
 
-    /// The names that have a non-nil value, in the order given.
-    public var names: [String] {
+    /// The names that have a non-nil value, without repetitions, in the order given.
+    public var presentNames: [String] {
         var seen: Set<String> = []
-        return entries.compactMap { name, value in
-            value.map { isAbsent($0) } == false && seen.insert(name).inserted ? name : nil
-        }
+        return names.filter { contains($0) && seen.insert($0).inserted }
     }
 
     /// The last value given for `name`. It may still be a boxed `Optional.none` (from a doubly
     /// optional value); `HandlerArguments` treats that as absent.
     @inlinable
     func value(named name: String) -> (any Sendable)? {
-        entries.withUnsafeBufferPointer { buffer in
-            var position = buffer.endIndex
-            while position > buffer.startIndex {
-                position -= 1
-                if buffer[position].0 == name, let value = buffer[position].1 { return value }
-            }
-            return nil
+        let position = names.withUnsafeBufferPointer { buffer in
+            buffer.lastIndex { $0 == name }
         }
+        guard let position else { return nil }
+        return values[position] ?? earlierValue(named: name, before: position)
+    }
+
+    /// A `nil` later value means "absent", so an earlier non-nil value of the same name applies.
+    @usableFromInline
+    func earlierValue(named name: String, before end: Int) -> (any Sendable)? {
+        for position in stride(from: end - 1, through: 0, by: -1) where names[position] == name {
+            if let value = values[position] { return value }
+        }
+        return nil
     }
 
     func contains(_ name: String) -> Bool {
-        entries.contains { $0.0 == name && $0.1.map { !isAbsent($0) } == true }
+        guard let value = value(named: name) else { return false }
+        return !isAbsent(value)
     }
 }
 

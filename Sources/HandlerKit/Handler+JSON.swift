@@ -61,21 +61,33 @@ extension Handler {
         guard case .object(let members) = documentValue else {
             throw .invalidDocument(path: "$", reason: "expected an object, found \(documentValue.kindDescription)")
         }
-        for name in members.keys where !Self.documentMembers.contains(name) {
-            throw .invalidDocument(path: name, reason: "unknown member; a handler document has \(Self.documentMembers.sorted().joined(separator: ", "))")
+        var version: HandlerValue?
+        var id: HandlerValue?
+        var invalidation: HandlerValue?
+        var boundValue: HandlerValue?
+        for (name, value) in members {
+            switch name {
+            case "version": version = value
+            case "id": id = value
+            case "invalidation": invalidation = value
+            case "bound": boundValue = value
+            default:
+                throw .invalidDocument(path: name, reason: "unknown member; a handler document has bound, id, invalidation, version")
+            }
         }
-        switch members["version"] {
-        case .number(String(Self.documentVersion)): break
-        case .number(let text): throw .unsupportedVersion(found: text, supported: Self.documentVersion)
+        switch version {
+        case .number(let text)? where text == String(Self.documentVersion): break
+        case .number(let text)?: throw .unsupportedVersion(found: text, supported: Self.documentVersion)
         case nil: throw .invalidDocument(path: "version", reason: "missing")
         case let other?: throw .invalidDocument(path: "version", reason: "expected a number, found \(other.kindDescription)")
         }
-        let target = try context.registry.resolve(try Self.string("id", in: members, required: true) ?? "", path: "id")
-        let invalidationTarget = try Self.string("invalidation", in: members, required: false).map { id throws(HandlerError) in
-            try context.registry.resolve(id, path: "invalidation")
+        guard let id else { throw .invalidDocument(path: "id", reason: "missing") }
+        let target = try context.registry.resolve(try Self.string(id, path: "id"), path: "id")
+        let invalidationTarget = try invalidation.map { value throws(HandlerError) in
+            try context.registry.resolve(try Self.string(value, path: "invalidation"), path: "invalidation")
         }
         var bound: [String: HandlerValue] = [:]
-        switch members["bound"] {
+        switch boundValue {
         case .object(let values)?: bound = values
         case nil: break
         case let other?: throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
@@ -86,15 +98,11 @@ extension Handler {
         self.init(target: target, invalidationTarget: invalidationTarget, bound: bound, context: context)
     }
 
-    private static let documentMembers: Set<String> = ["version", "id", "invalidation", "bound"]
-
-    private static func string(_ name: String, in members: [String: HandlerValue], required: Bool) throws(HandlerError) -> String? {
-        switch members[name] {
-        case .string(let text)?: return text
-        case nil where !required: return nil
-        case nil: throw .invalidDocument(path: name, reason: "missing")
-        case let other?: throw .invalidDocument(path: name, reason: "expected a string, found \(other.kindDescription)")
+    private static func string(_ value: HandlerValue, path: String) throws(HandlerError) -> String {
+        guard case .string(let text) = value else {
+            throw .invalidDocument(path: path, reason: "expected a string, found \(value.kindDescription)")
         }
+        return text
     }
 
     // MARK: Encoding

@@ -141,7 +141,7 @@ public final class Handler: Sendable {
         of descriptor: HandlerDescriptor, bound: BoundValues, callTime: CallArguments
     ) throws(HandlerError) {
         for parameter in descriptor.parameters where parameter.isMandatory {
-            let isBound = bound.value(named: parameter.name).map { $0 != .null } ?? false
+            let isBound = bound.value(named: parameter.name).map { $0.value != .null } ?? false
             if !isBound && !callTime.contains(parameter.name) {
                 throw .missingArgument(handler: descriptor.id, argument: parameter.name, expectedType: parameter.typeName)
             }

@@ -68,7 +68,7 @@ public struct HandlerArguments: Sendable {
     @inlinable
     func lookUp<T>(_ name: String) throws -> T? {
         if let value = callTime.value(named: name) { return try callTimeValue(value, name) }
-        if let value = bound.value(named: name), value != .null {
+        if let bound = bound.value(named: name), bound.value != .null {
             throw HandlerError.notBindable(handler: handlerID, argument: name, type: "\(T.self)")
         }
         return nil
@@ -77,9 +77,9 @@ public struct HandlerArguments: Sendable {
     @inlinable
     func lookUp<T: Decodable>(_ name: String) throws -> T? {
         if let value = callTime.value(named: name) { return try callTimeValue(value, name) }
-        guard let value = bound.value(named: name) else { return nil }
-        if let scalar: T = value.fastScalar() { return scalar }
-        return try decodeBound(value, name, as: T.self)
+        guard let bound = bound.value(named: name) else { return nil }
+        if let scalar: T = bound.fastScalar() { return scalar }
+        return try decodeBound(bound.value, name, as: T.self)
     }
 
     /// The value found, or the default when it is absent. For an optional `T` a found value can be
@@ -118,20 +118,5 @@ public struct HandlerArguments: Sendable {
     @usableFromInline
     func missingArgument<T>(_ name: String, _ type: T.Type) -> HandlerError {
         .missingArgument(handler: handlerID, argument: name, expectedType: "\(T.self)")
-    }
-}
-
-extension HandlerValue {
-    /// The value as `String`, `Int`, `Bool` or `Double` without a dynamic cast once specialized;
-    /// `nil` for other types and for mismatches (which the full decoder then reports).
-    @inlinable
-    func fastScalar<T>() -> T? {
-        switch self {
-        case .string(let text) where T.self == String.self: return text as? T
-        case .number(let text) where T.self == Int.self: return Int(text) as? T
-        case .number(let text) where T.self == Double.self: return Double(text) as? T
-        case .bool(let flag) where T.self == Bool.self: return flag as? T
-        default: return nil
-        }
     }
 }

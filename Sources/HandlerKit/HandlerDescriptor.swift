@@ -21,7 +21,6 @@ public struct HandlerDescriptor: Sendable {
     /// The function's parameters, in declaration order.
     public let parameters: [HandlerParameter]
     let invocation: Invocation
-    private let parameterIndex: [String: Int]
 
     /// A handler whose function is synchronous.
     public init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {
@@ -37,11 +36,6 @@ public struct HandlerDescriptor: Sendable {
         self.id = id
         self.parameters = parameters
         self.invocation = invocation
-        var index: [String: Int] = [:]
-        for (position, parameter) in parameters.enumerated() where index[parameter.name] == nil {
-            index[parameter.name] = position
-        }
-        parameterIndex = index
     }
 
     /// Whether the function is `async` (then it can only be called with `await`).
@@ -50,8 +44,8 @@ public struct HandlerDescriptor: Sendable {
         return false
     }
 
-    /// The parameter named `name`, if any.
+    /// The parameter named `name`, if any. (A linear search: functions have few parameters.)
     public func parameter(named name: String) -> HandlerParameter? {
-        parameterIndex[name].map { parameters[$0] }
+        parameters.first { $0.name == name }
     }
 }

@@ -44,6 +44,7 @@ struct JSONReader {
         guard depth <= maximumDepth else { throw tooDeep() }
         index += 1  // {
         var members: [String: HandlerValue] = [:]
+        members.reserveCapacity(8)
         skipWhitespace()
         if peek(UInt8(ascii: "}")) { index += 1; return .object(members) }
         while true {
