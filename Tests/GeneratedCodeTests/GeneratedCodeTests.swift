@@ -23,7 +23,7 @@ import Testing
     @Test func tableHoldsEveryActiveHandlerAndNoInactiveOne() {
         #expect(registry.registeredIDs.sorted() == [
             "Carbons.enabled", "Conditional.active", "Conditional.fallback", "OMEMO.bundleFetched",
-            "Outer.Inner.convert", "Outer.Inner.wait", "Service.restart", "cleanup.v1", "ping",
+            "Outer.Inner.convert", "Outer.Inner.wait", "Service.restart", "chain", "cleanup.v1", "greet", "ping",
         ])
     }
 
@@ -79,6 +79,21 @@ import Testing
         try fromJSON(try cleanUpHandler(reason: "done", registry: registry)).call()
         try fromJSON(try pingHandler(registry: registry)).call()
         #expect(Recorder.shared.take() == ["cleanUp done", "ping"])
+    }
+
+    @Test func optionalParameterWithNonNilDefault() throws {
+        let handler = try fromJSON(try greetHandler(registry: registry))
+        try handler.call()
+        try handler.call(["name": "you"])
+        try fromJSON(try greetHandler(name: "bound", registry: registry)).call()
+        #expect(Recorder.shared.take() == ["greet world", "greet you", "greet bound"])
+    }
+
+    @Test func nestedHandlerIsBoundAndCalled() throws {
+        let inner = try cleanUpHandler(reason: "nested", registry: registry)
+        let outer = try fromJSON(try chainHandler(next: inner, times: 2, registry: registry))
+        try outer.call()
+        #expect(Recorder.shared.take() == ["cleanUp nested", "cleanUp nested"])
     }
 
     @Test func stringIDFormAndInvalidationTarget() throws {

@@ -11,3 +11,15 @@ func cleanUp(reason: String) {
 func ping() {
     Recorder.shared.record("ping")
 }
+
+/// An optional parameter with a non-nil default.
+@handler
+func greet(name: String? = "world") {
+    Recorder.shared.record("greet \(name ?? "nil")")
+}
+
+/// A nested handler is a value too: bound, stored in the JSON, called by the outer one.
+@handler
+func chain(next: Handler, times: Int = 1) throws {
+    for _ in 0..<times { try next.call() }
+}

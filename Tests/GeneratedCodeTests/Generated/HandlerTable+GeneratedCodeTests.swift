@@ -10,7 +10,7 @@ extension HandlerTable {
     /// Every `@handler` function of module `GeneratedCodeTests`.
     public static let generatedCodeTests: HandlerTable = {
         var handlers: [HandlerDescriptor] = []
-        handlers.reserveCapacity(11)
+        handlers.reserveCapacity(13)
         handlers.append(Carbons.enabledHandlerDescriptor())
         #if os(Linux) || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(Windows)
         handlers.append(Conditional.activeHandlerDescriptor())
@@ -28,7 +28,9 @@ extension HandlerTable {
         handlers.append(Outer.Inner.convertHandlerDescriptor())
         handlers.append(Outer.Inner.waitHandlerDescriptor())
         handlers.append(Service.restartHandlerDescriptor())
+        handlers.append(chainHandlerDescriptor())
         handlers.append(cleanUpHandlerDescriptor())
+        handlers.append(greetHandlerDescriptor())
         handlers.append(pingHandlerDescriptor())
         return HandlerTable(module: "GeneratedCodeTests", handlers: handlers)
     }()
@@ -226,6 +228,24 @@ extension Service {
     }
 }
 
+// MARK: chain
+
+/// The registry entry of `chain`: its parameters, and the shim that takes its arguments and calls it.
+fileprivate func chainHandlerDescriptor() -> HandlerDescriptor {
+    let parameters: [HandlerParameter] = [.required("next", Handler.self), .optional("times", Int.self)]
+    return HandlerDescriptor(id: "chain", parameters: parameters, invoke: { arguments in
+        try chain(next: arguments.required("next"), times: arguments.value("times", default: 1))
+    })
+}
+
+/// A new `Handler` for `chain` with these values bound (`nil` leaves one to be passed at call time).
+func chainHandler(next: Handler? = nil, times: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    var bindings = HandlerBindings()
+    bindings.bind("next", next)
+    bindings.bind("times", times)
+    return try Handler(id: "chain", bound: bindings, invalidation: invalidation, registry: registry)
+}
+
 // MARK: cleanup.v1
 
 /// The registry entry of `cleanup.v1`: its parameters, and the shim that takes its arguments and calls it.
@@ -241,6 +261,23 @@ func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
     return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
+}
+
+// MARK: greet
+
+/// The registry entry of `greet`: its parameters, and the shim that takes its arguments and calls it.
+fileprivate func greetHandlerDescriptor() -> HandlerDescriptor {
+    let parameters: [HandlerParameter] = [.optional("name", String.self)]
+    return HandlerDescriptor(id: "greet", parameters: parameters, invoke: { arguments in
+        try greet(name: arguments.value("name", default: "world"))
+    })
+}
+
+/// A new `Handler` for `greet` with these values bound (`nil` leaves one to be passed at call time).
+func greetHandler(name: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    var bindings = HandlerBindings()
+    bindings.bind("name", name)
+    return try Handler(id: "greet", bound: bindings, invalidation: invalidation, registry: registry)
 }
 
 // MARK: ping
