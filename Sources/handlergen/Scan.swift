@@ -14,9 +14,7 @@ struct Scan: ParsableCommand {
             .build are skipped). `--format json` prints one line in exactly this shape, keys in this order, \
             handlers and diagnostics ordered by file, then line:
 
-              {"handlers":[{"file","line","id","type","name","kind","instance","async","throws",
-                            "parameters":[{"label","name","type","optional","hasDefault"}]}],
-               "diagnostics":[{"file","line","severity","message"}]}
+            {"handlers":[{"file","line","id","type","name","kind","instance","async","throws","parameters":[{"label","name","type","optional","hasDefault"}]}],"diagnostics":[{"file","line","severity","message"}]}
 
             file: relative to the PATH it was found under (a file PATH: its name). line: the line of the \
             @handler attribute. id: the explicit id, else Type.Path.name (name at file scope). type: the \

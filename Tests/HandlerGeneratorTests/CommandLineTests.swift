@@ -180,7 +180,7 @@ import Testing
     @Test func helpDocumentsTheJSONShape() throws {
         let run = try handlergen(["scan", "--help"], in: FileManager.default.temporaryDirectory)
         #expect(run.status == 0)
-        #expect(run.stdout.contains(#"{"handlers":[{"file","line","id","type","name","kind","instance","async","throws","#))
+        #expect(run.stdout.contains(#"{"handlers":[{"file","line","id","type","name","kind","instance","async","throws","parameters":[{"label","name","type","optional","hasDefault"}]}],"diagnostics":[{"file","line","severity","message"}]}"#))
     }
 }
 
