@@ -63,6 +63,7 @@ struct Lexer {
         var index = position
         while index < count {
             let byte = bytes[index]
+            if byte > 0x20, byte != 0x2F { break }  // the common case: a token starts here
             if byte == 0x20 || byte == 0x09 {
                 index += 1
                 // Indentation: skip runs of spaces without going through the dispatch below.

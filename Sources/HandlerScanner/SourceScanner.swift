@@ -175,7 +175,10 @@ public enum SourceScanner {
 
     /// Adds duplicate-id errors and puts diagnostics in file, line, column order.
     private static func appendModuleChecks(to result: inout ScanResult, fileOrder: [String: Int]) {
-        result.diagnostics.append(contentsOf: ModuleChecks.duplicateIDs(in: result.handlers))
+        if result.handlers.count > 1 {
+            result.diagnostics.append(contentsOf: ModuleChecks.duplicateIDs(in: result.handlers))
+        }
+        guard result.diagnostics.count > 1 else { return }
         let order = fileOrder
         let indexed = result.diagnostics.enumerated().map { ($0.offset, $0.element) }
         result.diagnostics = indexed.sorted { left, right in
