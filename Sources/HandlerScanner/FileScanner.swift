@@ -142,6 +142,9 @@ struct FileScanner {
         case .private, .fileprivate:
             var lookahead = lexer
             if lookahead.next().kind != .leftParen { sawPrivate = true }  // not `private(set)`
+        case .let, .var:
+            // Not the end of a type header: `struct Vector<let count: Int>` (value generics).
+            sawPrivate = false
         default:
             pending = nil
             sawPrivate = false

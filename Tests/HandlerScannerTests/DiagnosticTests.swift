@@ -71,6 +71,9 @@ struct DiagnosticTests {
             "class Outer<T: Codable> {\n  enum Inner {\n    @handler static func a() {}\n  }\n}", line: 3, column: 5,
             ["generic type 'Outer.Inner'"])
         #expect(scan("struct Plain: Equatable {\n  @handler static func a(x: Array<Int>) {}\n}").diagnostics == [])
+        expectError(
+            "struct Vector<let count: Int, Element> {\n  @handler static func a() {}\n}", line: 2, column: 3,
+            ["generic type 'Vector'"])
     }
 
     @Test func inoutAndVariadicParameters() {
