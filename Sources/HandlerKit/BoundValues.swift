@@ -7,6 +7,11 @@ struct BoundValues: Sendable {
     @usableFromInline private(set) var names: [String]
     @usableFromInline private(set) var values: [BoundValue]
 
+    init(names: [String], values: [HandlerValue]) {
+        self.names = names
+        self.values = values.map(BoundValue.init)
+    }
+
     init(_ dictionary: [String: HandlerValue]) {
         names = []
         values = []
@@ -27,6 +32,9 @@ struct BoundValues: Sendable {
         }
     }
 
+    /// The names and values, in storage order.
+    var entries: Zip2Sequence<[String], [BoundValue]> { zip(names, values) }
+
     var dictionary: [String: HandlerValue] {
         Dictionary(uniqueKeysWithValues: zip(names, values.map(\.value)))
     }
@@ -44,7 +52,8 @@ struct BoundValues: Sendable {
     }
 }
 
-/// A bound value with its number already parsed as `Int` and `Double` where it is one.
+/// A bound value with its number already parsed: as `Int` when it is a whole number that fits,
+/// else as `Double`.
 @usableFromInline
 struct BoundValue: Sendable {
     @usableFromInline let value: HandlerValue
@@ -55,23 +64,41 @@ struct BoundValue: Sendable {
         self.value = value
         if case .number(let text) = value {
             integer = Int(text)
-            double = Double(text)
+            double = integer == nil ? Double(text) : nil
         } else {
             integer = nil
             double = nil
         }
     }
 
+    /// The largest magnitude below which every integer is exactly a `Double`.
+    @usableFromInline static let exactDoubleLimit = 1 << 53
+
     /// The value as `String`, `Int`, `Bool` or `Double` without a dynamic cast once specialized;
     /// `nil` for other types and for mismatches (which the full decoder then reports).
     @inlinable
     func fastScalar<T>() -> T? {
         if T.self == Int.self, let integer { return integer as? T }
-        if T.self == Double.self, let double { return double as? T }
+        if T.self == Double.self {
+            if let double { return double as? T }
+            if let integer, integer.magnitude <= Self.exactDoubleLimit { return Double(integer) as? T }
+            return nil
+        }
         switch value {
         case .string(let text) where T.self == String.self: return text as? T
         case .bool(let flag) where T.self == Bool.self: return flag as? T
         default: return nil
+        }
+    }
+
+    /// Whether `fastScalar` returns a value for `T` (checked without a dynamic cast, for validation).
+    func hasFastScalar<T>(of type: T.Type) -> Bool {
+        switch value {
+        case .number where T.self == Int.self: integer != nil
+        case .number where T.self == Double.self: double != nil || (integer.map { $0.magnitude <= Self.exactDoubleLimit } ?? false)
+        case .string where T.self == String.self: true
+        case .bool where T.self == Bool.self: true
+        default: false
         }
     }
 }

@@ -22,8 +22,8 @@ extension Handler {
     public convenience init(
         json: some Collection<UInt8>, registry: HandlerRegistry = .shared, limits: DecodingLimits = .default
     ) throws(HandlerError) {
-        let value = try Self.parseDocument(json, limits: limits)
-        try self.init(documentValue: value, context: DecodingContext(registry: registry, limits: limits))
+        let parts = try Self.parseDocument(json, limits: limits)
+        try self.init(parts: parts, context: DecodingContext(registry: registry, limits: limits))
     }
 
     /// Rebuilds a handler from its JSON document given as text.
@@ -37,66 +37,63 @@ extension Handler {
     public convenience init(
         json: Data, registry: HandlerRegistry = .shared, limits: DecodingLimits = .default
     ) throws(HandlerError) {
-        let value = try Self.parseDocument(json, limits: limits)
-        try self.init(documentValue: value, context: DecodingContext(registry: registry, limits: limits))
+        let parts = try Self.parseDocument(json, limits: limits)
+        try self.init(parts: parts, context: DecodingContext(registry: registry, limits: limits))
     }
 
-    static func parseDocument(_ bytes: some Collection<UInt8>, limits: DecodingLimits) throws(HandlerError) -> HandlerValue {
+    static func parseDocument(_ bytes: some Collection<UInt8>, limits: DecodingLimits) throws(HandlerError) -> DocumentParts {
         guard bytes.count <= limits.maximumDocumentSize else {
             throw .documentTooLarge(size: bytes.count, limit: limits.maximumDocumentSize)
         }
         let depth = limits.effectiveDepth
-        let parsed: Result<HandlerValue, HandlerError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(HandlerError) in try JSONReader.parse(buffer, maximumDepth: depth) }
+        let parse = { (buffer: UnsafeBufferPointer<UInt8>) throws(HandlerError) -> DocumentParts in
+            if let parts = try JSONReader.parseDocument(buffer, maximumDepth: depth) { return parts }
+            let value = try JSONReader.parse(buffer, maximumDepth: depth)
+            throw .invalidDocument(path: "$", reason: "expected an object, found \(value.kindDescription)")
+        }
+        let parsed: Result<DocumentParts, HandlerError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(HandlerError) in try parse(buffer) }
         }
         if let parsed { return try parsed.get() }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBufferPointer { buffer throws(HandlerError) in
-            try JSONReader.parse(buffer, maximumDepth: depth)
-        }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(HandlerError) in try parse(buffer) }
     }
 
-    /// Builds a handler from a parsed document, checking it as `init(json:)` describes.
+    /// Builds a handler from a nested document value, checking it as `init(json:)` describes.
     convenience init(documentValue: HandlerValue, context: DecodingContext) throws(HandlerError) {
         guard case .object(let members) = documentValue else {
             throw .invalidDocument(path: "$", reason: "expected an object, found \(documentValue.kindDescription)")
         }
-        var version: HandlerValue?
-        var id: HandlerValue?
-        var invalidation: HandlerValue?
-        var boundValue: HandlerValue?
-        for (name, value) in members {
-            switch name {
-            case "version": version = value
-            case "id": id = value
-            case "invalidation": invalidation = value
-            case "bound": boundValue = value
-            default:
-                throw .invalidDocument(path: name, reason: "unknown member; a handler document has bound, id, invalidation, version")
-            }
+        try self.init(parts: DocumentParts(members: members), context: context)
+    }
+
+    /// Builds a handler from a document's parts: checks the members, the version, the ids and the
+    /// bound values.
+    convenience init(parts: DocumentParts, context: DecodingContext) throws(HandlerError) {
+        if let name = parts.unknownMember {
+            throw .invalidDocument(path: name, reason: "unknown member; a handler document has bound, id, invalidation, version")
         }
-        switch version {
-        case .number(let text)? where text == String(Self.documentVersion): break
+        switch parts.version {
+        case .number(let text)? where text == Self.documentVersionText: break
         case .number(let text)?: throw .unsupportedVersion(found: text, supported: Self.documentVersion)
         case nil: throw .invalidDocument(path: "version", reason: "missing")
         case let other?: throw .invalidDocument(path: "version", reason: "expected a number, found \(other.kindDescription)")
         }
-        guard let id else { throw .invalidDocument(path: "id", reason: "missing") }
+        guard let id = parts.id else { throw .invalidDocument(path: "id", reason: "missing") }
         let target = try context.registry.resolve(try Self.string(id, path: "id"), path: "id")
-        let invalidationTarget = try invalidation.map { value throws(HandlerError) in
+        let invalidationTarget = try parts.invalidation.map { value throws(HandlerError) in
             try context.registry.resolve(try Self.string(value, path: "invalidation"), path: "invalidation")
         }
-        var bound: [String: HandlerValue] = [:]
-        switch boundValue {
-        case .object(let values)?: bound = values
-        case nil: break
-        case let other?: throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
+        if let other = parts.boundOther {
+            throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
         }
-        for (name, value) in bound {
+        let bound = parts.bound ?? BoundValues([:])
+        for (name, value) in bound.entries {
             try Self.validate(value, named: name, target: target, invalidationTarget: invalidationTarget, context: context)
         }
         self.init(target: target, invalidationTarget: invalidationTarget, bound: bound, context: context)
     }
+
+    private static let documentVersionText = String(documentVersion)
 
     private static func string(_ value: HandlerValue, path: String) throws(HandlerError) -> String {
         guard case .string(let text) = value else {

@@ -34,16 +34,16 @@ public final class Handler: Sendable {
         let invalidationTarget = try invalidation.map { id throws(HandlerError) in try registry.resolve(id, path: "invalidation") }
         let context = DecodingContext(registry: registry, limits: .default)
         let values = try Self.encode(bound, target: target, invalidationTarget: invalidationTarget, context: context)
-        self.init(target: target, invalidationTarget: invalidationTarget, bound: values, context: context)
+        self.init(target: target, invalidationTarget: invalidationTarget, bound: BoundValues(values), context: context)
     }
 
-    init(target: HandlerDescriptor, invalidationTarget: HandlerDescriptor?, bound: [String: HandlerValue], context: DecodingContext) {
+    init(target: HandlerDescriptor, invalidationTarget: HandlerDescriptor?, bound: BoundValues, context: DecodingContext) {
         self.id = target.id
         self.invalidationID = invalidationTarget?.id
         self.target = target
         self.invalidationTarget = invalidationTarget
         self.context = context
-        self.state = Locked(State(bound: BoundValues(bound)))
+        self.state = Locked(State(bound: bound))
     }
 
     /// The bound values, as stored in the handler's JSON.
@@ -173,7 +173,7 @@ public final class Handler: Sendable {
                     throw .encodingFailed(handler: target.id, argument: parameter.name, reason: "\(error)")
                 }
             }
-            try validate(value, named: name, target: target, invalidationTarget: invalidationTarget, context: context)
+            try validate(BoundValue(value), named: name, target: target, invalidationTarget: invalidationTarget, context: context)
             values[name] = value
         }
         return values
@@ -181,12 +181,14 @@ public final class Handler: Sendable {
 
     /// Checks `value` against every parameter named `name` of the target and the invalidation target.
     static func validate(
-        _ value: HandlerValue, named name: String, target: HandlerDescriptor,
+        _ value: BoundValue, named name: String, target: HandlerDescriptor,
         invalidationTarget: HandlerDescriptor?, context: DecodingContext
     ) throws(HandlerError) {
-        for descriptor in [target, invalidationTarget] {
-            guard let descriptor, let parameter = descriptor.parameter(named: name) else { continue }
-            try parameter.validate(value, handler: descriptor.id, context: context)
+        if let index = target.parameterIndex(named: name) {
+            try target.parameters[index].validate(value, handler: target.id, context: context)
+        }
+        if let invalidationTarget, let index = invalidationTarget.parameterIndex(named: name) {
+            try invalidationTarget.parameters[index].validate(value, handler: invalidationTarget.id, context: context)
         }
     }
 }

@@ -46,6 +46,10 @@ public struct HandlerDescriptor: Sendable {
 
     /// The parameter named `name`, if any. (A linear search: functions have few parameters.)
     public func parameter(named name: String) -> HandlerParameter? {
-        parameters.first { $0.name == name }
+        parameterIndex(named: name).map { parameters[$0] }
+    }
+
+    func parameterIndex(named name: String) -> Int? {
+        parameters.firstIndex { $0.name == name }
     }
 }

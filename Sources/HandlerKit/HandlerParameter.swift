@@ -1,7 +1,10 @@
 /// One parameter of a registered handler: its name (the Swift parameter's internal name), its type
 /// and whether it is mandatory. Generated code creates these; they let the runtime check bound
 /// values against the parameter's type when a handler is created or decoded.
-public struct HandlerParameter: Sendable {
+///
+/// A final class rather than a struct so that looking parameters up while decoding costs a retain,
+/// not a copy of its strings.
+public final class HandlerParameter: Sendable {
     /// The parameter's internal name: the key of its value.
     public let name: String
     /// The parameter's type, for messages (e.g. `Int`, `Account`).
@@ -50,11 +53,12 @@ public struct HandlerParameter: Sendable {
     public var isBindable: Bool { check != nil }
 
     /// Checks that `value` can be bound to this parameter of `handler`.
-    func validate(_ value: HandlerValue, handler: String, context: DecodingContext) throws(HandlerError) {
+    func validate(_ bound: BoundValue, handler: String, context: DecodingContext) throws(HandlerError) {
+        let value = bound.value
         guard value != .null else { return }
         guard let check else { throw .notBindable(handler: handler, argument: name, type: typeName) }
         do {
-            try check.check(value, context: context)
+            try check.check(bound, context: context)
         } catch let error as DecodingError {
             throw .typeMismatch(handler: handler, argument: name, expectedType: typeName,
                                 found: value.kindDescription, detail: error.handlerKitDetail)
@@ -67,12 +71,12 @@ public struct HandlerParameter: Sendable {
 
 /// Checks that a bound value decodes as a parameter's type.
 private protocol BoundValueCheck: Sendable {
-    func check(_ value: HandlerValue, context: DecodingContext) throws
+    func check(_ value: BoundValue, context: DecodingContext) throws
 }
 
 private struct DecodableCheck<T: Decodable>: BoundValueCheck {
-    func check(_ value: HandlerValue, context: DecodingContext) throws {
-        if value.isScalar(of: T.self) { return }
-        _ = try HandlerValueDecoder.decode(T.self, from: value, context: context)
+    func check(_ value: BoundValue, context: DecodingContext) throws {
+        if value.hasFastScalar(of: T.self) { return }
+        _ = try HandlerValueDecoder.decode(T.self, from: value.value, context: context)
     }
 }

@@ -27,16 +27,3 @@ public enum HandlerValue: Sendable, Hashable {
     }
 }
 
-extension HandlerValue {
-    /// Whether this value is a `String`, `Int`, `Bool` or `Double` of type `T`, checked without a
-    /// dynamic cast (for validating bound values quickly); `false` means "use the full decoder".
-    func isScalar<T>(of type: T.Type) -> Bool {
-        switch self {
-        case .string where T.self == String.self: true
-        case .number(let text) where T.self == Int.self: Int(text) != nil
-        case .number(let text) where T.self == Double.self: Double(text) != nil
-        case .bool where T.self == Bool.self: true
-        default: false
-        }
-    }
-}

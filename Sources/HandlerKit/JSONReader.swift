@@ -19,6 +19,21 @@ struct JSONReader {
         return value
     }
 
+    /// Parses a handler document's top level straight into its parts: known member names are
+    /// matched as bytes and `bound` goes into a `BoundValues` without a dictionary. Returns `nil` when
+    /// the document is not an object (the caller then reports its shape from a generic parse).
+    static func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(HandlerError) -> DocumentParts? {
+        var reader = JSONReader(bytes: bytes, maximumDepth: maximumDepth)
+        reader.skipWhitespace()
+        guard reader.peek(UInt8(ascii: "{")) else { return nil }
+        let parts = try reader.parseDocumentObject()
+        reader.skipWhitespace()
+        if reader.index < bytes.count {
+            throw reader.error("unexpected \(reader.describeByte(at: reader.index)) after the document")
+        }
+        return parts
+    }
+
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
@@ -92,6 +107,118 @@ struct JSONReader {
                 return .array(elements)
             } else {
                 throw error("expected ',' or ']' in an array, found \(describeByte(at: index))")
+            }
+        }
+    }
+
+    // MARK: The document's top level
+
+    private mutating func parseDocumentObject() throws(HandlerError) -> DocumentParts {
+        guard maximumDepth >= 1 else { throw tooDeep() }
+        index += 1  // {
+        var parts = DocumentParts()
+        var seenKnown: UInt8 = 0
+        var seenUnknown: [String] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) { index += 1; return parts }
+        while true {
+            guard peek(UInt8(ascii: "\"")) else {
+                throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
+            }
+            let keyStart = index
+            let member = try parseDocumentMemberName()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "expected ':' after member name \"\(member.name)\"")
+            skipWhitespace()
+            let isDuplicate: Bool
+            if let bit = member.bit {
+                isDuplicate = seenKnown & bit != 0
+                seenKnown |= bit
+            } else {
+                isDuplicate = seenUnknown.contains(member.name)
+                seenUnknown.append(member.name)
+            }
+            if isDuplicate { throw error("duplicate member name \"\(member.name)\"", at: keyStart) }
+            switch member {
+            case .version: parts.version = try parseValue(depth: 1)
+            case .id: parts.id = try parseValue(depth: 1)
+            case .invalidation: parts.invalidation = try parseValue(depth: 1)
+            case .bound:
+                if peek(UInt8(ascii: "{")) {
+                    parts.bound = try parseBoundObject()
+                } else {
+                    parts.boundOther = try parseValue(depth: 1)
+                }
+            case .unknown(let name):
+                _ = try parseValue(depth: 1)
+                if parts.unknownMember == nil { parts.unknownMember = name }
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of document inside an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return parts
+            } else {
+                throw error("expected ',' or '}' in an object, found \(describeByte(at: index))")
+            }
+        }
+    }
+
+    /// A top-level member name, compared as bytes when it has no escapes.
+    private mutating func parseDocumentMemberName() throws(HandlerError) -> DocumentParts.Member {
+        var end = index + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let length = end - index - 1
+            for (member, utf8) in DocumentParts.Member.knownUTF8 where utf8.count == length {
+                var matches = true
+                for offset in 0..<length where bytes[index + 1 + offset] != utf8[offset] {
+                    matches = false
+                    break
+                }
+                if matches {
+                    index = end + 1
+                    return member
+                }
+            }
+        }
+        return DocumentParts.Member(name: try parseString())
+    }
+
+    /// The members of `bound`, at depth 2, without building a dictionary.
+    private mutating func parseBoundObject() throws(HandlerError) -> BoundValues {
+        guard maximumDepth >= 2 else { throw tooDeep() }
+        index += 1  // {
+        var names: [String] = []
+        var values: [HandlerValue] = []
+        skipWhitespace()
+        if peek(UInt8(ascii: "}")) { index += 1; return BoundValues(names: names, values: values) }
+        while true {
+            guard peek(UInt8(ascii: "\"")) else {
+                throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
+            }
+            let keyStart = index
+            let name = try parseString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "expected ':' after member name \"\(name)\"")
+            skipWhitespace()
+            let value = try parseValue(depth: 2)
+            if names.contains(name) { throw error("duplicate member name \"\(name)\"", at: keyStart) }
+            names.append(name)
+            values.append(value)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of document inside an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return BoundValues(names: names, values: values)
+            } else {
+                throw error("expected ',' or '}' in an object, found \(describeByte(at: index))")
             }
         }
     }
