@@ -17,7 +17,11 @@ enum FileWalker {
     /// Files given directly are scanned whatever their extension; directories are searched recursively
     /// for `.swift` files, skipping hidden files and folders (such as `.build`). Sorted, without duplicates.
     static func files(in paths: [String]) -> [Entry] {
-        var files: Set<String> = []
+        var files: [String] = []
+        var seen: Set<String> = []  // standardized paths: `./A.swift` and `A.swift` are one file
+        func add(_ path: String) {
+            if seen.insert(URL(fileURLWithPath: path).standardizedFileURL.path).inserted { files.append(path) }
+        }
         var missing: [String] = []
         let manager = FileManager.default
         for path in paths {
@@ -27,7 +31,7 @@ enum FileWalker {
                 continue
             }
             guard isDirectory.boolValue else {
-                files.insert(path)
+                add(path)
                 continue
             }
             let root = URL(fileURLWithPath: path)
@@ -47,9 +51,9 @@ enum FileWalker {
                 // Keep the path spelled from the argument given (`Sources/X/a.swift`, not an absolute one).
                 let full = url.standardizedFileURL.path
                 if full.hasPrefix(rootPath + "/") {
-                    files.insert(prefix + String(full.dropFirst(rootPath.count + 1)))
+                    add(prefix + String(full.dropFirst(rootPath.count + 1)))
                 } else {
-                    files.insert(full)
+                    add(full)
                 }
             }
         }

@@ -112,6 +112,17 @@ struct FileTests {
         #expect(explicitFile.handlers.map(\.file) == ["Sources/notes.txt"])
     }
 
+    @Test func aFileNamedTwiceIsScannedOnce() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try write("@handler func once() {}\n", to: root.appendingPathComponent("Sources/A.swift"))
+        let sources = root.appendingPathComponent("Sources").path
+        let result = SourceScanner.scan(
+            paths: [sources, sources + "/A.swift", sources + "/./A.swift", sources + "/"], relativeTo: root.path)
+        #expect(result.diagnostics == [])
+        #expect(result.handlers.map(\.file) == ["Sources/A.swift"])
+    }
+
     @Test func duplicateIDsAcrossFilesAreReportedAtBothPlaces() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
