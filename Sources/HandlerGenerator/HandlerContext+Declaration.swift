@@ -46,7 +46,7 @@ extension HandlerContext {
 
         let access = parameters.map { Self.access($0) }
         if handler.kind == .instance {
-            localRows = Self.rows(parameters, separators: .statements) { parameter, separator in
+            localRows = Self.rows(parameters, separators: .statements, defaultsSpanLines: true) { parameter, separator in
                 let (accessor, defaultValue) = Self.access(parameter)
                 return LocalItem(
                     name: SwiftSource.identifier(parameter.name),
@@ -76,7 +76,7 @@ extension HandlerContext {
             localRows = []
             callLine = firstLine
             var index = 0
-            callRows = Self.rows(parameters, separators: .list) { parameter, separator in
+            callRows = Self.rows(parameters, separators: .list, defaultsSpanLines: true) { parameter, separator in
                 let (accessor, defaultValue) = access[index]
                 index += 1
                 let key = SwiftSource.stringLiteralContent(parameter.name)
@@ -141,8 +141,16 @@ extension HandlerContext {
 
     /// How a shim reads a parameter: `required`; `optional` for `T?` without a default or defaulting to
     /// `nil`; `value` with the default expression otherwise.
+    ///
+    /// A default of a function type is written `(default) as Type`: inside `value(_:default:)`'s
+    /// autoclosure a closure literal would otherwise not be inferred `@Sendable` (or otherwise typed) as in
+    /// the declaration.
     private static func access(_ parameter: HandlerDeclaration.Parameter) -> (accessor: String, defaultValue: String?) {
-        let defaultValue = parameter.hasDefault ? parameter.defaultValue : nil
+        var defaultValue = parameter.hasDefault ? parameter.defaultValue : nil
+        let type = SwiftType(scanned: parameter.type)
+        if let value = defaultValue, value != "nil", type.spelled.contains("->") {
+            defaultValue = "(\(value)) as \(type.localType)"
+        }
         if parameter.isOptional, defaultValue == nil || defaultValue == "nil" {
             return ("optional", nil)
         }
@@ -181,38 +189,42 @@ extension HandlerContext {
     }
 
     /// Groups `parameters` into rows by their line in the user's file.
+    ///
+    /// With `defaultsSpanLines`, the rows carry the default values, whose text may span lines (a closure):
+    /// those lines count towards the next row's distance, and a parameter that the user wrote on the
+    /// line where a multi-line default ends joins that row.
     private static func rows<Item>(
-        _ parameters: [HandlerDeclaration.Parameter], separators: Separators,
+        _ parameters: [HandlerDeclaration.Parameter], separators: Separators, defaultsSpanLines: Bool = false,
         _ makeItem: (HandlerDeclaration.Parameter, String) -> Item
     ) -> [RowContext<Item>] {
-        var rows: [RowContext<Item>] = []
-        var start = 0
-        var previousLine: Int?
-        while start < parameters.count {
-            let line = parameters[start].line
-            var end = start
-            while end < parameters.count, parameters[end].line == line { end += 1 }
-            var items: [Item] = []
-            for index in start..<end {
+        // (first line of the row, blank lines before it, parameter indices)
+        var groups: [(line: Int, blankLines: Int, members: [Int])] = []
+        var endLine = 0  // the user's line where the previous row's text ends
+        for (index, parameter) in parameters.enumerated() {
+            if !groups.isEmpty, parameter.line <= endLine {
+                groups[groups.count - 1].members.append(index)
+            } else {
+                let blank = groups.isEmpty ? 0 : max(parameter.line - endLine - 1, 0)
+                groups.append((parameter.line, blank, [index]))
+                endLine = parameter.line
+            }
+            if defaultsSpanLines, parameter.hasDefault, let value = parameter.defaultValue {
+                endLine += value.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+            }
+        }
+        return groups.enumerated().map { groupIndex, group in
+            let items = group.members.enumerated().map { position, index in
+                let isRowEnd = position == group.members.count - 1
                 let separator: String
                 switch separators {
-                case .list: separator = index == parameters.count - 1 ? "" : (index == end - 1 ? "," : ", ")
-                case .statements: separator = index == end - 1 ? "" : "; "
+                case .list: separator = index == parameters.count - 1 ? "" : (isRowEnd ? "," : ", ")
+                case .statements: separator = isRowEnd ? "" : "; "
                 }
-                items.append(makeItem(parameters[index], separator))
+                return makeItem(parameters[index], separator)
             }
-            let gap = previousLine.map { max(line - $0, 1) } ?? 0
-            rows.append(
-                RowContext(
-                    isContinuation: previousLine != nil,
-                    blankLines: String(repeating: "\n", count: max(gap - 1, 0)),
-                    items: items
-                )
-            )
-            previousLine = line
-            start = end
+            return RowContext(
+                isContinuation: groupIndex > 0, blankLines: String(repeating: "\n", count: group.blankLines), items: items)
         }
-        return rows
     }
 }
 

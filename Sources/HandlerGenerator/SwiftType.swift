@@ -104,70 +104,105 @@ struct SwiftType: Equatable {
         character.isLetter || character.isNumber || character == "_" || character == "`"
     }
 
-    /// Puts back the spaces whitespace removal lost where Swift needs them (after `any`, `some`, … and
-    /// after attributes; `asyncthrows` in function types) and adds conventional ones (`->`, `,`, `:`, `&`).
+    /// Spells a scanned type with conventional spacing. The scanner removes whitespace (keeping at most a
+    /// single space where Swift needs one); this puts back what Swift needs — after `any`, `some`, … and
+    /// after attributes, between words, `asyncthrows` split — and adds conventional spaces around `->`
+    /// and `&` and after `,` and `:`.
     static func respace(_ scanned: String) -> String {
+        enum Piece {
+            case word(String), attribute(String), punctuation(Character), arrow
+        }
         let characters = Array(scanned)
-        var output = ""
+        var pieces: [Piece] = []
         var index = 0
         while index < characters.count {
             let character = characters[index]
+            if character.isWhitespace {
+                index += 1
+                continue
+            }
             if character == "@" {
-                // An attribute: its name, its argument clause for `@convention(…)`, then a space.
                 var end = index + 1
                 while end < characters.count, isIdentifierCharacter(characters[end]) { end += 1 }
-                let name = String(characters[(index + 1)..<end])
-                output += "@" + name
-                if name == "convention" || name == "differentiable", end < characters.count, characters[end] == "(" {
+                var name = "@" + String(characters[(index + 1)..<end])
+                // `@convention(c)` and `@differentiable(reverse)` keep their argument clause.
+                if name == "@convention" || name == "@differentiable", end < characters.count, characters[end] == "(" {
                     var depth = 0
                     while end < characters.count {
-                        output.append(characters[end])
+                        name.append(characters[end])
                         if characters[end] == "(" { depth += 1 }
-                        if characters[end] == ")" { depth -= 1; if depth == 0 { end += 1; break } }
+                        if characters[end] == ")" {
+                            depth -= 1
+                            if depth == 0 { end += 1; break }
+                        }
                         end += 1
                     }
                 }
-                output += " "
+                pieces.append(.attribute(name))
                 index = end
                 continue
             }
             if isIdentifierCharacter(character) {
                 var end = index
                 while end < characters.count, isIdentifierCharacter(characters[end]) { end += 1 }
-                if output.hasSuffix(")") { output += " " }  // `()throws`, `()async`
-                output += splitWord(String(characters[index..<end]), followedBy: end < characters.count ? characters[end] : nil)
+                let next = characters[end...].first { !$0.isWhitespace }
+                for word in splitWord(String(characters[index..<end]), followedBy: next) {
+                    pieces.append(.word(word))
+                }
                 index = end
                 continue
             }
             if character == "-", index + 1 < characters.count, characters[index + 1] == ">" {
-                while output.hasSuffix(" ") { output.removeLast() }
-                output += " -> "
+                pieces.append(.arrow)
                 index += 2
                 continue
             }
-            switch character {
-            case ",", ":": output += "\(character) "
-            case "&": output += " & "
-            default: output.append(character)
-            }
+            pieces.append(.punctuation(character))
             index += 1
+        }
+
+        var output = ""
+        var previous: Piece?
+        for piece in pieces {
+            switch piece {
+            case .word(let word):
+                switch previous {
+                case .word?, .attribute?: output += " "
+                case .punctuation(")")?: output += " "  // `() throws`, `() async`
+                default: break
+                }
+                output += word
+            case .attribute(let name):
+                if case .word? = previous { output += " " }
+                if case .attribute? = previous { output += " " }
+                output += name
+            case .arrow:
+                output += " -> "
+            case .punctuation(let character):
+                if case .attribute? = previous { output += " " }
+                if case .word(let word)? = previous, prefixWords.contains(word), character == "(" || character == "[" {
+                    output += " "  // `any (P & Q)`
+                }
+                switch character {
+                case ",", ":": output += "\(character) "
+                case "&": output += " & "
+                default: output.append(character)
+                }
+            }
+            previous = piece
         }
         return output
     }
 
-    /// `anyP` → `any P`, `any` before `(` → `any `, `asyncthrows` → `async throws`.
-    private static func splitWord(_ word: String, followedBy next: Character?) -> String {
-        if word == "asyncthrows" { return "async throws" }
-        if word.hasPrefix("asyncthrows") { return "async throws" + word.dropFirst(11) }
-        for prefix in prefixWords {
-            if word == prefix, let next, next == "(" || next == "[" || next == "@" { return prefix + " " }
-            if word.hasPrefix(prefix), word.count > prefix.count {
-                let rest = word.dropFirst(prefix.count)
-                if let first = rest.first, first.isUppercase || first == "_" || first == "`" {
-                    return prefix + " " + rest
-                }
+    /// `anyP` → `any`, `P`; `any` before `(` stays one word; `asyncthrows` → `async`, `throws`.
+    private static func splitWord(_ word: String, followedBy next: Character?) -> [String] {
+        if word == "asyncthrows" { return ["async", "throws"] }
+        for prefix in prefixWords where word.hasPrefix(prefix) && word.count > prefix.count {
+            let rest = word.dropFirst(prefix.count)
+            if let first = rest.first, first.isUppercase || first == "_" || first == "`" {
+                return [prefix, String(rest)]
             }
         }
-        return word
+        return [word]
     }
 }

@@ -51,7 +51,7 @@ struct Review: ParsableCommand {
     }
 
     private func defaultDestination() -> String {
-        let first = sources[0]
+        let first = sources.first ?? "."
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: first, isDirectory: &isDirectory)
         let directory = exists && isDirectory.boolValue ? first : (first as NSString).deletingLastPathComponent

@@ -65,6 +65,13 @@ import Testing
             @handler static func show(title: String) async {}
         }
 
+        enum Closures {
+            @handler
+            static func apply(transform: @escaping @Sendable (Int) -> Int = { x in
+                x + 1
+            }, to value: any Sendable, _ extra: (any Codable & Sendable)? = nil) {}
+        }
+
         """
 
     static var swiftc: String? {

@@ -25,6 +25,12 @@ import Testing
                 account: Account,
                 limit: Int = defaultLimit
             ) {}
+
+            @handler
+            static func apply(transform: @escaping @Sendable (Int) -> Int = { x in
+                x + 1
+            }, to value: Int,
+               scale: Int = factor) {}
         }
 
         """
@@ -84,6 +90,13 @@ import Testing
         #expect(userLines(of: ".required(\"jid\", String.self)", in: lines) == [7])
         #expect(userLines(of: "limit: Int? = nil", in: lines) == [17])
         #expect(userLines(of: ".required(\"account\", Account.self)", in: lines).sorted() == [7, 16])
+    }
+
+    @Test func rowsAfterAMultiLineDefaultStayOnTheirLines() throws {
+        let lines = try generated()
+        #expect(userLines(of: "default: ({ x in", in: lines) == [21])
+        #expect(userLines(of: "to: arguments.required(\"value\")", in: lines) == [23])
+        #expect(userLines(of: "default: factor", in: lines) == [24])
     }
 
     @Test func instanceExpressionMapsToTheAttributeLine() throws {

@@ -16,6 +16,13 @@ import Testing
         ("Result<Int,anyError>", "Result<Int, any Error>"),
         ("anything", "anything"),
         ("Outer.Inner", "Outer.Inner"),
+        // The scanner keeps a single space where Swift needs one.
+        ("@escaping @Sendable (Int)->Int", "@escaping @Sendable (Int) -> Int"),
+        ("any P", "any P"),
+        ("[any Codable&Sendable]", "[any Codable & Sendable]"),
+        ("(Int)async throws->Int", "(Int) async throws -> Int"),
+        ("some Sequence<Int>", "some Sequence<Int>"),
+        ("@MainActor @Sendable ()->Void", "@MainActor @Sendable () -> Void"),
     ])
     func respacing(scanned: String, spelled: String) {
         #expect(SwiftType(scanned: scanned).spelled == spelled)
@@ -37,6 +44,7 @@ import Testing
     @Test(arguments: [
         ("Int", false, "Int?"), ("Int?", true, "Int?"), ("Int!", true, "Int?"), ("anyP", false, "(any P)?"),
         ("@escaping()->Void", false, "(() -> Void)?"), ("[Int]", false, "[Int]?"), ("P&Q", false, "(P & Q)?"),
+        ("@escaping @Sendable (Int)->Int", false, "(@Sendable (Int) -> Int)?"), ("any P", false, "(any P)?"),
         ("Optional<String>", true, "String?"),
     ])
     func referenceParameterType(scanned: String, isOptional: Bool, expected: String) {
