@@ -8,6 +8,7 @@ extension DeclarationParser {
             return parameters
         }
         while true {
+            let parameterStart = peek().start
             // Names, up to the colon.
             var names: [Token] = []
             while true {
@@ -51,7 +52,7 @@ extension DeclarationParser {
             if names.isEmpty || names.count > 2 || !hasColon || typeTokens.isEmpty
                 || !names.allSatisfy({ $0.kind == .identifier })
             {
-                error(at: names.first?.start ?? peek().start, Diagnostics.malformedParameter(functionName))
+                error(at: parameterStart, Diagnostics.malformedParameter(functionName))
             } else {
                 let label = name(of: names[0])
                 let internalName = name(of: names[names.count - 1])

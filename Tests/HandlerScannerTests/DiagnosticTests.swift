@@ -174,6 +174,16 @@ struct DiagnosticTests {
         expectError("struct S {\n  @handler subscript(i: Int) -> Int { i }\n}", line: 2, column: 3, ["'subscript'"])
     }
 
+    @Test func incompleteDeclarations() {
+        expectError("@handler func", line: 1, column: 14, ["has no name", "func name(…)"])
+        expectError("@handler func f", line: 1, column: 16, ["'f' has no parameter list", "f(…)"])
+        expectError("@handler func f(a: Int", line: 1, column: 23, ["parameter list", "not closed", "add ')'"])
+        expectError("@handler func f(a) {}", line: 1, column: 17, ["not of the form 'label name: Type'"])
+        expectError("@handler func f(a b c: Int) {}", line: 1, column: 17, ["not of the form"])
+        expectError("@handler func f(: Int) {}", line: 1, column: 17, ["not of the form"])
+        expectError("@handler func f() -> {}", line: 1, column: 19, ["'->' but no return type"])
+    }
+
     @Test func operatorFunction() {
         expectError(
             "struct V {\n  @handler static func + (l: V, r: V) -> V { l }\n}", line: 2, column: 24,
