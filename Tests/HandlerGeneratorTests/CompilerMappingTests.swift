@@ -124,6 +124,29 @@ import Testing
         #expect(!result.output.contains("warning:"), "\(result.output)")
     }
 
+    /// HANDLERKIT.md §3: a misspelt handler or a bound value of the wrong type is a compile error.
+    @Test(.enabled(if: swiftc != nil)) func referencesAreCompilerChecked() throws {
+        let valid = Self.userSource + """
+            func make() throws {
+                _ = try Carbons.enabledHandler(iq: Carbons.IQ(), limit: 3)
+                _ = try OMEMO.bundleFetchedHandler(account: Account())
+                _ = try cleanUpHandler(reason: "done", values: ["a": [1]])
+            }
+
+            """
+        let ok = try compile(user: valid)
+        #expect(ok.status == 0, "\(ok.output)")
+
+        let misspelt = valid.replacingOccurrences(of: "Carbons.enabledHandler(", with: "Carbons.enabeldHandler(")
+        let wrongType = valid.replacingOccurrences(of: "limit: 3)", with: "limit: \"3\")")
+        let wrongName = valid.replacingOccurrences(of: "reason: \"done\"", with: "reasn: \"done\"")
+        for source in [misspelt, wrongType, wrongName] {
+            let result = try compile(user: source)
+            #expect(result.status != 0)
+            #expect(result.output.contains("User.swift:") && result.output.contains(": error: "), "\(result.output)")
+        }
+    }
+
     @Test(.enabled(if: swiftc != nil)) func errorsInADefaultValueAndInstanceExpressionPointAtTheUser() throws {
         let broken = Self.userSource
             .replacingOccurrences(of: "static let defaultLimit", with: "private static let defaultLimit")
