@@ -50,25 +50,12 @@ extension DeclarationParser {
 
     // MARK: Types
 
-    /// The type as written, with whitespace and comments removed; one space is kept between two words
-    /// that would otherwise merge (`any P`, `some View`, `@escaping @Sendable`).
+    /// The type as written with all whitespace (and comments) removed, as HANDLERKIT.md §4 specifies:
+    /// `[String : Int]?` → `[String:Int]?`, `any P` → `anyP`, `@escaping () -> Void` → `@escaping()->Void`.
+    /// Consumers that emit Swift put the spaces back where words meet (the generator's `SwiftType`).
     func joinType(_ tokens: [Token]) -> String {
         var bytes: [UInt8] = []
-        var previousIsWord = false
-        var previousIsAttributeName = false
-        var previousIsAt = false
-        for token in tokens {
-            let isWord = token.kind == .identifier || token.kind == .number
-            if previousIsWord, isWord || token.kind == .at {
-                bytes.append(0x20)
-            } else if previousIsAttributeName, token.kind == .leftParen {
-                bytes.append(0x20)  // `@Sendable (Int) -> Void`: `@Sendable(Int)` would be attribute arguments
-            }
-            bytes.append(contentsOf: lexer.bytes[token.start..<token.end])
-            previousIsAttributeName = previousIsAt && isWord
-            previousIsAt = token.kind == .at
-            previousIsWord = isWord
-        }
+        for token in tokens { bytes.append(contentsOf: lexer.bytes[token.start..<token.end]) }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -84,8 +84,8 @@ struct DeclarationTests {
             """
         let handler = onlyHandler(source)
         #expect(handler?.parameters.map(\.type) == [
-            "[String:Int]?", "Dictionary<String,[Int]>", "(Int,String)", "@escaping @Sendable (Int)async throws->Void",
-            "any Codable&Sendable", "Outer.Inner?", "[Int].Element",
+            "[String:Int]?", "Dictionary<String,[Int]>", "(Int,String)", "@escaping@Sendable(Int)asyncthrows->Void",
+            "anyCodable&Sendable", "Outer.Inner?", "[Int].Element",
         ])
     }
 

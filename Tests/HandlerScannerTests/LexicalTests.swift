@@ -318,7 +318,7 @@ struct LexicalTests {
         #expect(result.handlers.map(\.isAsync) == [true, false, true, false, false, true, false, false, false])
         #expect(result.handlers.map(\.isThrows) == [false, true, true, true, true, true, false, false, false])
         #expect(result.handlers.map(\.returnType) == [
-            nil, nil, "Int", nil, nil, "[String:Int]", nil, nil, "some Collection<Int>",
+            nil, nil, "Int", nil, nil, "[String:Int]", nil, nil, "someCollection<Int>",
         ])
     }
 
