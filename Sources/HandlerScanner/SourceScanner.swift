@@ -114,12 +114,11 @@ public enum SourceScanner {
                 guard token.kind == .at else { continue }
                 var lookahead = lexer
                 var name = lookahead.next()
+                guard name.kind == .identifier, name.start == token.end else { continue }
                 if lookahead.token(name, is: "HandlerKit"), lookahead.next().kind == .dot {
                     name = lookahead.next()
                 }
-                guard name.kind == .identifier, name.start == token.end || name.start > token.end,
-                    lookahead.token(name, is: "handler")
-                else { continue }
+                guard name.kind == .identifier, lookahead.token(name, is: "handler") else { continue }
                 var parser = DeclarationParser(lexer: lookahead, lines: lines, file: file)
                 let site = HandlerSite(context: context, inPrivateScope: false, conditions: [])
                 let parsed = parser.parse(attributeStart: token.start, handlerEnd: name.end, site: site)
