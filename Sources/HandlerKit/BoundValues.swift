@@ -7,9 +7,9 @@ struct BoundValues: Sendable {
     @usableFromInline private(set) var names: [String]
     @usableFromInline private(set) var values: [BoundValue]
 
-    init(names: [String], values: [HandlerValue]) {
+    init(names: [String], values: [BoundValue]) {
         self.names = names
-        self.values = values.map(BoundValue.init)
+        self.values = values
     }
 
     init(_ dictionary: [String: HandlerValue]) {
@@ -23,17 +23,22 @@ struct BoundValues: Sendable {
         }
     }
 
+    /// The position of the value bound to `name`, if any.
+    @inlinable
+    func position(of name: String) -> Int? {
+        var position = 0
+        while position < names.count {
+            if names[position] == name { return position }
+            position += 1
+        }
+        return nil
+    }
+
     /// The value bound to `name`, if any (possibly `.null`).
     @inlinable
     func value(named name: String) -> BoundValue? {
-        names.withUnsafeBufferPointer { buffer in
-            for position in buffer.indices where buffer[position] == name { return values[position] }
-            return nil
-        }
+        position(of: name).map { values[$0] }
     }
-
-    /// The names and values, in storage order.
-    var entries: Zip2Sequence<[String], [BoundValue]> { zip(names, values) }
 
     var dictionary: [String: HandlerValue] {
         Dictionary(uniqueKeysWithValues: zip(names, values.map(\.value)))

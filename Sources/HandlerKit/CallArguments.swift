@@ -15,6 +15,7 @@ public struct CallArguments: Sendable, ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, (any Sendable)?)...) {
         names = []
         values = []
+        guard !elements.isEmpty else { return }
         names.reserveCapacity(elements.count)
         values.reserveCapacity(elements.count)
         for (name, value) in elements {
@@ -45,10 +46,7 @@ public struct CallArguments: Sendable, ExpressibleByDictionaryLiteral {
     /// optional value); `HandlerArguments` treats that as absent.
     @inlinable
     func value(named name: String) -> (any Sendable)? {
-        let position = names.withUnsafeBufferPointer { buffer in
-            buffer.lastIndex { $0 == name }
-        }
-        guard let position else { return nil }
+        guard !names.isEmpty, let position = names.lastIndex(of: name) else { return nil }
         return values[position] ?? earlierValue(named: name, before: position)
     }
 

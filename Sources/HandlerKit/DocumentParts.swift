@@ -17,7 +17,6 @@ struct DocumentParts {
         case unknown(String)
 
         static let known: [Member] = [.version, .id, .invalidation, .bound]
-        static let knownUTF8: [(Member, [UInt8])] = known.map { ($0, Array($0.name.utf8)) }
 
         /// A distinct bit for each known member (to detect duplicates), `nil` for unknown ones.
         var bit: UInt8? {

@@ -87,8 +87,9 @@ extension Handler {
             throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
         }
         let bound = parts.bound ?? BoundValues([:])
-        for (name, value) in bound.entries {
-            try Self.validate(value, named: name, target: target, invalidationTarget: invalidationTarget, context: context)
+        for position in bound.names.indices {
+            try Self.validate(bound.values[position], named: bound.names[position], target: target,
+                              invalidationTarget: invalidationTarget, context: context)
         }
         self.init(target: target, invalidationTarget: invalidationTarget, bound: bound, context: context)
     }

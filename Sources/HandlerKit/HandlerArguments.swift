@@ -77,9 +77,9 @@ public struct HandlerArguments: Sendable {
     @inlinable
     func lookUp<T: Decodable>(_ name: String) throws -> T? {
         if let value = callTime.value(named: name) { return try callTimeValue(value, name) }
-        guard let bound = bound.value(named: name) else { return nil }
-        if let scalar: T = bound.fastScalar() { return scalar }
-        return try decodeBound(bound.value, name, as: T.self)
+        guard let position = bound.position(of: name) else { return nil }
+        if let scalar: T = bound.values[position].fastScalar() { return scalar }
+        return try decodeBound(bound.values[position].value, name, as: T.self)
     }
 
     /// The value found, or the default when it is absent. For an optional `T` a found value can be

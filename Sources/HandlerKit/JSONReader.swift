@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strict JSON (RFC 8259) parser into `HandlerValue`, over UTF-8 bytes.
 ///
 /// It keeps numbers as their text, rejects invalid UTF-8, lone surrogates and duplicate keys,
@@ -140,7 +142,7 @@ struct JSONReader {
             }
             if isDuplicate { throw error("duplicate member name \"\(member.name)\"", at: keyStart) }
             switch member {
-            case .version: parts.version = try parseValue(depth: 1)
+            case .version: parts.version = try parseVersion()
             case .id: parts.id = try parseValue(depth: 1)
             case .invalidation: parts.invalidation = try parseValue(depth: 1)
             case .bound:
@@ -167,22 +169,35 @@ struct JSONReader {
         }
     }
 
+    /// The `version` member: the current version without creating a string, anything else as parsed.
+    private mutating func parseVersion() throws(HandlerError) -> HandlerValue {
+        if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "1"),
+           !isDigit(bytes[index + 1]), bytes[index + 1] != UInt8(ascii: "."),
+           bytes[index + 1] != UInt8(ascii: "e"), bytes[index + 1] != UInt8(ascii: "E") {
+            index += 1
+            return Self.versionOne
+        }
+        return try parseValue(depth: 1)
+    }
+
+    private static let versionOne = HandlerValue.number("1")
+
     /// A top-level member name, compared as bytes when it has no escapes.
     private mutating func parseDocumentMemberName() throws(HandlerError) -> DocumentParts.Member {
         var end = index + 1
         while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            let length = end - index - 1
-            for (member, utf8) in DocumentParts.Member.knownUTF8 where utf8.count == length {
-                var matches = true
-                for offset in 0..<length where bytes[index + 1 + offset] != utf8[offset] {
-                    matches = false
-                    break
-                }
-                if matches {
-                    index = end + 1
-                    return member
-                }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\""), let base = bytes.baseAddress {
+            let start = base + index + 1
+            let member: DocumentParts.Member? = switch end - index - 1 {
+            case 2 where memcmp(start, "id", 2) == 0: .id
+            case 5 where memcmp(start, "bound", 5) == 0: .bound
+            case 7 where memcmp(start, "version", 7) == 0: .version
+            case 12 where memcmp(start, "invalidation", 12) == 0: .invalidation
+            default: nil
+            }
+            if let member {
+                index = end + 1
+                return member
             }
         }
         return DocumentParts.Member(name: try parseString())
@@ -193,9 +208,11 @@ struct JSONReader {
         guard maximumDepth >= 2 else { throw tooDeep() }
         index += 1  // {
         var names: [String] = []
-        var values: [HandlerValue] = []
+        var values: [BoundValue] = []
         skipWhitespace()
         if peek(UInt8(ascii: "}")) { index += 1; return BoundValues(names: names, values: values) }
+        names.reserveCapacity(8)
+        values.reserveCapacity(8)
         while true {
             guard peek(UInt8(ascii: "\"")) else {
                 throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
@@ -208,7 +225,7 @@ struct JSONReader {
             let value = try parseValue(depth: 2)
             if names.contains(name) { throw error("duplicate member name \"\(name)\"", at: keyStart) }
             names.append(name)
-            values.append(value)
+            values.append(BoundValue(value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of document inside an object") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -1,15 +1,37 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A value guarded by a lock: the only way to reach it is `withLock`.
-final class Locked<State>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: State
+///
+/// The state and its `pthread_mutex_t` live in one allocation (the mutex in a `ManagedBuffer`'s
+/// elements, whose address is stable), which makes a handler much cheaper to create and destroy
+/// than with a separate `NSLock` object.
+struct Locked<State>: @unchecked Sendable {
+    private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
+    }
 
-    init(_ state: State) { self.state = state }
+    private let storage: Storage
+
+    init(_ state: State) {
+        let buffer = Storage.create(minimumCapacity: 1) { _ in state }
+        // `create` on a subclass returns an instance of that subclass.
+        storage = unsafeDowncast(buffer, to: Storage.self)
+        _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
+    }
 
     func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
+        try storage.withUnsafeMutablePointers { (state, mutex) throws(Failure) -> Result in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
     }
 }
