@@ -58,25 +58,40 @@ struct JSONReader {
     }
 
     private mutating func parseObject(depth: Int) throws(HandlerError) -> HandlerValue {
+        var members: [String: HandlerValue] = [:]
+        try parseMembers(depth: depth, name: { reader throws(HandlerError) in try reader.parseString() }, describe: { $0 }) {
+            reader, name, nameStart throws(HandlerError) in
+            let value = try reader.parseValue(depth: depth)
+            if members.updateValue(value, forKey: name) != nil {
+                throw reader.error("duplicate member name \"\(name)\"", at: nameStart)
+            }
+        }
+        return .object(members)
+    }
+
+    /// Parses an object's members, from its opening brace to its closing one: `name` reads each
+    /// quoted member name and `member` the value after the colon (given the name's offset).
+    @inline(__always)
+    private mutating func parseMembers<Name>(
+        depth: Int,
+        name readName: (inout JSONReader) throws(HandlerError) -> Name,
+        describe: (Name) -> String,
+        member readMember: (inout JSONReader, Name, Int) throws(HandlerError) -> Void
+    ) throws(HandlerError) {
         guard depth <= maximumDepth else { throw tooDeep() }
         index += 1  // {
-        var members: [String: HandlerValue] = [:]
-        members.reserveCapacity(8)
         skipWhitespace()
-        if peek(UInt8(ascii: "}")) { index += 1; return .object(members) }
+        if peek(UInt8(ascii: "}")) { index += 1; return }
         while true {
             guard peek(UInt8(ascii: "\"")) else {
                 throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
             }
-            let keyStart = index
-            let key = try parseString()
+            let nameStart = index
+            let name = try readName(&self)
             skipWhitespace()
-            try expect(UInt8(ascii: ":"), "expected ':' after member name \"\(key)\"")
+            try expect(UInt8(ascii: ":"), "expected ':' after member name \"\(describe(name))\"")
             skipWhitespace()
-            let value = try parseValue(depth: depth)
-            if members.updateValue(value, forKey: key) != nil {
-                throw error("duplicate member name \"\(key)\"", at: keyStart)
-            }
+            try readMember(&self, name, nameStart)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of document inside an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -84,7 +99,7 @@ struct JSONReader {
                 skipWhitespace()
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return
             } else {
                 throw error("expected ',' or '}' in an object, found \(describeByte(at: index))")
             }
@@ -116,22 +131,11 @@ struct JSONReader {
     // MARK: The document's top level
 
     private mutating func parseDocumentObject() throws(HandlerError) -> DocumentParts {
-        guard maximumDepth >= 1 else { throw tooDeep() }
-        index += 1  // {
         var parts = DocumentParts()
         var seenKnown: UInt8 = 0
         var seenUnknown: [String] = []
-        skipWhitespace()
-        if peek(UInt8(ascii: "}")) { index += 1; return parts }
-        while true {
-            guard peek(UInt8(ascii: "\"")) else {
-                throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
-            }
-            let keyStart = index
-            let member = try parseDocumentMemberName()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"), "expected ':' after member name \"\(member.name)\"")
-            skipWhitespace()
+        try parseMembers(depth: 1, name: { reader throws(HandlerError) in try reader.parseDocumentMemberName() }, describe: \.name) {
+            reader, member, nameStart throws(HandlerError) in
             let isDuplicate: Bool
             if let bit = member.bit {
                 isDuplicate = seenKnown & bit != 0
@@ -140,33 +144,23 @@ struct JSONReader {
                 isDuplicate = seenUnknown.contains(member.name)
                 seenUnknown.append(member.name)
             }
-            if isDuplicate { throw error("duplicate member name \"\(member.name)\"", at: keyStart) }
+            if isDuplicate { throw reader.error("duplicate member name \"\(member.name)\"", at: nameStart) }
             switch member {
-            case .version: parts.version = try parseVersion()
-            case .id: parts.id = try parseValue(depth: 1)
-            case .invalidation: parts.invalidation = try parseValue(depth: 1)
+            case .version: parts.version = try reader.parseVersion()
+            case .id: parts.id = try reader.parseValue(depth: 1)
+            case .invalidation: parts.invalidation = try reader.parseValue(depth: 1)
             case .bound:
-                if peek(UInt8(ascii: "{")) {
-                    parts.bound = try parseBoundObject()
+                if reader.peek(UInt8(ascii: "{")) {
+                    parts.bound = try reader.parseBoundObject()
                 } else {
-                    parts.boundOther = try parseValue(depth: 1)
+                    parts.boundOther = try reader.parseValue(depth: 1)
                 }
             case .unknown(let name):
-                _ = try parseValue(depth: 1)
+                _ = try reader.parseValue(depth: 1)
                 if parts.unknownMember == nil { parts.unknownMember = name }
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of document inside an object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                skipWhitespace()
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return parts
-            } else {
-                throw error("expected ',' or '}' in an object, found \(describeByte(at: index))")
-            }
         }
+        return parts
     }
 
     /// The `version` member: the current version without creating a string, anything else as parsed.
@@ -205,39 +199,18 @@ struct JSONReader {
 
     /// The members of `bound`, at depth 2, without building a dictionary.
     private mutating func parseBoundObject() throws(HandlerError) -> BoundValues {
-        guard maximumDepth >= 2 else { throw tooDeep() }
-        index += 1  // {
         var names: [String] = []
         var values: [BoundValue] = []
-        skipWhitespace()
-        if peek(UInt8(ascii: "}")) { index += 1; return BoundValues(names: names, values: values) }
         names.reserveCapacity(8)
         values.reserveCapacity(8)
-        while true {
-            guard peek(UInt8(ascii: "\"")) else {
-                throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
-            }
-            let keyStart = index
-            let name = try parseString()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"), "expected ':' after member name \"\(name)\"")
-            skipWhitespace()
-            let value = try parseValue(depth: 2)
-            if names.contains(name) { throw error("duplicate member name \"\(name)\"", at: keyStart) }
+        try parseMembers(depth: 2, name: { reader throws(HandlerError) in try reader.parseString() }, describe: { $0 }) {
+            reader, name, nameStart throws(HandlerError) in
+            let value = try reader.parseValue(depth: 2)
+            if names.contains(name) { throw reader.error("duplicate member name \"\(name)\"", at: nameStart) }
             names.append(name)
             values.append(BoundValue(value))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of document inside an object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                skipWhitespace()
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return BoundValues(names: names, values: values)
-            } else {
-                throw error("expected ',' or '}' in an object, found \(describeByte(at: index))")
-            }
         }
+        return BoundValues(names: names, values: values)
     }
 
     // MARK: Strings
