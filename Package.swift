@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "HandlerKit", targets: ["HandlerKit"]),
         .library(name: "HandlerScanner", targets: ["HandlerScanner"]),
         .executable(name: "handlergen", targets: ["handlergen"]),
+        .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
+        .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
+        .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
     ],
     dependencies: [
         // Renders the generator's logic-free templates (Templates/*.mustache).
@@ -40,6 +43,19 @@ let package = Package(
             name: "handlergen",
             dependencies: ["HandlerGenerator", "HandlerScanner", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Runs `handlergen generate` on a target's Swift sources and compiles the generated file with it.
+        .plugin(name: "HandlerKitPlugin", capability: .buildTool(), dependencies: ["handlergen"]),
+        // `swift package generate-handlers`: writes the generated file next to the sources for review.
+        .plugin(
+            name: "GenerateHandlers",
+            capability: .command(
+                intent: .custom(verb: "generate-handlers", description: "Write the generated handler file of each @handler target for review"),
+                permissions: [.writeToPackageDirectory(reason: "Writes <Module>.handlers.swift.txt next to the target's sources (or to --output)")]
+            ),
+            dependencies: ["handlergen"]
+        ),
+        // `swift run handlerkit-demo`: handlers made in one process, stored as JSON, called in a second.
+        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit"], plugins: ["HandlerKitPlugin"]),
         .executableTarget(
             name: "handlerkit-bench",
             dependencies: ["HandlerKit"],
@@ -65,5 +81,8 @@ let package = Package(
         // Compiles the generated file of a fixture module covering every handler form and calls each
         // handler through the runtime (the file is regenerated and compared by HandlerGeneratorTests).
         .testTarget(name: "GeneratedCodeTests", dependencies: ["HandlerKit"]),
+        // Builds Tests/Fixtures/PluginClient with `swift build` (plugin + attribute on every form, and a
+        // misuse) and runs the demo; depends on the demo so it is built first.
+        .testTarget(name: "PluginEndToEndTests", dependencies: ["handlerkit-demo"]),
     ]
 )

@@ -1,0 +1,56 @@
+import Foundation
+import PackagePlugin
+
+/// The `handlergen generate` build command for one module: the same for SwiftPM and Xcode targets.
+struct GenerationCommand {
+    /// The Swift module whose handlers are generated (names the table: `Chat` → `.chat`).
+    let moduleName: String
+    /// The module's Swift source files.
+    let sources: [URL]
+    /// The plugin's work folder for this target; the generated file goes there.
+    let workDirectory: URL
+    /// The `handlergen` executable.
+    let tool: URL
+
+    /// The one file the command writes: its name is fixed by the module, so the output is known
+    /// before the command runs and never changes between builds.
+    var output: URL {
+        workDirectory.appending(path: "HandlerTable+\(moduleName).generated.swift", directoryHint: .notDirectory)
+    }
+
+    /// Sources in path order, so the command line (and with it the build's key) is stable.
+    var sortedSources: [URL] {
+        sources.sorted { $0.path(percentEncoded: false) < $1.path(percentEncoded: false) }
+    }
+
+    /// The command line after the tool: `generate --module M --output FILE SOURCES…`.
+    var arguments: [String] {
+        ["generate", "--module", moduleName, "--output", output.path(percentEncoded: false)]
+            + sortedSources.map { $0.path(percentEncoded: false) }
+    }
+
+    /// The build command. A module without Swift sources still gets its (empty) table, so code
+    /// that registers it keeps compiling while handlers come and go.
+    var command: Command {
+        .buildCommand(
+            displayName: "Generating HandlerKit handlers for \(moduleName)",
+            executable: tool,
+            arguments: arguments,
+            inputFiles: sortedSources + [tool],
+            outputFiles: [output]
+        )
+    }
+
+    /// A module name for a product name as Xcode derives it: every character that cannot appear in
+    /// an identifier becomes `_`, and a leading digit gets a `_` before it.
+    static func moduleName(forProductNamed name: String) -> String {
+        var result = String(name.unicodeScalars.map { scalar in
+            let isIdentifier = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                || ("0"..."9").contains(scalar) || scalar == "_"
+            return isIdentifier ? Character(scalar) : "_"
+        })
+        if result.isEmpty { return "_" }
+        if let first = result.unicodeScalars.first, ("0"..."9").contains(first) { result = "_" + result }
+        return result
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import PackagePlugin
+
+/// The HandlerKit build-tool plugin: before a target is compiled, `handlergen generate` scans its
+/// Swift sources for `@handler` functions and writes one Swift file — the module's `HandlerTable`, a
+/// shim per handler and its compiler-checked reference — which is compiled with the target.
+///
+/// The plugin only describes the command; the work is done by `handlergen` (and the HandlerGenerator
+/// library behind it). The command is deterministic: sources in path order, one output at a fixed
+/// path. Every source file and the `handlergen` executable are inputs, so editing a source or
+/// rebuilding the generator reruns it; `handlergen` rewrites the file only when its content changes,
+/// so an edit that does not touch a handler recompiles nothing more. Misuse makes `handlergen` exit
+/// non-zero after printing `path:line:col: error: message` lines for the user's files, which the
+/// build shows as the build's errors.
+@main
+struct HandlerKitPlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        guard let target = target as? SwiftSourceModuleTarget else { return [] }
+        let sources = target.sourceFiles(withSuffix: "swift").map(\.url)
+        return [
+            try GenerationCommand(
+                moduleName: target.moduleName,
+                sources: sources,
+                workDirectory: context.pluginWorkDirectoryURL,
+                tool: context.tool(named: "handlergen").url
+            ).command
+        ]
+    }
+}
+
+#if canImport(XcodeProjectPlugin)
+import XcodeProjectPlugin
+
+extension HandlerKitPlugin: XcodeBuildToolPlugin {
+    /// The same command for a target of an Xcode project: its Swift source files, and its product's
+    /// module name.
+    func createBuildCommands(context: XcodePluginContext, target: XcodeTarget) throws -> [Command] {
+        let sources = target.inputFiles
+            .filter { $0.type == .source && $0.url.pathExtension == "swift" }
+            .map(\.url)
+        return [
+            try GenerationCommand(
+                moduleName: GenerationCommand.moduleName(forProductNamed: target.product?.name ?? target.displayName),
+                sources: sources,
+                workDirectory: context.pluginWorkDirectoryURL,
+                tool: context.tool(named: "handlergen").url
+            ).command
+        ]
+    }
+}
+#endif

@@ -1,0 +1,50 @@
+import Foundation
+
+/// `handlerkit-demo`: handlers created in one process, stored as JSON, and rebuilt and called in a
+/// second process.
+///
+///     handlerkit-demo [--file PATH]        first process: create handlers, write PATH, start the second
+///     handlerkit-demo --replay PATH        second process: rebuild the handlers from PATH and use them
+///
+/// The exit status is 0 when every step did what it should, 1 otherwise.
+@main
+enum DemoMain {
+    /// The flag that makes this executable the second process.
+    static let replayFlag = "--replay"
+
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            if let index = arguments.firstIndex(of: replayFlag) {
+                guard index + 1 < arguments.count else { throw DemoFailure("\(replayFlag) needs the path of a handler file") }
+                try await SecondProcess.run(file: arguments[index + 1])
+            } else {
+                try FirstProcess.run(file: try handlerFile(arguments))
+            }
+        } catch {
+            Say.error("\(error)")
+            exit(1)
+        }
+    }
+
+    /// The file given with `--file`, or one in the temporary folder.
+    static func handlerFile(_ arguments: [String]) throws -> URL {
+        guard let index = arguments.firstIndex(of: "--file") else {
+            if let unknown = arguments.first {
+                throw DemoFailure("unknown argument \(unknown); usage: handlerkit-demo [--file PATH]")
+            }
+            return FileManager.default.temporaryDirectory.appending(path: "handlerkit-demo-handlers.jsonl")
+        }
+        guard index + 1 < arguments.count else { throw DemoFailure("--file needs a path") }
+        return URL(fileURLWithPath: arguments[index + 1])
+    }
+}
+
+/// A step that did not do what it should.
+struct DemoFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,33 @@
+// swift-tools-version: 6.0
+//
+// A client of HandlerKit, as a user writes one: it depends on the package by path, marks functions
+// with @handler in every form and lets the build plugin generate their registration. PluginEndToEndTests
+// copies this folder, builds it with `swift build` and checks what `PluginClient` prints; building
+// `MisuseClient` must fail with the generator's error at the private handler's line.
+import Foundation
+import PackageDescription
+
+/// Where HandlerKit is: the repository root (the end-to-end test replaces this with an absolute path).
+let handlerKitPath = "../../.."
+
+/// A path dependency's package identity is the last component of its path, whatever the folder is called.
+let handlerKitIdentity = URL(fileURLWithPath: handlerKitPath, relativeTo: URL(fileURLWithPath: #filePath).deletingLastPathComponent())
+    .standardizedFileURL.lastPathComponent.lowercased()
+
+let package = Package(
+    name: "PluginClient",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(path: handlerKitPath)],
+    targets: [
+        .executableTarget(
+            name: "PluginClient",
+            dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
+            plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
+        ),
+        .target(
+            name: "MisuseClient",
+            dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
+            plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
+        ),
+    ]
+)

@@ -1,0 +1,91 @@
+import Foundation
+import HandlerKit
+
+/// Registers the module's generated table, then for every handler form: creates a handler through
+/// its generated reference, round-trips it through JSON, calls it and checks what it did. Prints one
+/// `ok` line per check; exits 1 at the first failure.
+@main
+enum PluginClientMain {
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            print("FAIL: \(error)")
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
+        try HandlerRegistry.shared.register(.pluginClient)
+        print("registered: \(HandlerRegistry.shared.registeredIDs.joined(separator: ", "))")
+
+        let carbons = try roundTrip(Carbons.enabledHandler(account: Account(name: "ada"), invalidation: "Session.ended"))
+        try callSync(carbons, ["note": "hi"])
+        try check("Carbons.enabled account=ada limit=10 note=hi")
+        try await carbons.invalidate(["why": "logout"])
+        try check("Session.ended account=ada why=logout")
+        try await checkThrows("call after invalidate") { try await carbons.call() }
+
+        let service = try roundTrip(Service.restartHandler(reason: "update"))
+        try callSync(service)
+        try check("Service.restart reason=update attempts=[1, 2]")
+        try await checkThrows("a throwing handler's own error") { try callSync(service, ["reason": ""]) }
+
+        let omemo = try roundTrip(OMEMO.bundleFetchedHandler(account: Account(name: "ada"), jid: "a@b", success: true))
+        try await omemo.call(["rid": "r7"])
+        try check("OMEMO.bundleFetched owner=ada jid=a@b success=true errorReason=nil rid=r7")
+        try await checkThrows("a sync call of an async handler") { try callSync(omemo) }
+
+        try callSync(roundTrip(cleanUpHandler(reason: "daily")))
+        try check("cleanup.v1 reason=daily")
+        try callSync(roundTrip(pingHandler()))
+        try check("ping")
+
+        try await roundTrip(Outer.Inner.convertHandler(kind: .large, values: ["a": 1, "b": 2])).call()
+        try check("Outer.Inner.convert kind=large total=3")
+
+        try callSync(roundTrip(Conditional.activeHandler(value: 7)))
+        try check("Conditional.active value=7")
+        try await checkThrows("a handler under a false #if") { _ = try Handler(id: "Conditional.inactive") }
+
+        try await checkThrows("a missing mandatory argument") { try callSync(Carbons.enabledHandler()) }
+        try await checkThrows("a bound value of the wrong type in JSON") {
+            _ = try Handler(json: #"{"bound":{"limit":"ten"},"id":"Carbons.enabled","version":1}"#)
+        }
+        print("PluginClient: all \(Journal.shared.passedChecks) checks passed")
+    }
+
+    /// Calls `handler` from synchronous code (in async code `call` is the `async` overload).
+    static func callSync(_ handler: Handler, _ arguments: CallArguments = [:]) throws {
+        try handler.call(arguments)
+    }
+
+    /// The handler rebuilt from its own JSON, as another process would.
+    static func roundTrip(_ handler: Handler) throws -> Handler {
+        let rebuilt = try Handler(json: handler.jsonData())
+        guard rebuilt.jsonData() == handler.jsonData() else { throw ClientError(message: "JSON round trip changed \(handler)") }
+        return rebuilt
+    }
+
+    /// Checks that exactly `entry` was recorded since the last check.
+    static func check(_ entry: String) throws {
+        let entries = Journal.shared.take()
+        guard entries == [entry] else { throw ClientError(message: "expected [\(entry)], got \(entries)") }
+        Journal.shared.passCheck()
+        print("ok: \(entry)")
+    }
+
+    /// Checks that `body` throws and runs no handler.
+    static func checkThrows(_ what: String, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            let entries = Journal.shared.take()
+            guard entries.isEmpty else { throw ClientError(message: "\(what) ran \(entries)") }
+            Journal.shared.passCheck()
+            print("ok: \(what) throws: \(error)")
+            return
+        }
+        throw ClientError(message: "\(what) did not throw")
+    }
+}
