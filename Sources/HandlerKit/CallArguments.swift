@@ -42,6 +42,10 @@ public struct CallArguments: Sendable, ExpressibleByDictionaryLiteral {
         return names.filter { contains($0) && seen.insert($0).inserted }
     }
 
+    /// Whether no values were given.
+    @inlinable
+    var isEmpty: Bool { names.isEmpty }
+
     /// The last value given for `name`. It may still be a boxed `Optional.none` (from a doubly
     /// optional value); `HandlerArguments` treats that as absent.
     @inlinable

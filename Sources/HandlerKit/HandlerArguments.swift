@@ -67,7 +67,7 @@ public struct HandlerArguments: Sendable {
 
     @inlinable
     func lookUp<T>(_ name: String) throws -> T? {
-        if let value = callTime.value(named: name) { return try callTimeValue(value, name) }
+        if !callTime.isEmpty, let value = callTime.value(named: name) { return try callTimeValue(value, name) }
         if let bound = bound.value(named: name), bound.value != .null {
             throw HandlerError.notBindable(handler: handlerID, argument: name, type: "\(T.self)")
         }
@@ -76,7 +76,7 @@ public struct HandlerArguments: Sendable {
 
     @inlinable
     func lookUp<T: Decodable>(_ name: String) throws -> T? {
-        if let value = callTime.value(named: name) { return try callTimeValue(value, name) }
+        if !callTime.isEmpty, let value = callTime.value(named: name) { return try callTimeValue(value, name) }
         guard let position = bound.position(of: name) else { return nil }
         if let scalar: T = bound.values[position].fastScalar() { return scalar }
         return try decodeBound(bound.values[position].value, name, as: T.self)
