@@ -29,12 +29,19 @@ struct GenerateHandlers: CommandPlugin {
         let destinations = try ReviewDestination(
             output: outputs.first, packageDirectory: package.directoryURL, targetCount: targets.count)
         let tool = try context.tool(named: "handlergen").url
+        var failed: [String] = []
         for target in targets {
             let output = destinations.outputArgument(for: target)
             var arguments = ["review", "--module", target.moduleName, "--output", output]
             if noSourceLocations { arguments.append("--no-source-locations") }
             arguments += target.sourceFiles(withSuffix: "swift").map { $0.url.path(percentEncoded: false) }.sorted()
-            try ToolRun.run(tool, arguments: arguments, describing: target.name)
+            // A target with errors does not stop the others; its errors are printed by handlergen.
+            if try ToolRun.run(tool, arguments: arguments) != 0 { failed.append(target.name) }
         }
+        if destinations.isNextToSources && failed.count < targets.count {
+            print("note: SwiftPM reports a .txt file in a target's folder as unhandled until it is removed; "
+                + "delete it after review, or write it elsewhere with --output")
+        }
+        if !failed.isEmpty { throw ReviewError.toolFailed(targets: failed) }
     }
 }

@@ -48,6 +48,12 @@ struct ReviewDestination {
         }
     }
 
+    /// Whether files go next to each target's sources (no `--output`).
+    var isNextToSources: Bool {
+        if case .nextToSources = kind { return true }
+        return false
+    }
+
     /// The `--output` argument `handlergen review` gets for `target`.
     func outputArgument(for target: SwiftSourceModuleTarget) -> String {
         let name = "\(target.moduleName).handlers.swift.txt"

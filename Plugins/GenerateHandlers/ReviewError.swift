@@ -1,13 +1,13 @@
 /// Why the command stopped.
 enum ReviewError: Error, CustomStringConvertible {
     case usage(String)
-    case toolFailed(target: String, status: Int32)
+    case toolFailed(targets: [String])
 
     var description: String {
         switch self {
         case .usage(let message): message
-        case .toolFailed(let target, let status):
-            "handlergen could not generate \(target)'s handlers (exit status \(status)); see the errors above"
+        case .toolFailed(let targets):
+            "handlergen could not generate the handlers of \(targets.joined(separator: ", ")); see the errors above"
         }
     }
 }
