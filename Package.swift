@@ -37,11 +37,14 @@ let package = Package(
         .macro(name: "HandlerKitMacros", dependencies: ["PluginProtocol"]),
         .target(
             name: "HandlerGenerator",
-            dependencies: ["HandlerScanner", .product(name: "Mustache", package: "swift-mustache")]
+            dependencies: ["HandlerScanner", "CHeaderReader", .product(name: "Mustache", package: "swift-mustache")]
         ),
         .executableTarget(
             name: "handlergen",
-            dependencies: ["HandlerGenerator", "HandlerScanner", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "HandlerGenerator", "HandlerScanner", "CHeaderReader",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         // Runs `handlergen generate` on a target's Swift sources and compiles the generated file with it.
         .plugin(name: "HandlerKitPlugin", capability: .buildTool(), dependencies: ["handlergen"]),
@@ -81,6 +84,12 @@ let package = Package(
         // Compiles the generated file of a fixture module covering every handler form and calls each
         // handler through the runtime (the file is regenerated and compared by HandlerGeneratorTests).
         .testTarget(name: "GeneratedCodeTests", dependencies: ["HandlerKit"]),
+        // A C target whose structs and enums handlers bind (issue 5); its header is read with libclang.
+        .target(name: "CFixtureTypes", path: "Tests/Fixtures/CFixtureTypes"),
+        // Compiles the generated file (C type conversions included) of a fixture module binding the C
+        // types of CFixtureTypes and round-trips edge values through the runtime's JSON (regenerated and
+        // compared by HandlerGeneratorTests).
+        .testTarget(name: "CTypeCodingTests", dependencies: ["HandlerKit", "CFixtureTypes"]),
         // Builds Tests/Fixtures/PluginClient with `swift build` (plugin + attribute on every form, and a
         // misuse) and runs the demo; depends on the demo so it is built first.
         .testTarget(name: "PluginEndToEndTests", dependencies: ["handlerkit-demo"]),

@@ -6,6 +6,44 @@
 /// when the package's `Templates/` folder is not next to the sources (see `Templates`).
 enum EmbeddedTemplates {
     static let all: [String: String] = [
+        "ctype": #"""
+{{% CONTENT_TYPE: TEXT}}
+{{#isStructure}}
+/// JSON conversion of the C struct `{{name}}` ({{location}}), so handlers can bind it:
+/// an object with one member per field.
+extension {{name}}: @retroactive Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let container = try decoder.container(keyedBy: CFieldKey.self)
+{{#decodeLines}}
+        {{text}}
+{{/decodeLines}}
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CFieldKey.self)
+{{#encodeLines}}
+        {{text}}
+{{/encodeLines}}
+    }
+}
+{{/isStructure}}
+{{^isStructure}}
+/// JSON conversion of the C enum `{{name}}` ({{location}}), so handlers can bind it:
+/// its raw value.
+extension {{name}}: @retroactive Codable {
+    public init(from decoder: any Decoder) throws {
+        self = try CValueCoding.enumeration({{name}}.self, from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+{{/isStructure}}
+
+"""#,
         "descriptor": #"""
 {{% CONTENT_TYPE: TEXT}}
 /// The registry entry of `{{id}}`: its parameters, and the shim that takes its arguments and calls it.
@@ -52,6 +90,9 @@ enum EmbeddedTemplates {
 //     try HandlerRegistry.shared.register(.{{tableName}})
 
 import HandlerKit
+{{#cImports}}
+import {{name}}
+{{/cImports}}
 
 extension HandlerTable {
     /// Every `@handler` function of module `{{moduleName}}`.
@@ -93,6 +134,12 @@ extension {{enclosingType}} {
 #endif
 {{/conditions}}
 {{/handlers}}
+{{#cTypes}}
+
+// MARK: C type {{name}}
+
+{{text}}
+{{/cTypes}}
 
 """#,
         "reference": #"""

@@ -1,3 +1,4 @@
+import CHeaderReader
 import HandlerScanner
 import Mustache
 
@@ -60,10 +61,17 @@ public struct HandlerGenerator: Sendable {
 
     /// The generated Swift file for the handlers `scan` found.
     ///
+    /// - Parameter cTypes: The C structs and enums the handlers bind, read from the headers of the
+    ///   module's C dependencies (see `CTypeConversions`); the file imports their modules and gets a
+    ///   `Codable` conformance for each, after the handlers.
     /// - Throws: `GeneratorError` when the scan has errors (its error diagnostics are passed on), two
-    ///   handlers share an id, or the module name is not an identifier; nothing is generated then.
-    public func generate(_ scan: ScanResult) throws(GeneratorError) -> String {
+    ///   handlers share an id, the module name is not an identifier, or a C type cannot be converted
+    ///   (a header that does not parse, a union, a pointer: reported at the header's line); nothing is
+    ///   generated then.
+    public func generate(_ scan: ScanResult, cTypes: CTypeConversions = .none) throws(GeneratorError) -> String {
         try validate(scan)
+        let cErrors = cTypes.errors()
+        if !cErrors.isEmpty { throw GeneratorError(diagnostics: cErrors) }
         let handlers = scan.handlers.sorted(by: Self.order)
         var seen: [String: Int] = [:]
         var sections: [HandlerSection] = []
@@ -90,9 +98,32 @@ public struct HandlerGenerator: Sendable {
             tableName: SwiftSource.identifier(tableName),
             hasHandlers: !sections.isEmpty,
             handlerCount: sections.count,
-            handlers: sections
+            handlers: sections,
+            cImports: cTypes.imports.map(ImportContext.init),
+            cTypes: try Self.cTypeSections(cTypes.model)
         )
         return try Templates.render(file, template: Templates.file)
+    }
+
+    /// The `Codable` conformance of every declaration in `model`, in name order.
+    static func cTypeSections(_ model: CHeaderModel) throws(GeneratorError) -> [CTypeSection] {
+        var sections: [CTypeSection] = []
+        for declaration in model.declarations {
+            let location = declaration.location.map { "\($0.file.split(separator: "/").last ?? ""):\($0.line)" } ?? "C header"
+            let context: CTypeContext
+            switch declaration {
+            case .structure(let structure):
+                let writer = CConversionWriter(structure)
+                context = CTypeContext(
+                    name: declaration.name, location: location, isStructure: true,
+                    decodeLines: writer.decodeLines.map(LineContext.init), encodeLines: writer.encodeLines.map(LineContext.init))
+            case .enumeration:
+                context = CTypeContext(name: declaration.name, location: location, isStructure: false, decodeLines: [], encodeLines: [])
+            }
+            let text = try Templates.render(context, template: Templates.cType)
+            sections.append(CTypeSection(name: declaration.name, text: indented(text, by: "")))
+        }
+        return sections
     }
 
     /// `text` without its final newline, every non-empty line prefixed with `indentation`.

@@ -12,6 +12,8 @@ extension FileContext: MustacheParent {
         case "hasHandlers": hasHandlers
         case "handlerCount": handlerCount
         case "handlers": handlers
+        case "cImports": cImports
+        case "cTypes": cTypes
         default: nil
         }
     }
@@ -141,6 +143,41 @@ extension HandlerContext: MustacheParent {
         case "bindingsName": bindingsName
         case "invalidationName": invalidationName
         case "registryName": registryName
+        default: nil
+        }
+    }
+}
+
+extension CTypeContext: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "name": self.name
+        case "location": location
+        case "isStructure": isStructure
+        case "decodeLines": decodeLines
+        case "encodeLines": encodeLines
+        default: nil
+        }
+    }
+}
+
+extension LineContext: MustacheParent {
+    func child(named name: String) -> Any? {
+        name == "text" ? text : nil
+    }
+}
+
+extension ImportContext: MustacheParent {
+    func child(named name: String) -> Any? {
+        name == "name" ? self.name : nil
+    }
+}
+
+extension CTypeSection: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "name": self.name
+        case "text": text
         default: nil
         }
     }

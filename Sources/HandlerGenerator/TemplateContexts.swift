@@ -16,6 +16,10 @@ struct FileContext {
     let handlerCount: Int
     /// One entry per handler, sorted by id.
     let handlers: [HandlerSection]
+    /// The C modules that declare the C types converted below (none without C types).
+    let cImports: [ImportContext]
+    /// The `Codable` conformances of the C types the handlers bind, sorted by name.
+    let cTypes: [CTypeSection]
 }
 
 /// One `#if` level a handler sits under, outermost first.
@@ -187,4 +191,36 @@ struct HandlerContext {
     let invalidationName: String
     /// The reference's registry parameter: `registry`, or `handlerRegistry` on a clash.
     let registryName: String
+}
+
+/// The context of `ctype.mustache`: the `Codable` conformance of one C struct or enum a handler binds.
+struct CTypeContext {
+    /// The name Swift imports the type under, e.g. `HKPoint`.
+    let name: String
+    /// Where the type is declared, `file:line` (for the doc comment).
+    let location: String
+    /// `true` for a struct (fields coded one by one), `false` for an enum (coded as its raw value).
+    let isStructure: Bool
+    /// The statements of `init(from:)` after its container line (struct only).
+    let decodeLines: [LineContext]
+    /// The statements of `encode(to:)` after its container line (struct only).
+    let encodeLines: [LineContext]
+}
+
+/// One line of generated code, without indentation.
+struct LineContext {
+    let text: String
+}
+
+/// A C module the generated file imports, for the C types it converts.
+struct ImportContext {
+    let name: String
+}
+
+/// A rendered C type conversion, placed after the handlers in the generated file.
+struct CTypeSection {
+    /// The name of the type, for the section's `// MARK:` line.
+    let name: String
+    /// The conformance, rendered from `ctype.mustache`.
+    let text: String
 }

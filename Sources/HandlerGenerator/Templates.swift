@@ -22,6 +22,8 @@ enum Templates {
     static let descriptor = "descriptor"
     /// The template of a handler's compiler-checked reference (context: `HandlerContext`).
     static let reference = "reference"
+    /// The `Codable` conformance of a C struct or enum a handler binds (context: `CTypeContext`).
+    static let cType = "ctype"
 
     /// The package's `Templates/` folder, derived from this file's path at build time.
     static let sourceDirectory = URL(fileURLWithPath: #filePath)

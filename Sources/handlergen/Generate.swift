@@ -26,6 +26,8 @@ struct Generate: ParsableCommand {
         help: "Map the user's text to the user's lines with #sourceLocation (turn off for a checked-in copy compiled from another path).")
     var sourceLocations = true
 
+    @OptionGroup var cHeaders: CHeaderOptions
+
     @Argument(help: "Swift files and directories of the module.")
     var sources: [String]
 
@@ -37,7 +39,11 @@ struct Generate: ParsableCommand {
         let scan = SourceSet.scanForGeneration(sources)
         Output.printWarnings(scan)
         do {
-            let text = try HandlerGenerator(moduleName: module, sourceLocations: sourceLocations).generate(scan)
+            // A scan with errors is refused with its own diagnostics before any header is read.
+            let hasErrors = scan.diagnostics.contains { $0.severity == .error }
+            let cTypes = try hasErrors ? CTypeConversions.none : cHeaders.conversions(for: scan)
+            let text = try HandlerGenerator(moduleName: module, sourceLocations: sourceLocations)
+                .generate(scan, cTypes: cTypes)
             try GeneratedFile.write(text, to: output)
         } catch {
             Output.printErrors(error)

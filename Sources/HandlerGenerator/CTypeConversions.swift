@@ -1,0 +1,100 @@
+import CHeaderReader
+import HandlerScanner
+
+/// The C structs and enums a module's handlers bind, as read from the headers of its C dependencies,
+/// and the C modules the generated file imports for them (HANDLERKIT.md §2, "C types").
+///
+/// For each declaration the generated file gets `extension <Type>: @retroactive Codable` with an
+/// explicit `init(from:)` and `encode(to:)` (see `CConversionWriter` for the JSON form). `const char *`
+/// fields are refused: a decoded pointer would need memory that something owns for as long as the C
+/// value lives, and a C struct value cannot own it (it is copied freely and never deinitialized);
+/// `char name[N]` is the bindable alternative.
+public struct CTypeConversions: Sendable {
+    /// What the reader found for the handlers' parameter type names.
+    public var model: CHeaderModel
+    /// The C modules that declare the types, imported by the generated file (sorted, unique).
+    public var imports: [String]
+
+    public init(model: CHeaderModel = CHeaderModel(), imports: [String] = []) {
+        self.model = model
+        self.imports = Array(Set(imports)).sorted()
+    }
+
+    /// No C types: the generated file is exactly what it is without C headers.
+    public static let none = CTypeConversions()
+
+    /// Names that are never C types: Swift's own, which parameter types often spell. Not asking for them
+    /// keeps libclang unloaded when a header merely mentions, say, `String` in a comment.
+    static let swiftNames: Set<String> = [
+        "Any", "AnyObject", "Array", "Bool", "Character", "Dictionary", "Double", "Float", "Handler", "Int",
+        "Int8", "Int16", "Int32", "Int64", "Never", "Optional", "Set", "String", "Substring", "UInt",
+        "UInt8", "UInt16", "UInt32", "UInt64", "Void", "some", "any", "inout", "Self",
+    ]
+
+    /// The names to look up in C headers for `scan`'s handlers: every identifier in a parameter type that
+    /// is not a module qualifier (`CPoints.HKPoint` → `HKPoint`; `[HKPoint]?` and `Optional<HKColor>` give
+    /// their element types), without Swift's own type names. Sorted and unique.
+    public static func candidateNames(in scan: ScanResult) -> [String] {
+        var names: Set<String> = []
+        for handler in scan.handlers {
+            for parameter in handler.parameters {
+                names.formUnion(identifiers(inType: parameter.type))
+            }
+        }
+        return names.subtracting(swiftNames).sorted()
+    }
+
+    /// The identifiers of a type as written, except those directly followed by `.` (qualifiers).
+    static func identifiers(inType type: String) -> [String] {
+        var result: [String] = []
+        var current = ""
+        for character in type + " " {
+            if character == "_" || character.isLetter || (character.isNumber && !current.isEmpty) {
+                current.append(character)
+            } else if !current.isEmpty {
+                if character != "." { result.append(current) }
+                current = ""
+            }
+        }
+        return result
+    }
+
+    /// Errors that keep a conversion from being generated: the reader's (headers that do not parse,
+    /// unions, pointers) and `const char *` fields, each at its place in the header.
+    func errors() -> [ScanDiagnostic] {
+        var diagnostics: [ScanDiagnostic] = []
+        for diagnostic in model.diagnostics where diagnostic.severity == .error {
+            let message = diagnostic.typeName == nil ? "C header: \(diagnostic.message)" : diagnostic.message
+            diagnostics.append(Self.scanDiagnostic(message, at: diagnostic.location))
+        }
+        for case .structure(let structure) in model.declarations {
+            let typeName = structure.name ?? "?"
+            for (path, field) in Self.stringPointerFields(of: structure, prefix: "") {
+                diagnostics.append(Self.scanDiagnostic(
+                    "field '\(path)' of '\(typeName)' is a 'const char *', which HandlerKit cannot bind: nothing would own the memory a decoded string points to; declare it as 'char \(field.name)[N]'",
+                    at: field.location ?? structure.location))
+            }
+        }
+        return diagnostics
+    }
+
+    /// `const char *` fields, with their dotted path through anonymous nested structs and arrays.
+    static func stringPointerFields(of structure: CStruct, prefix: String) -> [(String, CField)] {
+        var result: [(String, CField)] = []
+        for field in structure.fields {
+            var type = field.type
+            while case .array(let element, _) = type { type = element }
+            switch type {
+            case .string: result.append((prefix + field.name, field))
+            case .anonymousStructure(let inner): result += stringPointerFields(of: inner, prefix: prefix + field.name + ".")
+            default: break
+            }
+        }
+        return result
+    }
+
+    static func scanDiagnostic(_ message: String, at location: CSourceLocation?) -> ScanDiagnostic {
+        ScanDiagnostic(file: location?.file ?? "<C headers>", line: location?.line ?? 1,
+                       column: location?.column ?? 1, severity: .error, message: message)
+    }
+}
