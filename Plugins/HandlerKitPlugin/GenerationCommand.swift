@@ -11,6 +11,10 @@ struct GenerationCommand {
     let workDirectory: URL
     /// The `handlergen` executable.
     let tool: URL
+    /// The public header directories of the module's C dependencies, whose structs and enums handlers
+    /// may bind, and the headers in them (inputs, so editing one reruns the command).
+    var cHeaderDirectories: [URL] = []
+    var cHeaders: [URL] = []
 
     /// The one file the command writes: its name is fixed by the module, so the output is known
     /// before the command runs and never changes between builds.
@@ -23,9 +27,11 @@ struct GenerationCommand {
         sources.sorted { $0.path(percentEncoded: false) < $1.path(percentEncoded: false) }
     }
 
-    /// The command line after the tool: `generate --module M --output FILE SOURCES…`.
+    /// The command line after the tool:
+    /// `generate --module M --output FILE [--c-header-directory DIR…] SOURCES…`.
     var arguments: [String] {
         ["generate", "--module", moduleName, "--output", output.path(percentEncoded: false)]
+            + cHeaderDirectories.flatMap { ["--c-header-directory", $0.path(percentEncoded: false)] }
             + sortedSources.map { $0.path(percentEncoded: false) }
     }
 
@@ -36,7 +42,7 @@ struct GenerationCommand {
             displayName: "Generating HandlerKit handlers for \(moduleName)",
             executable: tool,
             arguments: arguments,
-            inputFiles: sortedSources + [tool],
+            inputFiles: sortedSources + cHeaders + [tool],
             outputFiles: [output]
         )
     }

@@ -17,14 +17,26 @@ struct HandlerKitPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let target = target as? SwiftSourceModuleTarget else { return [] }
         let sources = target.sourceFiles(withSuffix: "swift").map(\.url)
-        return [
-            try GenerationCommand(
-                moduleName: target.moduleName,
-                sources: sources,
-                workDirectory: context.pluginWorkDirectoryURL,
-                tool: context.tool(named: "handlergen").url
-            ).command
-        ]
+        var command = GenerationCommand(
+            moduleName: target.moduleName,
+            sources: sources,
+            workDirectory: context.pluginWorkDirectoryURL,
+            tool: try context.tool(named: "handlergen").url
+        )
+        // C targets the module depends on (directly or not): handlers may bind their structs and enums.
+        let cTargets = target.recursiveTargetDependencies.compactMap { $0 as? ClangSourceModuleTarget }
+            .sorted { $0.name < $1.name }
+        command.cHeaderDirectories = cTargets.compactMap(\.publicHeadersDirectoryURL)
+            .filter { FileManager.default.fileExists(atPath: $0.path(percentEncoded: false)) }
+        command.cHeaders = command.cHeaderDirectories.flatMap(Self.headers(under:))
+            .sorted { $0.path(percentEncoded: false) < $1.path(percentEncoded: false) }
+        return [command.command]
+    }
+
+    /// The `.h` files under `directory`, recursively.
+    static func headers(under directory: URL) -> [URL] {
+        guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
+        return files.compactMap { $0 as? URL }.filter { $0.pathExtension == "h" }
     }
 }
 

@@ -18,10 +18,11 @@ struct PluginClientTests {
         "ok: ping",
         "ok: Outer.Inner.convert kind=large total=3",
         "ok: Conditional.active value=7",
+        "ok: Points.moved x=1.5 y=-0.0 tag=-7 direction=2",
         "ok: a handler under a false #if throws: unknown handler id 'Conditional.inactive'",
         "ok: a missing mandatory argument throws: handler 'Carbons.enabled': missing mandatory argument 'account'",
         "ok: a bound value of the wrong type in JSON throws: handler 'Carbons.enabled': argument 'limit' expects Int",
-        "PluginClient: all 14 checks passed",
+        "PluginClient: all 15 checks passed",
     ]
 
     @Test func clientBuiltThroughThePluginRunsEveryForm() async throws {
@@ -32,7 +33,7 @@ struct PluginClientTests {
         #expect(run.status == 0, "PluginClient failed:\n\(run.output)")
         #expect(run.lines.first?.hasPrefix(
             "registered: Carbons.enabled, Conditional.active, OMEMO.bundleFetched, Outer.Inner.convert, "
-                + "Service.restart, Session.ended, cleanup.v1, ping") == true,
+                + "Points.moved, Service.restart, Session.ended, cleanup.v1, ping") == true,
             "\(run.output)")
         for expected in Self.expectedLines {
             #expect(run.lines.contains { $0.hasPrefix(expected) }, "missing '\(expected)' in:\n\(run.output)")

@@ -21,9 +21,11 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "PluginClient",
-            dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
+            dependencies: ["ClientCTypes", .product(name: "HandlerKit", package: handlerKitIdentity)],
             plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
         ),
+        // C structs and enums that PluginClient's handlers bind.
+        .target(name: "ClientCTypes"),
         .target(
             name: "MisuseClient",
             dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],

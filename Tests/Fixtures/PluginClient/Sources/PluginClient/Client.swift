@@ -1,3 +1,4 @@
+import ClientCTypes
 import Foundation
 import HandlerKit
 
@@ -47,6 +48,10 @@ enum PluginClientMain {
         try callSync(roundTrip(Conditional.activeHandler(value: 7)))
         try check("Conditional.active value=7")
         try await checkThrows("a handler under a false #if") { _ = try Handler(id: "Conditional.inactive") }
+
+        let point = HKPoint(x: 1.5, y: -0.0, tag: -7)
+        try callSync(roundTrip(Points.movedHandler(point: point, direction: HKDirectionDown)))
+        try check("Points.moved x=1.5 y=-0.0 tag=-7 direction=2")
 
         try await checkThrows("a missing mandatory argument") { try callSync(Carbons.enabledHandler()) }
         try await checkThrows("a bound value of the wrong type in JSON") {
