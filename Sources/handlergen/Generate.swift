@@ -15,36 +15,14 @@ struct Generate: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The Swift module the sources belong to (names the table: Chat → .chat).")
-    var module: String
+    @OptionGroup var options: GenerationOptions
 
     @Option(name: .long, help: "The Swift file to write.")
     var output: String
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: "Map the user's text to the user's lines with #sourceLocation (turn off for a checked-in copy compiled from another path).")
-    var sourceLocations = true
-
-    @OptionGroup var cHeaders: CHeaderOptions
-
-    @Argument(help: "Swift files and directories of the module.")
-    var sources: [String]
-
-    func validate() throws {
-        if sources.isEmpty { throw ValidationError("give at least one source file or directory") }
-    }
-
     func run() throws {
-        let scan = SourceSet.scanForGeneration(sources)
-        Output.printWarnings(scan)
         do {
-            // A scan with errors is refused with its own diagnostics before any header is read.
-            let hasErrors = scan.diagnostics.contains { $0.severity == .error }
-            let cTypes = try hasErrors ? CTypeConversions.none : cHeaders.conversions(for: scan)
-            let text = try HandlerGenerator(moduleName: module, sourceLocations: sourceLocations)
-                .generate(scan, cTypes: cTypes)
-            try GeneratedFile.write(text, to: output)
+            try GeneratedFile.write(options.generatedText(), to: output)
         } catch {
             Output.printErrors(error)
             throw ExitCode.failure

@@ -14,35 +14,14 @@ struct Review: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The Swift module the sources belong to.")
-    var module: String
+    @OptionGroup var options: GenerationOptions
 
     @Option(name: .long, help: "Where to write the file; '-' for standard output.")
     var output: String?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: "Map the user's text to the user's lines with #sourceLocation (turn off for a checked-in copy compiled from another path).")
-    var sourceLocations = true
-
-    @OptionGroup var cHeaders: CHeaderOptions
-
-    @Argument(help: "Swift files and directories of the module.")
-    var sources: [String]
-
-    func validate() throws {
-        if sources.isEmpty { throw ValidationError("give at least one source file or directory") }
-    }
-
     func run() throws {
-        let scan = SourceSet.scanForGeneration(sources)
-        Output.printWarnings(scan)
         do {
-            // A scan with errors is refused with its own diagnostics before any header is read.
-            let hasErrors = scan.diagnostics.contains { $0.severity == .error }
-            let cTypes = try hasErrors ? CTypeConversions.none : cHeaders.conversions(for: scan)
-            let text = try HandlerGenerator(moduleName: module, sourceLocations: sourceLocations)
-                .generate(scan, cTypes: cTypes)
+            let text = try options.generatedText()
             let destination = output ?? defaultDestination()
             if destination == "-" {
                 print(text, terminator: "")
@@ -57,11 +36,11 @@ struct Review: ParsableCommand {
     }
 
     private func defaultDestination() -> String {
-        let first = sources.first ?? "."
+        let first = options.sources.first ?? "."
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: first, isDirectory: &isDirectory)
         let directory = exists && isDirectory.boolValue ? first : (first as NSString).deletingLastPathComponent
-        let name = "\(module).handlers.swift.txt"
+        let name = "\(options.module).handlers.swift.txt"
         return directory.isEmpty ? name : (directory as NSString).appendingPathComponent(name)
     }
 }
