@@ -19,7 +19,11 @@ enum FirstProcess {
         for handler in handlers { Say.line("  \(handler)") }
 
         let document = handlers.map { $0.jsonString() }.joined(separator: "\n") + "\n"
-        try Data(document.utf8).write(to: file)
+        do {
+            try Data(document.utf8).write(to: file)
+        } catch {
+            throw DemoFailure("cannot write \(file.path(percentEncoded: false)): \(error.localizedDescription)")
+        }
         Say.line("Wrote \(handlers.count) handlers as JSON to \(file.path(percentEncoded: false)):")
         for line in document.split(separator: "\n") { Say.line("  \(line)") }
 
