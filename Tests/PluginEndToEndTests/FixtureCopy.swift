@@ -38,8 +38,9 @@ enum FixtureCopy {
         return files.sorted()
     }
 
-    /// The fixture's manifest with its relative path to HandlerKit replaced by `root`.
-    static func pointingAtHandlerKit(_ manifest: Data, root: URL) throws -> Data {
+    /// The fixture's manifest with its relative path to HandlerKit replaced by `root`, and a last
+    /// comment line naming `fingerprint`.
+    static func pointingAtHandlerKit(_ manifest: Data, root: URL, fingerprint: String) throws -> Data {
         let text = String(decoding: manifest, as: UTF8.self)
         let relative = #"let handlerKitPath = "../../..""#
         guard text.contains(relative) else {
@@ -47,6 +48,25 @@ enum FixtureCopy {
         }
         let path = root.standardizedFileURL.path(percentEncoded: false)
             .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return Data(text.replacingOccurrences(of: relative, with: "let handlerKitPath = \"\(path)\"").utf8)
+        return Data((text.replacingOccurrences(of: relative, with: "let handlerKitPath = \"\(path)\"")
+            + "// HandlerKit's files: \(fingerprint)\n").utf8)
+    }
+
+    /// A digest of HandlerKit's file names and manifest. SwiftPM does not notice a file added to or
+    /// removed from a path dependency in an incremental build; the fixture's manifest carries this
+    /// digest, so such a change rewrites the manifest and makes SwiftPM load the packages again.
+    static func sourceFingerprint(root: URL) throws -> String {
+        var text = ""
+        for folder in ["Sources", "Plugins", "Templates"] {
+            for file in try relativeFiles(in: root.appending(path: folder, directoryHint: .isDirectory)) {
+                text += folder + "/" + file + "\n"
+            }
+        }
+        let manifest = try Data(contentsOf: root.appending(path: "Package.swift", directoryHint: .notDirectory))
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
+        for byte in Data(text.utf8) + manifest {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
     }
 }

@@ -90,9 +90,10 @@ actor FixturePackage {
     /// Copies the fixture into `packageCopy`, once per test run.
     private func prepare() throws {
         guard !prepared else { return }
+        let fingerprint = try FixtureCopy.sourceFingerprint(root: Self.repositoryRoot)
         try FixtureCopy.mirror(Self.fixtureSource, to: Self.packageCopy) { relativePath, data in
             guard relativePath == "Package.swift" else { return data }
-            return try FixtureCopy.pointingAtHandlerKit(data, root: Self.repositoryRoot)
+            return try FixtureCopy.pointingAtHandlerKit(data, root: Self.repositoryRoot, fingerprint: fingerprint)
         }
         prepared = true
     }

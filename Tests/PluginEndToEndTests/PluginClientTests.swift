@@ -88,5 +88,7 @@ struct PluginClientTests {
         #expect(text.contains("public static let pluginClient: HandlerTable"))
         #expect(text.contains("static func bundleFetchedHandler("))
         #expect(text.contains("#if HANDLERKIT_FIXTURE_NEVER_DEFINED"))
+        // The C types' conversions, from the header folder the command passes as the build plugin does.
+        #expect(text.contains("extension HKPoint: @retroactive Codable"))
     }
 }
