@@ -4,11 +4,12 @@ import PackagePlugin
 /// `swift package generate-handlers [--target T]… [--output PATH] [--no-source-locations]`: writes the
 /// file the HandlerKit build plugin generates where a person can read it, via `handlergen review`.
 ///
-/// Without `--target` it takes every Swift target of the package that depends on HandlerKit and
-/// mentions `@handler`. Without `--output` each file goes next to its target's sources as
-/// `<Module>.handlers.swift.txt` (the `.txt` keeps SwiftPM from compiling it beside the build plugin's
-/// copy). `--output PATH` names the file for a single target (`-` prints it), or a folder (existing, or ending in `/`)
-/// that receives one file per target; a relative PATH is relative to the package.
+/// Without `--target` it takes every Swift target of the package that depends on HandlerKit and has
+/// `@handler` functions (as `handlergen scan` finds them). Without `--output` each file goes next to
+/// its target's sources as `<Module>.handlers.swift.txt` (the `.txt` keeps SwiftPM from compiling it
+/// beside the build plugin's copy). `--output PATH` names the file for a single target (`-` prints
+/// it), or a folder (existing, or ending in `/`) that receives one file per target; a relative PATH is
+/// relative to the package.
 @main
 struct GenerateHandlers: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
@@ -22,13 +23,13 @@ struct GenerateHandlers: CommandPlugin {
                     + "[--target TARGET]… [--output PATH] [--no-source-locations]")
         }
         let package = context.package
-        let targets = try ReviewTargets.select(named: targetNames, in: package)
+        let tool = try context.tool(named: "handlergen").url
+        let targets = try ReviewTargets.select(named: targetNames, in: package, tool: tool)
         guard !targets.isEmpty else {
             throw ReviewError.usage("no target of \(package.displayName) uses @handler; name one with --target")
         }
         let destinations = try ReviewDestination(
             output: outputs.first, packageDirectory: package.directoryURL, targetCount: targets.count)
-        let tool = try context.tool(named: "handlergen").url
         var failed: [String] = []
         for target in targets {
             let output = destinations.outputArgument(for: target)
