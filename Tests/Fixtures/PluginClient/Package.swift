@@ -3,7 +3,8 @@
 // A client of HandlerKit, as a user writes one: it depends on the package by path, marks functions
 // with @handler in every form and lets the build plugin generate their registration. PluginEndToEndTests
 // copies this folder, builds it with `swift build` and checks what `PluginClient` prints; building
-// `MisuseClient` must fail with the generator's error at the private handler's line.
+// `MisuseClient` must fail with the generator's error at the private handler's line; `ImportsClient`
+// must build (handlers taking Foundation types).
 import Foundation
 import PackageDescription
 
@@ -26,6 +27,12 @@ let package = Package(
         ),
         // C structs and enums that PluginClient's handlers bind.
         .target(name: "ClientCTypes"),
+        // Handlers whose parameter types come from Foundation.
+        .target(
+            name: "ImportsClient",
+            dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
+            plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
+        ),
         .target(
             name: "MisuseClient",
             dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
