@@ -54,6 +54,9 @@ struct FileScanner {
     private var afterDot = false
 
     private(set) var handlers: [HandlerDeclaration] = []
+    private(set) var imports: [ImportDeclaration] = []
+    /// An `@testable` attribute was seen and not yet used by an `import`.
+    private var sawTestable = false
     /// After `run()`: braces still open and `#if` blocks not closed (both 0 for well-formed source).
     var openScopes: Int { scopes.count - 1 }
     var openConditionalBlocks: Int { blocks.count }
@@ -145,10 +148,29 @@ struct FileScanner {
         case .let, .var:
             // Not the end of a type header: `struct Vector<let count: Int>` (value generics).
             sawPrivate = false
+        case .import:
+            pending = nil
+            sawPrivate = false
+            if scopes.count == 1, nesting == 0 { importDeclaration(at: token) }
+            sawTestable = false
         default:
             pending = nil
             sawPrivate = false
         }
+    }
+
+    /// `import Module`, `import kind Module.Symbol`: records the module with the current `#if` branches.
+    private mutating func importDeclaration(at token: Token) {
+        var name = lexer.next()
+        guard name.kind == .identifier, !name.newlineBefore else { return }
+        if let kind = Keywords.classify(lexer.bytes, name.start, name.end),
+           [.struct, .class, .enum, .protocol, .typealias, .func, .let, .var].contains(kind) {
+            name = lexer.next()
+            guard name.kind == .identifier, !name.newlineBefore else { return }
+        }
+        imports.append(ImportDeclaration(
+            file: file, line: lines.position(of: token.start).line, module: lexer.text(name).replacingBackticks(),
+            isTestable: sawTestable, conditions: blocks.map(\.current)))
     }
 
     private mutating func appendToTarget(_ token: Token) {
@@ -246,6 +268,10 @@ struct FileScanner {
         var lookahead = lexer
         var name = lookahead.next()
         guard name.kind == .identifier, name.start == at.end else { return }
+        if lookahead.token(name, is: "testable") {
+            sawTestable = true
+            return
+        }
         if lookahead.token(name, is: "HandlerKit") {
             // Module-qualified: `@HandlerKit.handler`.
             let dot = lookahead.next()

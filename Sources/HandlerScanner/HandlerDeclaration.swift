@@ -171,12 +171,37 @@ public struct ScanDiagnostic: Sendable, Hashable, Codable {
 public struct ScanResult: Sendable, Hashable, Codable {
     public var handlers: [HandlerDeclaration]
     public var diagnostics: [ScanDiagnostic]
+    /// The file-scope `import` declarations of the scanned files, in file, then line order: the
+    /// generated file repeats them so that handlers' parameter types resolve as in the sources.
+    public var imports: [ImportDeclaration]
 
-    public init(handlers: [HandlerDeclaration] = [], diagnostics: [ScanDiagnostic] = []) {
+    public init(handlers: [HandlerDeclaration] = [], diagnostics: [ScanDiagnostic] = [], imports: [ImportDeclaration] = []) {
         self.handlers = handlers
         self.diagnostics = diagnostics
+        self.imports = imports
     }
 
     /// `true` when any diagnostic is an error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+}
+
+/// A file-scope `import` declaration, e.g. `import Foundation`, `@testable import Core` or
+/// `import struct Geometry.Point` (whose module is `Geometry`).
+public struct ImportDeclaration: Sendable, Hashable, Codable {
+    public var file: String
+    public var line: Int
+    /// The imported module (the first component of the path, backticks removed).
+    public var module: String
+    /// Whether the declaration is `@testable`.
+    public var isTestable: Bool
+    /// The `#if` branches the declaration sits under, outermost first.
+    public var conditions: [HandlerDeclaration.Condition]
+
+    public init(file: String, line: Int, module: String, isTestable: Bool, conditions: [HandlerDeclaration.Condition]) {
+        self.file = file
+        self.line = line
+        self.module = module
+        self.isTestable = isTestable
+        self.conditions = conditions
+    }
 }

@@ -78,6 +78,7 @@ public enum SourceScanner {
                 }
                 result.handlers.append(contentsOf: fileResult.handlers)
                 result.diagnostics.append(contentsOf: fileResult.diagnostics)
+                result.imports.append(contentsOf: fileResult.imports)
             }
         }
         appendModuleChecks(to: &result, fileOrder: fileOrder)
@@ -152,7 +153,7 @@ public enum SourceScanner {
         }
         var scanner = FileScanner(bytes: buffer, file: file, lines: lines)
         scanner.run()
-        return ScanResult(handlers: scanner.handlers, diagnostics: scanner.diagnostics)
+        return ScanResult(handlers: scanner.handlers, diagnostics: scanner.diagnostics, imports: scanner.imports)
     }
 
     private static func isNul(_ problem: UTF8Validation.Problem) -> Bool {
