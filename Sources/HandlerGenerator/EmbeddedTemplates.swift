@@ -90,6 +90,15 @@ extension {{name}}: @retroactive Codable {
 //     try HandlerRegistry.shared.register(.{{tableName}})
 
 import HandlerKit
+{{#sourceImports}}
+{{#conditions}}
+#if {{expression}}
+{{/conditions}}
+{{declaration}}
+{{#conditions}}
+#endif
+{{/conditions}}
+{{/sourceImports}}
 {{#cImports}}
 import {{name}}
 {{/cImports}}

@@ -93,16 +93,45 @@ public struct HandlerGenerator: Sendable {
             )
         }
         let tableName = SwiftSource.lowerCamelCase(moduleName)
+        let sourceImports = Self.sourceImports(scan.imports)
+        let importedUnconditionally = Set(sourceImports.filter(\.conditions.isEmpty).map(\.declaration))
         let file = FileContext(
             moduleName: SwiftSource.stringLiteralContent(moduleName),
             tableName: SwiftSource.identifier(tableName),
             hasHandlers: !sections.isEmpty,
             handlerCount: sections.count,
             handlers: sections,
-            cImports: cTypes.imports.map(ImportContext.init),
+            sourceImports: sourceImports,
+            cImports: cTypes.imports.filter { !importedUnconditionally.contains("import \($0)") }.map(ImportContext.init),
             cTypes: try Self.cTypeSections(cTypes.model)
         )
         return try Templates.render(file, template: Templates.file)
+    }
+
+    /// The sources' imports, once each, sorted by module: an import that any file makes without `#if`
+    /// is repeated without one; otherwise once per distinct set of branches. HandlerKit is imported anyway.
+    static func sourceImports(_ imports: [ImportDeclaration]) -> [SourceImportContext] {
+        struct Key: Hashable {
+            var module: String
+            var isTestable: Bool
+        }
+        var branches: [Key: [[HandlerDeclaration.Condition]]] = [:]
+        for declaration in imports where declaration.module != "HandlerKit" {
+            let key = Key(module: declaration.module, isTestable: declaration.isTestable)
+            if !branches[key, default: []].contains(declaration.conditions) {
+                branches[key, default: []].append(declaration.conditions)
+            }
+        }
+        // A testable import makes the plain one redundant.
+        for key in branches.keys where key.isTestable {
+            branches[Key(module: key.module, isTestable: false)] = nil
+        }
+        return branches.keys.sorted { ($0.module, $0.isTestable ? 1 : 0) < ($1.module, $1.isTestable ? 1 : 0) }.flatMap { key in
+            let sets = branches[key] ?? []
+            let declaration = (key.isTestable ? "@testable import " : "import ") + key.module
+            if sets.contains(where: \.isEmpty) { return [SourceImportContext(declaration: declaration, conditions: [])] }
+            return sets.map { SourceImportContext(declaration: declaration, conditions: $0.map(ConditionContext.init)) }
+        }
     }
 
     /// The `Codable` conformance of every declaration in `model`, in name order.

@@ -12,6 +12,7 @@ extension FileContext: MustacheParent {
         case "hasHandlers": hasHandlers
         case "handlerCount": handlerCount
         case "handlers": handlers
+        case "sourceImports": sourceImports
         case "cImports": cImports
         case "cTypes": cTypes
         default: nil
@@ -164,6 +165,16 @@ extension CTypeContext: MustacheParent {
 extension LineContext: MustacheParent {
     func child(named name: String) -> Any? {
         name == "text" ? text : nil
+    }
+}
+
+extension SourceImportContext: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "declaration": declaration
+        case "conditions": conditions
+        default: nil
+        }
     }
 }
 

@@ -17,6 +17,8 @@ struct FileContext {
     /// One entry per handler, sorted by id.
     let handlers: [HandlerSection]
     /// The C modules that declare the C types converted below (none without C types).
+    /// The sources' own imports (other than HandlerKit), so parameter types resolve as they do there.
+    let sourceImports: [SourceImportContext]
     let cImports: [ImportContext]
     /// The `Codable` conformances of the C types the handlers bind, sorted by name.
     let cTypes: [CTypeSection]
@@ -215,6 +217,13 @@ struct LineContext {
 /// A C module the generated file imports, for the C types it converts.
 struct ImportContext {
     let name: String
+}
+
+/// An `import` of the sources, repeated in the generated file under the same `#if` branches.
+struct SourceImportContext {
+    /// `import Foundation` or `@testable import Core`.
+    let declaration: String
+    let conditions: [ConditionContext]
 }
 
 /// A rendered C type conversion, placed after the handlers in the generated file.

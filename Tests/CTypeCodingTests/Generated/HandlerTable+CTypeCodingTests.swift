@@ -6,6 +6,7 @@
 
 import HandlerKit
 import CFixtureTypes
+import Foundation
 
 extension HandlerTable {
     /// Every `@handler` function of module `CTypeCodingTests`.

@@ -5,6 +5,7 @@
 //     try HandlerRegistry.shared.register(.generatedCodeTests)
 
 import HandlerKit
+import Foundation
 
 extension HandlerTable {
     /// Every `@handler` function of module `GeneratedCodeTests`.
