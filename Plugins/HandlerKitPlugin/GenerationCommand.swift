@@ -42,10 +42,22 @@ struct GenerationCommand {
             displayName: "Generating HandlerKit handlers for \(moduleName)",
             executable: tool,
             arguments: arguments,
-            inputFiles: sortedSources + cHeaders + [tool],
+            inputFiles: sortedSources + cHeaders + Self.templates + [tool],
             outputFiles: [output]
         )
     }
+
+    /// HandlerKit's templates, which `handlergen` reads when it runs (found next to this file, as
+    /// SwiftPM and Xcode compile plugins from the package's sources). They are inputs, so an edited
+    /// template regenerates the file on the next build; edited resources would not (SwiftPM#5982).
+    static let templates: [URL] = {
+        let folder = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Templates", directoryHint: .isDirectory)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false))) ?? []
+        return names.filter { $0.hasSuffix(".mustache") }.sorted()
+            .map { folder.appending(path: $0, directoryHint: .notDirectory) }
+    }()
 
     /// A module name for a product name as Xcode derives it: every character that cannot appear in
     /// an identifier becomes `_`, and a leading digit gets a `_` before it.
