@@ -166,12 +166,10 @@ public final class Handler: Sendable {
             switch entry {
             case .notBindable(let typeName):
                 throw .notBindable(handler: target.id, argument: name, type: typeName)
-            case .value(let encodable):
-                do {
-                    value = try HandlerValueEncoder.encode(encodable)
-                } catch {
-                    throw .encodingFailed(handler: target.id, argument: parameter.name, reason: "\(error)")
-                }
+            case .encodingFailed(let reason):
+                throw .encodingFailed(handler: target.id, argument: parameter.name, reason: reason)
+            case .value(let encoded):
+                value = encoded
             }
             try validate(BoundValue(value), named: name, target: target, invalidationTarget: invalidationTarget, context: context)
             values[name] = value

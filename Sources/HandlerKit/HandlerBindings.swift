@@ -1,12 +1,14 @@
-/// Values to bind to a handler when creating it or with `Handler.bind`. They must be `Codable`:
-/// they are stored in the handler's JSON. A `nil` value is not bound.
+/// Values to bind to a handler when creating it or with `Handler.bind`. They must be `Encodable`
+/// (`Codable` to be called later): they are encoded at once, into the form stored in the handler's
+/// JSON, so they need not be `Sendable`. A `nil` value is not bound.
 ///
 /// ```swift
 /// let handler = try Handler(id: "Carbons.enabled", bound: ["rid": deviceID, "limit": 3])
 /// ```
 public struct HandlerBindings: Sendable, ExpressibleByDictionaryLiteral {
     enum Entry: Sendable {
-        case value(any Encodable & Sendable)
+        case value(HandlerValue)
+        case encodingFailed(reason: String)
         case notBindable(typeName: String)
     }
 
@@ -14,23 +16,31 @@ public struct HandlerBindings: Sendable, ExpressibleByDictionaryLiteral {
 
     public init() {}
 
-    public init(dictionaryLiteral elements: (String, (any Encodable & Sendable)?)...) {
+    public init(dictionaryLiteral elements: (String, (any Encodable)?)...) {
         for (name, value) in elements {
-            if let value { entries.append((name, .value(value))) }
+            if let value { entries.append((name, Self.encode(value))) }
         }
     }
 
     /// Binds `value` to `name`; `nil` leaves it unbound.
-    public mutating func bind<T: Encodable & Sendable>(_ name: String, _ value: T?) {
-        if let value { entries.append((name, .value(value))) }
+    public mutating func bind<T: Encodable>(_ name: String, _ value: T?) {
+        if let value { entries.append((name, Self.encode(value))) }
     }
 
-    /// A value whose type is not `Codable` and `Sendable` cannot be bound: creating the handler
-    /// with it throws `HandlerError.notBindable`.
+    /// A value whose type is not `Encodable` cannot be bound: creating the handler with it throws
+    /// `HandlerError.notBindable`.
     public mutating func bind<T>(_ name: String, _ value: T?) {
         if value != nil { entries.append((name, .notBindable(typeName: String(describing: T.self)))) }
     }
 
     /// The names that have a value.
     public var names: [String] { entries.map(\.name) }
+
+    private static func encode(_ value: any Encodable) -> Entry {
+        do {
+            return .value(try HandlerValueEncoder.encode(value))
+        } catch {
+            return .encodingFailed(reason: "\(error)")
+        }
+    }
 }
