@@ -5,7 +5,8 @@ import CHeaderReader
 /// JSON form: an object with one member per field, keyed by the field's C name; integers, floats, bools
 /// and enums (their raw value) as numbers; a named struct field as that struct's object (its own
 /// generated conformance); an anonymous nested struct as a nested object; a fixed-size array (a tuple in
-/// Swift) as an array of exactly its length; `char name[N]` as a string (see `CValueCoding`).
+/// Swift) as an array of exactly its length; `char name[N]` as a string; `const char *` as a string or
+/// `null` (decoded strings are kept in the runtime's `CStringStorage`; see `CValueCoding`).
 ///
 /// Decoding starts from the zero value (`self.init()`) and assigns each field through its path
 /// (`self.inner.values.2`), so every field's Swift type is inferred rather than spelled: `long` is `Int`
@@ -71,8 +72,8 @@ struct CConversionWriter {
                 add(element, at: "\(path).\(index)", container: nested, key: nil)
             }
         case .string:
-            // Refused before generation (`CTypeConversions.errors()`); nothing to write.
-            break
+            encodeLines.append("try \(container).encodeCStringPointer(\(path)\(forKey))")
+            decodeLines.append("try \(container).decodeCStringPointer(&\(path)\(forKey))")
         }
     }
 }

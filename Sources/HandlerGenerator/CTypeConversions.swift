@@ -5,10 +5,9 @@ import HandlerScanner
 /// and the C modules the generated file imports for them (HANDLERKIT.md §2, "C types").
 ///
 /// For each declaration the generated file gets `extension <Type>: @retroactive Codable` with an
-/// explicit `init(from:)` and `encode(to:)` (see `CConversionWriter` for the JSON form). `const char *`
-/// fields are refused: a decoded pointer would need memory that something owns for as long as the C
-/// value lives, and a C struct value cannot own it (it is copied freely and never deinitialized);
-/// `char name[N]` is the bindable alternative.
+/// explicit `init(from:)` and `encode(to:)` (see `CConversionWriter` for the JSON form). A decoded
+/// `const char *` points to a copy the runtime keeps for the life of the process (`CStringStorage`),
+/// because a C struct value cannot own memory.
 public struct CTypeConversions: Sendable {
     /// What the reader found for the handlers' parameter type names.
     public var model: CHeaderModel
@@ -60,37 +59,14 @@ public struct CTypeConversions: Sendable {
     }
 
     /// Errors that keep a conversion from being generated: the reader's (headers that do not parse,
-    /// unions, pointers) and `const char *` fields, each at its place in the header.
+    /// unions, pointers other than `const char *`), each at its place in the header.
     func errors() -> [ScanDiagnostic] {
         var diagnostics: [ScanDiagnostic] = []
         for diagnostic in model.diagnostics where diagnostic.severity == .error {
             let message = diagnostic.typeName == nil ? "C header: \(diagnostic.message)" : diagnostic.message
             diagnostics.append(Self.scanDiagnostic(message, at: diagnostic.location))
         }
-        for case .structure(let structure) in model.declarations {
-            let typeName = structure.name ?? "?"
-            for (path, field) in Self.stringPointerFields(of: structure, prefix: "") {
-                diagnostics.append(Self.scanDiagnostic(
-                    "field '\(path)' of '\(typeName)' is a 'const char *', which HandlerKit cannot bind: nothing would own the memory a decoded string points to; declare it as 'char \(field.name)[N]'",
-                    at: field.location ?? structure.location))
-            }
-        }
         return diagnostics
-    }
-
-    /// `const char *` fields, with their dotted path through anonymous nested structs and arrays.
-    static func stringPointerFields(of structure: CStruct, prefix: String) -> [(String, CField)] {
-        var result: [(String, CField)] = []
-        for field in structure.fields {
-            var type = field.type
-            while case .array(let element, _) = type { type = element }
-            switch type {
-            case .string: result.append((prefix + field.name, field))
-            case .anonymousStructure(let inner): result += stringPointerFields(of: inner, prefix: prefix + field.name + ".")
-            default: break
-            }
-        }
-        return result
     }
 
     static func scanDiagnostic(_ message: String, at location: CSourceLocation?) -> ScanDiagnostic {

@@ -168,4 +168,29 @@ import Testing
             try Geometry.inspectHandler(everything: value, mode: .on, line: HKLine(), registry: registry)
         }
     }
+
+    @Test func constCharPointersAreStringsOrNull() throws {
+        let text = "héllo ☃"
+        let empty = ""
+        // Binding encodes at once, while the pointers are valid.
+        let handler = try text.withCString { textPointer in
+            try empty.withCString { emptyPointer in
+                try Geometry.labelHandler(label: HKLabel(text: textPointer, notes: (nil, emptyPointer), size: 3), registry: registry)
+            }
+        }
+        let json = handler.jsonString()
+        #expect(json.contains(#""label":{"notes":[null,""],"size":3,"text":"héllo ☃"}"#), "\(json)")
+        let rebuilt = try fromJSON(handler)
+        try rebuilt.call()
+        #expect(Received.shared.take() == ["label héllo ☃ NULL  3"])
+        // Decoding the same text twice points to the same stored copy.
+        try fromJSON(rebuilt).call()
+        #expect(Received.shared.take() == ["label héllo ☃ NULL  3"])
+    }
+
+    @Test func aStringWithNULCannotBeAConstCharPointer() throws {
+        let json = #"{"bound":{"label":{"notes":[null,null],"size":0,"text":"a\u0000b"}},"id":"Geometry.label","version":1}"#
+        let error = #expect(throws: HandlerError.self) { try Handler(json: json, registry: registry) }
+        #expect("\(String(describing: error))".contains("string contains NUL, which a const char * cannot hold"))
+    }
 }

@@ -83,7 +83,7 @@ import Testing
         let root = try module(
             handlers: """
                 enum H {
-                    @handler static func take(value: HKBad, other: HKText) {}
+                    @handler static func take(value: HKBad) {}
                 }
                 """,
             header: """
@@ -91,9 +91,6 @@ import Testing
                     union { int a; float b; } either;
                     int *numbers;
                 } HKBad;
-                typedef struct {
-                    const char *title;
-                } HKText;
                 """)
         let result = try generate(in: root, libclang: libclang)
         #expect(result.status == 1)
@@ -101,7 +98,6 @@ import Testing
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("\(header):2:") && $0.contains("error:") && $0.contains("HKBad") && $0.contains("union") }, "\(result.stderr)")
         #expect(lines.contains { $0.hasPrefix("\(header):3:") && $0.contains("'numbers'") && $0.contains("HKBad") }, "\(result.stderr)")
-        #expect(lines.contains { $0.hasPrefix("\(header):6:") && $0.contains("'title'") && $0.contains("HKText") && $0.contains("const char *") }, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: root.appending(path: "Generated.swift").path))
     }
 

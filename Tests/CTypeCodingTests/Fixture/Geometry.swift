@@ -28,6 +28,12 @@ final class Received: @unchecked Sendable {
 /// Handlers whose parameters are C types of CFixtureTypes.
 enum Geometry {
     @handler
+    static func label(label: HKLabel) {
+        func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "NULL" }
+        Received.shared.record("label \(text(label.text)) \(text(label.notes.0)) \(text(label.notes.1)) \(label.size)")
+    }
+
+    @handler
     static func move(point: HKPoint, by offset: Double = 0) {
         Received.shared.record("move \(point.x + offset) \(point.y + offset) \(point.tag)")
     }

@@ -12,9 +12,10 @@ extension HandlerTable {
     /// Every `@handler` function of module `CTypeCodingTests`.
     public static let cTypeCodingTests: HandlerTable = {
         var handlers: [HandlerDescriptor] = []
-        handlers.reserveCapacity(3)
+        handlers.reserveCapacity(4)
         handlers.append(Geometry.collectHandlerDescriptor())
         handlers.append(Geometry.inspectHandlerDescriptor())
+        handlers.append(Geometry.labelHandlerDescriptor())
         handlers.append(Geometry.moveHandlerDescriptor())
         return HandlerTable(module: "CTypeCodingTests", handlers: handlers)
     }()
@@ -59,6 +60,25 @@ extension Geometry {
         bindings.bind("mode", mode)
         bindings.bind("line", line)
         return try Handler(id: "Geometry.inspect", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+}
+
+// MARK: Geometry.label
+
+extension Geometry {
+    /// The registry entry of `Geometry.label`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func labelHandlerDescriptor() -> HandlerDescriptor {
+        let parameters: [HandlerParameter] = [.required("label", HKLabel.self)]
+        return HandlerDescriptor(id: "Geometry.label", parameters: parameters, invoke: { arguments in
+            try Geometry.label(label: arguments.required("label"))
+        })
+    }
+
+    /// A new `Handler` for `Geometry.label` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func labelHandler(label: HKLabel? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        var bindings = HandlerBindings()
+        bindings.bind("label", label)
+        return try Handler(id: "Geometry.label", bound: bindings, invalidation: invalidation, registry: registry)
     }
 }
 
@@ -188,9 +208,34 @@ extension HKEverything: @retroactive Codable {
     }
 }
 
+// MARK: C type HKLabel
+
+/// JSON conversion of the C struct `HKLabel` (CFixtureTypes.h:58), so handlers can bind it:
+/// an object with one member per field.
+extension HKLabel: @retroactive Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let container = try decoder.container(keyedBy: CFieldKey.self)
+        try container.decodeCStringPointer(&self.text, forKey: "text")
+        var nested1 = try container.nestedCArray(count: 2, forKey: "notes")
+        try nested1.decodeCStringPointer(&self.notes.0)
+        try nested1.decodeCStringPointer(&self.notes.1)
+        try container.decodeCField(&self.size, forKey: "size")
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CFieldKey.self)
+        try container.encodeCStringPointer(self.text, forKey: "text")
+        var nested1 = container.nestedUnkeyedContainer(forKey: "notes")
+        try nested1.encodeCStringPointer(self.notes.0)
+        try nested1.encodeCStringPointer(self.notes.1)
+        try container.encode(self.size, forKey: "size")
+    }
+}
+
 // MARK: C type HKLine_
 
-/// JSON conversion of the C struct `HKLine_` (CFixtureTypes.h:58), so handlers can bind it:
+/// JSON conversion of the C struct `HKLine_` (CFixtureTypes.h:65), so handlers can bind it:
 /// an object with one member per field.
 extension HKLine_: @retroactive Codable {
     public init(from decoder: any Decoder) throws {

@@ -54,6 +54,13 @@ struct HKEverything {
     char name[HK_NAME_CAPACITY];
 };
 
+/// C strings by pointer: each a string or NULL.
+typedef struct {
+    const char *text;
+    const char *notes[2];
+    int32_t size;
+} HKLabel;
+
 /// A struct declared through a typedef of its tag.
 typedef struct HKLine_ {
     HKPoint from;
