@@ -151,7 +151,7 @@ struct FileScanner {
         case .import:
             pending = nil
             sawPrivate = false
-            if scopes.count == 1, nesting == 0 { importDeclaration(at: token) }
+            if scopes.count == 1, nesting == 0 { importDeclaration() }
             sawTestable = false
         default:
             pending = nil
@@ -160,7 +160,7 @@ struct FileScanner {
     }
 
     /// `import Module`, `import kind Module.Symbol`: records the module with the current `#if` branches.
-    private mutating func importDeclaration(at token: Token) {
+    private mutating func importDeclaration() {
         var name = lexer.next()
         guard name.kind == .identifier, !name.newlineBefore else { return }
         if let kind = Keywords.classify(lexer.bytes, name.start, name.end),
@@ -169,7 +169,7 @@ struct FileScanner {
             guard name.kind == .identifier, !name.newlineBefore else { return }
         }
         imports.append(ImportDeclaration(
-            file: file, line: lines.position(of: token.start).line, module: lexer.text(name).replacingBackticks(),
+            file: file, module: lexer.text(name).replacingBackticks(),
             isTestable: sawTestable, conditions: blocks.map(\.current)))
     }
 

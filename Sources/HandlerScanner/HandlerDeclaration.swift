@@ -171,7 +171,7 @@ public struct ScanDiagnostic: Sendable, Hashable, Codable {
 public struct ScanResult: Sendable, Hashable, Codable {
     public var handlers: [HandlerDeclaration]
     public var diagnostics: [ScanDiagnostic]
-    /// The file-scope `import` declarations of the scanned files, in file, then line order: the
+    /// The file-scope `import` declarations of the scanned files, in file, then source order: the
     /// generated file repeats them so that handlers' parameter types resolve as in the sources.
     public var imports: [ImportDeclaration]
 
@@ -187,9 +187,10 @@ public struct ScanResult: Sendable, Hashable, Codable {
 
 /// A file-scope `import` declaration, e.g. `import Foundation`, `@testable import Core` or
 /// `import struct Geometry.Point` (whose module is `Geometry`).
+///
+/// It has no line: counting lines costs the scanner's fast path (files without handlers never need it).
 public struct ImportDeclaration: Sendable, Hashable, Codable {
     public var file: String
-    public var line: Int
     /// The imported module (the first component of the path, backticks removed).
     public var module: String
     /// Whether the declaration is `@testable`.
@@ -197,9 +198,8 @@ public struct ImportDeclaration: Sendable, Hashable, Codable {
     /// The `#if` branches the declaration sits under, outermost first.
     public var conditions: [HandlerDeclaration.Condition]
 
-    public init(file: String, line: Int, module: String, isTestable: Bool, conditions: [HandlerDeclaration.Condition]) {
+    public init(file: String, module: String, isTestable: Bool, conditions: [HandlerDeclaration.Condition]) {
         self.file = file
-        self.line = line
         self.module = module
         self.isTestable = isTestable
         self.conditions = conditions

@@ -22,7 +22,6 @@ struct ImportTests {
             """)
         #expect(result.imports.map(\.module) == ["Foundation", "Core", "Geometry", "Backticked", "UIKit", "AppKit"])
         #expect(result.imports.map(\.isTestable) == [false, true, false, false, false, false])
-        #expect(result.imports.map(\.line) == [1, 2, 3, 4, 6, 8])
         #expect(result.imports[4].conditions.map(\.expression) == ["canImport(UIKit)"])
         #expect(result.imports[5].conditions.map(\.branch) == [.else])
         #expect(result.imports[5].conditions.first?.precedingExpressions == ["canImport(UIKit)"])
