@@ -69,12 +69,52 @@ struct BoundValue: Sendable {
         self.value = value
         if case .number(let text) = value {
             integer = Int(text)
-            double = integer == nil ? Double(text) : nil
+            double = integer == nil ? (Self.exactShortDecimal(text) ?? Double(text)) : nil
         } else {
             integer = nil
             double = nil
         }
     }
+
+    /// `text` (a JSON number) as a `Double` without `strtod` when that is exact: a decimal mantissa
+    /// below 2^53 and a power of ten up to 10^22 are both exact doubles, so one multiplication or
+    /// division rounds correctly. `nil` when the number is outside that range.
+    static func exactShortDecimal(_ text: String) -> Double? {
+        var mantissa: UInt64 = 0
+        var exponent = 0
+        var isNegative = false
+        var afterPoint = false
+        var digits = 0
+        var utf8 = text.utf8.makeIterator()
+        var byte = utf8.next()
+        if byte == UInt8(ascii: "-") {
+            isNegative = true
+            byte = utf8.next()
+        }
+        while let current = byte {
+            switch current {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(current - UInt8(ascii: "0"))
+                if afterPoint { exponent -= 1 }
+            case UInt8(ascii: "."):
+                afterPoint = true
+            default:
+                return nil  // an exponent: leave it to the full parser
+            }
+            byte = utf8.next()
+        }
+        guard digits > 0, -exponent < powersOfTen.count else { return nil }
+        let value = Double(mantissa) / powersOfTen[-exponent]
+        return isNegative ? -value : value
+    }
+
+    /// 10^0 … 10^22, every one an exact `Double`.
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     /// The largest magnitude below which every integer is exactly a `Double`.
     @usableFromInline static let exactDoubleLimit = 1 << 53

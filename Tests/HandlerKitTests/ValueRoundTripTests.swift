@@ -130,4 +130,30 @@ struct ValueRoundTripTests {
         #expect(envelope.handler.jsonString() == handler.jsonString())
         #expect(throws: (any Error).self) { try JSONDecoder().decode(Envelope.self, from: data) }
     }
+
+    @Test func boundDoublesReachDoubleParametersBitForBit() throws {
+        let received = Recorder()
+        let local = HandlerRegistry()
+        try local.register(HandlerTable(module: "Doubles", handlers: [
+            HandlerDescriptor(id: "Doubles.take", parameters: [.required("value", Double.self)]) { arguments in
+                let value: Double = try arguments.required("value")
+                received.record(String(value.bitPattern))
+            },
+        ]))
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0.125", "-0.0", "0.0", "123.456", "0.1", "0.000001", "999999999999999.9", "1e-7", "-2.5E3",
+                     "0.30000000000000004", "9007199254740.993", "1", "-17", "1234567890123456789"]
+        for _ in 0..<2_000 {
+            let digits = String(UInt64.random(in: 0..<1_000_000_000_000_000, using: &generator))
+            let point = Int.random(in: 0...digits.count, using: &generator)
+            texts.append((Bool.random(using: &generator) ? "-" : "") + (point == 0 ? "0" : String(digits.prefix(point)))
+                + "." + String(digits.dropFirst(point)) + "0")
+        }
+        for text in texts {
+            let json = #"{"bound":{"value":"# + text + #"},"id":"Doubles.take","version":1}"#
+            try Handler(json: json, registry: local).call()
+            let expected = try #require(Double(text))
+            #expect(received.all.last == String(expected.bitPattern), "\(text)")
+        }
+    }
 }
