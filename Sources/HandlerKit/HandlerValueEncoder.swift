@@ -5,15 +5,23 @@
 /// `encode(to:)`.
 enum HandlerValueEncoder {
     static func encode(_ value: some Encodable) throws -> HandlerValue {
-        if let direct = directValue(of: value) { return direct }
+        if let direct = try directValue(of: value) { return direct }
         let node = EncodingNode()
         try value.encode(to: NodeEncoder(node: node, codingPath: []))
         return node.resolved()
     }
 
-    static func directValue(of value: Any) -> HandlerValue? {
+    static func directValue(of value: Any) throws -> HandlerValue? {
         if let scalar = value as? any HandlerScalar { return scalar.handlerValue }
-        if let handlerValue = value as? HandlerValue { return handlerValue }
+        if let handlerValue = value as? HandlerValue {
+            // Built by the caller: a `.number` must hold a JSON number, or the document written
+            // from it could not be read back.
+            if let text = handlerValue.firstInvalidNumber {
+                throw EncodingError.invalidValue(handlerValue, .init(
+                    codingPath: [], debugDescription: "HandlerValue.number(\"\(text)\") is not a JSON number"))
+            }
+            return handlerValue
+        }
         if let handler = value as? Handler { return handler.documentValue() }
         return nil
     }
@@ -59,7 +67,7 @@ private final class EncodingNode {
     }
 
     func encode(_ value: some Encodable, codingPath: [any CodingKey]) throws {
-        if let direct = HandlerValueEncoder.directValue(of: value) {
+        if let direct = try HandlerValueEncoder.directValue(of: value) {
             content = .value(direct)
         } else {
             try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))

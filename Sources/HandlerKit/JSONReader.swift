@@ -21,6 +21,16 @@ struct JSONReader {
         return value
     }
 
+    /// Whether `text` is exactly one JSON number (RFC 8259 grammar, no white space).
+    static func isNumber(_ text: String) -> Bool {
+        var copy = text
+        return copy.withUTF8 { buffer in
+            guard let first = buffer.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+                  case .number? = try? JSONReader.parse(buffer, maximumDepth: 1) else { return false }
+            return true
+        }
+    }
+
     /// Parses a handler document's top level straight into its parts: known member names are
     /// matched as bytes and `bound` goes into a `BoundValues` without a dictionary. Returns `nil` when
     /// the document is not an object (the caller then reports its shape from a generic parse).

@@ -70,6 +70,23 @@ struct ArgumentTests {
         }
     }
 
+    @Test func aHandlerValueNumberMustBeAJSONNumber() throws {
+        for text in ["abc", "1.", "01", " 1", "1e", "NaN", ""] {
+            let error = #expect(throws: HandlerError.self) {
+                try Handler(id: "Counter.add", bound: ["amount": HandlerValue.number(text)], registry: registry)
+            }
+            guard case .encodingFailed("Counter.add", "amount", let reason)? = error else {
+                Issue.record("\(text): \(String(describing: error))")
+                continue
+            }
+            #expect(reason.contains("is not a JSON number"), "\(reason)")
+        }
+        let nested = HandlerValue.object(["x": .number("1"), "y": .array([.number("2"), .number("two")])])
+        #expect(throws: HandlerError.self) { try Handler(id: "Geometry.move", bound: ["point": nested], registry: registry) }
+        let handler = try Handler(id: "Counter.add", bound: ["amount": HandlerValue.number("-12")], registry: registry)
+        #expect(handler.jsonString() == #"{"bound":{"amount":-12},"id":"Counter.add","version":1}"#)
+    }
+
     @Test func bindAddsAndReplacesValues() throws {
         let handler = try Handler(id: "Mail.fetched", bound: ["rid": "old"], registry: registry)
         try handler.bind(["rid": "new", "success": true])
