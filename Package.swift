@@ -22,11 +22,12 @@ let package = Package(
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
         .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
     ],
+    // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
+    // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
+    // rather than with swift-argument-parser, which cost most of a small client's clean build.
     dependencies: [
         // Renders the generator's logic-free templates (Templates/*.mustache).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
-        // The `handlergen` command line.
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -41,10 +42,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "handlergen",
-            dependencies: [
-                "HandlerGenerator", "HandlerScanner", "CHeaderReader",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["HandlerGenerator", "HandlerScanner", "CHeaderReader"]
         ),
         // Runs `handlergen generate` on a target's Swift sources and compiles the generated file with it.
         .plugin(name: "HandlerKitPlugin", capability: .buildTool(), dependencies: ["handlergen"]),

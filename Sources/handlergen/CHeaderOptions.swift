@@ -1,4 +1,3 @@
-import ArgumentParser
 import CHeaderReader
 import Foundation
 import HandlerGenerator
@@ -6,18 +5,23 @@ import HandlerScanner
 
 /// The options that let `generate` and `review` convert C types: where the headers of the module's C
 /// dependencies are, and which libclang reads them.
-struct CHeaderOptions: ParsableArguments {
-    @Option(
-        name: .customLong("c-header-directory"),
-        help: ArgumentHelp(
-            "A public header directory of a C module the sources import (repeatable), e.g. Sources/CPoints/include.",
-            discussion: "Handler parameter types declared there as C structs or enums get a Codable conformance in the generated file, which imports the module (named by the directory's module.modulemap, else by the folder holding include/)."))
-    var headerDirectories: [String] = []
-
-    @Option(
-        name: .customLong("libclang"),
+struct CHeaderOptions {
+    static let headerDirectoryOption = OptionSpec(
+        name: "c-header-directory", kind: .value(placeholder: "directory"), isRepeatable: true,
+        help: "A public header directory of a C module the sources import (repeatable), e.g. Sources/CPoints/include.",
+        discussion: "Handler parameter types declared there as C structs or enums get a Codable conformance in the generated file, which imports the module (named by the directory's module.modulemap, else by the folder holding include/).")
+    static let libclangOption = OptionSpec(
+        name: "libclang", kind: .value(placeholder: "path"),
         help: "The libclang to read C headers with (file or directory). Default: $HANDLERKIT_LIBCLANG, then the Swift toolchain's, then the system's.")
+    static let options = [headerDirectoryOption, libclangOption]
+
+    var headerDirectories: [String]
     var libclang: String?
+
+    init(_ arguments: CommandLineArguments) {
+        headerDirectories = arguments.allValues(of: Self.headerDirectoryOption)
+        libclang = arguments.value(of: Self.libclangOption)
+    }
 
     /// The C types `scan`'s handlers bind. libclang is not loaded unless a parameter type name occurs in
     /// the headers (and never without header directories).

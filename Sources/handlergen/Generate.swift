@@ -1,9 +1,12 @@
-import ArgumentParser
 import HandlerGenerator
 
 /// `handlergen generate`: what the build plugin runs.
-struct Generate: ParsableCommand {
-    static let configuration = CommandConfiguration(
+struct Generate: Subcommand {
+    static let outputOption = OptionSpec(
+        name: "output", kind: .value(placeholder: "file"), isRequired: true, help: "The Swift file to write.")
+
+    static let spec = CommandSpec(
+        name: "generate",
         abstract: "Generate the module's handler file (what the HandlerKit build plugin runs).",
         discussion: """
             Scans SOURCES (files, or directories searched recursively for .swift files) and writes one \
@@ -12,20 +15,26 @@ struct Generate: ParsableCommand {
             compiler-checked reference. The file is written only when its content changes. On errors \
             nothing is written, each error is printed to stderr as `path:line:col: error: message`, and \
             the exit status is 1.
-            """
+            """,
+        options: GenerationOptions.options(output: outputOption),
+        arguments: GenerationOptions.sourcesArgument
     )
 
-    @OptionGroup var options: GenerationOptions
-
-    @Option(name: .long, help: "The Swift file to write.")
+    var options: GenerationOptions
     var output: String
 
-    func run() throws {
+    init(_ arguments: CommandLineArguments) throws(UsageError) {
+        options = try GenerationOptions(arguments)
+        output = try arguments.requiredValue(of: Self.outputOption)
+    }
+
+    func run() -> Int32 {
         do {
             try GeneratedFile.write(options.generatedText(), to: output)
+            return 0
         } catch {
             Output.printErrors(error)
-            throw ExitCode.failure
+            return 1
         }
     }
 }

@@ -1,13 +1,16 @@
-import ArgumentParser
 import HandlerGenerator
 
 /// `handlergen scan`: lists the handlers.
-struct Scan: ParsableCommand {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
+struct Scan: Subcommand {
+    enum Format: String, CaseIterable {
         case json, text
     }
 
-    static let configuration = CommandConfiguration(
+    static let formatOption = OptionSpec(
+        name: "format", kind: .value(placeholder: "format"), help: "Output format: json or text. (default: text)")
+
+    static let spec = CommandSpec(
+        name: "scan",
         abstract: "List the @handler functions in PATHs.",
         discussion: """
             PATHs are files or directories (searched recursively for .swift files; hidden folders such as \
@@ -24,25 +27,32 @@ struct Scan: ParsableCommand {
 
             `--format text` prints a line per handler, the diagnostics in the compiler's format and a count. \
             The exit status is 1 when any diagnostic is an error (the listing is printed in full either way).
-            """
+            """,
+        options: [formatOption],
+        arguments: ArgumentSpec(
+            name: "paths", help: "Swift files and directories to scan.",
+            whenMissing: "give at least one file or directory to scan")
     )
 
-    @Option(name: .long, help: "Output format: json or text.")
-    var format: Format = .text
-
-    @Argument(help: "Swift files and directories to scan.")
+    var format: Format
     var paths: [String]
 
-    func validate() throws {
-        if paths.isEmpty { throw ValidationError("give at least one file or directory to scan") }
+    init(_ arguments: CommandLineArguments) throws(UsageError) {
+        let name = arguments.value(of: Self.formatOption) ?? Format.text.rawValue
+        guard let format = Format(rawValue: name) else {
+            let names = Format.allCases.map(\.rawValue).joined(separator: " or ")
+            throw UsageError("--format must be \(names), not '\(name)'")
+        }
+        self.format = format
+        paths = arguments.positionals
     }
 
-    func run() throws {
+    func run() -> Int32 {
         let result = SourceSet.scanForListing(paths)
         switch format {
         case .json: print(ScanReport.json(result))
         case .text: print(ScanReport.text(result), terminator: "")
         }
-        if result.hasErrors { throw ExitCode.failure }
+        return result.hasErrors ? 1 : 0
     }
 }
