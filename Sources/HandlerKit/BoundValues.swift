@@ -1,26 +1,26 @@
-/// A handler's bound values, kept as small parallel arrays: handlers bind a handful of values, and
-/// a linear scan over short names is faster than hashing them on every call. Numbers are parsed
-/// once, when the values are bound or decoded, not on every call.
+/// A handler's bound values at one moment, kept as small parallel arrays: handlers bind a handful
+/// of values, and a linear scan over short names is faster than hashing them on every call. Numbers
+/// are parsed once, when the values are bound or decoded, not on every call.
+///
+/// Immutable and shared: a call takes the handler's current instance with one retain (it carries
+/// the decoding context too, so a call retains nothing else), and `bind` replaces it (`merging`).
 @usableFromInline
-struct BoundValues: Sendable {
+final class BoundValues: Sendable {
     /// Unique names, in no particular order; `values[i]` belongs to `names[i]`.
-    @usableFromInline private(set) var names: [String]
-    @usableFromInline private(set) var values: [BoundValue]
+    @usableFromInline let names: [String]
+    @usableFromInline let values: [BoundValue]
+    /// How the values decode: the handler's registry (for nested handlers) and limits.
+    @usableFromInline let context: DecodingContext
 
-    init(names: [String], values: [BoundValue]) {
+    init(names: [String], values: [BoundValue], context: DecodingContext) {
         self.names = names
         self.values = values
+        self.context = context
     }
 
-    init(_ dictionary: [String: HandlerValue]) {
-        names = []
-        values = []
-        names.reserveCapacity(dictionary.count)
-        values.reserveCapacity(dictionary.count)
-        for (name, value) in dictionary {
-            names.append(name)
-            values.append(BoundValue(value))
-        }
+    convenience init(_ dictionary: [String: HandlerValue], context: DecodingContext) {
+        let members = BoundMembers(dictionary)
+        self.init(names: members.names, values: members.values, context: context)
     }
 
     /// The position of the value bound to `name`, if any.
@@ -44,8 +44,10 @@ struct BoundValues: Sendable {
         Dictionary(uniqueKeysWithValues: zip(names, values.map(\.value)))
     }
 
-    /// Adds `values`, replacing values of the same names.
-    mutating func merge(_ newValues: [String: HandlerValue]) {
+    /// These values with `newValues` added, replacing values of the same names.
+    func merging(_ newValues: [String: HandlerValue]) -> BoundValues {
+        var names = names
+        var values = values
         for (name, value) in newValues {
             if let position = names.firstIndex(of: name) {
                 values[position] = BoundValue(value)
@@ -54,6 +56,7 @@ struct BoundValues: Sendable {
                 values.append(BoundValue(value))
             }
         }
+        return BoundValues(names: names, values: values, context: context)
     }
 }
 

@@ -7,66 +7,84 @@
 /// try await handler.call(["account": account, "success": true, "errorReason": nil])
 /// ```
 public struct CallArguments: Sendable, ExpressibleByDictionaryLiteral {
-    /// The names and values in the order given (`values[i]` belongs to `names[i]`); a later value
-    /// of the same name wins; `nil` is absent.
-    @usableFromInline private(set) var names: [String]
-    @usableFromInline private(set) var values: [(any Sendable)?]
+    /// One name and its value.
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline let name: String
+        @usableFromInline let value: any Sendable
 
+        @inlinable
+        init(_ name: String, _ value: any Sendable) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The non-nil values in the order given; a later value of the same name wins. A `nil` never
+    /// overrides anything, so it is not kept.
+    @usableFromInline private(set) var entries: [Entry]
+
+    @inlinable
     public init(dictionaryLiteral elements: (String, (any Sendable)?)...) {
-        names = []
-        values = []
+        entries = []
         guard !elements.isEmpty else { return }
-        names.reserveCapacity(elements.count)
-        values.reserveCapacity(elements.count)
+        entries.reserveCapacity(elements.count)
         for (name, value) in elements {
-            names.append(name)
-            values.append(value)
+            if let value { entries.append(Entry(name, value)) }
         }
     }
 
     /// Call-time values from a dictionary.
     public init(_ dictionary: [String: any Sendable]) {
-        names = dictionary.keys.sorted()
-        values = names.map { dictionary[$0] }
+        entries = dictionary.keys.sorted().compactMap { name in dictionary[name].map { Entry(name, $0) } }
     }
 
     /// Sets (or, with `nil`, leaves absent) the value of `name`.
     public mutating func set(_ name: String, _ value: (any Sendable)?) {
-        names.append(name)
-        values.append(value)
+        guard let value else { return }
+        entries.append(Entry(name, value))
     }
 
     /// The names that have a non-nil value, without repetitions, in the order given.
     public var presentNames: [String] {
         var seen: Set<String> = []
-        return names.filter { contains($0) && seen.insert($0).inserted }
+        return entries.map(\.name).filter { contains($0) && seen.insert($0).inserted }
     }
 
     /// Whether no values were given.
     @inlinable
-    var isEmpty: Bool { names.isEmpty }
+    var isEmpty: Bool { entries.isEmpty }
 
-    /// The last value given for `name`. It may still be a boxed `Optional.none` (from a doubly
-    /// optional value); `HandlerArguments` treats that as absent.
+    /// The position of the value that applies to `name`: the last one given. It may still be a
+    /// boxed `Optional.none` (from a doubly optional value); `HandlerArguments` treats that as absent.
     @inlinable
-    func value(named name: String) -> (any Sendable)? {
-        guard !names.isEmpty, let position = names.lastIndex(of: name) else { return nil }
-        return values[position] ?? earlierValue(named: name, before: position)
-    }
-
-    /// A `nil` later value means "absent", so an earlier non-nil value of the same name applies.
-    @usableFromInline
-    func earlierValue(named name: String, before end: Int) -> (any Sendable)? {
-        for position in stride(from: end - 1, through: 0, by: -1) where names[position] == name {
-            if let value = values[position] { return value }
+    func position(of name: String) -> Int? {
+        var position = entries.count
+        while position > 0 {
+            position -= 1
+            if entries[position].name == name { return position }
         }
         return nil
     }
 
     func contains(_ name: String) -> Bool {
-        guard let value = value(named: name) else { return false }
-        return !isAbsent(value)
+        guard let position = position(of: name) else { return false }
+        return !isAbsent(entries[position].value)
     }
+}
+
+/// `value` as `T` when `T` is exactly its dynamic type, else `nil`: the common case of a call-time
+/// value passed as the parameter's own type, without the runtime's general cast (which also handles
+/// subclasses, optionals, existentials and bridging, and costs several times as much). Callers fall
+/// back to `as?` when this returns `nil`.
+@inlinable
+func exactly<T>(_ value: any Sendable, as type: T.Type) -> T? {
+    func open<Value>(_ value: Value) -> T? {
+        guard Value.self == T.self else { return nil }
+        // Same type, so the bytes of `value` are a `T`; `load` copies it (retaining as needed).
+        return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: T.self) }
+    }
+    return _openExistential(value, do: open)
 }
 
 /// Whether `value` is a boxed `Optional.none` (of any depth).

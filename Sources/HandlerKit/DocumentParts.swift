@@ -5,7 +5,7 @@ struct DocumentParts {
     var id: HandlerValue?
     var invalidation: HandlerValue?
     /// `bound` when it is an object.
-    var bound: BoundValues?
+    var bound: BoundMembers?
     /// `bound` when it is anything else (an error).
     var boundOther: HandlerValue?
     /// The first member that a handler document does not have.
@@ -54,10 +54,27 @@ struct DocumentParts {
             case .id: id = value
             case .invalidation: invalidation = value
             case .bound:
-                if case .object(let values) = value { bound = BoundValues(values) } else { boundOther = value }
+                if case .object(let values) = value { bound = BoundMembers(values) } else { boundOther = value }
             case .unknown(let name):
                 if unknownMember.map({ name < $0 }) ?? true { unknownMember = name }
             }
+        }
+    }
+}
+
+/// The members of a document's `bound` object as parsed: unique names, numbers already parsed.
+struct BoundMembers {
+    var names: [String] = []
+    var values: [BoundValue] = []
+
+    init() {}
+
+    init(_ dictionary: [String: HandlerValue]) {
+        names.reserveCapacity(dictionary.count)
+        values.reserveCapacity(dictionary.count)
+        for (name, value) in dictionary {
+            names.append(name)
+            values.append(BoundValue(value))
         }
     }
 }

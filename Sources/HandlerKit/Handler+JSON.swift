@@ -86,12 +86,13 @@ extension Handler {
         if let other = parts.boundOther {
             throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
         }
-        let bound = parts.bound ?? BoundValues([:])
+        let bound = parts.bound ?? BoundMembers()
         for position in bound.names.indices {
             try Self.validate(bound.values[position], named: bound.names[position], target: target,
                               invalidationTarget: invalidationTarget, context: context)
         }
-        self.init(target: target, invalidationTarget: invalidationTarget, bound: bound, context: context)
+        self.init(target: target, invalidationTarget: invalidationTarget,
+                  bound: BoundValues(names: bound.names, values: bound.values, context: context), context: context)
     }
 
     private static let documentVersionText = String(documentVersion)

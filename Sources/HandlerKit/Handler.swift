@@ -34,7 +34,7 @@ public final class Handler: Sendable {
         let invalidationTarget = try invalidation.map { id throws(HandlerError) in try registry.resolve(id, path: "invalidation") }
         let context = DecodingContext(registry: registry, limits: .default)
         let values = try Self.encode(bound, target: target, invalidationTarget: invalidationTarget, context: context)
-        self.init(target: target, invalidationTarget: invalidationTarget, bound: BoundValues(values), context: context)
+        self.init(target: target, invalidationTarget: invalidationTarget, bound: BoundValues(values, context: context), context: context)
     }
 
     init(target: HandlerDescriptor, invalidationTarget: HandlerDescriptor?, bound: BoundValues, context: DecodingContext) {
@@ -63,7 +63,7 @@ public final class Handler: Sendable {
         let encoded = try Self.encode(values, target: target, invalidationTarget: invalidationTarget, context: context)
         try state.withLock { (state: inout State) throws(HandlerError) in
             guard !state.isInvalidated else { throw .invalidated(handler: id) }
-            state.bound.merge(encoded)
+            state.bound = state.bound.merging(encoded)
         }
     }
 
@@ -73,16 +73,16 @@ public final class Handler: Sendable {
     ///
     /// - Throws: `HandlerError.requiresAsync` if the function is `async` (use `await`);
     ///   `.invalidated`, `.missingArgument`, `.typeMismatch`; or what the function throws.
-    public func call(_ arguments: CallArguments = [:]) throws {
+    public func call(_ arguments: consuming CallArguments = [:]) throws {
         let bound = try activeBoundValues()
         guard case .sync(let invoke) = target.invocation else { throw HandlerError.requiresAsync(handler: id) }
-        try invoke(HandlerArguments(handlerID: id, bound: bound, callTime: arguments, context: context))
+        try invoke(HandlerArguments(handlerID: id, bound: bound, callTime: arguments))
     }
 
     /// Calls the handler, synchronous or `async`, with call-time values.
-    public func call(_ arguments: CallArguments = [:]) async throws {
+    public func call(_ arguments: consuming CallArguments = [:]) async throws {
         let bound = try activeBoundValues()
-        let handlerArguments = HandlerArguments(handlerID: id, bound: bound, callTime: arguments, context: context)
+        let handlerArguments = HandlerArguments(handlerID: id, bound: bound, callTime: arguments)
         switch target.invocation {
         case .sync(let invoke): try invoke(handlerArguments)
         case .async(let invoke): try await invoke(handlerArguments)
@@ -127,7 +127,7 @@ public final class Handler: Sendable {
             return state.bound
         }
         guard let invalidationTarget else { return nil }
-        return HandlerArguments(handlerID: invalidationTarget.id, bound: bound, callTime: arguments, context: context)
+        return HandlerArguments(handlerID: invalidationTarget.id, bound: bound, callTime: arguments)
     }
 
     private func activeBoundValues() throws(HandlerError) -> BoundValues {

@@ -12,13 +12,11 @@ public struct HandlerArguments: Sendable {
     public let handlerID: String
     @usableFromInline let bound: BoundValues
     @usableFromInline let callTime: CallArguments
-    @usableFromInline let context: DecodingContext
 
-    init(handlerID: String, bound: BoundValues, callTime: CallArguments, context: DecodingContext) {
+    init(handlerID: String, bound: BoundValues, callTime: consuming CallArguments) {
         self.handlerID = handlerID
         self.bound = bound
         self.callTime = callTime
-        self.context = context
     }
 
     // MARK: Types that are not Decodable: call-time values only
@@ -67,7 +65,9 @@ public struct HandlerArguments: Sendable {
 
     @inlinable
     func lookUp<T>(_ name: String) throws -> T? {
-        if !callTime.isEmpty, let value = callTime.value(named: name) { return try callTimeValue(value, name) }
+        if !callTime.isEmpty, let position = callTime.position(of: name) {
+            return try callTimeValue(callTime.entries[position].value, name)
+        }
         if let bound = bound.value(named: name), bound.value != .null {
             throw HandlerError.notBindable(handler: handlerID, argument: name, type: "\(T.self)")
         }
@@ -76,7 +76,9 @@ public struct HandlerArguments: Sendable {
 
     @inlinable
     func lookUp<T: Decodable>(_ name: String) throws -> T? {
-        if !callTime.isEmpty, let value = callTime.value(named: name) { return try callTimeValue(value, name) }
+        if !callTime.isEmpty, let position = callTime.position(of: name) {
+            return try callTimeValue(callTime.entries[position].value, name)
+        }
         guard let position = bound.position(of: name) else { return nil }
         if let scalar: T = bound.values[position].fastScalar() { return scalar }
         return try decodeBound(bound.values[position].value, name, as: T.self)
@@ -94,7 +96,7 @@ public struct HandlerArguments: Sendable {
     /// A call-time value as `T`; `nil` when it is a boxed `Optional.none`.
     @inlinable
     func callTimeValue<T>(_ value: any Sendable, _ name: String) throws -> T? {
-        if let typed = value as? T { return typed }
+        if let typed = exactly(value, as: T.self) ?? (value as? T) { return typed }
         if isAbsent(value) { return nil }
         throw HandlerError.typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
                                         found: "a call-time value of type \(type(of: value))", detail: nil)
@@ -105,7 +107,7 @@ public struct HandlerArguments: Sendable {
     func decodeBound<T: Decodable>(_ value: HandlerValue, _ name: String, as type: T.Type) throws(HandlerError) -> T? {
         guard value != .null else { return nil }
         do {
-            return try HandlerValueDecoder.decode(type, from: value, context: context)
+            return try HandlerValueDecoder.decode(type, from: value, context: bound.context)
         } catch let error as DecodingError {
             throw .typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
                                 found: value.kindDescription, detail: error.handlerKitDetail)

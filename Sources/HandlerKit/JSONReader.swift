@@ -208,19 +208,18 @@ struct JSONReader {
     }
 
     /// The members of `bound`, at depth 2, without building a dictionary.
-    private mutating func parseBoundObject() throws(HandlerError) -> BoundValues {
-        var names: [String] = []
-        var values: [BoundValue] = []
-        names.reserveCapacity(8)
-        values.reserveCapacity(8)
+    private mutating func parseBoundObject() throws(HandlerError) -> BoundMembers {
+        var members = BoundMembers()
+        members.names.reserveCapacity(8)
+        members.values.reserveCapacity(8)
         try parseMembers(depth: 2, name: { reader throws(HandlerError) in try reader.parseString() }, describe: { $0 }) {
             reader, name, nameStart throws(HandlerError) in
             let value = try reader.parseValue(depth: 2)
-            if names.contains(name) { throw reader.error("duplicate member name \"\(name)\"", at: nameStart) }
-            names.append(name)
-            values.append(BoundValue(value))
+            if members.names.contains(name) { throw reader.error("duplicate member name \"\(name)\"", at: nameStart) }
+            members.names.append(name)
+            members.values.append(BoundValue(value))
         }
-        return BoundValues(names: names, values: values)
+        return members
     }
 
     // MARK: Strings
