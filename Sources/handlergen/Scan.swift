@@ -2,6 +2,7 @@ import HandlerGenerator
 
 /// `handlergen scan`: lists the handlers.
 struct Scan: Subcommand {
+    /// The values of `--format`.
     enum Format: String, CaseIterable {
         case json, text
     }
