@@ -1,34 +1,31 @@
-/// A handler's bound values at one moment, kept as small parallel arrays: handlers bind a handful
-/// of values, and a linear scan over short names is faster than hashing them on every call. Numbers
+/// A handler's bound values at one moment, kept as a small array: handlers bind a handful of
+/// values, and a linear scan over short names is faster than hashing them on every call. Numbers
 /// are parsed once, when the values are bound or decoded, not on every call.
 ///
 /// Immutable and shared: a call takes the handler's current instance with one retain (it carries
 /// the decoding context too, so a call retains nothing else), and `bind` replaces it (`merging`).
 @usableFromInline
 final class BoundValues: Sendable {
-    /// Unique names, in no particular order; `values[i]` belongs to `names[i]`.
-    @usableFromInline let names: [String]
-    @usableFromInline let values: [BoundValue]
+    /// Unique names, in no particular order.
+    @usableFromInline let entries: [BoundEntry]
     /// How the values decode: the handler's registry (for nested handlers) and limits.
     @usableFromInline let context: DecodingContext
 
-    init(names: [String], values: [BoundValue], context: DecodingContext) {
-        self.names = names
-        self.values = values
+    init(_ entries: [BoundEntry], context: DecodingContext) {
+        self.entries = entries
         self.context = context
     }
 
     convenience init(_ dictionary: [String: HandlerValue], context: DecodingContext) {
-        let members = BoundMembers(dictionary)
-        self.init(names: members.names, values: members.values, context: context)
+        self.init(dictionary.map { BoundEntry(name: $0.key, value: BoundValue($0.value)) }, context: context)
     }
 
     /// The position of the value bound to `name`, if any.
-    @inlinable
+    @inlinable @inline(__always)
     func position(of name: String) -> Int? {
         var position = 0
-        while position < names.count {
-            if names[position] == name { return position }
+        while position < entries.count {
+            if entries[position].name == name { return position }
             position += 1
         }
         return nil
@@ -37,27 +34,34 @@ final class BoundValues: Sendable {
     /// The value bound to `name`, if any (possibly `.null`).
     @inlinable
     func value(named name: String) -> BoundValue? {
-        position(of: name).map { values[$0] }
+        position(of: name).map { entries[$0].value }
     }
 
+    var names: [String] { entries.map(\.name) }
+
     var dictionary: [String: HandlerValue] {
-        Dictionary(uniqueKeysWithValues: zip(names, values.map(\.value)))
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.value.value) })
     }
 
     /// These values with `newValues` added, replacing values of the same names.
     func merging(_ newValues: [String: HandlerValue]) -> BoundValues {
-        var names = names
-        var values = values
+        var entries = entries
         for (name, value) in newValues {
-            if let position = names.firstIndex(of: name) {
-                values[position] = BoundValue(value)
+            if let position = entries.firstIndex(where: { $0.name == name }) {
+                entries[position].value = BoundValue(value)
             } else {
-                names.append(name)
-                values.append(BoundValue(value))
+                entries.append(BoundEntry(name: name, value: BoundValue(value)))
             }
         }
-        return BoundValues(names: names, values: values, context: context)
+        return BoundValues(entries, context: context)
     }
+}
+
+/// One bound value and its name.
+@usableFromInline
+struct BoundEntry: Sendable {
+    @usableFromInline var name: String
+    @usableFromInline var value: BoundValue
 }
 
 /// A bound value with its number already parsed: as `Int` when it is a whole number that fits,
@@ -69,26 +73,53 @@ struct BoundValue: Sendable {
     @usableFromInline let double: Double?
 
     init(_ value: HandlerValue) {
-        self.value = value
         if case .number(let text) = value {
-            integer = Int(text)
-            double = integer == nil ? (Self.exactShortDecimal(text) ?? Double(text)) : nil
+            var utf8 = text
+            self = utf8.withUTF8 { Self(number: text, utf8: $0) }
         } else {
+            self.value = value
             integer = nil
             double = nil
         }
     }
 
-    /// `text` (a JSON number) as a `Double` without `strtod` when that is exact: a decimal mantissa
+    /// A JSON number, given as its text and the same text's UTF-8 bytes.
+    init(number text: String, utf8: UnsafeBufferPointer<UInt8>) {
+        value = .number(text)
+        integer = Self.integer(utf8)
+        double = integer == nil ? (Self.exactShortDecimal(utf8) ?? Double(text)) : nil
+    }
+
+    /// A JSON number's bytes as an `Int`, when it is an integer (no fraction, no exponent) that fits.
+    static func integer(_ utf8: UnsafeBufferPointer<UInt8>) -> Int? {
+        var position = 0
+        let isNegative = utf8.first == UInt8(ascii: "-")
+        if isNegative { position = 1 }
+        guard position < utf8.count else { return nil }
+        var value = 0
+        while position < utf8.count {
+            let digit = utf8[position] &- UInt8(ascii: "0")
+            guard digit <= 9 else { return nil }
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowedAgain) = isNegative
+                ? shifted.subtractingReportingOverflow(Int(digit)) : shifted.addingReportingOverflow(Int(digit))
+            guard !overflowed, !overflowedAgain else { return nil }
+            value = next
+            position += 1
+        }
+        return value
+    }
+
+    /// `utf8` (a JSON number) as a `Double` without `strtod` when that is exact: a decimal mantissa
     /// below 2^53 and a power of ten up to 10^22 are both exact doubles, so one multiplication or
     /// division rounds correctly. `nil` when the number is outside that range.
-    static func exactShortDecimal(_ text: String) -> Double? {
+    static func exactShortDecimal(_ utf8: UnsafeBufferPointer<UInt8>) -> Double? {
         var mantissa: UInt64 = 0
         var exponent = 0
         var isNegative = false
         var afterPoint = false
         var digits = 0
-        var utf8 = text.utf8.makeIterator()
+        var utf8 = utf8.makeIterator()
         var byte = utf8.next()
         if byte == UInt8(ascii: "-") {
             isNegative = true

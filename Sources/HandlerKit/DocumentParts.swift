@@ -4,8 +4,12 @@ struct DocumentParts {
     var version: HandlerValue?
     var id: HandlerValue?
     var invalidation: HandlerValue?
+    /// The handler `id` names, when the parse already found it registered.
+    var target: HandlerDescriptor?
+    /// The handler `invalidation` names, when the parse already found it registered.
+    var invalidationTarget: HandlerDescriptor?
     /// `bound` when it is an object.
-    var bound: BoundMembers?
+    var bound: [BoundEntry]?
     /// `bound` when it is anything else (an error).
     var boundOther: HandlerValue?
     /// The first member that a handler document does not have.
@@ -54,27 +58,14 @@ struct DocumentParts {
             case .id: id = value
             case .invalidation: invalidation = value
             case .bound:
-                if case .object(let values) = value { bound = BoundMembers(values) } else { boundOther = value }
+                if case .object(let values) = value {
+                    bound = values.map { BoundEntry(name: $0.key, value: BoundValue($0.value)) }
+                } else {
+                    boundOther = value
+                }
             case .unknown(let name):
                 if unknownMember.map({ name < $0 }) ?? true { unknownMember = name }
             }
-        }
-    }
-}
-
-/// The members of a document's `bound` object as parsed: unique names, numbers already parsed.
-struct BoundMembers {
-    var names: [String] = []
-    var values: [BoundValue] = []
-
-    init() {}
-
-    init(_ dictionary: [String: HandlerValue]) {
-        names.reserveCapacity(dictionary.count)
-        values.reserveCapacity(dictionary.count)
-        for (name, value) in dictionary {
-            names.append(name)
-            values.append(BoundValue(value))
         }
     }
 }

@@ -22,7 +22,29 @@ extension Handler {
     public convenience init(
         json: some Collection<UInt8>, registry: HandlerRegistry = .shared, limits: DecodingLimits = .default
     ) throws(HandlerError) {
-        let parts = try Self.parseDocument(json, limits: limits)
+        guard json.count <= limits.maximumDocumentSize else {
+            throw .documentTooLarge(size: json.count, limit: limits.maximumDocumentSize)
+        }
+        let parts: DocumentParts
+        if let parsed = json.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(HandlerError) in try Self.parseDocument(buffer, limits: limits, registry: registry) }
+        }) {
+            parts = try parsed.get()
+        } else {
+            parts = try Array(json).withUnsafeBufferPointer { buffer throws(HandlerError) in
+                try Self.parseDocument(buffer, limits: limits, registry: registry)
+            }
+        }
+        try self.init(parts: parts, context: DecodingContext(registry: registry, limits: limits))
+    }
+
+    /// Rebuilds a handler from its JSON document given as bytes.
+    public convenience init(
+        json: [UInt8], registry: HandlerRegistry = .shared, limits: DecodingLimits = .default
+    ) throws(HandlerError) {
+        let parts = try json.withUnsafeBufferPointer { buffer throws(HandlerError) in
+            try Self.parseDocument(buffer, limits: limits, registry: registry)
+        }
         try self.init(parts: parts, context: DecodingContext(registry: registry, limits: limits))
     }
 
@@ -37,25 +59,25 @@ extension Handler {
     public convenience init(
         json: Data, registry: HandlerRegistry = .shared, limits: DecodingLimits = .default
     ) throws(HandlerError) {
-        let parts = try Self.parseDocument(json, limits: limits)
-        try self.init(parts: parts, context: DecodingContext(registry: registry, limits: limits))
+        let parsed = json.withUnsafeBytes { raw in
+            Result { () throws(HandlerError) in
+                try Self.parseDocument(raw.bindMemory(to: UInt8.self), limits: limits, registry: registry)
+            }
+        }
+        try self.init(parts: parsed.get(), context: DecodingContext(registry: registry, limits: limits))
     }
 
-    static func parseDocument(_ bytes: some Collection<UInt8>, limits: DecodingLimits) throws(HandlerError) -> DocumentParts {
-        guard bytes.count <= limits.maximumDocumentSize else {
-            throw .documentTooLarge(size: bytes.count, limit: limits.maximumDocumentSize)
+    /// The parts of the document in `buffer`, parsed and checked for its size, depth and shape.
+    static func parseDocument(
+        _ buffer: UnsafeBufferPointer<UInt8>, limits: DecodingLimits, registry: HandlerRegistry
+    ) throws(HandlerError) -> DocumentParts {
+        guard buffer.count <= limits.maximumDocumentSize else {
+            throw .documentTooLarge(size: buffer.count, limit: limits.maximumDocumentSize)
         }
         let depth = limits.effectiveDepth
-        let parse = { (buffer: UnsafeBufferPointer<UInt8>) throws(HandlerError) -> DocumentParts in
-            if let parts = try JSONReader.parseDocument(buffer, maximumDepth: depth) { return parts }
-            let value = try JSONReader.parse(buffer, maximumDepth: depth)
-            throw .invalidDocument(path: "$", reason: "expected an object, found \(value.kindDescription)")
-        }
-        let parsed: Result<DocumentParts, HandlerError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(HandlerError) in try parse(buffer) }
-        }
-        if let parsed { return try parsed.get() }
-        return try Array(bytes).withUnsafeBufferPointer { buffer throws(HandlerError) in try parse(buffer) }
+        if let parts = try JSONReader.parseDocument(buffer, maximumDepth: depth, registry: registry.index) { return parts }
+        let value = try JSONReader.parse(buffer, maximumDepth: depth)
+        throw .invalidDocument(path: "$", reason: "expected an object, found \(value.kindDescription)")
     }
 
     /// Builds a handler from a nested document value, checking it as `init(json:)` describes.
@@ -79,20 +101,26 @@ extension Handler {
         case let other?: throw .invalidDocument(path: "version", reason: "expected a number, found \(other.kindDescription)")
         }
         guard let id = parts.id else { throw .invalidDocument(path: "id", reason: "missing") }
-        let target = try context.registry.resolve(try Self.string(id, path: "id"), path: "id")
-        let invalidationTarget = try parts.invalidation.map { value throws(HandlerError) in
-            try context.registry.resolve(try Self.string(value, path: "invalidation"), path: "invalidation")
+        let target: HandlerDescriptor
+        if let resolved = parts.target {
+            target = resolved
+        } else {
+            target = try context.registry.resolve(try Self.string(id, path: "id"), path: "id")
+        }
+        var invalidationTarget = parts.invalidationTarget
+        if invalidationTarget == nil, let value = parts.invalidation {
+            invalidationTarget = try context.registry.resolve(try Self.string(value, path: "invalidation"), path: "invalidation")
         }
         if let other = parts.boundOther {
             throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
         }
-        let bound = parts.bound ?? BoundMembers()
-        for position in bound.names.indices {
-            try Self.validate(bound.values[position], named: bound.names[position], target: target,
+        let bound = parts.bound ?? []
+        for entry in bound {
+            try Self.validate(entry.value, named: entry.name, target: target,
                               invalidationTarget: invalidationTarget, context: context)
         }
         self.init(target: target, invalidationTarget: invalidationTarget,
-                  bound: BoundValues(names: bound.names, values: bound.values, context: context), context: context)
+                  bound: BoundValues(bound, context: context), context: context)
     }
 
     private static let documentVersionText = String(documentVersion)

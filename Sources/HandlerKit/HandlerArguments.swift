@@ -80,8 +80,8 @@ public struct HandlerArguments: Sendable {
             return try callTimeValue(callTime.entries[position].value, name)
         }
         guard let position = bound.position(of: name) else { return nil }
-        if let scalar: T = bound.values[position].fastScalar() { return scalar }
-        return try decodeBound(bound.values[position].value, name, as: T.self)
+        if let scalar: T = bound.entries[position].value.fastScalar() { return scalar }
+        return try decodeBound(bound.entries[position].value.value, name, as: T.self)
     }
 
     /// The value found, or the default when it is absent. For an optional `T` a found value can be

@@ -10,7 +10,10 @@
 ///     }
 /// )
 /// ```
-public struct HandlerDescriptor: Sendable {
+///
+/// A final class rather than a struct: the registry, handlers and decoding pass it around, and a
+/// reference costs one retain where a copy of its id, parameters and shim cost three.
+public final class HandlerDescriptor: Sendable {
     enum Invocation: Sendable {
         case sync(@Sendable (HandlerArguments) throws -> Void)
         case async(@Sendable (HandlerArguments) async throws -> Void)
@@ -23,12 +26,12 @@ public struct HandlerDescriptor: Sendable {
     let invocation: Invocation
 
     /// A handler whose function is synchronous.
-    public init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {
+    public convenience init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {
         self.init(id: id, parameters: parameters, invocation: .sync(invoke))
     }
 
     /// A handler whose function is `async`.
-    public init(id: String, parameters: [HandlerParameter], invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void) {
+    public convenience init(id: String, parameters: [HandlerParameter], invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void) {
         self.init(id: id, parameters: parameters, invocation: .async(invokeAsync))
     }
 

@@ -6,7 +6,13 @@ public final class HandlerRegistry: Sendable {
         var descriptor: HandlerDescriptor
     }
 
-    private let entries = Locked<[String: Entry]>([:])
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// The same handlers (and their parameter names) by their bytes, for reading documents.
+        var index = RegistryIndex.empty
+    }
+
+    private let state = Locked(State())
 
     /// The registry handlers use unless given another one.
     public static let shared = HandlerRegistry()
@@ -17,30 +23,36 @@ public final class HandlerRegistry: Sendable {
     /// Registers every handler of a module. Registering the same module again replaces its
     /// handlers; an id that another module already registered is an error and registers nothing.
     public func register(_ table: HandlerTable) throws(HandlerError) {
-        try entries.withLock { (entries: inout [String: Entry]) throws(HandlerError) in
+        try state.withLock { (state: inout State) throws(HandlerError) in
             var seen: Set<String> = []
             for descriptor in table.handlers {
                 if !seen.insert(descriptor.id).inserted {
                     throw .duplicateHandler(id: descriptor.id, existingModule: table.module, newModule: table.module)
                 }
-                if let existing = entries[descriptor.id], existing.module != table.module {
+                if let existing = state.entries[descriptor.id], existing.module != table.module {
                     throw .duplicateHandler(id: descriptor.id, existingModule: existing.module, newModule: table.module)
                 }
             }
             for descriptor in table.handlers {
-                entries[descriptor.id] = Entry(module: table.module, descriptor: descriptor)
+                state.entries[descriptor.id] = Entry(module: table.module, descriptor: descriptor)
             }
+            state.index = RegistryIndex(state.entries.values.map(\.descriptor))
         }
     }
 
     /// The handler registered under `id`, if any.
     public func descriptor(for id: String) -> HandlerDescriptor? {
-        entries.withLock { $0[id]?.descriptor }
+        state.withLock { $0.entries[id]?.descriptor }
     }
 
     /// The registered ids, sorted.
     public var registeredIDs: [String] {
-        entries.withLock { $0.keys.sorted() }
+        state.withLock { $0.entries.keys.sorted() }
+    }
+
+    /// The current index of the handlers by their bytes (taken once per document).
+    var index: RegistryIndex {
+        state.withLock { $0.index }
     }
 
     func resolve(_ id: String, path: String) throws(HandlerError) -> HandlerDescriptor {

@@ -32,13 +32,18 @@ struct JSONReader {
     }
 
     /// Parses a handler document's top level straight into its parts: known member names are
-    /// matched as bytes and `bound` goes into a `BoundValues` without a dictionary. Returns `nil` when
+    /// matched as bytes and `bound` goes into `BoundEntry` values without a dictionary. Returns `nil` when
     /// the document is not an object (the caller then reports its shape from a generic parse).
-    static func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) throws(HandlerError) -> DocumentParts? {
+    ///
+    /// `id` and `invalidation` are looked up in `registry` straight from their bytes, and a name in
+    /// `bound` that is a registered parameter's name reuses that parameter's `String`.
+    static func parseDocument(
+        _ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, registry: RegistryIndex
+    ) throws(HandlerError) -> DocumentParts? {
         var reader = JSONReader(bytes: bytes, maximumDepth: maximumDepth)
         reader.skipWhitespace()
         guard reader.peek(UInt8(ascii: "{")) else { return nil }
-        let parts = try reader.parseDocumentObject()
+        let parts = try reader.parseDocumentObject(registry: registry)
         reader.skipWhitespace()
         if reader.index < bytes.count {
             throw reader.error("unexpected \(reader.describeByte(at: reader.index)) after the document")
@@ -140,7 +145,7 @@ struct JSONReader {
 
     // MARK: The document's top level
 
-    private mutating func parseDocumentObject() throws(HandlerError) -> DocumentParts {
+    private mutating func parseDocumentObject(registry: RegistryIndex) throws(HandlerError) -> DocumentParts {
         var parts = DocumentParts()
         var seenKnown: UInt8 = 0
         var seenUnknown: [String] = []
@@ -157,11 +162,21 @@ struct JSONReader {
             if isDuplicate { throw reader.error("duplicate member name \"\(member.name)\"", at: nameStart) }
             switch member {
             case .version: parts.version = try reader.parseVersion()
-            case .id: parts.id = try reader.parseValue(depth: 1)
-            case .invalidation: parts.invalidation = try reader.parseValue(depth: 1)
+            case .id:
+                if let target = reader.parseRegisteredID(in: registry) {
+                    (parts.id, parts.target) = (.string(target.id), target)
+                } else {
+                    parts.id = try reader.parseValue(depth: 1)
+                }
+            case .invalidation:
+                if let target = reader.parseRegisteredID(in: registry) {
+                    (parts.invalidation, parts.invalidationTarget) = (.string(target.id), target)
+                } else {
+                    parts.invalidation = try reader.parseValue(depth: 1)
+                }
             case .bound:
                 if reader.peek(UInt8(ascii: "{")) {
-                    parts.bound = try reader.parseBoundObject()
+                    parts.bound = try reader.parseBoundObject(names: registry)
                 } else {
                     parts.boundOther = try reader.parseValue(depth: 1)
                 }
@@ -171,6 +186,39 @@ struct JSONReader {
             }
         }
         return parts
+    }
+
+    /// A bound value; a number is read into `Int`/`Double` from its bytes, not from its text.
+    private mutating func parseBoundValue() throws(HandlerError) -> BoundValue {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "-") || isDigit(bytes[index]) else {
+            return BoundValue(try parseValue(depth: 2))
+        }
+        let start = index
+        let text = try parseNumber()
+        return BoundValue(number: text, utf8: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+    }
+
+    /// A string naming a registered handler, resolved from its bytes (no escapes), or `nil` with
+    /// nothing consumed when the value is anything else (then it is parsed and checked as usual).
+    private mutating func parseRegisteredID(in registry: RegistryIndex) -> HandlerDescriptor? {
+        guard peek(UInt8(ascii: "\"")), let end = plainStringEnd(from: index + 1),
+              let descriptor = registry.descriptor(utf8: UnsafeBufferPointer(rebasing: bytes[index + 1..<end]))
+        else { return nil }
+        index = end + 1
+        return descriptor
+    }
+
+    /// The offset of the closing quote of a string whose content starts at `start`, when that content
+    /// is plain ASCII without escapes or control characters; otherwise `nil`.
+    private func plainStringEnd(from start: Int) -> Int? {
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") { return end }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return nil }
+            end += 1
+        }
+        return nil
     }
 
     /// The `version` member: the current version without creating a string, anything else as parsed.
@@ -207,17 +255,24 @@ struct JSONReader {
         return DocumentParts.Member(name: try parseString())
     }
 
-    /// The members of `bound`, at depth 2, without building a dictionary.
-    private mutating func parseBoundObject() throws(HandlerError) -> BoundMembers {
-        var members = BoundMembers()
-        members.names.reserveCapacity(8)
-        members.values.reserveCapacity(8)
-        try parseMembers(depth: 2, name: { reader throws(HandlerError) in try reader.parseString() }, describe: { $0 }) {
-            reader, name, nameStart throws(HandlerError) in
-            let value = try reader.parseValue(depth: 2)
-            if members.names.contains(name) { throw reader.error("duplicate member name \"\(name)\"", at: nameStart) }
-            members.names.append(name)
-            members.values.append(BoundValue(value))
+    /// The members of `bound`, at depth 2, without building a dictionary. A name that is a
+    /// registered parameter's name reuses that parameter's `String` instead of creating one.
+    private mutating func parseBoundObject(names registry: RegistryIndex) throws(HandlerError) -> [BoundEntry] {
+        var members: [BoundEntry] = []
+        members.reserveCapacity(8)
+        try parseMembers(depth: 2, name: { reader throws(HandlerError) in
+            if let end = reader.plainStringEnd(from: reader.index + 1),
+               let known = registry.parameterName(utf8: UnsafeBufferPointer(rebasing: reader.bytes[reader.index + 1..<end])) {
+                reader.index = end + 1
+                return known
+            }
+            return try reader.parseString()
+        }, describe: { $0 }) { reader, name, nameStart throws(HandlerError) in
+            let value = try reader.parseBoundValue()
+            if members.contains(where: { $0.name == name }) {
+                throw reader.error("duplicate member name \"\(name)\"", at: nameStart)
+            }
+            members.append(BoundEntry(name: name, value: value))
         }
         return members
     }

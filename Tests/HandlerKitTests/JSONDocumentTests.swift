@@ -220,3 +220,67 @@ struct JSONDocumentTests {
         #expect(reason.contains("unexpected end of document"))
     }
 }
+
+/// Documents are read from their bytes: ids resolve and bound names match parameters without
+/// strings being created for them. Escaped forms must mean exactly what their plain forms mean.
+@Suite("Handler documents read from bytes")
+struct DocumentBytesTests {
+    let recorder = Recorder()
+    let registry: HandlerRegistry
+
+    init() throws { registry = try makeRegistry(recorder) }
+
+    @Test func escapedIDsAndNamesMeanWhatTheirPlainFormsMean() throws {
+        let json = #"{"bound":{"am\u006funt":4,"note":"x"},"id":"Counter\u002eadd","version":1}"#
+        let handler = try Handler(json: json, registry: registry)
+        #expect(handler.id == "Counter.add")
+        #expect(handler.jsonString() == #"{"bound":{"amount":4,"note":"x"},"id":"Counter.add","version":1}"#)
+        try handler.call()
+        #expect(recorder.all == ["add 4"])
+    }
+
+    @Test func aNameGivenPlainAndEscapedIsADuplicate() throws {
+        let json = #"{"bound":{"amount":1,"\u0061mount":2},"id":"Counter.add","version":1}"#
+        let error = #expect(throws: HandlerError.self) { try Handler(json: json, registry: registry) }
+        guard case .malformedJSON(let reason, let line, let column, _)? = error else {
+            Issue.record("expected malformedJSON, got \(String(describing: error))")
+            return
+        }
+        #expect(reason == #"duplicate member name "amount""#)
+        #expect(line == 1 && column == 22)
+    }
+
+    @Test func namesThatNoParameterHasAreKept() throws {
+        let json = #"{"bound":{"amount":1,"z\u00e9ro":0,"zero":0},"id":"Counter.add","version":1}"#
+        let handler = try Handler(json: json, registry: registry)
+        #expect(handler.jsonString() == #"{"bound":{"amount":1,"zero":0,"zéro":0},"id":"Counter.add","version":1}"#)
+    }
+
+    @Test func handlersOfAModuleRegisteredLaterAreFound() throws {
+        let recorder = recorder
+        try registry.register(HandlerTable(module: "Late", handlers: [
+            HandlerDescriptor(id: "Late.handler", parameters: [.required("value", Int.self)]) { arguments in
+                let value: Int = try arguments.required("value")
+                recorder.record("late \(value)")
+            },
+        ]))
+        try Handler(json: #"{"bound":{"value":7},"id":"Late.handler","version":1}"#, registry: registry).call()
+        try Handler(json: #"{"bound":{"amount":8},"id":"Counter.add","version":1}"#, registry: registry).call()
+        #expect(recorder.all == ["late 7", "add 8"])
+    }
+
+    @Test(arguments: ["9223372036854775807", "-9223372036854775808", "-0", "0", "10"])
+    func integersReadFromBytesAreExact(text: String) throws {
+        let json = #"{"bound":{"amount":"# + text + #"},"id":"Counter.add","version":1}"#
+        let handler = try Handler(json: Array(json.utf8), registry: registry)
+        try handler.call()
+        #expect(recorder.all == ["add \(Int(text) ?? -1)"])
+        #expect(handler.jsonString() == json)
+    }
+
+    @Test(arguments: ["9223372036854775808", "-9223372036854775809", "1.0", "1e2"])
+    func numbersBeyondIntAreNotInts(text: String) throws {
+        let json = #"{"bound":{"amount":"# + text + #"},"id":"Counter.add","version":1}"#
+        #expect(throws: HandlerError.self) { try Handler(json: Array(json.utf8), registry: registry) }
+    }
+}
