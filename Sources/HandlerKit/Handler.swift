@@ -89,6 +89,27 @@ public final class Handler: Sendable {
         }
     }
 
+    // MARK: Calling from generated typed calls
+
+    /// Runs `body` with the handler's bound values as its arguments: what a generated typed call
+    /// (`Mail.callFetchedHandler(handler, ratio: 0.5)`) does, passing its call-time values to
+    /// the function directly, type-checked by the compiler and without boxing them.
+    ///
+    /// - Throws: `HandlerError.wrongHandler` if this handler calls another function than `id`;
+    ///   `.invalidated`; `.requiresAsync` for an `async` function; or what `body` throws.
+    public func callBound(as id: String, _ body: (HandlerArguments) throws -> Void) throws {
+        guard id == self.id else { throw HandlerError.wrongHandler(handler: self.id, expected: id) }
+        if target.isAsync { throw HandlerError.requiresAsync(handler: self.id) }
+        try body(HandlerArguments(handlerID: self.id, bound: try activeBoundValues(), callTime: [:]))
+    }
+
+    /// Runs `body` with the handler's bound values as its arguments, for a generated typed call of
+    /// an `async` function (see the synchronous overload).
+    public func callBound(as id: String, _ body: (HandlerArguments) async throws -> Void) async throws {
+        guard id == self.id else { throw HandlerError.wrongHandler(handler: self.id, expected: id) }
+        try await body(HandlerArguments(handlerID: self.id, bound: try activeBoundValues(), callTime: [:]))
+    }
+
     // MARK: Invalidation
 
     /// Ends the handler and calls a synchronous invalidation target once, with the bound values

@@ -32,6 +32,8 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidated(handler: String)
     /// The handler (or its invalidation target) is `async`; call it with `await`.
     case requiresAsync(handler: String)
+    /// A generated typed call for one function was given a handler of another.
+    case wrongHandler(handler: String, expected: String)
 
     public var description: String {
         switch self {
@@ -64,6 +66,8 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
             "handler '\(handler)' has been invalidated; it can no longer be called, bound or invalidated"
         case .requiresAsync(let handler):
             "handler '\(handler)' is async; call it with 'try await'"
+        case .wrongHandler(let handler, let expected):
+            "handler '\(handler)' was called through the typed call of '\(expected)'; call it with that function's own typed call or with call(_:)"
         }
     }
 }
