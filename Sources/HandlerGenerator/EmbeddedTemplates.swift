@@ -6,6 +6,46 @@
 /// when the package's `Templates/` folder is not next to the sources (see `Templates`).
 enum EmbeddedTemplates {
     static let all: [String: String] = [
+        "call": #"""
+{{% CONTENT_TYPE: TEXT}}
+{{#hasReferenceDoc}}
+{{#sourceLocations}}
+#sourceLocation(file: "{{file}}", line: {{referenceDocLine}})
+{{/sourceLocations}}
+/// Calls `{{handlerName}}`, a handler of `{{id}}`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+{{/hasReferenceDoc}}
+{{^hasReferenceDoc}}
+{{#sourceLocations}}
+#sourceLocation(file: "{{file}}", line: {{referenceLine}})
+{{/sourceLocations}}
+{{/hasReferenceDoc}}
+{{referenceModifiers}}func {{callName}}(_ {{handlerName}}: Handler{{#hasParameters}}, {{/hasParameters}}{{#callParameterRows}}{{#isContinuation}}{{blankLines}}
+    {{/isContinuation}}{{#items}}{{declaration}}{{separator}}{{/items}}{{/callParameterRows}}) {{#isAsync}}async {{/isAsync}}throws {
+{{#sourceLocations}}
+    #sourceLocation()
+{{/sourceLocations}}
+    try {{#isAsync}}await {{/isAsync}}{{handlerName}}.callBound(as: "{{id}}") { {{argumentsName}} in
+{{#isInstance}}
+{{#hasParameters}}
+{{#sourceLocations}}
+        #sourceLocation(file: "{{file}}", line: {{localsLine}})
+{{/sourceLocations}}
+        {{#localRows}}{{#isContinuation}}{{blankLines}}
+        {{/isContinuation}}{{#items}}let {{name}}: {{type}} = try {{callTimeName}} ?? {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}}){{separator}}{{/items}}{{/localRows}}
+{{/hasParameters}}
+{{/isInstance}}
+{{#sourceLocations}}
+        #sourceLocation(file: "{{file}}", line: {{callLine}})
+{{/sourceLocations}}
+        {{callPrefix}}{{callee}}({{#callRows}}{{#isContinuation}}{{blankLines}}
+            {{/isContinuation}}{{#items}}{{label}}{{typedValue}}{{separator}}{{/items}}{{/callRows}})
+{{#sourceLocations}}
+        #sourceLocation()
+{{/sourceLocations}}
+    }
+}
+
+"""#,
         "ctype": #"""
 {{% CONTENT_TYPE: TEXT}}
 {{#isStructure}}
@@ -63,11 +103,13 @@ extension {{name}}: @retroactive Codable {
 {{/hasParameters}}
     return HandlerDescriptor(id: "{{id}}", parameters: parameters, {{invokeLabel}}: { {{argumentsName}} in
 {{#isInstance}}
+{{#hasParameters}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{localsLine}})
 {{/sourceLocations}}
         {{#localRows}}{{#isContinuation}}{{blankLines}}
         {{/isContinuation}}{{#items}}let {{name}}: {{type}} = try {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}}){{separator}}{{/items}}{{/localRows}}
+{{/hasParameters}}
 {{/isInstance}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{callLine}})

@@ -2,10 +2,11 @@ import HandlerScanner
 
 extension HandlerContext {
     /// The context for one handler.
-    /// - Parameter descriptorSuffix: `""`, or `_2`, `_3`… for a further handler of the same name in
-    ///   the same scope.
+    /// - Parameters:
+    ///   - descriptorSuffix: `""`, or `_2`, `_3`… for a further handler of the same name in the same scope.
+    ///   - callName: the typed call's name (see `HandlerGenerator.callNames`).
     ///   - sourceLocations: whether to write `#sourceLocation` directives.
-    init(_ handler: HandlerDeclaration, descriptorSuffix: String, sourceLocations: Bool) {
+    init(_ handler: HandlerDeclaration, descriptorSuffix: String, callName: String, sourceLocations: Bool) {
         let parameters = handler.parameters
         let names = Set(parameters.map(\.name))
         let baseName = handler.name
@@ -14,6 +15,24 @@ extension HandlerContext {
         let file = SwiftSource.stringLiteralContent(handler.file)
         let firstLine = parameters.first?.line ?? handler.line
         let argumentsName = parameters.isEmpty ? "_" : Self.freeName("arguments", avoiding: names)
+
+        // The typed call's own names. Its `Handler` parameter avoids every name its body may mention.
+        // A parameter whose name a default value uses (`limit: Int = limit` with a static `limit`)
+        // gets another internal name, so that in the body the default still means the static member.
+        let defaultWords = Self.identifiers(in: parameters.compactMap { $0.hasDefault ? $0.defaultValue : nil })
+        var taken = names.union(defaultWords).union(Self.identifiers(in: [handler.instance ?? ""]))
+        taken.insert(argumentsName)
+        let handlerName = Self.freeName("handler", avoiding: taken)
+        taken.insert(handlerName)
+        var callTimeNames: [String: String] = [:]
+        for parameter in parameters {
+            var name = SwiftSource.identifier(parameter.name)
+            if defaultWords.contains(parameter.name) {
+                name = Self.freeName(parameter.name + "_", avoiding: taken)
+                taken.insert(name)
+            }
+            callTimeNames[parameter.name] = name
+        }
 
         id = SwiftSource.stringLiteralContent(handler.id)
         conditions = handler.conditions.map(ConditionContext.init)
@@ -29,6 +48,7 @@ extension HandlerContext {
         hasParameters = !parameters.isEmpty
         parametersLine = firstLine
         invokeLabel = handler.isAsync ? "invokeAsync" : "invoke"
+        isAsync = handler.isAsync
         self.argumentsName = argumentsName
         isInstance = handler.kind == .instance
         localsLine = firstLine
@@ -55,6 +75,7 @@ extension HandlerContext {
                     key: SwiftSource.stringLiteralContent(parameter.name),
                     hasDefault: defaultValue != nil,
                     defaultValue: defaultValue ?? "",
+                    callTimeName: callTimeNames[parameter.name] ?? "",
                     separator: separator
                 )
             }
@@ -67,6 +88,7 @@ extension HandlerContext {
                         ArgumentItem(
                             label: Self.label(parameter),
                             value: SwiftSource.identifier(parameter.name),
+                            typedValue: SwiftSource.identifier(parameter.name),
                             separator: index == parameters.count - 1 ? "" : ", "
                         )
                     }
@@ -82,7 +104,9 @@ extension HandlerContext {
                 let key = SwiftSource.stringLiteralContent(parameter.name)
                 let value = defaultValue.map { "\(argumentsName).\(accessor)(\"\(key)\", default: \($0))" }
                     ?? "\(argumentsName).\(accessor)(\"\(key)\")"
-                return ArgumentItem(label: Self.label(parameter), value: value, separator: separator)
+                return ArgumentItem(
+                    label: Self.label(parameter), value: value,
+                    typedValue: "\(callTimeNames[parameter.name] ?? "") ?? \(value)", separator: separator)
             }
         }
 
@@ -114,6 +138,18 @@ extension HandlerContext {
             let type = SwiftType(scanned: parameter.type).optionalType(isOptional: parameter.isOptional)
             return ReferenceItem(
                 declaration: "\(SwiftSource.identifier(parameter.name)): \(type) = nil",
+                separator: separator
+            )
+        }
+        // The typed call: the same parameters and rows, without the extras.
+        self.callName = callName
+        self.handlerName = handlerName
+        callParameterRows = Self.rows(parameters, separators: .list) { parameter, separator in
+            let type = SwiftType(scanned: parameter.type).optionalType(isOptional: parameter.isOptional)
+            let label = SwiftSource.identifier(parameter.name)
+            let name = callTimeNames[parameter.name] ?? label
+            return ReferenceItem(
+                declaration: name == label ? "\(label): \(type) = nil" : "\(label) \(name): \(type) = nil",
                 separator: separator
             )
         }
@@ -172,6 +208,28 @@ extension HandlerContext {
                 || scalar == "_" || scalar == "." || scalar == "`"
         }
         return plain ? expression : "(\(expression))"
+    }
+
+    /// The names that `texts` may refer to: words of letters, digits and `_` (backticks dropped), except
+    /// members (`.count`, `.shared`). Words in string literals count too: avoiding one costs nothing.
+    private static func identifiers(in texts: [String]) -> Set<String> {
+        var words: Set<String> = []
+        for text in texts {
+            var word = ""
+            var isMember = false
+            var previous: Character = " "  // the last character that is neither whitespace nor a backtick
+            for character in text + " " {
+                if character.isLetter || character.isNumber || character == "_" {
+                    if word.isEmpty { isMember = previous == "." }
+                    word.append(character)
+                } else {
+                    if let first = word.first, !first.isNumber, !isMember { words.insert(word) }
+                    word = ""
+                }
+                if !character.isWhitespace && character != "`" { previous = character }
+            }
+        }
+        return words
     }
 
     /// `base`, or `base_`, `base__`… until it is none of `names`.

@@ -27,13 +27,26 @@ import Mustache
 ///     misspelt handler or argument, or a value of the wrong type, does not compile:
 ///     `let handler = try Carbons.enabledHandler(account: account, limit: 3)`.
 ///     File-scope handlers get a file-scope `func <name>Handler(…)`.
+///   - The typed call, `internal`, with the reference's modifiers:
+///     `nonisolated static func call<Name>Handler(_ handler: Handler, <param>: T? = nil, …) throws`
+///     (`async throws` for `async` handlers) — the same parameters as the reference, passed at call time:
+///     `try Carbons.callEnabledHandler(handler, limit: 3)`. It runs `handler.callBound(as: "<id>")`
+///     (the handler must be one of this function, not invalidated) and calls the function with each
+///     value passed, else the bound value, else the default, read as the shim reads it:
+///     `limit ?? arguments.value("limit", default: defaultLimit)`. The values are checked by the
+///     compiler and passed without boxing, so a call costs what a call with bound values only costs;
+///     types that are not `Codable` (which cannot be bound) are passed this way too. `<Name>` is the
+///     base name with its first letter uppercased; see `callNames` for the suffixes of clashing names.
 ///
 /// ## Names that could clash
 ///
 /// The generated members carry the `Handler`/`HandlerDescriptor` suffixes to stay clear of the user's
 /// own members; `invalidation:`/`registry:` become `handlerInvalidation:`/`handlerRegistry:` (then with
 /// `_` appended until free) when the handler has a parameter of that name, and the shim's `arguments`
-/// and the reference's `bindings` locals likewise avoid parameter names. Keywords are backticked.
+/// and the reference's `bindings` locals likewise avoid parameter names. The typed call's `handler`
+/// parameter avoids parameter names and the names its default values and `instance:` expression use;
+/// a parameter whose name a default value uses (`limit: Int = limit`, a static member) gets another
+/// internal name there (`limit limit_: Int? = nil`), the label staying. Keywords are backticked.
 ///
 /// ## Guarantees
 ///
@@ -73,16 +86,19 @@ public struct HandlerGenerator: Sendable {
         let cErrors = cTypes.errors()
         if !cErrors.isEmpty { throw GeneratorError(diagnostics: cErrors) }
         let handlers = scan.handlers.sorted(by: Self.order)
+        let callNames = Self.callNames(handlers)
         var seen: [String: Int] = [:]
         var sections: [HandlerSection] = []
-        for handler in handlers {
-            let scope = (handler.kind == .global ? "" : handler.type ?? "") + "\u{0}" + handler.name
+        for (handler, callName) in zip(handlers, callNames) {
+            let scope = Self.scope(of: handler) + "\u{0}" + handler.name
             let count = (seen[scope] ?? 0) + 1
             seen[scope] = count
             let context = HandlerContext(
-                handler, descriptorSuffix: count == 1 ? "" : "_\(count)", sourceLocations: sourceLocations)
+                handler, descriptorSuffix: count == 1 ? "" : "_\(count)", callName: callName,
+                sourceLocations: sourceLocations)
             let members = try Templates.render(context, template: Templates.descriptor) + "\n"
-                + Templates.render(context, template: Templates.reference)
+                + Templates.render(context, template: Templates.reference) + "\n"
+                + Templates.render(context, template: Templates.call)
             sections.append(
                 HandlerSection(
                     id: context.id, conditions: context.conditions, isMember: context.isMember,
@@ -106,6 +122,34 @@ public struct HandlerGenerator: Sendable {
             cTypes: try Self.cTypeSections(cTypes.model)
         )
         return try Templates.render(file, template: Templates.file)
+    }
+
+    /// The scope a handler's generated members are declared in: its type, or `""` at file scope.
+    static func scope(of handler: HandlerDeclaration) -> String {
+        handler.kind == .global ? "" : handler.type ?? ""
+    }
+
+    /// The names of the typed calls of `handlers` (in id order), index for index: `call<Name>Handler`,
+    /// `<Name>` being the base name with its first letter uppercased; then `_2`, `_3`… until the name is
+    /// neither an earlier typed call's nor a reference's (`<name>Handler`) in the same scope. So
+    /// overloads (`send(a:)`, `send(b:)`) get `callSendHandler` and `callSendHandler_2`, like their
+    /// descriptors, and so do `send` and `Send`; a handler `callSend` keeps its reference `callSendHandler`.
+    static func callNames(_ handlers: [HandlerDeclaration]) -> [String] {
+        var taken: [String: Set<String>] = [:]
+        for handler in handlers {
+            taken[scope(of: handler), default: []].insert(handler.name + "Handler")
+        }
+        return handlers.map { handler in
+            let stem = "call" + handler.name.prefix(1).uppercased() + handler.name.dropFirst() + "Handler"
+            var name = stem
+            var count = 1
+            while taken[scope(of: handler), default: []].contains(name) {
+                count += 1
+                name = stem + "_\(count)"
+            }
+            taken[scope(of: handler), default: []].insert(name)
+            return name
+        }
     }
 
     /// The sources' imports, once each, sorted by module: an import that any file makes without `#if`

@@ -58,6 +58,7 @@ extension LocalItem: MustacheParent {
         case "key": key
         case "hasDefault": hasDefault
         case "defaultValue": defaultValue
+        case "callTimeName": callTimeName
         case "separator": separator
         default: nil
         }
@@ -69,6 +70,7 @@ extension ArgumentItem: MustacheParent {
         switch name {
         case "label": label
         case "value": value
+        case "typedValue": typedValue
         case "separator": separator
         default: nil
         }
@@ -128,6 +130,7 @@ extension HandlerContext: MustacheParent {
         case "parametersLine": parametersLine
         case "parameterRows": parameterRows
         case "invokeLabel": invokeLabel
+        case "isAsync": isAsync
         case "argumentsName": argumentsName
         case "isInstance": isInstance
         case "localsLine": localsLine
@@ -144,6 +147,9 @@ extension HandlerContext: MustacheParent {
         case "bindingsName": bindingsName
         case "invalidationName": invalidationName
         case "registryName": registryName
+        case "callName": callName
+        case "handlerName": handlerName
+        case "callParameterRows": callParameterRows
         default: nil
         }
     }

@@ -69,6 +69,9 @@ struct LocalItem {
     let hasDefault: Bool
     /// The default value expression copied from the declaration.
     let defaultValue: String
+    /// The typed call's parameter whose call-time value, when not `nil`, the local takes instead
+    /// (`call.mustache`: `let account: Account = try account ?? arguments.required("account")`).
+    let callTimeName: String
     /// `; ` between statements of a row, nothing at the end of a row.
     let separator: String
 }
@@ -80,11 +83,14 @@ struct ArgumentItem {
     /// The argument: an accessor call (`arguments.required("account")`, with the default value for a
     /// defaulted parameter) for static and file-scope handlers, the local's name for instance handlers.
     let value: String
+    /// The argument of the typed call (`call.mustache`): the call-time value, else `value`
+    /// (`account ?? arguments.required("account")`); the local's name for instance handlers.
+    let typedValue: String
     /// `, ` inside a row, `,` at the end of a row, nothing after the last item.
     let separator: String
 }
 
-/// A parameter of the generated reference (factory) function.
+/// A parameter of the generated reference (factory) function or of the typed call.
 struct ReferenceItem {
     /// The whole parameter declaration, e.g. `account: Account? = nil` or `registry: HandlerRegistry = .shared`.
     let declaration: String
@@ -114,13 +120,13 @@ struct HandlerSection {
     let qualifier: String
     /// The function that returns the handler's `HandlerDescriptor`.
     let descriptorName: String
-    /// `descriptor.mustache` and `reference.mustache` rendered for the handler (separated by a blank
-    /// line, without a final newline), indented by four spaces for members. Partials are not used for
+    /// `descriptor.mustache`, `reference.mustache` and `call.mustache` rendered for the handler (separated
+    /// by blank lines, without a final newline), indented by four spaces for members. Partials are not used for
     /// this because the template package does not indent the lines of sections inside indented partials.
     let members: String
 }
 
-/// The context of `descriptor.mustache` and `reference.mustache`: one handler.
+/// The context of `descriptor.mustache`, `reference.mustache` and `call.mustache`: one handler.
 struct HandlerContext {
     /// The handler id, escaped for a string literal.
     let id: String
@@ -135,7 +141,8 @@ struct HandlerContext {
     /// so the table can call it when the type is actor-isolated, e.g. `@MainActor`), `fileprivate ` at
     /// file scope.
     let descriptorModifiers: String
-    /// The reference function's modifiers: `nonisolated static ` for members, empty at file scope.
+    /// The modifiers of the reference and of the typed call: `nonisolated static ` for members, empty at
+    /// file scope.
     let referenceModifiers: String
     /// What precedes `descriptorName` in the table: `Carbons.` for members, empty at file scope.
     let qualifier: String
@@ -156,8 +163,10 @@ struct HandlerContext {
     let parameterRows: [RowContext<ParameterItem>]
     /// `invoke` for synchronous handlers, `invokeAsync` for `async` ones.
     let invokeLabel: String
-    /// The shim closure's parameter: `arguments` (another name if a parameter is called so), `_` when
-    /// the handler has no parameters.
+    /// `true` for `async` handlers (the typed call is `async throws` and awaits `callBound`).
+    let isAsync: Bool
+    /// The closure parameter of the shim and of the typed call's `callBound` body: `arguments` (another
+    /// name if a parameter is called so), `_` when the handler has no parameters.
     let argumentsName: String
     /// `true` for instance handlers: the shim binds locals first, then evaluates `instance:`.
     let isInstance: Bool
@@ -174,11 +183,12 @@ struct HandlerContext {
     let callee: String
     /// The call's arguments, one row per user line.
     let callRows: [RowContext<ArgumentItem>]
-    /// The user's line the reference's signature is mapped to.
+    /// The user's line the signatures of the reference and of the typed call are mapped to.
     let referenceLine: Int
-    /// `true` when the reference gets its one-line doc comment: the `#sourceLocation` before it maps the
-    /// comment to `referenceDocLine` (the line above `referenceLine`), so it stays attached to the function
-    /// (a directive between a doc comment and its declaration detaches the comment). `false` on line 1.
+    /// `true` when the reference and the typed call get their one-line doc comments: the
+    /// `#sourceLocation` before each maps the comment to `referenceDocLine` (the line above
+    /// `referenceLine`), so it stays attached to the function (a directive between a doc comment and its
+    /// declaration detaches the comment). `false` on line 1.
     let hasReferenceDoc: Bool
     /// `referenceLine - 1`.
     let referenceDocLine: Int
@@ -193,6 +203,17 @@ struct HandlerContext {
     let invalidationName: String
     /// The reference's registry parameter: `registry`, or `handlerRegistry` on a clash.
     let registryName: String
+    /// The typed call: `call<Name>Handler` (the base name with its first letter uppercased), with `_2`,
+    /// `_3`… when another handler's typed call or reference in the same scope has that name (in id order).
+    let callName: String
+    /// The typed call's first parameter, the `Handler` to call: `handler`, or another name when a
+    /// parameter, a default value or the `instance:` expression uses that one.
+    let handlerName: String
+    /// The typed call's parameters after `handlerName`: the handler's parameters as optionals, declared
+    /// as in the reference, one row per user line. A parameter whose name a default value also uses
+    /// (`limit: Int = limit`, a static member) gets a distinct internal name (`limit limit_: Int? = nil`),
+    /// so that the default still means what it means in the declaration.
+    let callParameterRows: [RowContext<ReferenceItem>]
 }
 
 /// The context of `ctype.mustache`: the `Codable` conformance of one C struct or enum a handler binds.

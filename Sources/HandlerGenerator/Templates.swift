@@ -22,6 +22,8 @@ enum Templates {
     static let descriptor = "descriptor"
     /// The template of a handler's compiler-checked reference (context: `HandlerContext`).
     static let reference = "reference"
+    /// The template of a handler's typed call, `call<Name>Handler(_:…)` (context: `HandlerContext`).
+    static let call = "call"
     /// The `Codable` conformance of a C struct or enum a handler binds (context: `CTypeContext`).
     static let cType = "ctype"
 

@@ -35,6 +35,8 @@ import Testing
         }
         public final class Handler: Sendable {
             public init(id: String, bound: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
+            public func callBound(as id: String, _ body: (HandlerArguments) throws -> Void) throws {}
+            public func callBound(as id: String, _ body: (HandlerArguments) async throws -> Void) async throws {}
         }
         """
 

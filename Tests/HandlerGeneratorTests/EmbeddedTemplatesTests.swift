@@ -7,7 +7,7 @@ import Testing
 @Suite struct EmbeddedTemplatesTests {
     @Test func templatesAreReadFromTheSourceFolder() throws {
         let folder = try #require(Templates.texts(in: Templates.sourceDirectory))
-        #expect(Set(folder.keys) == [Templates.file, Templates.descriptor, Templates.reference, Templates.cType])
+        #expect(Set(folder.keys) == [Templates.file, Templates.descriptor, Templates.reference, Templates.call, Templates.cType])
         #expect(Templates.current == folder)
     }
 

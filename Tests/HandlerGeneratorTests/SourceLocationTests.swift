@@ -75,38 +75,42 @@ import Testing
         lines.filter { $0.text.contains(fragment) && $0.file == "Sources/Chat/Chat.swift" }.map(\.line)
     }
 
+    /// Each default value occurs twice: in the descriptor's shim and in the typed call.
     @Test func defaultValuesMapToTheirParameterLine() throws {
         let lines = try generated()
-        #expect(userLines(of: "default: fallback", in: lines) == [9])
-        #expect(userLines(of: "default: defaultLimit", in: lines) == [17])
+        #expect(userLines(of: "default: fallback", in: lines) == [9, 9])
+        #expect(userLines(of: "default: defaultLimit", in: lines) == [17, 17])
     }
 
     @Test func typesMapToTheirParameterLine() throws {
         let lines = try generated()
-        // The parameters array, the locals and the reference's signature.
+        // The parameters array, the locals of the shim and of the typed call, the signatures of the
+        // reference and of the typed call.
         #expect(userLines(of: ".required(\"rid\", [String: Int].self)", in: lines) == [10])
-        #expect(userLines(of: "let rid: [String: Int] =", in: lines) == [10])
-        #expect(userLines(of: "rid: [String: Int]? = nil", in: lines) == [10])
+        #expect(userLines(of: "let rid: [String: Int] =", in: lines) == [10, 10])
+        #expect(userLines(of: "rid: [String: Int]? = nil", in: lines) == [10, 10])
         #expect(userLines(of: ".required(\"jid\", String.self)", in: lines) == [7])
-        #expect(userLines(of: "limit: Int? = nil", in: lines) == [17])
+        #expect(userLines(of: "limit: Int? = nil", in: lines) == [17, 17])
+        #expect(userLines(of: "func callEnabledHandler(_ handler: Handler, account: Account? = nil,", in: lines) == [16])
         #expect(userLines(of: ".required(\"account\", Account.self)", in: lines).sorted() == [7, 16])
     }
 
     @Test func rowsAfterAMultiLineDefaultStayOnTheirLines() throws {
         let lines = try generated()
-        #expect(userLines(of: "default: ({ x in", in: lines) == [21])
+        #expect(userLines(of: "default: ({ x in", in: lines) == [21, 21])
         #expect(userLines(of: "to: arguments.required(\"value\")", in: lines) == [23])
-        #expect(userLines(of: "default: factor", in: lines) == [24])
+        #expect(userLines(of: "to: value ?? arguments.required(\"value\")", in: lines) == [23])
+        #expect(userLines(of: "default: factor", in: lines) == [24, 24])
     }
 
     @Test func instanceExpressionMapsToTheAttributeLine() throws {
         let lines = try generated()
-        #expect(userLines(of: "account.omemo.bundleFetched(", in: lines) == [6])
+        #expect(userLines(of: "account.omemo.bundleFetched(", in: lines) == [6, 6])
     }
 
     @Test func generatedCodeOutsideTheDeclarationIsNotMapped() throws {
         let lines = try generated()
-        for fragment in ["HandlerBindings()", "return HandlerDescriptor(", "handlers.append(", "return try Handler("] {
+        for fragment in ["HandlerBindings()", "return HandlerDescriptor(", "handlers.append(", "return try Handler(", ".callBound(as:"] {
             #expect(userLines(of: fragment, in: lines).isEmpty, "\(fragment)")
         }
     }
