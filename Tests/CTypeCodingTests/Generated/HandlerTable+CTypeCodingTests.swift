@@ -39,6 +39,13 @@ extension Geometry {
         bindings.bind("state", state)
         return try Handler(id: "Geometry.collect", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Geometry.collect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callCollectHandler(_ handler: Handler, points: [HKPoint]? = nil, state: HKState? = nil) throws {
+        try handler.callBound(as: "Geometry.collect") { arguments in
+            try Geometry.collect(points: points ?? arguments.required("points"), state: state ?? arguments.required("state"))
+        }
+    }
 }
 
 // MARK: Geometry.inspect
@@ -61,6 +68,13 @@ extension Geometry {
         bindings.bind("line", line)
         return try Handler(id: "Geometry.inspect", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Geometry.inspect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callInspectHandler(_ handler: Handler, everything: HKEverything? = nil, color: HKColor? = nil, mode: HKMode? = nil, line: CFixtureTypes.HKLine? = nil) throws {
+        try handler.callBound(as: "Geometry.inspect") { arguments in
+            try Geometry.inspect(everything: everything ?? arguments.required("everything"), color: color ?? arguments.optional("color"), mode: mode ?? arguments.required("mode"), line: line ?? arguments.required("line"))
+        }
+    }
 }
 
 // MARK: Geometry.label
@@ -79,6 +93,13 @@ extension Geometry {
         var bindings = HandlerBindings()
         bindings.bind("label", label)
         return try Handler(id: "Geometry.label", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Geometry.label`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callLabelHandler(_ handler: Handler, label: HKLabel? = nil) throws {
+        try handler.callBound(as: "Geometry.label") { arguments in
+            try Geometry.label(label: label ?? arguments.required("label"))
+        }
     }
 }
 
@@ -99,6 +120,13 @@ extension Geometry {
         bindings.bind("point", point)
         bindings.bind("offset", offset)
         return try Handler(id: "Geometry.move", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Geometry.move`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callMoveHandler(_ handler: Handler, point: HKPoint? = nil, offset: Double? = nil) throws {
+        try handler.callBound(as: "Geometry.move") { arguments in
+            try Geometry.move(point: point ?? arguments.required("point"), by: offset ?? arguments.value("offset", default: 0))
+        }
     }
 }
 

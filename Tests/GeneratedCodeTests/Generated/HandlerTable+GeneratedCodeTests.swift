@@ -57,6 +57,13 @@ extension Carbons {
         bindings.bind("note", note)
         return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callEnabledHandler(_ handler: Handler, account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil) throws {
+        try handler.callBound(as: "Carbons.enabled") { arguments in
+            try Carbons.enabled(account: account ?? arguments.required("account"), iqNode: iqNode ?? arguments.required("iqNode"), limit: limit ?? arguments.value("limit", default: defaultLimit), note: note ?? arguments.optional("note"))
+        }
+    }
 }
 
 // MARK: Conditional.active
@@ -76,6 +83,13 @@ extension Conditional {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
         return try Handler(id: "Conditional.active", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Conditional.active`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callActiveHandler(_ handler: Handler, value: Int? = nil) throws {
+        try handler.callBound(as: "Conditional.active") { arguments in
+            try Conditional.active(value: value ?? arguments.required("value"))
+        }
     }
 }
 #endif
@@ -98,6 +112,13 @@ extension Conditional {
         bindings.bind("value", value)
         return try Handler(id: "Conditional.alsoInactive", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Conditional.alsoInactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callAlsoInactiveHandler(_ handler: Handler, value: AnotherMissingType? = nil) throws {
+        try handler.callBound(as: "Conditional.alsoInactive") { arguments in
+            try Conditional.alsoInactive(value: value ?? arguments.required("value"))
+        }
+    }
 }
 #endif
 
@@ -119,6 +140,13 @@ extension Conditional {
         bindings.bind("value", value)
         return try Handler(id: "Conditional.fallback", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Conditional.fallback`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callFallbackHandler(_ handler: Handler, value: String? = nil) throws {
+        try handler.callBound(as: "Conditional.fallback") { arguments in
+            try Conditional.fallback(value: value ?? arguments.value("value", default: "fallback"))
+        }
+    }
 }
 #endif
 
@@ -139,6 +167,13 @@ extension Conditional {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
         return try Handler(id: "Conditional.inactive", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Conditional.inactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callInactiveHandler(_ handler: Handler, value: TypeThatDoesNotExist? = nil) throws {
+        try handler.callBound(as: "Conditional.inactive") { arguments in
+            try Conditional.inactive(value: value ?? arguments.required("value"))
+        }
     }
 }
 #endif
@@ -168,6 +203,16 @@ extension OMEMO {
         bindings.bind("rid", rid)
         return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callBundleFetchedHandler(_ handler: Handler, account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil) async throws {
+        try await handler.callBound(as: "OMEMO.bundleFetched") { arguments in
+            let account: Account = try account ?? arguments.required("account"); let jid: String = try jid ?? arguments.required("jid"); let success: Bool = try success ?? arguments.required("success")
+            let errorReason: String? = try errorReason ?? arguments.optional("errorReason"); let rid: String = try rid ?? arguments.required("rid")
+            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+        }
+    }
 }
 
 // MARK: Outer.Inner.convert
@@ -188,6 +233,13 @@ extension Outer.Inner {
         bindings.bind("values", values)
         return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callConvertHandler(_ handler: Handler, kind: Kind? = nil, values: [String: Int]? = nil) throws {
+        try handler.callBound(as: "Outer.Inner.convert") { arguments in
+            _ = try Outer.Inner.convert(kind ?? arguments.required("kind"), values: values ?? arguments.optional("values"))
+        }
+    }
 }
 
 // MARK: Outer.Inner.wait
@@ -206,6 +258,13 @@ extension Outer.Inner {
         var bindings = HandlerBindings()
         bindings.bind("milliseconds", milliseconds)
         return try Handler(id: "Outer.Inner.wait", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Outer.Inner.wait`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callWaitHandler(_ handler: Handler, milliseconds: Int? = nil) async throws {
+        try await handler.callBound(as: "Outer.Inner.wait") { arguments in
+            try await Outer.Inner.wait(milliseconds: milliseconds ?? arguments.required("milliseconds"))
+        }
     }
 }
 
@@ -227,6 +286,13 @@ extension Service {
         bindings.bind("attempts", attempts)
         return try Handler(id: "Service.restart", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Service.restart`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callRestartHandler(_ handler: Handler, reason: String? = nil, attempts: [Int]? = nil) throws {
+        try handler.callBound(as: "Service.restart") { arguments in
+            try Service.restart(reason: reason ?? arguments.required("reason"), attempts: attempts ?? arguments.value("attempts", default: [1, 2]))
+        }
+    }
 }
 
 // MARK: chain
@@ -247,6 +313,13 @@ func chainHandler(next: Handler? = nil, times: Int? = nil, invalidation: String?
     return try Handler(id: "chain", bound: bindings, invalidation: invalidation, registry: registry)
 }
 
+/// Calls `handler`, a handler of `chain`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+func callChainHandler(_ handler: Handler, next: Handler? = nil, times: Int? = nil) throws {
+    try handler.callBound(as: "chain") { arguments in
+        try chain(next: next ?? arguments.required("next"), times: times ?? arguments.value("times", default: 1))
+    }
+}
+
 // MARK: cleanup.v1
 
 /// The registry entry of `cleanup.v1`: its parameters, and the shim that takes its arguments and calls it.
@@ -262,6 +335,13 @@ func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
     return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
+}
+
+/// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+func callCleanUpHandler(_ handler: Handler, reason: String? = nil) throws {
+    try handler.callBound(as: "cleanup.v1") { arguments in
+        try cleanUp(reason: reason ?? arguments.required("reason"))
+    }
 }
 
 // MARK: greet
@@ -281,6 +361,13 @@ func greetHandler(name: String? = nil, invalidation: String? = nil, registry: Ha
     return try Handler(id: "greet", bound: bindings, invalidation: invalidation, registry: registry)
 }
 
+/// Calls `handler`, a handler of `greet`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+func callGreetHandler(_ handler: Handler, name: String? = nil) throws {
+    try handler.callBound(as: "greet") { arguments in
+        try greet(name: name ?? arguments.value("name", default: "world"))
+    }
+}
+
 // MARK: ping
 
 /// The registry entry of `ping`: its parameters, and the shim that takes its arguments and calls it.
@@ -294,4 +381,11 @@ fileprivate func pingHandlerDescriptor() -> HandlerDescriptor {
 /// A new `Handler` for `ping` with these values bound (`nil` leaves one to be passed at call time).
 func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     return try Handler(id: "ping", invalidation: invalidation, registry: registry)
+}
+
+/// Calls `handler`, a handler of `ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+func callPingHandler(_ handler: Handler) throws {
+    try handler.callBound(as: "ping") { _ in
+        ping()
+    }
 }

@@ -52,6 +52,17 @@ extension Carbons {
         bindings.bind("note", note)
         return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 4)
+    /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callEnabledHandler(_ handler: Handler, account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Carbons.enabled") { arguments in
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            try Carbons.enabled(account: account ?? arguments.required("account"), iqNode: iqNode ?? arguments.required("iqNode"), limit: limit ?? arguments.value("limit", default: defaultLimit), note: note ?? arguments.optional("note"))
+            #sourceLocation()
+        }
+    }
 }
 
 // MARK: OMEMO.bundleFetched
@@ -85,6 +96,21 @@ extension OMEMO {
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
         return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
+    /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callBundleFetchedHandler(_ handler: Handler, account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil) async throws {
+        #sourceLocation()
+        try await handler.callBound(as: "OMEMO.bundleFetched") { arguments in
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
+            let account: Account = try account ?? arguments.required("account"); let jid: String = try jid ?? arguments.required("jid"); let success: Bool = try success ?? arguments.required("success")
+            let errorReason: String? = try errorReason ?? arguments.optional("errorReason"); let rid: String = try rid ?? arguments.required("rid")
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
+            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+            #sourceLocation()
+        }
     }
 }
 
@@ -124,6 +150,23 @@ extension Outer.Inner {
         bindings.bind("any", any)
         return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 30)
+    /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callConvertHandler(_ handler: Handler, kind: Kind? = nil,
+
+        callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
+        any: (any Codable & Sendable)? = nil) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Outer.Inner.convert") { arguments in
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 31)
+            try Outer.Inner.convert(kind ?? arguments.required("kind"),
+
+                callback: callback ?? arguments.required("callback"), with: values ?? arguments.optional("values"),
+                any: any ?? arguments.value("any", default: 0))
+            #sourceLocation()
+        }
+    }
 }
 #endif
 
@@ -147,6 +190,17 @@ extension Outer.Inner {
     nonisolated static func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         return try Handler(id: "Outer.Inner.ping", invalidation: invalidation, registry: registry)
+    }
+
+    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 19)
+    /// Calls `handler`, a handler of `Outer.Inner.ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callPingHandler(_ handler: Handler) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Outer.Inner.ping") { _ in
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 20)
+            _ = Outer.Inner.ping()
+            #sourceLocation()
+        }
     }
 }
 #endif
@@ -173,4 +227,15 @@ func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
     return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
+}
+
+#sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 3)
+/// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+func callCleanUpHandler(_ handler: Handler, reason: String? = nil) throws {
+    #sourceLocation()
+    try handler.callBound(as: "cleanup.v1") { arguments in
+        #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 4)
+        try cleanUp(reason: reason ?? arguments.required("reason"))
+        #sourceLocation()
+    }
 }

@@ -46,6 +46,13 @@ extension Carbons {
         bindings.bind("note", note)
         return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callEnabledHandler(_ handler: Handler, account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil) throws {
+        try handler.callBound(as: "Carbons.enabled") { arguments in
+            try Carbons.enabled(account: account ?? arguments.required("account"), iqNode: iqNode ?? arguments.required("iqNode"), limit: limit ?? arguments.value("limit", default: defaultLimit), note: note ?? arguments.optional("note"))
+        }
+    }
 }
 
 // MARK: OMEMO.bundleFetched
@@ -72,6 +79,16 @@ extension OMEMO {
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
         return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callBundleFetchedHandler(_ handler: Handler, account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil) async throws {
+        try await handler.callBound(as: "OMEMO.bundleFetched") { arguments in
+            let account: Account = try account ?? arguments.required("account"); let jid: String = try jid ?? arguments.required("jid"); let success: Bool = try success ?? arguments.required("success")
+            let errorReason: String? = try errorReason ?? arguments.optional("errorReason"); let rid: String = try rid ?? arguments.required("rid")
+            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+        }
     }
 }
 
@@ -105,6 +122,19 @@ extension Outer.Inner {
         bindings.bind("any", any)
         return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callConvertHandler(_ handler: Handler, kind: Kind? = nil,
+
+        callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
+        any: (any Codable & Sendable)? = nil) throws {
+        try handler.callBound(as: "Outer.Inner.convert") { arguments in
+            try Outer.Inner.convert(kind ?? arguments.required("kind"),
+
+                callback: callback ?? arguments.required("callback"), with: values ?? arguments.optional("values"),
+                any: any ?? arguments.value("any", default: 0))
+        }
+    }
 }
 #endif
 
@@ -125,6 +155,13 @@ extension Outer.Inner {
     nonisolated static func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         return try Handler(id: "Outer.Inner.ping", invalidation: invalidation, registry: registry)
     }
+
+    /// Calls `handler`, a handler of `Outer.Inner.ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callPingHandler(_ handler: Handler) throws {
+        try handler.callBound(as: "Outer.Inner.ping") { _ in
+            _ = Outer.Inner.ping()
+        }
+    }
 }
 #endif
 #endif
@@ -144,4 +181,11 @@ func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
     return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
+}
+
+/// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+func callCleanUpHandler(_ handler: Handler, reason: String? = nil) throws {
+    try handler.callBound(as: "cleanup.v1") { arguments in
+        try cleanUp(reason: reason ?? arguments.required("reason"))
+    }
 }

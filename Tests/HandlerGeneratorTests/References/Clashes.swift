@@ -50,6 +50,21 @@ extension Names {
         bindings.bind("arguments", arguments)
         return try Handler(id: "Names.default", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    #sourceLocation(file: "Sources/default/Names.swift", line: 30)
+    /// Calls `handler`, a handler of `Names.default`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callDefaultHandler(_ handler: Handler, store: Store? = nil, `for`: Int? = nil,
+        arguments: String? = nil) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Names.default") { arguments_ in
+            #sourceLocation(file: "Sources/default/Names.swift", line: 31)
+            let store: Store = try store ?? arguments_.required("store"); let `for`: Int? = try `for` ?? arguments_.optional("for")
+            let arguments: String = try arguments ?? arguments_.value("arguments", default: "a\\b")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 30)
+            _ = try (store.current ?? Names("fallback")).`default`(in: store, for: `for`, arguments)
+            #sourceLocation()
+        }
+    }
 }
 
 // MARK: Names.names
@@ -78,6 +93,16 @@ extension Names {
         bindings_.bind("handlerInvalidation", handlerInvalidation)
         return try Handler(id: "Names.names", bound: bindings_, invalidation: handlerInvalidation_, registry: handlerRegistry)
     }
+
+    #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+    nonisolated static func callNamesHandler(_ handler: Handler, arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil) async throws {
+        #sourceLocation()
+        try await handler.callBound(as: "Names.names") { arguments_ in
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            try await Names.names(arguments: arguments ?? arguments_.required("arguments"), bindings: bindings ?? arguments_.required("bindings"), invalidation: invalidation ?? arguments_.required("invalidation"), registry: registry ?? arguments_.optional("registry"), handlerInvalidation: handlerInvalidation ?? arguments_.value("handlerInvalidation", default: false))
+            #sourceLocation()
+        }
+    }
 }
 
 // MARK: Names.overload.a
@@ -102,6 +127,17 @@ extension Names {
         var bindings = HandlerBindings()
         bindings.bind("a", a)
         return try Handler(id: "Names.overload.a", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    #sourceLocation(file: "Sources/default/Names.swift", line: 10)
+    /// Calls `handler`, a handler of `Names.overload.a`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callOverloadHandler(_ handler: Handler, a: Int? = nil) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Names.overload.a") { arguments in
+            #sourceLocation(file: "Sources/default/Names.swift", line: 11)
+            try Names.overload(a: a ?? arguments.required("a"))
+            #sourceLocation()
+        }
     }
 }
 
@@ -128,6 +164,17 @@ extension Names {
         bindings.bind("b", b)
         return try Handler(id: "Names.overload.b", bound: bindings, invalidation: invalidation, registry: registry)
     }
+
+    #sourceLocation(file: "Sources/default/Names.swift", line: 20)
+    /// Calls `handler`, a handler of `Names.overload.b`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callOverloadHandler_2(_ handler: Handler, b: Int? = nil) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Names.overload.b") { arguments in
+            #sourceLocation(file: "Sources/default/Names.swift", line: 21)
+            try Names.overload(b: b ?? arguments.required("b"))
+            #sourceLocation()
+        }
+    }
 }
 
 // MARK: with \"quotes\" \\ and\ttab
@@ -147,4 +194,15 @@ fileprivate func oddHandlerDescriptor() -> HandlerDescriptor {
 func oddHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
     return try Handler(id: "with \"quotes\" \\ and\ttab", invalidation: invalidation, registry: registry)
+}
+
+#sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 4)
+/// Calls `handler`, a handler of `with \"quotes\" \\ and\ttab`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+func callOddHandler(_ handler: Handler) throws {
+    #sourceLocation()
+    try handler.callBound(as: "with \"quotes\" \\ and\ttab") { _ in
+        #sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 5)
+        odd()
+        #sourceLocation()
+    }
 }
