@@ -3,7 +3,8 @@ import Testing
 
 /// Compiles the generated file for the fixture module (`Fixture/`, every form of HANDLERKIT.md §1) and
 /// calls each handler through the runtime: created through its generated reference, written as JSON,
-/// rebuilt from the JSON and called with call-time values.
+/// rebuilt from the JSON and called with call-time values (the typed calls are tested in
+/// `TypedCallTests.swift`, part of this suite).
 ///
 /// `Generated/HandlerTable+GeneratedCodeTests.swift` is checked in; HandlerGeneratorTests regenerates it
 /// from `Fixture/` and compares it byte for byte (re-record with `HANDLERKIT_RECORD=1`).
@@ -23,7 +24,8 @@ import Testing
     @Test func tableHoldsEveryActiveHandlerAndNoInactiveOne() {
         #expect(registry.registeredIDs.sorted() == [
             "Carbons.enabled", "Conditional.active", "Conditional.fallback", "OMEMO.bundleFetched",
-            "Outer.Inner.convert", "Outer.Inner.wait", "Service.restart", "chain", "cleanup.v1", "greet", "ping",
+            "Outer.Inner.convert", "Outer.Inner.wait", "Service.restart", "Session.send", "chain", "cleanup.v1", "greet",
+            "ping",
         ])
     }
 

@@ -74,6 +74,25 @@ import Testing
             }, to value: any Sendable, _ extra: (any Codable & Sendable)? = nil) {}
         }
 
+        /// Typed calls whose names clash, a parameter named `handler`, a default naming a static member
+        /// called like its parameter, a keyword as the name, a type that is not `Codable`.
+        enum Calls {
+            static let limit = 3
+            final class Connection {}
+
+            @handler
+            static func callSend(note: String? = nil) {}
+
+            @handler
+            static func send(handler: Int, limit: Int = limit) {}
+
+            @handler(id: "Calls.send.text")
+            static func send(text: String) {}
+
+            @handler
+            static func `default`(connection: Connection) {}
+        }
+
         """
 
     static var swiftc: String? {
@@ -146,6 +165,39 @@ import Testing
             let result = try compile(user: source)
             #expect(result.status != 0)
             #expect(result.output.contains("User.swift:") && result.output.contains(": error: "), "\(result.output)")
+        }
+    }
+
+    /// Typed calls: a value of the wrong type, a misspelt parameter, a missing `await` or a parameter
+    /// of another handler does not compile, and is reported at the user's call.
+    @Test(.enabled(if: swiftc != nil)) func typedCallsAreCompilerChecked() throws {
+        let valid = Self.userSource + """
+            func call(_ handler: Handler) async throws {
+                try Carbons.callEnabledHandler(handler, limit: 3, note: nil)
+                try await OMEMO.callBundleFetchedHandler(handler, account: Account())
+                try callCleanUpHandler(handler, reason: "done", values: ["a": [1]])
+                try await Screen.callShowHandler(handler, title: "t")
+                try Closures.callApplyHandler(handler, transform: { $0 * 2 }, value: 1)
+                try Calls.callCallSendHandler(handler, note: "n")
+                try Calls.callSendHandler_2(handler, handler: 1, limit: 2)
+                try Calls.callSendHandler_3(handler, text: "t")
+                try Calls.callDefaultHandler(handler, connection: Calls.Connection())
+            }
+
+            """
+        let ok = try compile(user: valid)
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+
+        let wrongType = valid.replacingOccurrences(of: "limit: 3, note: nil", with: "limit: \"3\", note: nil")
+        let misspelt = valid.replacingOccurrences(of: "title: \"t\"", with: "titel: \"t\"")
+        let withoutAwait = valid.replacingOccurrences(of: "try await OMEMO.", with: "try OMEMO.")
+        let otherHandler = valid.replacingOccurrences(of: "callSendHandler_3(handler, text:", with: "callSendHandler_2(handler, text:")
+        for source in [wrongType, misspelt, withoutAwait, otherHandler] {
+            let result = try compile(user: source)
+            #expect(result.status != 0)
+            let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)")
         }
     }
 

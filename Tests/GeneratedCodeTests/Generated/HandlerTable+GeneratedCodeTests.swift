@@ -11,7 +11,7 @@ extension HandlerTable {
     /// Every `@handler` function of module `GeneratedCodeTests`.
     public static let generatedCodeTests: HandlerTable = {
         var handlers: [HandlerDescriptor] = []
-        handlers.reserveCapacity(13)
+        handlers.reserveCapacity(14)
         handlers.append(Carbons.enabledHandlerDescriptor())
         #if os(Linux) || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(Windows)
         handlers.append(Conditional.activeHandlerDescriptor())
@@ -29,6 +29,7 @@ extension HandlerTable {
         handlers.append(Outer.Inner.convertHandlerDescriptor())
         handlers.append(Outer.Inner.waitHandlerDescriptor())
         handlers.append(Service.restartHandlerDescriptor())
+        handlers.append(Session.sendHandlerDescriptor())
         handlers.append(chainHandlerDescriptor())
         handlers.append(cleanUpHandlerDescriptor())
         handlers.append(greetHandlerDescriptor())
@@ -291,6 +292,34 @@ extension Service {
     nonisolated static func callRestartHandler(_ handler: Handler, reason: String? = nil, attempts: [Int]? = nil) throws {
         try handler.callBound(as: "Service.restart") { arguments in
             try Service.restart(reason: reason ?? arguments.required("reason"), attempts: attempts ?? arguments.value("attempts", default: [1, 2]))
+        }
+    }
+}
+
+// MARK: Session.send
+
+extension Session {
+    /// The registry entry of `Session.send`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func sendHandlerDescriptor() -> HandlerDescriptor {
+        let parameters: [HandlerParameter] = [.required("text", String.self), .required("connection", Connection.self), .optional("retries", Int.self)]
+        return HandlerDescriptor(id: "Session.send", parameters: parameters, invoke: { arguments in
+            try Session.send(text: arguments.required("text"), over: arguments.required("connection"), retries: arguments.value("retries", default: retries))
+        })
+    }
+
+    /// A new `Handler` for `Session.send` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func sendHandler(text: String? = nil, connection: Connection? = nil, retries: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        var bindings = HandlerBindings()
+        bindings.bind("text", text)
+        bindings.bind("connection", connection)
+        bindings.bind("retries", retries)
+        return try Handler(id: "Session.send", bound: bindings, invalidation: invalidation, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Session.send`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callSendHandler(_ handler: Handler, text: String? = nil, connection: Connection? = nil, retries retries_: Int? = nil) throws {
+        try handler.callBound(as: "Session.send") { arguments in
+            try Session.send(text: text ?? arguments.required("text"), over: connection ?? arguments.required("connection"), retries: retries_ ?? arguments.value("retries", default: retries))
         }
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import HandlerKit
 
 /// Registers the module's generated table, then for every handler form: creates a handler through
-/// its generated reference, round-trips it through JSON, calls it and checks what it did. Prints one
+/// its generated reference, round-trips it through JSON, calls it (once through its generated typed
+/// call) and checks what it did. Prints one
 /// `ok` line per check; exits 1 at the first failure.
 @main
 enum PluginClientMain {
@@ -35,6 +36,9 @@ enum PluginClientMain {
         let omemo = try roundTrip(OMEMO.bundleFetchedHandler(account: Account(name: "ada"), jid: "a@b", success: true))
         try await omemo.call(["rid": "r7"])
         try check("OMEMO.bundleFetched owner=ada jid=a@b success=true errorReason=nil rid=r7")
+        // The generated typed call: call-time values as arguments the compiler checks.
+        try await OMEMO.callBundleFetchedHandler(omemo, errorReason: "typed", rid: "r8")
+        try check("OMEMO.bundleFetched owner=ada jid=a@b success=true errorReason=typed rid=r8")
         try await checkThrows("a sync call of an async handler") { try callSync(omemo) }
 
         try callSync(roundTrip(cleanUpHandler(reason: "daily")))
