@@ -11,8 +11,9 @@ struct Generate: Subcommand {
         discussion: """
             Scans SOURCES (files, or directories searched recursively for .swift files) and writes one \
             Swift file: the module's HandlerTable (register it with \
-            `try HandlerRegistry.shared.register(.<module>)`), a shim per handler and its \
-            compiler-checked reference. The file is written only when its content changes. On errors \
+            `try HandlerRegistry.shared.register(.<module>)`) and, per handler, its shim, its \
+            compiler-checked reference `<name>Handler(…)` and its typed call `call<Name>Handler(_:…)`. \
+            The file is written only when its content changes. On errors \
             nothing is written, each error is printed to stderr as `path:line:col: error: message`, and \
             the exit status is 1.
             """,
