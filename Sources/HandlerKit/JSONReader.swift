@@ -236,9 +236,7 @@ struct JSONReader {
 
     /// A top-level member name, compared as bytes when it has no escapes.
     private mutating func parseDocumentMemberName() throws(HandlerError) -> DocumentParts.Member {
-        var end = index + 1
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\""), let base = bytes.baseAddress {
+        if let end = plainStringEnd(from: index + 1), let base = bytes.baseAddress {
             let start = base + index + 1
             let member: DocumentParts.Member? = switch end - index - 1 {
             case 2 where memcmp(start, "id", 2) == 0: .id
@@ -281,28 +279,11 @@ struct JSONReader {
 
     private mutating func parseString() throws(HandlerError) -> String {
         let start = index
-        index += 1  // opening quote
-        let contentStart = index
-        var needsSlowPath = false
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                if !needsSlowPath {
-                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)
-                    index += 1
-                    return text
-                }
-                break
-            }
-            if byte == UInt8(ascii: "\\") || byte >= 0x80 {
-                needsSlowPath = true
-                break
-            }
-            if byte < 0x20 { throw error("control character \(describeByte(at: index)) in a string must be escaped") }
-            index += 1
+        if let end = plainStringEnd(from: start + 1) {
+            index = end + 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start + 1..<end]), as: UTF8.self)
         }
-        if !needsSlowPath { throw error("unterminated string", at: start) }
-        index = contentStart
+        index = start + 1  // after the opening quote
         return try parseStringSlowly(openedAt: start)
     }
 
