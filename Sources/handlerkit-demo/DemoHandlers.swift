@@ -2,8 +2,9 @@ import Foundation
 import HandlerKit
 
 // The demo module's `@handler` functions. The HandlerKit build plugin finds them and generates
-// `HandlerTable.handlerkit_demo` (their registration) and a reference per handler, such as
-// `Greeter.greetHandler(name:greeting:)`, that creates a `Handler` with type-checked bound values.
+// `HandlerTable.handlerkit_demo` (their registration) and per handler a reference, such as
+// `Greeter.greetHandler(name:greeting:)`, that creates a `Handler` with type-checked bound values, and a
+// typed call, such as `Greeter.callGreetHandler(_:name:greeting:)`, with type-checked call-time values.
 
 /// A static handler with a defaulted parameter.
 enum Greeter {

@@ -17,14 +17,16 @@ enum SecondProcess {
         }
 
         Say.line("Calling each handler with call-time values (bound values come from the JSON):")
-        try expect("Greeter.greet", "call Greeter.greet with greeting: \"Welcome back\"") {
-            try handler("Greeter.greet").call(["greeting": "Welcome back"])
+        // The generated typed call: the compiler checks the call-time value's name and type.
+        try expect("Greeter.greet", "call Greeter.greet with greeting: \"Welcome back\" (generated typed call)") {
+            try Greeter.callGreetHandler(handler("Greeter.greet"), greeting: "Welcome back")
         }
+        // The dynamic form: call-time values by name, checked when the handler runs.
         try expect("Mailbox.deliver", "call Mailbox.deliver with urgent: true") {
             try handler("Mailbox.deliver").call(["urgent": true])
         }
-        try await expectAsync("Downloads.fetch", "call Downloads.fetch with attempt: 1, awaited") {
-            try await handler("Downloads.fetch").call(["attempt": 1])
+        try await expectAsync("Downloads.fetch", "call Downloads.fetch with attempt: 1, awaited (generated typed call)") {
+            try await Downloads.callFetchHandler(handler("Downloads.fetch"), attempt: 1)
         }
         try expect("Upload.progress", "call Upload.progress with percent: 40") {
             try handler("Upload.progress").call(["percent": 40])

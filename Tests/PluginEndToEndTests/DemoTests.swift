@@ -49,6 +49,7 @@ import Testing
         for id in ["Greeter.greet", "Mailbox.deliver", "Downloads.fetch", "Upload.progress"] {
             #expect(said(second, "Rebuilt from JSON: Handler(\(id)"), "\(run.output)")
         }
+        #expect(said(second, "call Greeter.greet with greeting: \"Welcome back\" (generated typed call)"))
         for ran in [
             "handler Greeter.greet ran: Welcome back, Ada!",
             "handler Mailbox.deliver ran: put \"Welcome to HandlerKit\" (urgent) into the mailbox of ada",
