@@ -17,7 +17,7 @@ final class BoundValues: Sendable {
     }
 
     convenience init(_ dictionary: [String: HandlerValue], context: DecodingContext) {
-        self.init(dictionary.map { BoundEntry(name: $0.key, value: BoundValue($0.value)) }, context: context)
+        self.init(BoundEntry.entries(dictionary), context: context)
     }
 
     /// The position of the value bound to `name`, if any.
@@ -62,6 +62,11 @@ final class BoundValues: Sendable {
 struct BoundEntry: Sendable {
     @usableFromInline var name: String
     @usableFromInline var value: BoundValue
+
+    /// The entries of `values`, their numbers parsed, in no particular order.
+    static func entries(_ values: [String: HandlerValue]) -> [BoundEntry] {
+        values.map { BoundEntry(name: $0.key, value: BoundValue($0.value)) }
+    }
 }
 
 /// A bound value with its number already parsed: as `Int` when it is a whole number that fits,

@@ -58,11 +58,7 @@ struct DocumentParts {
             case .id: id = value
             case .invalidation: invalidation = value
             case .bound:
-                if case .object(let values) = value {
-                    bound = values.map { BoundEntry(name: $0.key, value: BoundValue($0.value)) }
-                } else {
-                    boundOther = value
-                }
+                if case .object(let values) = value { bound = BoundEntry.entries(values) } else { boundOther = value }
             case .unknown(let name):
                 if unknownMember.map({ name < $0 }) ?? true { unknownMember = name }
             }

@@ -281,6 +281,11 @@ struct DocumentBytesTests {
     @Test(arguments: ["9223372036854775808", "-9223372036854775809", "1.0", "1e2"])
     func numbersBeyondIntAreNotInts(text: String) throws {
         let json = #"{"bound":{"amount":"# + text + #"},"id":"Counter.add","version":1}"#
-        #expect(throws: HandlerError.self) { try Handler(json: Array(json.utf8), registry: registry) }
+        let error = #expect(throws: HandlerError.self) { try Handler(json: Array(json.utf8), registry: registry) }
+        guard case .typeMismatch(let handler, let argument, let expectedType, let found, _)? = error else {
+            Issue.record("expected typeMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(handler == "Counter.add" && argument == "amount" && expectedType == "Int" && found == "number \(text)")
     }
 }
