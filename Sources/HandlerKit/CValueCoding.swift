@@ -1,5 +1,5 @@
 // Support for the `Codable` conformances `handlergen` generates for C structs and enums that handlers
-// bind (HANDLERKIT.md §2, "C types"). Generated code calls these; they are public only for that.
+// bind (README, "C types as handler parameters"). Generated code calls these; they are public only for that.
 //
 // The JSON form of a C value: a struct is an object with one member per field (a field of an anonymous
 // nested struct is a nested object), a fixed-size array is an array of exactly its element count, a

@@ -10,6 +10,7 @@ public struct DecodingLimits: Sendable, Hashable {
     /// The highest `maximumDepth` that is honoured.
     public static let depthCeiling = 512
 
+    /// Limits with the given size in bytes and nesting depth.
     public init(maximumDocumentSize: Int = 4 * 1024 * 1024, maximumDepth: Int = 64) {
         self.maximumDocumentSize = maximumDocumentSize
         self.maximumDepth = maximumDepth

@@ -1,5 +1,5 @@
-/// A handler can be a value inside other `Codable` types (and a bound value of another handler:
-/// nested handlers, HANDLERKIT.md §2). With HandlerKit's own coding it is stored as its document;
+/// A handler can be a value inside other `Codable` types, and a bound value of another handler
+/// (a nested handler). With HandlerKit's own coding it is stored as its document;
 /// with other coders (e.g. `JSONEncoder`) as the document's members.
 extension Handler: Codable {
     public func encode(to encoder: any Encoder) throws {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The handler document (HANDLERKIT.md §3): versioned, deterministic, human-readable JSON.
+/// The handler document: versioned, deterministic, human-readable JSON.
 ///
 /// ```json
 /// {"bound":{"flag":true,"limit":3,"name":"inbox","ratio":0.25},"id":"Mail.fetched","invalidation":"Mail.cancelled","version":1}

@@ -1,5 +1,5 @@
 /// The arguments of one invocation, as a generated shim sees them: call-time values first, then
-/// bound values (HANDLERKIT.md §2). The result type is inferred from the parameter it is passed to:
+/// bound values. The result type is inferred from the parameter it is passed to:
 ///
 /// ```swift
 /// try Carbons.enabled(account: arguments.required("account"), note: arguments.optional("note"))

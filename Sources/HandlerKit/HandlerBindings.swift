@@ -14,8 +14,10 @@ public struct HandlerBindings: Sendable, ExpressibleByDictionaryLiteral {
 
     private(set) var entries: [(name: String, entry: Entry)] = []
 
+    /// No values, to add to with `bind(_:_:)`.
     public init() {}
 
+    /// The values given as a dictionary literal, by parameter name.
     public init(dictionaryLiteral elements: (String, (any Encodable)?)...) {
         for (name, value) in elements {
             if let value { entries.append((name, Self.encode(value))) }

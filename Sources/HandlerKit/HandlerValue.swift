@@ -5,12 +5,17 @@
 /// nothing takes a detour through `Double`. `true` and `1` are different values and never confused.
 /// Non-finite floating-point values are stored as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
 public enum HandlerValue: Sendable, Hashable {
+    /// JSON `null`: an absent optional.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A JSON number, as its exact JSON text (e.g. `-9223372036854775808`, `5e-324`, `-0.0`).
     case number(String)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([HandlerValue])
+    /// An object: its members by name (written sorted by name).
     case object([String: HandlerValue])
 
     /// A short description of the kind of value, for error messages: `number 1.5`, `bool true`, …
