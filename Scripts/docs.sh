@@ -42,20 +42,26 @@ if [ ${#catalogs[@]} -eq 0 ]; then
     exit 1
 fi
 
-# Symbol graphs of every module, public API only, from a fresh directory so no stale graph is read.
+# Build first, so that a compile error stops here with the compiler's message.
+swift build
+
+# Symbol graphs, public API only, into a fresh directory so no stale graph is read. The command also
+# tries the test modules, which fail when the tests are not built (as on a fresh clone): its status
+# says nothing about the modules documented here, so each catalog's graph is checked below instead.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 graphs="$(dirname "$(swift build --show-bin-path)")/symbolgraph"
 rm -rf "$graphs"
 swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members \
-    --emit-extension-block-symbols >/dev/null
+    --emit-extension-block-symbols >"$work/dump-symbol-graph.log" 2>&1 || true
 
 output=.build/docs
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 mkdir -p "$output"
 for catalog in "${catalogs[@]}"; do
     target=$(echo "$catalog" | cut -d/ -f2)
     module=${target//[^A-Za-z0-9_]/_}
     if [ ! -f "$graphs/$module.symbols.json" ]; then
+        tail -n 20 "$work/dump-symbol-graph.log" >&2
         echo "docs.sh: $catalog: no symbol graph for module $module (is Sources/$target a target with public API?)" >&2
         exit 1
     fi
