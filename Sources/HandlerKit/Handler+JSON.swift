@@ -147,15 +147,11 @@ extension Handler {
 
     /// The JSON document: sorted members, compact by default, identical bytes for equal handlers.
     public func jsonData(prettyPrinted: Bool = false) -> Data {
-        var writer = JSONWriter(prettyPrinted: prettyPrinted)
-        writer.write(documentValue())
-        return Data(writer.output)
+        Data(documentValue().jsonBytes(prettyPrinted: prettyPrinted))
     }
 
     /// The JSON document as text.
     public func jsonString(prettyPrinted: Bool = false) -> String {
-        var writer = JSONWriter(prettyPrinted: prettyPrinted)
-        writer.write(documentValue())
-        return String(decoding: writer.output, as: UTF8.self)
+        String(decoding: documentValue().jsonBytes(prettyPrinted: prettyPrinted), as: UTF8.self)
     }
 }

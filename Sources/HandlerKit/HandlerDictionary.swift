@@ -93,9 +93,7 @@ public struct HandlerDictionary: Sendable {
     }
 
     private static func handler(_ entry: HandlerValue, context: DecodingContext) throws(HandlerError) -> Handler {
-        var writer = JSONWriter()
-        writer.write(entry)
-        let size = writer.output.count
+        let size = entry.jsonBytes(prettyPrinted: false).count
         guard size <= context.limits.maximumDocumentSize else {
             throw .documentTooLarge(size: size, limit: context.limits.maximumDocumentSize)
         }
@@ -120,16 +118,12 @@ public struct HandlerDictionary: Sendable {
     /// The JSON object of handler documents by key: sorted members, compact by default, identical
     /// bytes for equal contents.
     public func jsonData(prettyPrinted: Bool = false) -> Data {
-        var writer = JSONWriter(prettyPrinted: prettyPrinted)
-        writer.write(documentValue())
-        return Data(writer.output)
+        Data(documentValue().jsonBytes(prettyPrinted: prettyPrinted))
     }
 
     /// The JSON object of handler documents by key, as text.
     public func jsonString(prettyPrinted: Bool = false) -> String {
-        var writer = JSONWriter(prettyPrinted: prettyPrinted)
-        writer.write(documentValue())
-        return String(decoding: writer.output, as: UTF8.self)
+        String(decoding: documentValue().jsonBytes(prettyPrinted: prettyPrinted), as: UTF8.self)
     }
 }
 

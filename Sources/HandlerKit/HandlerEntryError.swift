@@ -7,18 +7,11 @@
 /// `handler entry 'upload-42': unknown handler id 'Uploads.finished' at 'id': …`.
 public struct HandlerEntryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The entry's key in the dictionary.
-    public var key: String
+    public let key: String
     /// Why the entry did not decode, as `Handler(json:registry:limits:)` reports it for the entry alone.
-    public var error: HandlerError
+    public let error: HandlerError
     /// The entry's JSON value, as read.
-    public var json: HandlerValue
-
-    /// Creates the error for the entry `json` under `key`.
-    public init(key: String, error: HandlerError, json: HandlerValue) {
-        self.key = key
-        self.error = error
-        self.json = json
-    }
+    public let json: HandlerValue
 
     public var description: String {
         "handler entry '\(key)': \(error)"

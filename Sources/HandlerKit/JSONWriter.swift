@@ -81,3 +81,12 @@ struct JSONWriter {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
+
+extension HandlerValue {
+    /// The value written as JSON by `JSONWriter`.
+    func jsonBytes(prettyPrinted: Bool) -> [UInt8] {
+        var writer = JSONWriter(prettyPrinted: prettyPrinted)
+        writer.write(self)
+        return writer.output
+    }
+}
