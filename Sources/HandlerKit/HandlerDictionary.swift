@@ -10,18 +10,18 @@ import Foundation
 /// back unchanged when the dictionary is saved, so reading and saving again loses nothing:
 ///
 /// ```swift
-/// var stored = try HandlerDictionary(json: Data(contentsOf: url))
-/// for failure in stored.failures {
-///     print(failure)            // handler entry 'upload-42': unknown handler id 'Uploads.finished' at 'id': …
+/// var pending = try HandlerDictionary(json: Data(contentsOf: url))
+/// for failure in pending.failures {
+///     print(failure)  // handler entry 'f-17': unknown handler id 'Uploads.retried' at 'id': …
 /// }
-/// stored.handlers["upload-43"] = try Uploads.finishedHandler(id: 43)
-/// try stored.jsonData().write(to: url)
+/// pending.handlers["f-43"] = try Uploads.finishedHandler(fileID: "f-43")
+/// try pending.jsonData().write(to: url, options: .atomic)
 /// ```
 ///
 /// The stored form is a JSON object whose members are handler documents, sorted by key:
 ///
 /// ```json
-/// {"upload-42":{"bound":{"id":42},"id":"Uploads.finished","version":1}}
+/// {"f-17":{"bound":{"fileID":"f-17"},"id":"Uploads.retried","version":1}}
 /// ```
 ///
 /// `HandlerDictionary` is also `Codable`, so it can be a property of your own `Codable` types and
