@@ -227,6 +227,7 @@ public struct HandlerGenerator: Sendable {
         // The scanner reports duplicate ids itself; a scan with errors is refused with its own diagnostics.
         if diagnostics.isEmpty {
             diagnostics = Self.duplicateIDs(in: scan.handlers) + Self.incompleteDeclarations(in: scan.handlers)
+                + Self.tooManyOmittedDefaults(in: scan.handlers)
         }
         if !diagnostics.isEmpty {
             throw GeneratorError(diagnostics: diagnostics)
@@ -269,6 +270,26 @@ public struct HandlerGenerator: Sendable {
                 return nil
             }
             return ScanDiagnostic(file: handler.file, line: handler.line, column: handler.column, severity: .error, message: problem)
+        }
+    }
+
+    /// The most parameters per handler whose default the shims leave to Swift: each doubles the calls
+    /// a shim writes (see `HandlerContext.callVariants`).
+    static let maximumOmittedDefaults = 3
+
+    /// An error at each parameter beyond `maximumOmittedDefaults` whose default names a private symbol,
+    /// with the fix.
+    static func tooManyOmittedDefaults(in handlers: [HandlerDeclaration]) -> [ScanDiagnostic] {
+        handlers.sorted(by: order).flatMap { handler in
+            let omitted = handler.parameters.filter { $0.hasDefault && !$0.isDefaultCopyable }
+            return omitted.dropFirst(maximumOmittedDefaults).map { parameter in
+                ScanDiagnostic(
+                    file: handler.file, line: parameter.line, column: 1, severity: .error,
+                    message: "the default value of '\(parameter.name)' names a private or fileprivate symbol, "
+                        + "and handler '\(handler.name)' already has \(maximumOmittedDefaults) such parameters; the generated code "
+                        + "leaves such defaults to Swift by calling the function without them, one call per combination; "
+                        + "make the symbol internal (e.g. drop 'private' from it) so the default can be repeated")
+            }
         }
     }
 

@@ -33,10 +33,14 @@ import Testing
             public mutating func bind<T: Encodable & Sendable>(_ name: String, _ value: T?) {}
             public mutating func bind<T>(_ name: String, _ value: T?) {}
         }
+        public struct HandlerID: Sendable, Hashable {
+            public let id: String
+            public init(_ id: String) { self.id = id }
+        }
         public final class Handler: Sendable {
             public init(id: String, bound: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
             public func callBound(as id: String, _ body: (HandlerArguments) throws -> Void) throws {}
-            public func callBound(as id: String, _ body: (HandlerArguments) async throws -> Void) async throws {}
+            public func callBound(as id: String, isolation: isolated (any Actor)? = #isolation, _ body: (HandlerArguments) async throws -> Void) async throws {}
         }
         """
 
@@ -65,6 +69,39 @@ import Testing
 
         @MainActor enum Screen {
             @handler static func show(title: String) async {}
+        }
+
+        /// Isolated to the main actor by the function's attribute, by its extension's, and a
+        /// `nonisolated` one in a main-actor type; a parameter type that is not `Sendable`.
+        final class Canvas {}
+
+        enum Banner {
+            @MainActor @handler
+            static func flash(text: String, on canvas: Canvas? = nil) {}
+        }
+
+        @MainActor extension Banner {
+            @handler static func hide(after seconds: Double) async throws {}
+        }
+
+        @MainActor enum Panel {
+            @handler nonisolated static func log(line: String) {}
+        }
+
+        @handler @MainActor
+        func refresh(all: Bool) {}
+
+        /// Defaults the generated code cannot repeat (private symbols), left to Swift.
+        enum Paging {
+            private static let pageSize = 25
+
+            @handler
+            static func fetch(page: Int,
+                              size: Int = pageSize, order: String = Paging.order, caller: String = #function) {}
+        }
+
+        private extension Paging {
+            static let order = "date"
         }
 
         enum Closures {
@@ -121,7 +158,7 @@ import Testing
         let stub = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "HandlerKit",
                                     "-emit-module-path", "HandlerKit.swiftmodule", "HandlerKit.swift"], in: directory)
         #expect(stub.status == 0, "\(stub.output)")
-        return try run(swiftc, ["-swift-version", "6", "-typecheck", "-I", ".", "-module-name", "App",
+        return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "App",
                                 "User.swift", "Generated.swift"], in: directory)
     }
 
@@ -201,14 +238,93 @@ import Testing
         }
     }
 
+    /// HANDLERKIT.md §3 with issue 9: a generated id stands for an invalidation target, so a misspelt
+    /// one (or a plain string) does not compile.
+    @Test(.enabled(if: swiftc != nil)) func invalidationTargetsAreCompilerChecked() throws {
+        let valid = Self.userSource + """
+            func make() throws {
+                _ = try Carbons.enabledHandler(iq: Carbons.IQ(), invalidation: Screen.showHandlerID)
+                _ = try cleanUpHandler(reason: "r", invalidation: refreshHandlerID)
+                _ = try Carbons.enabledHandler(invalidation: HandlerID("dynamic.id"))
+            }
+
+            """
+        let ok = try compile(user: valid)
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+
+        let misspelt = valid.replacingOccurrences(of: "Screen.showHandlerID", with: "Screen.shwoHandlerID")
+        let string = valid.replacingOccurrences(of: "invalidation: refreshHandlerID", with: "invalidation: \"refresh\"")
+        for source in [misspelt, string] {
+            let result = try compile(user: source)
+            #expect(result.status != 0)
+            let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)")
+        }
+    }
+
+    /// Handlers isolated to the main actor: their typed calls are isolated to it and `async`.
+    @Test(.enabled(if: swiftc != nil)) func globalActorHandlersAreCalledOnTheirActor() throws {
+        let valid = Self.userSource + """
+            func call(_ handler: Handler) async throws {
+                try await Banner.callFlashHandler(handler, text: "t")
+                try await Banner.callHideHandler(handler, seconds: 1)
+                try Panel.callLogHandler(handler, line: "l")
+                try await callRefreshHandler(handler, all: true)
+            }
+
+            @MainActor func callOnTheMainActor(_ handler: Handler) async throws {
+                try await Banner.callFlashHandler(handler, text: "t", canvas: Canvas())
+            }
+
+            """
+        let ok = try compile(user: valid)
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+
+        // The typed call of a handler on the main actor is `async`.
+        let withoutAwait = valid.replacingOccurrences(of: "try await Banner.callFlashHandler(handler, text: \"t\")",
+                                                     with: "try Banner.callFlashHandler(handler, text: \"t\")")
+        let result = try compile(user: withoutAwait)
+        #expect(result.status != 0)
+        let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)")
+    }
+
+    /// Isolation Swift infers (here from a main-actor superclass) is not seen by the scanner: the
+    /// compiler's error is reported at the user's declaration, which the README's fix (`@MainActor` on
+    /// the function) resolves.
+    @Test(.enabled(if: swiftc != nil)) func inferredIsolationIsReportedAtTheUsersLine() throws {
+        let inferred = Self.userSource + """
+            @MainActor class Controller {}
+
+            final class DetailController: Controller {
+                @handler
+                static func tapped(row: Int) {}
+            }
+
+            """
+        let lines = inferred.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = try #require(lines.firstIndex { $0.contains("static func tapped") }) + 1
+        let result = try compile(user: inferred)
+        #expect(result.status != 0)
+        let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.contains { $0.hasPrefix("User.swift:\(line):") && $0.contains("main actor") }, "\(result.output)")
+        #expect(!errors.contains { $0.hasPrefix("Generated.swift") }, "\(result.output)")
+
+        let fixed = inferred.replacingOccurrences(of: "static func tapped", with: "@MainActor static func tapped")
+        let ok = try compile(user: fixed)
+        #expect(ok.status == 0, "\(ok.output)")
+    }
+
     @Test(.enabled(if: swiftc != nil)) func errorsInADefaultValueAndInstanceExpressionPointAtTheUser() throws {
         let broken = Self.userSource
-            .replacingOccurrences(of: "static let defaultLimit", with: "private static let defaultLimit")
+            .replacingOccurrences(of: "limit: Int = defaultLimit", with: "limit: Int = defaultLimitt")
             .replacingOccurrences(of: "instance: \"account.omemo\"", with: "instance: \"account.omemoo\"")
         let result = try compile(user: broken)
         #expect(result.status != 0)
         let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-        #expect(errors.contains { $0.hasPrefix("User.swift:17:") && $0.contains("defaultLimit") }, "\(result.output)")
+        #expect(errors.contains { $0.hasPrefix("User.swift:17:") && $0.contains("defaultLimitt") }, "\(result.output)")
         #expect(errors.contains { $0.hasPrefix("User.swift:6:") && $0.contains("omemoo") }, "\(result.output)")
         #expect(!errors.contains { $0.hasPrefix("Generated.swift") }, "\(result.output)")
     }
