@@ -48,11 +48,11 @@ enum EmbeddedTemplates {
 {{#callVariants}}
         {{opening}}
 {{#sourceLocations}}
-        #sourceLocation(file: "{{file}}", line: {{callLine}})
+            #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
             {{callPrefix}}{{callee}}({{arguments}})
 {{#sourceLocations}}
-        #sourceLocation()
+            #sourceLocation()
 {{/sourceLocations}}
 {{/callVariants}}
         }
@@ -140,11 +140,11 @@ extension {{name}}: @retroactive Codable {
 {{#callVariants}}
         {{opening}}
 {{#sourceLocations}}
-        #sourceLocation(file: "{{file}}", line: {{callLine}})
+            #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
             {{callPrefix}}{{callee}}({{arguments}})
 {{#sourceLocations}}
-        #sourceLocation()
+            #sourceLocation()
 {{/sourceLocations}}
 {{/callVariants}}
         }

@@ -20,14 +20,16 @@ import Mustache
 ///     instance handlers bind the parameters to locals, then call the method on the `instance:`
 ///     expression). A further handler with the same base name in the same scope (an overload with its
 ///     own id) gets `_2`, `_3`… in id order.
-///   - The compiler-checked reference, `internal`:
-///     `nonisolated static func <name>Handler(<param>: T? = nil, …, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler`
+///   - The handler's id as a value the compiler checks, for invalidation targets:
+///     `nonisolated static var <name>HandlerID: HandlerID` (file scope: `var <name>HandlerID`).
+///   - The compiler-checked reference:
+///     `nonisolated static func <name>Handler(<param>: T? = nil, …, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler`
 ///     — one optional, typed argument per parameter, labelled with the parameter's internal name (the
 ///     argument key); a value passed is bound (`HandlerBindings`), `nil` leaves it to call time. A
 ///     misspelt handler or argument, or a value of the wrong type, does not compile:
 ///     `let handler = try Carbons.enabledHandler(account: account, limit: 3)`.
 ///     File-scope handlers get a file-scope `func <name>Handler(…)`.
-///   - The typed call, `internal`, with the reference's modifiers:
+///   - The typed call, with the reference's modifiers (or isolated to the handler's global actor):
 ///     `nonisolated static func call<Name>Handler(_ handler: Handler, <param>: T? = nil, …) throws`
 ///     (`async throws` for `async` handlers) — the same parameters as the reference, passed at call time:
 ///     `try Carbons.callEnabledHandler(handler, limit: 3)`. It runs `handler.callBound(as: "<id>")`
@@ -37,6 +39,22 @@ import Mustache
 ///     compiler and passed without boxing, so a call costs what a call with bound values only costs;
 ///     types that are not `Codable` (which cannot be bound) are passed this way too. `<Name>` is the
 ///     base name with its first letter uppercased; see `callNames` for the suffixes of clashing names.
+///
+/// The id, the reference and the typed call take the handler's access level
+/// (`HandlerDeclaration.access`: `public`, `package`, else nothing), so other modules use a public
+/// handler's helpers; the descriptor stays `fileprivate`.
+///
+/// A handler isolated to a global actor (`HandlerDeclaration.globalActor`) gets an `invokeAsync:` shim
+/// whose closure is isolated to that actor (`{ @MainActor arguments in … }`): the runtime awaits it, so
+/// the handler is called there, and a synchronous `call` throws `requiresAsync`. Its typed call is
+/// isolated to the actor and `async`, passing a closure declared `async throws` to the `async`
+/// `callBound`, which runs in the caller's isolation.
+///
+/// A default value that names a private symbol of the user's file
+/// (`HandlerDeclaration.Parameter.isDefaultCopyable`) is not copied: such a parameter is read as an
+/// optional local, and the shim calls the function in the `if let` branch of the values present,
+/// leaving the absent ones out so that Swift applies their defaults (2^n calls for n such parameters,
+/// at most `maximumOmittedDefaults`).
 ///
 /// ## Names that could clash
 ///

@@ -16,6 +16,11 @@ import Testing
         try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/ChatWithoutSourceLocations.swift")
     }
 
+    @Test func accessLevelsGlobalActorsAndPrivateDefaults() throws {
+        let text = try HandlerGenerator(moduleName: "Chat").generate(ScanResult(handlers: ModelFixtures.accessAndIsolation))
+        try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/AccessAndIsolation.swift")
+    }
+
     @Test func moduleWithoutHandlers() throws {
         let text = try HandlerGenerator(moduleName: "URLTools").generate(ScanResult())
         try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/Empty.swift")
