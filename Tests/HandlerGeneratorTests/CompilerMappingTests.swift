@@ -162,6 +162,23 @@ import Testing
                                 "User.swift", "Generated.swift"], in: directory)
     }
 
+    /// Compiles `source`, which must build without a warning.
+    func expectCompiles(_ source: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try compile(user: source)
+        #expect(result.status == 0, "\(result.output)", sourceLocation: sourceLocation)
+        #expect(!result.output.contains("warning:"), "\(result.output)", sourceLocation: sourceLocation)
+    }
+
+    /// Compiles each of `sources`, which must fail with errors in the user's file only.
+    func expectErrorsAtTheUser(_ sources: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for source in sources {
+            let result = try compile(user: source)
+            #expect(result.status != 0, sourceLocation: sourceLocation)
+            let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)", sourceLocation: sourceLocation)
+        }
+    }
+
     func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -222,20 +239,13 @@ import Testing
             }
 
             """
-        let ok = try compile(user: valid)
-        #expect(ok.status == 0, "\(ok.output)")
-        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+        try expectCompiles(valid)
 
         let wrongType = valid.replacingOccurrences(of: "limit: 3, note: nil", with: "limit: \"3\", note: nil")
         let misspelt = valid.replacingOccurrences(of: "title: \"t\"", with: "titel: \"t\"")
         let withoutAwait = valid.replacingOccurrences(of: "try await OMEMO.", with: "try OMEMO.")
         let otherHandler = valid.replacingOccurrences(of: "callSendHandler_3(handler, text:", with: "callSendHandler_2(handler, text:")
-        for source in [wrongType, misspelt, withoutAwait, otherHandler] {
-            let result = try compile(user: source)
-            #expect(result.status != 0)
-            let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)")
-        }
+        try expectErrorsAtTheUser([wrongType, misspelt, withoutAwait, otherHandler])
     }
 
     /// HANDLERKIT.md §3 with issue 9: a generated id stands for an invalidation target, so a misspelt
@@ -249,18 +259,11 @@ import Testing
             }
 
             """
-        let ok = try compile(user: valid)
-        #expect(ok.status == 0, "\(ok.output)")
-        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+        try expectCompiles(valid)
 
         let misspelt = valid.replacingOccurrences(of: "Screen.showHandlerID", with: "Screen.shwoHandlerID")
         let string = valid.replacingOccurrences(of: "invalidation: refreshHandlerID", with: "invalidation: \"refresh\"")
-        for source in [misspelt, string] {
-            let result = try compile(user: source)
-            #expect(result.status != 0)
-            let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)")
-        }
+        try expectErrorsAtTheUser([misspelt, string])
     }
 
     /// Handlers isolated to the main actor: their typed calls are isolated to it and `async`.
@@ -278,17 +281,12 @@ import Testing
             }
 
             """
-        let ok = try compile(user: valid)
-        #expect(ok.status == 0, "\(ok.output)")
-        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+        try expectCompiles(valid)
 
         // The typed call of a handler on the main actor is `async`.
         let withoutAwait = valid.replacingOccurrences(of: "try await Banner.callFlashHandler(handler, text: \"t\")",
                                                      with: "try Banner.callFlashHandler(handler, text: \"t\")")
-        let result = try compile(user: withoutAwait)
-        #expect(result.status != 0)
-        let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-        #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)")
+        try expectErrorsAtTheUser([withoutAwait])
     }
 
     /// Isolation Swift infers (here from a main-actor superclass) is not seen by the scanner: the
@@ -312,9 +310,7 @@ import Testing
         #expect(errors.contains { $0.hasPrefix("User.swift:\(line):") && $0.contains("main actor") }, "\(result.output)")
         #expect(!errors.contains { $0.hasPrefix("Generated.swift") }, "\(result.output)")
 
-        let fixed = inferred.replacingOccurrences(of: "static func tapped", with: "@MainActor static func tapped")
-        let ok = try compile(user: fixed)
-        #expect(ok.status == 0, "\(ok.output)")
+        try expectCompiles(inferred.replacingOccurrences(of: "static func tapped", with: "@MainActor static func tapped"))
     }
 
     @Test(.enabled(if: swiftc != nil)) func errorsInADefaultValueAndInstanceExpressionPointAtTheUser() throws {

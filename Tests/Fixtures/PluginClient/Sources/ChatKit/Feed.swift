@@ -16,13 +16,13 @@ public struct FeedItem: Codable, Sendable, Equatable {
 public enum Feed {
     @handler
     public static func itemsFetched(items: [FeedItem], page: Int = 1) {
-        ChatKitJournal.shared.record("Feed.itemsFetched items=\(items.map(\.id)) page=\(page)")
+        Journal.shared.record("Feed.itemsFetched items=\(items.map(\.id)) page=\(page)")
     }
 
     /// Internal: its helpers stay internal to ChatKit.
     @handler
     static func audited(entry: String) {
-        ChatKitJournal.shared.record("Feed.audited entry=\(entry)")
+        Journal.shared.record("Feed.audited entry=\(entry)")
     }
 }
 
@@ -30,7 +30,7 @@ public enum Feed {
 public extension Feed {
     @handler
     static func cleared(items: [FeedItem]) {
-        ChatKitJournal.shared.record("Feed.cleared count=\(items.count)")
+        Journal.shared.record("Feed.cleared count=\(items.count)")
     }
 }
 
@@ -38,7 +38,7 @@ public extension Feed {
 package enum Moderation {
     @handler
     package static func muted(user: String, minutes: Int) {
-        ChatKitJournal.shared.record("Moderation.muted user=\(user) minutes=\(minutes)")
+        Journal.shared.record("Moderation.muted user=\(user) minutes=\(minutes)")
     }
 }
 
@@ -51,6 +51,6 @@ public enum Badge {
     @handler
     public static func bumped(by amount: Int) {
         count += amount
-        ChatKitJournal.shared.record("Badge.bumped count=\(count)")
+        Journal.shared.record("Badge.bumped count=\(count)")
     }
 }

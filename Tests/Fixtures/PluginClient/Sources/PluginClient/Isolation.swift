@@ -1,3 +1,4 @@
+import ChatKit
 import HandlerKit
 
 // Issue 9 in a client module: handlers on the main actor (through the type, and through the
