@@ -399,20 +399,22 @@ struct FileScanner {
     }
 
     /// The attribute's name if it is a global actor: `MainActor`, or a name ending in `Actor`
-    /// (`DatabaseActor`, `Storage.DatabaseActor`), but not `globalActor` itself.
+    /// (`DatabaseActor`, `Storage.DatabaseActor`), but not `globalActor` itself. Compares bytes, so
+    /// other attributes cost no `String`.
     private func globalActorName(startingAt name: Token, _ lookahead: Lexer) -> String? {
         var copy = lookahead
-        var text = lexer.text(name)
         var last = name
         while true {
             var probe = copy
             guard probe.next().kind == .dot else { break }
             let part = probe.next()
             guard part.kind == .identifier else { break }
-            text += "." + lexer.text(part)
             last = part
             copy = probe
         }
-        return DeclarationParser.isGlobalActor(lexer.text(last)) ? text : nil
+        guard last.end - last.start > 5, lexer.bytesEqual(last.end - 5, last.end, "Actor"),
+            !lexer.bytesEqual(last.start, last.end, "globalActor")
+        else { return nil }
+        return lexer.text(from: name.start, to: last.end)
     }
 }
