@@ -62,7 +62,7 @@ struct FileScanner {
     /// The access modifier just seen, for the declaration that follows.
     private var sawAccess: HandlerDeclaration.AccessLevel?
     /// A global actor attribute (`@MainActor`) just seen, for the declaration that follows; cleared when
-    /// a declaration starts, and by an operator (so `var f: @MainActor () -> Void` does not count).
+    /// a declaration starts, and by `->` (so `var f: @MainActor () -> Void` does not count).
     private var sawGlobalActor: String?
     /// Names this file declares `private` or `fileprivate` (or inside a private type or extension):
     /// generated code, in another file, cannot name them.
@@ -120,7 +120,7 @@ struct FileScanner {
             case .pound:
                 directive(token)
             case .op:
-                sawGlobalActor = nil
+                if sawGlobalActor != nil, lexer.bytesEqual(token.start, token.end, "->") { sawGlobalActor = nil }
                 appendToTarget(token)
             default:
                 appendToTarget(token)
@@ -177,9 +177,11 @@ struct FileScanner {
                 keyword: keyword, name: "", nesting: nesting, isPrivate: sawPrivate, access: sawAccess,
                 globalActor: sawGlobalActor, collectingTarget: true)
         case .private, .fileprivate, .internal, .package, .public, .open:
-            // A modifier only before another word: not `private(set)`, `open(path)` or `package = …`.
+            // A modifier only before another word or an attribute: not `private(set)`, `open(path)` or
+            // `package = …`.
             var lookahead = lexer
-            guard lookahead.next().kind == .identifier else { return }
+            let following = lookahead.next().kind
+            guard following == .identifier || following == .at else { return }
             if keyword == .private || keyword == .fileprivate { sawPrivate = true }
             sawAccess = HandlerDeclaration.AccessLevel(modifier: lexer.text(token))
         case .let, .var:

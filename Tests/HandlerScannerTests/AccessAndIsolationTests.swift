@@ -90,6 +90,9 @@ struct AccessAndIsolationTests {
             @preconcurrency @MainActor extension Screens {
                 @handler static func inExtension() {}
             }
+            enum Legacy {
+                @MainActor @available(*, deprecated) @handler static func old() {}
+            }
             @globalActor actor DatabaseActor {
                 static let shared = DatabaseActor()
             }
@@ -105,7 +108,7 @@ struct AccessAndIsolationTests {
             "Banner.shown": "MainActor", "Banner.logged": "-", "Banner.Nested.notIsolated": "-",
             "Screens.before": "MainActor", "Screens.after": "MainActor", "Screens.qualified": "Storage.DatabaseActor",
             "Screens.plain": "-", "Store.saved": "DatabaseActor", "Screens.inExtension": "MainActor",
-            "Views.afterAClosureType": "-", "atFileScope": "MainActor",
+            "Views.afterAClosureType": "-", "atFileScope": "MainActor", "Legacy.old": "MainActor",
         ])
     }
 
