@@ -92,7 +92,8 @@ extension HandlerContext {
                     separator: separator
                 )
             }
-            // The call uses only the locals: it sits on the `@handler` line, where `instance:` is written.
+            // The call uses only the locals: it sits on the `@handler` line, where `instance:` is written
+            // (for call variants, each call of the chain does).
             callLine = handler.line
             hasCallVariants = !hidden.isEmpty
             callVariants = Self.callVariants(parameters, hidden: hidden)
