@@ -4,9 +4,13 @@ extension HandlerContext {
     /// The context for one handler.
     /// - Parameters:
     ///   - descriptorSuffix: `""`, or `_2`, `_3`… for a further handler of the same name in the same scope.
+    ///   - idSuffix: the same for a further id of the same name in the same scope (handlers sharing an
+    ///     id under exclusive `#if` branches share the id's name).
     ///   - callName: the typed call's name (see `HandlerGenerator.callNames`).
     ///   - sourceLocations: whether to write `#sourceLocation` directives.
-    init(_ handler: HandlerDeclaration, descriptorSuffix: String, callName: String, sourceLocations: Bool) {
+    init(
+        _ handler: HandlerDeclaration, descriptorSuffix: String, idSuffix: String, callName: String, sourceLocations: Bool
+    ) {
         let parameters = handler.parameters
         let names = Set(parameters.map(\.name))
         let baseName = handler.name
@@ -48,7 +52,7 @@ extension HandlerContext {
         }
         qualifier = isMember ? enclosingType + "." : ""
         descriptorName = baseName + "HandlerDescriptor" + descriptorSuffix
-        idName = baseName + "HandlerID" + descriptorSuffix
+        idName = baseName + "HandlerID" + idSuffix
         referenceName = baseName + "Handler"
         self.file = file
         self.sourceLocations = sourceLocations

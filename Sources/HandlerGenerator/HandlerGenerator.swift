@@ -106,14 +106,19 @@ public struct HandlerGenerator: Sendable {
         let handlers = scan.handlers.sorted(by: Self.order)
         let callNames = Self.callNames(handlers)
         var seen: [String: Int] = [:]
+        // The ids seen per scope and name: one id, declared under exclusive `#if` branches, keeps one
+        // `<name>HandlerID` name, so code naming it compiles whichever branch is active.
+        var idsSeen: [String: [String]] = [:]
         var sections: [HandlerSection] = []
         for (handler, callName) in zip(handlers, callNames) {
             let scope = Self.scope(of: handler) + "\u{0}" + handler.name
             let count = (seen[scope] ?? 0) + 1
             seen[scope] = count
+            if idsSeen[scope]?.last != handler.id { idsSeen[scope, default: []].append(handler.id) }
+            let idCount = idsSeen[scope]?.count ?? 1
             let context = HandlerContext(
-                handler, descriptorSuffix: count == 1 ? "" : "_\(count)", callName: callName,
-                sourceLocations: sourceLocations)
+                handler, descriptorSuffix: count == 1 ? "" : "_\(count)", idSuffix: idCount == 1 ? "" : "_\(idCount)",
+                callName: callName, sourceLocations: sourceLocations)
             let members = try Templates.render(context, template: Templates.descriptor) + "\n"
                 + Templates.render(context, template: Templates.reference) + "\n"
                 + Templates.render(context, template: Templates.call)

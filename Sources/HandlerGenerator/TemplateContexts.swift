@@ -156,7 +156,8 @@ struct HandlerContext {
     /// The typed call's modifiers: the reference's, except that for a handler isolated to a global
     /// actor it is isolated to that actor instead of `nonisolated` (`@MainActor public static `).
     let callModifiers: String
-    /// The handler's id as a compiler-checked value: `<name>HandlerID`, with the descriptor's suffix.
+    /// The handler's id as a compiler-checked value: `<name>HandlerID`, with `_2`, `_3`… for a further id
+    /// of the same name in the same scope (in id order; one id under exclusive `#if` branches keeps one name).
     let idName: String
     /// What precedes `descriptorName` in the table: `Carbons.` for members, empty at file scope.
     let qualifier: String

@@ -19,6 +19,9 @@ import Testing
     @Test func accessLevelsGlobalActorsAndPrivateDefaults() throws {
         let text = try HandlerGenerator(moduleName: "Chat").generate(ScanResult(handlers: ModelFixtures.accessAndIsolation))
         try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/AccessAndIsolation.swift")
+        // One id under exclusive `#if` branches: one name for its id value, whichever branch is active.
+        #expect(text.components(separatedBy: "static var toggleHandlerID: HandlerID").count == 3)
+        #expect(!text.contains("toggleHandlerID_2"))
     }
 
     @Test func moduleWithoutHandlers() throws {

@@ -132,6 +132,7 @@ extension ModelFixtures {
                 hidden(parameter("title", "String", default: "fallbackTitle", line: 14)),
             ]
         ), actor: "Storage.DatabaseActor"),
+        oneIDUnderExclusiveBranches[0], oneIDUnderExclusiveBranches[1],
         handler(
             file: "Sources/Chat/Paging.swift", line: 20, type: "Paging", name: "fetch", kind: .static, throws: true,
             parameters: [
@@ -140,6 +141,20 @@ extension ModelFixtures {
                 parameter("sort", "String", default: "\"date\"", line: 22),
                 hidden(parameter("filter", "Filter?", optional: true, default: "Filter.unread", line: 23)),
             ]
+        ),
+    ]
+
+    /// One id under exclusive `#if` branches: its two declarations share `toggleHandlerID`.
+    static let oneIDUnderExclusiveBranches: [HandlerDeclaration] = [
+        handler(
+            file: "Sources/Chat/Flags.swift", line: 3, type: "Flags", name: "toggle", kind: .static,
+            parameters: [parameter("on", "Bool", line: 4)],
+            conditions: [Condition(branch: .if, expression: "os(Linux)", precedingExpressions: [])]
+        ),
+        handler(
+            file: "Sources/Chat/Flags.swift", line: 8, type: "Flags", name: "toggle", kind: .static,
+            parameters: [parameter("on", "Bool", line: 9)],
+            conditions: [Condition(branch: .else, expression: "", precedingExpressions: ["os(Linux)"])]
         ),
     ]
 

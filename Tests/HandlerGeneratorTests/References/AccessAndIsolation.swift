@@ -10,9 +10,15 @@ extension HandlerTable {
     /// Every `@handler` function of module `Chat`.
     public static let chat: HandlerTable = {
         var handlers: [HandlerDescriptor] = []
-        handlers.reserveCapacity(5)
+        handlers.reserveCapacity(7)
         handlers.append(Badge.bumpedHandlerDescriptor())
         handlers.append(Feed.itemsFetchedHandlerDescriptor())
+        #if os(Linux)
+        handlers.append(Flags.toggleHandlerDescriptor())
+        #endif
+        #if !(os(Linux))
+        handlers.append(Flags.toggleHandlerDescriptor_2())
+        #endif
         handlers.append(Paging.fetchHandlerDescriptor())
         handlers.append(Screen.presentHandlerDescriptor())
         handlers.append(resetHandlerDescriptor())
@@ -98,6 +104,88 @@ extension Feed {
         }
     }
 }
+
+// MARK: Flags.toggle
+
+#if os(Linux)
+extension Flags {
+    /// The registry entry of `Flags.toggle`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func toggleHandlerDescriptor() -> HandlerDescriptor {
+        #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
+        let parameters: [HandlerParameter] = [.required("on", Bool.self)]
+        #sourceLocation()
+        return HandlerDescriptor(id: "Flags.toggle", parameters: parameters, invoke: { arguments in
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
+            try Flags.toggle(on: arguments.required("on"))
+            #sourceLocation()
+        })
+    }
+
+    /// The id of `Flags.toggle` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var toggleHandlerID: HandlerID { HandlerID("Flags.toggle") }
+
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 3)
+    /// A new `Handler` for `Flags.toggle` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func toggleHandler(on: Bool? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        #sourceLocation()
+        var bindings = HandlerBindings()
+        bindings.bind("on", on)
+        return try Handler(id: "Flags.toggle", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    }
+
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 3)
+    /// Calls `handler`, a handler of `Flags.toggle`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callToggleHandler(_ handler: Handler, on: Bool? = nil) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Flags.toggle") { arguments in
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
+            try Flags.toggle(on: on ?? arguments.required("on"))
+            #sourceLocation()
+        }
+    }
+}
+#endif
+
+// MARK: Flags.toggle
+
+#if !(os(Linux))
+extension Flags {
+    /// The registry entry of `Flags.toggle`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func toggleHandlerDescriptor_2() -> HandlerDescriptor {
+        #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
+        let parameters: [HandlerParameter] = [.required("on", Bool.self)]
+        #sourceLocation()
+        return HandlerDescriptor(id: "Flags.toggle", parameters: parameters, invoke: { arguments in
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
+            try Flags.toggle(on: arguments.required("on"))
+            #sourceLocation()
+        })
+    }
+
+    /// The id of `Flags.toggle` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var toggleHandlerID: HandlerID { HandlerID("Flags.toggle") }
+
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 8)
+    /// A new `Handler` for `Flags.toggle` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func toggleHandler(on: Bool? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        #sourceLocation()
+        var bindings = HandlerBindings()
+        bindings.bind("on", on)
+        return try Handler(id: "Flags.toggle", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    }
+
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 8)
+    /// Calls `handler`, a handler of `Flags.toggle`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callToggleHandler_2(_ handler: Handler, on: Bool? = nil) throws {
+        #sourceLocation()
+        try handler.callBound(as: "Flags.toggle") { arguments in
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
+            try Flags.toggle(on: on ?? arguments.required("on"))
+            #sourceLocation()
+        }
+    }
+}
+#endif
 
 // MARK: Paging.fetch
 
