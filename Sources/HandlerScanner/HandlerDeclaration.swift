@@ -68,9 +68,10 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
     public var conditions: [Condition]
     /// The function's effective access level, as Swift works it out from the declaration: its own
     /// modifier (else the default its extension's modifier gives, else `internal`), capped by the
-    /// modifiers of the enclosing type declarations and extension as written. (An extension of a type
-    /// declared elsewhere cannot be seen; a `public` member of an internal type stays `public` here,
-    /// which Swift accepts for the generated members as it does for the function.)
+    /// modifiers of the enclosing type declarations and extension as written (a type without one is
+    /// `internal`). The type an extension extends is declared elsewhere and not seen: a `public` method
+    /// in `extension InternalType` stays `public` here, which Swift accepts for the generated members
+    /// as it does for the method.
     public var access: AccessLevel
     /// The global actor the function is isolated to, as written (`MainActor`, `Storage.DatabaseActor`):
     /// an attribute of the function, else of its enclosing type or extension, unless the function is
