@@ -142,8 +142,10 @@ import Testing
     }
 
     /// Type-checks `user` (with the `@handler` attributes blanked out: the stub has no macro) and the file generated
-    /// from it; returns the compiler's diagnostics.
-    func compile(user: String) throws -> (status: Int32, output: String) {
+    /// from it; returns the compiler's diagnostics. With `client`, module `App` (those two files, in
+    /// package `Shop`) is built first, and the result is that of `client`, module `Client` of package
+    /// `clientPackage`, which imports it.
+    func compile(user: String, client: String? = nil, clientPackage: String = "Shop") throws -> (status: Int32, output: String) {
         let swiftc = try #require(Self.swiftc)
         let directory = FileManager.default.temporaryDirectory.appending(path: "handlergen-compile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -158,8 +160,17 @@ import Testing
         let stub = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "HandlerKit",
                                     "-emit-module-path", "HandlerKit.swiftmodule", "HandlerKit.swift"], in: directory)
         #expect(stub.status == 0, "\(stub.output)")
-        return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "App",
-                                "User.swift", "Generated.swift"], in: directory)
+        guard let client else {
+            return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "App",
+                                    "User.swift", "Generated.swift"], in: directory)
+        }
+        let library = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "App",
+                                       "-package-name", "Shop", "-emit-module-path", "App.swiftmodule", "-I", ".",
+                                       "User.swift", "Generated.swift"], in: directory)
+        #expect(library.status == 0, "\(library.output)")
+        try Data(client.utf8).write(to: directory.appending(path: "Client.swift"))
+        return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "Client",
+                                "-package-name", clientPackage, "Client.swift"], in: directory)
     }
 
     /// Compiles `source`, which must build without a warning.
@@ -246,6 +257,63 @@ import Testing
         let withoutAwait = valid.replacingOccurrences(of: "try await OMEMO.", with: "try OMEMO.")
         let otherHandler = valid.replacingOccurrences(of: "callSendHandler_3(handler, text:", with: "callSendHandler_2(handler, text:")
         try expectErrorsAtTheUser([wrongType, misspelt, withoutAwait, otherHandler])
+    }
+
+    /// Issue 9: the helpers of a `public` handler (or one in a `public extension`) are public, those
+    /// of a `package` handler are visible in the package, the others stay internal.
+    @Test(.enabled(if: swiftc != nil)) func helpersTakeTheHandlersAccessLevelAcrossModules() throws {
+        let library = """
+            import HandlerKit
+
+            public struct Item: Codable, Sendable { public init() {} }
+
+            public enum Feed {
+                @handler public static func fetched(item: Item) {}
+                @handler static func audited(entry: String) {}
+            }
+
+            public extension Feed {
+                @handler static func cleared(count: Int) {}
+            }
+
+            public enum Admin {
+                @handler package static func reset(level: Int) {}
+            }
+
+            @MainActor public enum Badge {
+                @handler public static func bumped(by amount: Int) {}
+            }
+
+            @handler public func ping() {}
+
+            """
+        let client = """
+            import App
+            import HandlerKit
+
+            func use(_ handler: Handler) async throws {
+                _ = try Feed.fetchedHandler(item: Item(), invalidation: Feed.clearedHandlerID)
+                try Feed.callFetchedHandler(handler, item: Item())
+                _ = try Feed.clearedHandler(count: 1)
+                try await Badge.callBumpedHandler(handler, amount: 1)
+                _ = try pingHandler(invalidation: pingHandlerID)
+                _ = try Admin.resetHandler(level: 1)
+            }
+
+            """
+        let ok = try compile(user: library, client: client)
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+
+        let internalHelper = try compile(user: library, client: client + "let audited = try? Feed.auditedHandler(entry: \"x\")\n")
+        #expect(internalHelper.status != 0)
+        #expect(internalHelper.output.contains("'auditedHandler' is inaccessible due to 'internal' protection level"), "\(internalHelper.output)")
+
+        let otherPackage = try compile(user: library, client: client, clientPackage: "Elsewhere")
+        #expect(otherPackage.status != 0)
+        let errors = otherPackage.output.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.count == 1 && errors.allSatisfy { $0.contains("'resetHandler' is inaccessible due to 'package' protection level") },
+                "\(otherPackage.output)")
     }
 
     /// HANDLERKIT.md §3 with issue 9: a generated id stands for an invalidation target, so a misspelt
