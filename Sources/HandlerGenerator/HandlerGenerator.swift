@@ -157,12 +157,17 @@ public struct HandlerGenerator: Sendable {
     /// neither an earlier typed call's nor a reference's (`<name>Handler`) in the same scope. So
     /// overloads (`send(a:)`, `send(b:)`) get `callSendHandler` and `callSendHandler_2`, like their
     /// descriptors, and so do `send` and `Send`; a handler `callSend` keeps its reference `callSendHandler`.
+    /// Declarations of one id (under exclusive `#if` branches) share one name, so a call of it compiles
+    /// whichever branch is active.
     static func callNames(_ handlers: [HandlerDeclaration]) -> [String] {
         var taken: [String: Set<String>] = [:]
         for handler in handlers {
             taken[scope(of: handler), default: []].insert(handler.name + "Handler")
         }
+        var byID: [String: String] = [:]
         return handlers.map { handler in
+            let key = scope(of: handler) + "\u{0}" + handler.name + "\u{0}" + handler.id
+            if let name = byID[key] { return name }
             let stem = "call" + handler.name.prefix(1).uppercased() + handler.name.dropFirst() + "Handler"
             var name = stem
             var count = 1
@@ -171,6 +176,7 @@ public struct HandlerGenerator: Sendable {
                 name = stem + "_\(count)"
             }
             taken[scope(of: handler), default: []].insert(name)
+            byID[key] = name
             return name
         }
     }

@@ -22,6 +22,7 @@ import Testing
         // One id under exclusive `#if` branches: one name for its id value, whichever branch is active.
         #expect(text.components(separatedBy: "static var toggleHandlerID: HandlerID").count == 3)
         #expect(!text.contains("toggleHandlerID_2"))
+        #expect(text.components(separatedBy: "static func callToggleHandler(").count == 3)
     }
 
     @Test func moduleWithoutHandlers() throws {

@@ -176,7 +176,7 @@ extension Flags {
 
     #sourceLocation(file: "Sources/Chat/Flags.swift", line: 8)
     /// Calls `handler`, a handler of `Flags.toggle`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callToggleHandler_2(_ handler: Handler, on: Bool? = nil) throws {
+    nonisolated static func callToggleHandler(_ handler: Handler, on: Bool? = nil) throws {
         #sourceLocation()
         try handler.callBound(as: "Flags.toggle") { arguments in
             #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
