@@ -19,13 +19,13 @@ enum EmbeddedTemplates {
 #sourceLocation(file: "{{file}}", line: {{referenceLine}})
 {{/sourceLocations}}
 {{/hasReferenceDoc}}
-{{referenceModifiers}}func {{callName}}(_ {{handlerName}}: Handler{{#hasParameters}}, {{/hasParameters}}{{#callParameterRows}}{{#isContinuation}}{{blankLines}}
+{{callModifiers}}func {{callName}}(_ {{handlerName}}: Handler{{#hasParameters}}, {{/hasParameters}}{{#callParameterRows}}{{#isContinuation}}{{blankLines}}
     {{/isContinuation}}{{#items}}{{declaration}}{{separator}}{{/items}}{{/callParameterRows}}) {{#isAsync}}async {{/isAsync}}throws {
 {{#sourceLocations}}
     #sourceLocation()
 {{/sourceLocations}}
-    try {{#isAsync}}await {{/isAsync}}{{handlerName}}.callBound(as: "{{id}}") { {{argumentsName}} in
-{{#isInstance}}
+    try {{#isAsync}}await {{/isAsync}}{{handlerName}}.callBound(as: "{{id}}") { {{argumentsName}}{{callClosureEffects}} in
+{{#bindsLocals}}
 {{#hasParameters}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{localsLine}})
@@ -33,7 +33,8 @@ enum EmbeddedTemplates {
         {{#localRows}}{{#isContinuation}}{{blankLines}}
         {{/isContinuation}}{{#items}}let {{name}}: {{type}} = try {{callTimeName}} ?? {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}}){{separator}}{{/items}}{{/localRows}}
 {{/hasParameters}}
-{{/isInstance}}
+{{/bindsLocals}}
+{{^hasCallVariants}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
@@ -42,6 +43,20 @@ enum EmbeddedTemplates {
 {{#sourceLocations}}
         #sourceLocation()
 {{/sourceLocations}}
+{{/hasCallVariants}}
+{{#hasCallVariants}}
+{{#callVariants}}
+        {{opening}}
+{{#sourceLocations}}
+            #sourceLocation(file: "{{file}}", line: {{callLine}})
+{{/sourceLocations}}
+            {{callPrefix}}{{callee}}({{arguments}})
+{{#sourceLocations}}
+            #sourceLocation()
+{{/sourceLocations}}
+{{/callVariants}}
+        }
+{{/hasCallVariants}}
     }
 }
 
@@ -101,8 +116,8 @@ extension {{name}}: @retroactive Codable {
 {{^hasParameters}}
     let parameters: [HandlerParameter] = []
 {{/hasParameters}}
-    return HandlerDescriptor(id: "{{id}}", parameters: parameters, {{invokeLabel}}: { {{argumentsName}} in
-{{#isInstance}}
+    return HandlerDescriptor(id: "{{id}}", parameters: parameters, {{invokeLabel}}: { {{shimIsolation}}{{argumentsName}} in
+{{#bindsLocals}}
 {{#hasParameters}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{localsLine}})
@@ -110,7 +125,8 @@ extension {{name}}: @retroactive Codable {
         {{#localRows}}{{#isContinuation}}{{blankLines}}
         {{/isContinuation}}{{#items}}let {{name}}: {{type}} = try {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}}){{separator}}{{/items}}{{/localRows}}
 {{/hasParameters}}
-{{/isInstance}}
+{{/bindsLocals}}
+{{^hasCallVariants}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
@@ -119,6 +135,20 @@ extension {{name}}: @retroactive Codable {
 {{#sourceLocations}}
         #sourceLocation()
 {{/sourceLocations}}
+{{/hasCallVariants}}
+{{#hasCallVariants}}
+{{#callVariants}}
+        {{opening}}
+{{#sourceLocations}}
+            #sourceLocation(file: "{{file}}", line: {{callLine}})
+{{/sourceLocations}}
+            {{callPrefix}}{{callee}}({{arguments}})
+{{#sourceLocations}}
+            #sourceLocation()
+{{/sourceLocations}}
+{{/callVariants}}
+        }
+{{/hasCallVariants}}
     })
 }
 
@@ -195,6 +225,9 @@ extension {{enclosingType}} {
 """#,
         "reference": #"""
 {{% CONTENT_TYPE: TEXT}}
+/// The id of `{{id}}` as a value the compiler checks, e.g. for an invalidation target.
+{{referenceModifiers}}var {{idName}}: HandlerID { HandlerID("{{id}}") }
+
 {{#hasReferenceDoc}}
 {{#sourceLocations}}
 #sourceLocation(file: "{{file}}", line: {{referenceDocLine}})
@@ -216,10 +249,10 @@ extension {{enclosingType}} {
 {{#bindings}}
     {{bindingsName}}.bind("{{key}}", {{name}})
 {{/bindings}}
-    return try Handler(id: "{{id}}", bound: {{bindingsName}}, invalidation: {{invalidationName}}, registry: {{registryName}})
+    return try Handler(id: "{{id}}", bound: {{bindingsName}}, invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 {{^hasParameters}}
-    return try Handler(id: "{{id}}", invalidation: {{invalidationName}}, registry: {{registryName}})
+    return try Handler(id: "{{id}}", invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 }
 

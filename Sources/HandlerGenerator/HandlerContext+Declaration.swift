@@ -4,9 +4,13 @@ extension HandlerContext {
     /// The context for one handler.
     /// - Parameters:
     ///   - descriptorSuffix: `""`, or `_2`, `_3`… for a further handler of the same name in the same scope.
+    ///   - idSuffix: the same for a further id of the same name in the same scope (handlers sharing an
+    ///     id under exclusive `#if` branches share the id's name).
     ///   - callName: the typed call's name (see `HandlerGenerator.callNames`).
     ///   - sourceLocations: whether to write `#sourceLocation` directives.
-    init(_ handler: HandlerDeclaration, descriptorSuffix: String, callName: String, sourceLocations: Bool) {
+    init(
+        _ handler: HandlerDeclaration, descriptorSuffix: String, idSuffix: String, callName: String, sourceLocations: Bool
+    ) {
         let parameters = handler.parameters
         let names = Set(parameters.map(\.name))
         let baseName = handler.name
@@ -39,18 +43,30 @@ extension HandlerContext {
         self.isMember = isMember
         self.enclosingType = enclosingType
         descriptorModifiers = isMember ? "nonisolated fileprivate static " : "fileprivate "
-        referenceModifiers = isMember ? "nonisolated static " : ""
+        let access = Self.accessModifier(handler.access)
+        referenceModifiers = access + (isMember ? "nonisolated static " : "")
+        if let actor = handler.globalActor {
+            callModifiers = "@\(actor) " + access + (isMember ? "static " : "")
+        } else {
+            callModifiers = referenceModifiers
+        }
         qualifier = isMember ? enclosingType + "." : ""
         descriptorName = baseName + "HandlerDescriptor" + descriptorSuffix
+        idName = baseName + "HandlerID" + idSuffix
         referenceName = baseName + "Handler"
         self.file = file
         self.sourceLocations = sourceLocations
         hasParameters = !parameters.isEmpty
         parametersLine = firstLine
-        invokeLabel = handler.isAsync ? "invokeAsync" : "invoke"
-        isAsync = handler.isAsync
+        let hopsToActor = handler.globalActor != nil
+        invokeLabel = handler.isAsync || hopsToActor ? "invokeAsync" : "invoke"
+        shimIsolation = handler.globalActor.map { "@\($0) " } ?? ""
+        isAsync = handler.isAsync || hopsToActor
+        callClosureEffects = hopsToActor ? " async throws" : ""
         self.argumentsName = argumentsName
-        isInstance = handler.kind == .instance
+        let hidden = parameters.filter { $0.hasDefault && !$0.isDefaultCopyable }
+        let bindsLocals = handler.kind == .instance || !hidden.isEmpty
+        self.bindsLocals = bindsLocals
         localsLine = firstLine
 
         parameterRows = Self.rows(parameters, separators: .list) { parameter, separator in
@@ -64,13 +80,14 @@ extension HandlerContext {
             )
         }
 
-        let access = parameters.map { Self.access($0) }
-        if handler.kind == .instance {
+        let accessors = parameters.map { Self.accessor($0) }
+        if bindsLocals {
             localRows = Self.rows(parameters, separators: .statements, defaultsSpanLines: true) { parameter, separator in
-                let (accessor, defaultValue) = Self.access(parameter)
+                let (accessor, defaultValue) = Self.accessor(parameter)
+                let type = SwiftType(scanned: parameter.type)
                 return LocalItem(
                     name: SwiftSource.identifier(parameter.name),
-                    type: SwiftType(scanned: parameter.type).localType,
+                    type: parameter.isDefaultCopyable ? type.localType : type.optionalType(isOptional: parameter.isOptional),
                     accessor: accessor,
                     key: SwiftSource.stringLiteralContent(parameter.name),
                     hasDefault: defaultValue != nil,
@@ -79,8 +96,11 @@ extension HandlerContext {
                     separator: separator
                 )
             }
-            // The call uses only the locals: it sits on the `@handler` line, where `instance:` is written.
+            // The call uses only the locals: it sits on the `@handler` line, where `instance:` is written
+            // (for call variants, each call of the chain does).
             callLine = handler.line
+            hasCallVariants = !hidden.isEmpty
+            callVariants = Self.callVariants(parameters, hidden: hidden)
             callRows = [
                 RowContext(
                     isContinuation: false, blankLines: "",
@@ -97,9 +117,11 @@ extension HandlerContext {
         } else {
             localRows = []
             callLine = firstLine
+            hasCallVariants = false
+            callVariants = []
             var index = 0
             callRows = Self.rows(parameters, separators: .list, defaultsSpanLines: true) { parameter, separator in
-                let (accessor, defaultValue) = access[index]
+                let (accessor, defaultValue) = accessors[index]
                 index += 1
                 let key = SwiftSource.stringLiteralContent(parameter.name)
                 let value = defaultValue.map { "\(argumentsName).\(accessor)(\"\(key)\", default: \($0))" }
@@ -111,7 +133,7 @@ extension HandlerContext {
         }
 
         var prefix = handler.returnType == nil ? "" : "_ = "
-        let callThrows = handler.isThrows || (handler.kind != .instance && !parameters.isEmpty)
+        let callThrows = handler.isThrows || (!bindsLocals && !parameters.isEmpty)
         if callThrows { prefix += "try " }
         if handler.isAsync { prefix += "await " }
         callPrefix = prefix
@@ -154,7 +176,7 @@ extension HandlerContext {
             )
         }
         let extras = [
-            "\(invalidationName): String? = nil",
+            "\(invalidationName): HandlerID? = nil",
             "\(registryName): HandlerRegistry = .shared",
         ]
         if rows.isEmpty {
@@ -175,13 +197,51 @@ extension HandlerContext {
         }
     }
 
+    /// The modifier written for an access level: `public `, `package `, or nothing for `internal` (the
+    /// scanner refuses `private` and `fileprivate` handlers).
+    private static func accessModifier(_ access: HandlerDeclaration.AccessLevel) -> String {
+        switch access {
+        case .public: "public "
+        case .package: "package "
+        case .internal, .fileprivate, .private: ""
+        }
+    }
+
+    /// The calls of a shim that leaves out the parameters in `hidden` (defaults the generated code cannot
+    /// repeat) when they have no value: one branch per subset of them, most arguments first, so the first
+    /// branch whose `if let` conditions hold is the one with exactly the values present.
+    private static func callVariants(
+        _ parameters: [HandlerDeclaration.Parameter], hidden: [HandlerDeclaration.Parameter]
+    ) -> [CallVariant] {
+        let count = 1 << hidden.count
+        return (0..<count).reversed().map { mask in
+            let present = Set(hidden.indices.filter { mask & (1 << (hidden.count - 1 - $0)) != 0 }.map { hidden[$0].name })
+            let omitted = Set(hidden.map(\.name)).subtracting(present)
+            let conditions = hidden.filter { present.contains($0.name) }.map { "let " + SwiftSource.identifier($0.name) }
+            let opening: String
+            if mask == count - 1 {
+                opening = "if " + conditions.joined(separator: ", ") + " {"
+            } else if mask == 0 {
+                opening = "} else {"
+            } else {
+                opening = "} else if " + conditions.joined(separator: ", ") + " {"
+            }
+            let arguments = parameters.filter { !omitted.contains($0.name) }.map { parameter in
+                label(parameter) + SwiftSource.identifier(parameter.name)
+            }
+            return CallVariant(opening: opening, arguments: arguments.joined(separator: ", "))
+        }
+    }
+
     /// How a shim reads a parameter: `required`; `optional` for `T?` without a default or defaulting to
-    /// `nil`; `value` with the default expression otherwise.
+    /// `nil`, and for a default the generated code cannot repeat (the call then leaves the argument out);
+    /// `value` with the default expression otherwise.
     ///
     /// A default of a function type is written `(default) as Type`: inside `value(_:default:)`'s
     /// autoclosure a closure literal would otherwise not be inferred `@Sendable` (or otherwise typed) as in
     /// the declaration.
-    private static func access(_ parameter: HandlerDeclaration.Parameter) -> (accessor: String, defaultValue: String?) {
+    private static func accessor(_ parameter: HandlerDeclaration.Parameter) -> (accessor: String, defaultValue: String?) {
+        if parameter.hasDefault, !parameter.isDefaultCopyable { return ("optional", nil) }
         var defaultValue = parameter.hasDefault ? parameter.defaultValue : nil
         let type = SwiftType(scanned: parameter.type)
         if let value = defaultValue, value != "nil", type.spelled.contains("->") {

@@ -20,14 +20,16 @@ import Mustache
 ///     instance handlers bind the parameters to locals, then call the method on the `instance:`
 ///     expression). A further handler with the same base name in the same scope (an overload with its
 ///     own id) gets `_2`, `_3`… in id order.
-///   - The compiler-checked reference, `internal`:
-///     `nonisolated static func <name>Handler(<param>: T? = nil, …, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler`
+///   - The handler's id as a value the compiler checks, for invalidation targets:
+///     `nonisolated static var <name>HandlerID: HandlerID` (file scope: `var <name>HandlerID`).
+///   - The compiler-checked reference:
+///     `nonisolated static func <name>Handler(<param>: T? = nil, …, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler`
 ///     — one optional, typed argument per parameter, labelled with the parameter's internal name (the
 ///     argument key); a value passed is bound (`HandlerBindings`), `nil` leaves it to call time. A
 ///     misspelt handler or argument, or a value of the wrong type, does not compile:
 ///     `let handler = try Carbons.enabledHandler(account: account, limit: 3)`.
 ///     File-scope handlers get a file-scope `func <name>Handler(…)`.
-///   - The typed call, `internal`, with the reference's modifiers:
+///   - The typed call, with the reference's modifiers (or isolated to the handler's global actor):
 ///     `nonisolated static func call<Name>Handler(_ handler: Handler, <param>: T? = nil, …) throws`
 ///     (`async throws` for `async` handlers) — the same parameters as the reference, passed at call time:
 ///     `try Carbons.callEnabledHandler(handler, limit: 3)`. It runs `handler.callBound(as: "<id>")`
@@ -37,6 +39,22 @@ import Mustache
 ///     compiler and passed without boxing, so a call costs what a call with bound values only costs;
 ///     types that are not `Codable` (which cannot be bound) are passed this way too. `<Name>` is the
 ///     base name with its first letter uppercased; see `callNames` for the suffixes of clashing names.
+///
+/// The id, the reference and the typed call take the handler's access level
+/// (`HandlerDeclaration.access`: `public`, `package`, else nothing), so other modules use a public
+/// handler's helpers; the descriptor stays `fileprivate`.
+///
+/// A handler isolated to a global actor (`HandlerDeclaration.globalActor`) gets an `invokeAsync:` shim
+/// whose closure is isolated to that actor (`{ @MainActor arguments in … }`): the runtime awaits it, so
+/// the handler is called there, and a synchronous `call` throws `requiresAsync`. Its typed call is
+/// isolated to the actor and `async`, passing a closure declared `async throws` to the `async`
+/// `callBound`, which runs in the caller's isolation.
+///
+/// A default value that names a private symbol of the user's file
+/// (`HandlerDeclaration.Parameter.isDefaultCopyable`) is not copied: such a parameter is read as an
+/// optional local, and the shim calls the function in the `if let` branch of the values present,
+/// leaving the absent ones out so that Swift applies their defaults (2^n calls for n such parameters,
+/// at most `maximumOmittedDefaults`).
 ///
 /// ## Names that could clash
 ///
@@ -88,14 +106,19 @@ public struct HandlerGenerator: Sendable {
         let handlers = scan.handlers.sorted(by: Self.order)
         let callNames = Self.callNames(handlers)
         var seen: [String: Int] = [:]
+        // The ids seen per scope and name: one id, declared under exclusive `#if` branches, keeps one
+        // `<name>HandlerID` name, so code naming it compiles whichever branch is active.
+        var idsSeen: [String: [String]] = [:]
         var sections: [HandlerSection] = []
         for (handler, callName) in zip(handlers, callNames) {
             let scope = Self.scope(of: handler) + "\u{0}" + handler.name
             let count = (seen[scope] ?? 0) + 1
             seen[scope] = count
+            if idsSeen[scope]?.last != handler.id { idsSeen[scope, default: []].append(handler.id) }
+            let idCount = idsSeen[scope]?.count ?? 1
             let context = HandlerContext(
-                handler, descriptorSuffix: count == 1 ? "" : "_\(count)", callName: callName,
-                sourceLocations: sourceLocations)
+                handler, descriptorSuffix: count == 1 ? "" : "_\(count)", idSuffix: idCount == 1 ? "" : "_\(idCount)",
+                callName: callName, sourceLocations: sourceLocations)
             let members = try Templates.render(context, template: Templates.descriptor) + "\n"
                 + Templates.render(context, template: Templates.reference) + "\n"
                 + Templates.render(context, template: Templates.call)
@@ -134,12 +157,17 @@ public struct HandlerGenerator: Sendable {
     /// neither an earlier typed call's nor a reference's (`<name>Handler`) in the same scope. So
     /// overloads (`send(a:)`, `send(b:)`) get `callSendHandler` and `callSendHandler_2`, like their
     /// descriptors, and so do `send` and `Send`; a handler `callSend` keeps its reference `callSendHandler`.
+    /// Declarations of one id (under exclusive `#if` branches) share one name, so a call of it compiles
+    /// whichever branch is active.
     static func callNames(_ handlers: [HandlerDeclaration]) -> [String] {
         var taken: [String: Set<String>] = [:]
         for handler in handlers {
             taken[scope(of: handler), default: []].insert(handler.name + "Handler")
         }
+        var byID: [String: String] = [:]
         return handlers.map { handler in
+            let key = scope(of: handler) + "\u{0}" + handler.name + "\u{0}" + handler.id
+            if let name = byID[key] { return name }
             let stem = "call" + handler.name.prefix(1).uppercased() + handler.name.dropFirst() + "Handler"
             var name = stem
             var count = 1
@@ -148,6 +176,7 @@ public struct HandlerGenerator: Sendable {
                 name = stem + "_\(count)"
             }
             taken[scope(of: handler), default: []].insert(name)
+            byID[key] = name
             return name
         }
     }
@@ -227,6 +256,7 @@ public struct HandlerGenerator: Sendable {
         // The scanner reports duplicate ids itself; a scan with errors is refused with its own diagnostics.
         if diagnostics.isEmpty {
             diagnostics = Self.duplicateIDs(in: scan.handlers) + Self.incompleteDeclarations(in: scan.handlers)
+                + Self.tooManyOmittedDefaults(in: scan.handlers)
         }
         if !diagnostics.isEmpty {
             throw GeneratorError(diagnostics: diagnostics)
@@ -269,6 +299,26 @@ public struct HandlerGenerator: Sendable {
                 return nil
             }
             return ScanDiagnostic(file: handler.file, line: handler.line, column: handler.column, severity: .error, message: problem)
+        }
+    }
+
+    /// The most parameters per handler whose default the shims leave to Swift: each doubles the calls
+    /// a shim writes (see `HandlerContext.callVariants`).
+    static let maximumOmittedDefaults = 3
+
+    /// An error at each parameter beyond `maximumOmittedDefaults` whose default names a private symbol,
+    /// with the fix.
+    static func tooManyOmittedDefaults(in handlers: [HandlerDeclaration]) -> [ScanDiagnostic] {
+        handlers.sorted(by: order).flatMap { handler in
+            let omitted = handler.parameters.filter { $0.hasDefault && !$0.isDefaultCopyable }
+            return omitted.dropFirst(maximumOmittedDefaults).map { parameter in
+                ScanDiagnostic(
+                    file: handler.file, line: parameter.line, column: 1, severity: .error,
+                    message: "the default value of '\(parameter.name)' names a private or fileprivate symbol, "
+                        + "and handler '\(handler.name)' already has \(maximumOmittedDefaults) such parameters; the generated code "
+                        + "leaves such defaults to Swift by calling the function without them, one call per combination; "
+                        + "make the symbol internal (e.g. drop 'private' from it) so the default can be repeated")
+            }
         }
     }
 

@@ -87,6 +87,16 @@ extension ReferenceItem: MustacheParent {
     }
 }
 
+extension CallVariant: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "opening": opening
+        case "arguments": arguments
+        default: nil
+        }
+    }
+}
+
 extension BindingItem: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
@@ -121,6 +131,8 @@ extension HandlerContext: MustacheParent {
         case "enclosingType": enclosingType
         case "descriptorModifiers": descriptorModifiers
         case "referenceModifiers": referenceModifiers
+        case "callModifiers": callModifiers
+        case "idName": idName
         case "qualifier": qualifier
         case "descriptorName": descriptorName
         case "referenceName": referenceName
@@ -130,15 +142,19 @@ extension HandlerContext: MustacheParent {
         case "parametersLine": parametersLine
         case "parameterRows": parameterRows
         case "invokeLabel": invokeLabel
+        case "shimIsolation": shimIsolation
         case "isAsync": isAsync
+        case "callClosureEffects": callClosureEffects
         case "argumentsName": argumentsName
-        case "isInstance": isInstance
+        case "bindsLocals": bindsLocals
         case "localsLine": localsLine
         case "localRows": localRows
         case "callLine": callLine
         case "callPrefix": callPrefix
         case "callee": callee
         case "callRows": callRows
+        case "hasCallVariants": hasCallVariants
+        case "callVariants": callVariants
         case "referenceLine": referenceLine
         case "hasReferenceDoc": hasReferenceDoc
         case "referenceDocLine": referenceDocLine

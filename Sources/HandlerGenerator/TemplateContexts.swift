@@ -98,6 +98,15 @@ struct ReferenceItem {
     let separator: String
 }
 
+/// One call of the handler function in a shim whose call depends on which parameters with defaults
+/// the generated code cannot repeat have a value (see `HandlerContext.callVariants`).
+struct CallVariant {
+    /// What opens the branch: `if let pageSize {`, `} else if let sort {`, `} else {`.
+    let opening: String
+    /// The call's arguments (locals), e.g. `account: account, pageSize: pageSize`.
+    let arguments: String
+}
+
 /// A value the reference function binds.
 struct BindingItem {
     /// The argument key, escaped for a string literal.
@@ -141,9 +150,15 @@ struct HandlerContext {
     /// so the table can call it when the type is actor-isolated, e.g. `@MainActor`), `fileprivate ` at
     /// file scope.
     let descriptorModifiers: String
-    /// The modifiers of the reference and of the typed call: `nonisolated static ` for members, empty at
-    /// file scope.
+    /// The modifiers of the reference and of the id: the handler's access level unless `internal`
+    /// (`public `, `package `), then `nonisolated static ` for members; e.g. `public nonisolated static `.
     let referenceModifiers: String
+    /// The typed call's modifiers: the reference's, except that for a handler isolated to a global
+    /// actor it is isolated to that actor instead of `nonisolated` (`@MainActor public static `).
+    let callModifiers: String
+    /// The handler's id as a compiler-checked value: `<name>HandlerID`, with `_2`, `_3`… for a further id
+    /// of the same name in the same scope (in id order; one id under exclusive `#if` branches keeps one name).
+    let idName: String
     /// What precedes `descriptorName` in the table: `Carbons.` for members, empty at file scope.
     let qualifier: String
     /// The `fileprivate` function that returns the handler's `HandlerDescriptor`: `<name>HandlerDescriptor`,
@@ -161,15 +176,23 @@ struct HandlerContext {
     let parametersLine: Int
     /// The `parameters:` array, one row per user line.
     let parameterRows: [RowContext<ParameterItem>]
-    /// `invoke` for synchronous handlers, `invokeAsync` for `async` ones.
+    /// `invoke` for synchronous handlers, `invokeAsync` for `async` ones and for those isolated to a
+    /// global actor (the shim hops to it).
     let invokeLabel: String
-    /// `true` for `async` handlers (the typed call is `async throws` and awaits `callBound`).
+    /// The shim closure's isolation: `@MainActor ` for a handler isolated to that global actor, else empty.
+    let shimIsolation: String
+    /// `true` for `async` handlers and those isolated to a global actor (the typed call is `async
+    /// throws` and awaits `callBound`).
     let isAsync: Bool
+    /// What follows the typed call's closure parameter: ` async throws` for a handler isolated to a
+    /// global actor (so the `async` `callBound` is chosen although the body does not `await`), else empty.
+    let callClosureEffects: String
     /// The closure parameter of the shim and of the typed call's `callBound` body: `arguments` (another
     /// name if a parameter is called so), `_` when the handler has no parameters.
     let argumentsName: String
-    /// `true` for instance handlers: the shim binds locals first, then evaluates `instance:`.
-    let isInstance: Bool
+    /// `true` when the shim binds the parameters to locals first: for instance handlers (then it
+    /// evaluates `instance:`) and when `callVariants` are needed.
+    let bindsLocals: Bool
     /// The user's line of the first parameter (where the locals are mapped).
     let localsLine: Int
     /// The locals of an instance handler, one row per user line.
@@ -183,6 +206,13 @@ struct HandlerContext {
     let callee: String
     /// The call's arguments, one row per user line.
     let callRows: [RowContext<ArgumentItem>]
+    /// `true` when the call depends on which parameters whose default the generated code cannot repeat
+    /// (`HandlerDeclaration.Parameter.isDefaultCopyable`) have a value: the shim then calls the function
+    /// in one of `callVariants`, leaving each such parameter without a value out so that Swift applies
+    /// its default.
+    let hasCallVariants: Bool
+    /// The branches, most arguments first, each on `callLine`: 2^n calls for n such parameters.
+    let callVariants: [CallVariant]
     /// The user's line the signatures of the reference and of the typed call are mapped to.
     let referenceLine: Int
     /// `true` when the reference and the typed call get their one-line doc comments: the

@@ -104,8 +104,13 @@ public final class Handler: Sendable {
     }
 
     /// Runs `body` with the handler's bound values as its arguments, for a generated typed call of
-    /// an `async` function (see the synchronous overload).
-    public func callBound(as id: String, _ body: (HandlerArguments) async throws -> Void) async throws {
+    /// an `async` function or of one isolated to a global actor (see the synchronous overload).
+    ///
+    /// It runs in the caller's isolation (`isolation`), so the typed call of a `@MainActor` handler,
+    /// itself on the main actor, passes its main-actor body and call-time values without sending them.
+    public func callBound(
+        as id: String, isolation: isolated (any Actor)? = #isolation, _ body: (HandlerArguments) async throws -> Void
+    ) async throws {
         guard id == self.id else { throw HandlerError.wrongHandler(handler: self.id, expected: id) }
         try await body(HandlerArguments(handlerID: self.id, bound: try activeBoundValues(), callTime: [:]))
     }

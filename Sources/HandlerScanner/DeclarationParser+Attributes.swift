@@ -103,7 +103,10 @@ extension DeclarationParser {
 
     // MARK: Attributes and modifiers
 
-    mutating func parseAttributesAndModifiers(into modifiers: inout [(word: String, token: Token)]) {
+    /// Skips attributes, noting a global actor one in `globalActor`, and collects the modifiers.
+    mutating func parseAttributesAndModifiers(
+        into modifiers: inout [(word: String, token: Token)], globalActor: inout String?
+    ) {
         while true {
             let token = peek()
             if token.kind == .at {
@@ -111,10 +114,14 @@ extension DeclarationParser {
                 let attributeName = peek()
                 guard attributeName.kind == .identifier else { continue }
                 take()
+                var name = text(attributeName)
+                var last = name
                 while peek().kind == .dot, peekSecond().kind == .identifier {
                     take()
-                    take()
+                    last = text(take())
+                    name += "." + last
                 }
+                if Self.isGlobalActor(last) { globalActor = name }
                 if peek().kind == .leftParen, !peek().newlineBefore { skipBalanced() }
                 continue
             }

@@ -6,6 +6,14 @@ struct HandlerSite {
     /// Whether an enclosing type declaration has generic parameters (`struct Box<T>`).
     var inGenericType = false
     var conditions: [HandlerDeclaration.Condition]
+    /// The most the enclosing declarations let a member be seen (`public` at file scope).
+    var accessCap = HandlerDeclaration.AccessLevel.public
+    /// A member's access level without a modifier: the extension's modifier, else `internal`.
+    var memberAccess = HandlerDeclaration.AccessLevel.internal
+    /// The global actor attribute of the enclosing type or extension, if any.
+    var scopeGlobalActor: String?
+    /// A global actor attribute written before `@handler` (`@MainActor @handler static func …`).
+    var attributeGlobalActor: String?
 }
 
 /// What parsing one `@handler` declaration produced.
@@ -105,7 +113,8 @@ struct DeclarationParser {
             return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: peek().start)
         }
         var modifiers: [(word: String, token: Token)] = []
-        parseAttributesAndModifiers(into: &modifiers)
+        var globalActor = site.attributeGlobalActor
+        parseAttributesAndModifiers(into: &modifiers, globalActor: &globalActor)
 
         let introducer = peek()
         guard isIdentifier(introducer, "func") else {
@@ -244,11 +253,23 @@ struct DeclarationParser {
         } else {
             id = functionName
         }
+        // Swift's effective access: the function's modifier (else its extension's default), capped by
+        // the enclosing declarations'.
+        let written = modifiers.lazy.compactMap { HandlerDeclaration.AccessLevel(modifier: $0.word) }.first
+        let access = min(written ?? site.memberAccess, site.accessCap)
+        let isNonisolated = modifiers.contains { $0.word == "nonisolated" }
         let declaration = HandlerDeclaration(
             file: file, line: position.line, column: position.column, id: id, hasExplicitID: explicitID != nil,
             type: typePath, name: functionName, kind: kind, instance: instance, isAsync: isAsync,
-            isThrows: isThrows, returnType: returnType, parameters: parameters, conditions: site.conditions)
+            isThrows: isThrows, returnType: returnType, parameters: parameters, conditions: site.conditions,
+            access: access, globalActor: isNonisolated ? nil : globalActor ?? (kind == .global ? nil : site.scopeGlobalActor))
         return ParsedHandler(declaration: declaration, diagnostics: diagnostics, headerEnd: headerEnd)
+    }
+
+    /// Whether an attribute name (its last component) is taken for a global actor: `MainActor`, or a
+    /// name ending in `Actor` other than `globalActor`. A lexical scanner cannot look the type up.
+    static func isGlobalActor(_ name: String) -> Bool {
+        name == "MainActor" || (name.hasSuffix("Actor") && name != "globalActor" && name.count > 5)
     }
 
     func spacesAfter(_ offset: Int) -> Int {

@@ -14,6 +14,13 @@ struct FileScanner {
         var isPrivate = false
         /// The type (or an enclosing one) has generic parameters: `struct Box<T>`.
         var isGeneric = false
+        /// The most a member can be seen: the lowest access level written on this declaration and the
+        /// enclosing ones (`public` where none is written on an extension).
+        var accessCap = HandlerDeclaration.AccessLevel.public
+        /// A member's access level when it has no modifier: an extension's own modifier, else `internal`.
+        var memberAccess = HandlerDeclaration.AccessLevel.internal
+        /// The global actor attribute written on this type or extension (`MainActor`), if any.
+        var globalActor: String?
         /// The `(`/`[` nesting when the brace opened, restored when it closes.
         var savedNesting = 0
         /// Byte offset of the `{`.
@@ -27,6 +34,10 @@ struct FileScanner {
         var nesting: Int
         var isPrivate: Bool
         var isGeneric = false
+        /// The access modifier written before the keyword, if any.
+        var access: HandlerDeclaration.AccessLevel?
+        /// The global actor attribute written before it, if any.
+        var globalActor: String?
         /// For extensions: the target's bytes as written, whitespace removed.
         var target: [UInt8] = []
         var collectingTarget = false
@@ -48,6 +59,14 @@ struct FileScanner {
     private var nesting = 0
     private var pending: PendingType?
     private var sawPrivate = false
+    /// The access modifier just seen, for the declaration that follows.
+    private var sawAccess: HandlerDeclaration.AccessLevel?
+    /// A global actor attribute (`@MainActor`) just seen, for the declaration that follows; cleared when
+    /// a declaration starts, and by `->` (so `var f: @MainActor () -> Void` does not count).
+    private var sawGlobalActor: String?
+    /// Names this file declares `private` or `fileprivate` (or inside a private type or extension):
+    /// generated code, in another file, cannot name them.
+    private var privateNames: Set<String> = []
     private var blocks: [ConditionalBlock] = []
     private var handledUntil = 0
     /// The previous token was a `.`: a keyword after it is a member name (`.init`, `.class`).
@@ -77,6 +96,7 @@ struct FileScanner {
             defer { afterDot = token.kind == .dot }
             switch token.kind {
             case .endOfFile:
+                markDefaultsNamingPrivateSymbols()
                 return
             case .identifier:
                 identifier(token)
@@ -94,11 +114,14 @@ struct FileScanner {
                 if pending?.collectingTarget == true, pending?.nesting == nesting { pending?.collectingTarget = false }
             case .semicolon:
                 pending = nil
-                sawPrivate = false
+                endModifiers()
             case .at:
                 attribute(token)
             case .pound:
                 directive(token)
+            case .op:
+                if sawGlobalActor != nil, lexer.bytesEqual(token.start, token.end, "->") { sawGlobalActor = nil }
+                appendToTarget(token)
             default:
                 appendToTarget(token)
             }
@@ -106,6 +129,14 @@ struct FileScanner {
     }
 
     // MARK: Declarations and scopes
+
+    /// Forgets the modifiers and attributes seen: the declaration they belong to has started.
+    @inline(__always)
+    private mutating func endModifiers() {
+        sawPrivate = false
+        sawAccess = nil
+        sawGlobalActor = nil
+    }
 
     @inline(__always)
     private mutating func identifier(_ token: Token) {
@@ -129,7 +160,8 @@ struct FileScanner {
         guard !afterDot, let keyword = Keywords.classify(lexer.bytes, token.start, token.end) else { return }
         switch keyword {
         case .struct, .enum, .protocol:
-            pending = PendingType(keyword: keyword, nesting: nesting, isPrivate: sawPrivate)
+            pending = PendingType(
+                keyword: keyword, nesting: nesting, isPrivate: sawPrivate, access: sawAccess, globalActor: sawGlobalActor)
         case .class, .actor:
             // `class func`, `class var`: a modifier. `actor` is contextual: `actor Name` only.
             var lookahead = lexer
@@ -138,25 +170,80 @@ struct FileScanner {
             if keyword == .actor, following.newlineBefore { return }
             let word = lexer.text(following)
             if Keywords.modifiers.contains(word) || Keywords.introducers.contains(word) { return }
-            pending = PendingType(keyword: keyword, nesting: nesting, isPrivate: sawPrivate)
+            pending = PendingType(
+                keyword: keyword, nesting: nesting, isPrivate: sawPrivate, access: sawAccess, globalActor: sawGlobalActor)
         case .extension:
             pending = PendingType(
-                keyword: keyword, name: "", nesting: nesting, isPrivate: sawPrivate, collectingTarget: true)
-        case .private, .fileprivate:
+                keyword: keyword, name: "", nesting: nesting, isPrivate: sawPrivate, access: sawAccess,
+                globalActor: sawGlobalActor, collectingTarget: true)
+        case .private, .fileprivate, .internal, .package, .public, .open:
+            // A modifier only before another word or an attribute: not `private(set)`, `open(path)` or
+            // `package = …`.
             var lookahead = lexer
-            if lookahead.next().kind != .leftParen { sawPrivate = true }  // not `private(set)`
+            let following = lookahead.next().kind
+            guard following == .identifier || following == .at else { return }
+            if keyword == .private || keyword == .fileprivate { sawPrivate = true }
+            sawAccess = HandlerDeclaration.AccessLevel(modifier: lexer.text(token))
         case .let, .var:
             // Not the end of a type header: `struct Vector<let count: Int>` (value generics).
-            sawPrivate = false
+            recordPrivateName()
+            endModifiers()
         case .import:
             pending = nil
-            sawPrivate = false
+            endModifiers()
             if scopes.count == 1, nesting == 0 { importDeclaration() }
             sawTestable = false
+        case .func, .typealias:
+            recordPrivateName()
+            pending = nil
+            endModifiers()
         default:
             pending = nil
-            sawPrivate = false
+            endModifiers()
         }
+    }
+
+    /// Whether a declaration starting here is private: written so, or in a private type or extension.
+    private var declaresPrivately: Bool {
+        sawPrivate || scopes[scopes.count - 1].isPrivate
+    }
+
+    /// After `let`, `var`, `func` or `typealias`: records the declared name if the declaration is private.
+    private mutating func recordPrivateName() {
+        guard declaresPrivately else { return }
+        var lookahead = lexer
+        let name = lookahead.next()
+        if name.kind == .identifier { privateNames.insert(lexer.text(name).replacingBackticks()) }
+    }
+
+    /// Marks the parameters of this file's handlers whose default value names a private symbol of the
+    /// file: generated code lets Swift apply those defaults (see
+    /// `HandlerDeclaration.Parameter.isDefaultCopyable`).
+    private mutating func markDefaultsNamingPrivateSymbols() {
+        for handlerIndex in handlers.indices {
+            for parameterIndex in handlers[handlerIndex].parameters.indices {
+                let parameter = handlers[handlerIndex].parameters[parameterIndex]
+                guard parameter.hasDefault, let value = parameter.defaultValue else { continue }
+                if !Self.words(in: value).isDisjoint(with: privateNames) {
+                    handlers[handlerIndex].parameters[parameterIndex].isDefaultCopyable = false
+                }
+            }
+        }
+    }
+
+    /// The identifier-like words of `text` (letters, digits and `_`, backticks dropped), members included.
+    static func words(in text: String) -> Set<String> {
+        var words: Set<String> = []
+        var word = ""
+        for character in text + " " {
+            if character.isLetter || character.isNumber || character == "_" {
+                word.append(character)
+            } else {
+                if let first = word.first, !first.isNumber { words.insert(word) }
+                word = ""
+            }
+        }
+        return words
     }
 
     /// `import Module`, `import kind Module.Symbol`: records the module with the current `#if` branches.
@@ -194,17 +281,25 @@ struct FileScanner {
                 path = name
             }
             if path.isEmpty { path = "_" }
+            let isPrivate = type.isPrivate || parent.isPrivate
+            if isPrivate, type.keyword != .extension { privateNames.insert(name.replacingBackticks()) }
+            // Swift: a type's members default to `internal`, an extension's to its own modifier; both
+            // are capped by the modifiers written around them (an extension without one caps nothing).
+            let isExtension = type.keyword == .extension
+            let written = type.access ?? (isExtension ? .public : .internal)
             scopes.append(
                 Scope(
                     kind: .type, path: path, isProtocol: type.keyword == .protocol, isLocal: isLocal,
-                    isPrivate: type.isPrivate || parent.isPrivate, isGeneric: type.isGeneric || parent.isGeneric,
-                    savedNesting: nesting, openOffset: offset))
+                    isPrivate: isPrivate, isGeneric: type.isGeneric || parent.isGeneric,
+                    accessCap: min(written, parent.accessCap),
+                    memberAccess: isExtension ? max(type.access ?? .internal, .fileprivate) : .internal,
+                    globalActor: type.globalActor, savedNesting: nesting, openOffset: offset))
         } else {
             scopes.append(
                 Scope(kind: .code, isLocal: true, isPrivate: parent.isPrivate, savedNesting: nesting, openOffset: offset))
         }
         pending = nil
-        sawPrivate = false
+        endModifiers()
         nesting = 0
     }
 
@@ -214,7 +309,7 @@ struct FileScanner {
             scopes.removeLast()
         }
         pending = nil
-        sawPrivate = false
+        endModifiers()
     }
 
     // MARK: Conditional compilation
@@ -272,6 +367,10 @@ struct FileScanner {
             sawTestable = true
             return
         }
+        if let actor = globalActorName(startingAt: name, lookahead) {
+            sawGlobalActor = actor
+            return
+        }
         if lookahead.token(name, is: "HandlerKit") {
             // Module-qualified: `@HandlerKit.handler`.
             let dot = lookahead.next()
@@ -287,13 +386,37 @@ struct FileScanner {
         case .code: context = .local
         case .type: context = scope.isLocal ? .local : .type(path: scope.path ?? "_", isProtocol: scope.isProtocol)
         }
+        let isType = scope.kind == .type
         let site = HandlerSite(
-            context: context, inPrivateScope: scope.kind == .type && scope.isPrivate,
-            inGenericType: scope.kind == .type && scope.isGeneric, conditions: blocks.map(\.current))
+            context: context, inPrivateScope: isType && scope.isPrivate,
+            inGenericType: isType && scope.isGeneric, conditions: blocks.map(\.current),
+            accessCap: isType ? scope.accessCap : .public, memberAccess: isType ? scope.memberAccess : .internal,
+            scopeGlobalActor: isType ? scope.globalActor : nil, attributeGlobalActor: sawGlobalActor)
         var parser = DeclarationParser(lexer: lookahead, lines: lines, file: file)
         let parsed = parser.parse(attributeStart: at.start, handlerEnd: name.end, site: site)
         handledUntil = parsed.headerEnd
+        endModifiers()
         if let declaration = parsed.declaration { handlers.append(declaration) }
         diagnostics.append(contentsOf: parsed.diagnostics)
+    }
+
+    /// The attribute's name if it is a global actor: `MainActor`, or a name ending in `Actor`
+    /// (`DatabaseActor`, `Storage.DatabaseActor`), but not `globalActor` itself. Compares bytes, so
+    /// other attributes cost no `String`.
+    private func globalActorName(startingAt name: Token, _ lookahead: Lexer) -> String? {
+        var copy = lookahead
+        var last = name
+        while true {
+            var probe = copy
+            guard probe.next().kind == .dot else { break }
+            let part = probe.next()
+            guard part.kind == .identifier else { break }
+            last = part
+            copy = probe
+        }
+        guard last.end - last.start > 5, lexer.bytesEqual(last.end - 5, last.end, "Actor"),
+            !lexer.bytesEqual(last.start, last.end, "globalActor")
+        else { return nil }
+        return lexer.text(from: name.start, to: last.end)
     }
 }

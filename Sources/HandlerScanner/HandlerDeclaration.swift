@@ -13,6 +13,35 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
         case global
     }
 
+    /// An access level, in increasing order of visibility (`open` counts as `public`: generated
+    /// members are not overridable).
+    public enum AccessLevel: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+        case `private`, `fileprivate`, `internal`, `package`, `public`
+
+        public static func < (lhs: AccessLevel, rhs: AccessLevel) -> Bool {
+            lhs.rank < rhs.rank
+        }
+
+        private var rank: Int {
+            switch self {
+            case .private: 0
+            case .fileprivate: 1
+            case .internal: 2
+            case .package: 3
+            case .public: 4
+            }
+        }
+
+        /// The level a modifier word names (`open` → `public`), or `nil` for another word.
+        public init?(modifier: String) {
+            if modifier == "open" {
+                self = .public
+            } else {
+                self.init(rawValue: modifier)
+            }
+        }
+    }
+
     /// The source file, as given to the scanner (made relative by the caller where needed).
     public var file: String
     /// 1-based line of the `@handler` attribute.
@@ -37,11 +66,24 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
     public var parameters: [Parameter]
     /// The `#if` / `#elseif` / `#else` conditions the declaration sits under, outermost first.
     public var conditions: [Condition]
+    /// The function's effective access level, as Swift works it out from the declaration: its own
+    /// modifier (else the default its extension's modifier gives, else `internal`), capped by the
+    /// modifiers of the enclosing type declarations and extension as written (a type without one is
+    /// `internal`). The type an extension extends is declared elsewhere and not seen: a `public` method
+    /// in `extension InternalType` stays `public` here, which Swift accepts for the generated members
+    /// as it does for the method.
+    public var access: AccessLevel
+    /// The global actor the function is isolated to, as written (`MainActor`, `Storage.DatabaseActor`):
+    /// an attribute of the function, else of its enclosing type or extension, unless the function is
+    /// `nonisolated`. An attribute counts as a global actor when its name is `MainActor` or ends in
+    /// `Actor`. Isolation Swift only infers (from a superclass or a conformance) is not seen.
+    public var globalActor: String?
 
     public init(
         file: String, line: Int, column: Int, id: String, hasExplicitID: Bool, type: String?,
         name: String, kind: Kind, instance: String?, isAsync: Bool, isThrows: Bool,
-        returnType: String?, parameters: [Parameter], conditions: [Condition]
+        returnType: String?, parameters: [Parameter], conditions: [Condition],
+        access: AccessLevel = .internal, globalActor: String? = nil
     ) {
         self.file = file
         self.line = line
@@ -57,6 +99,8 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
         self.returnType = returnType
         self.parameters = parameters
         self.conditions = conditions
+        self.access = access
+        self.globalActor = globalActor
     }
 
     /// One parameter of a handler function.
@@ -76,10 +120,15 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
         public var defaultValue: String?
         /// 1-based line of the parameter's name.
         public var line: Int
+        /// `false` when generated code, in another file, cannot repeat the default value: it names a
+        /// symbol the file declares `private` or `fileprivate` (or declares in a private type or
+        /// extension; any word of the value counts, so a false match only costs a longer shim).
+        /// Generated code then omits the argument, so Swift applies the default itself.
+        public var isDefaultCopyable: Bool
 
         public init(
             label: String, name: String, type: String, isOptional: Bool, hasDefault: Bool,
-            defaultValue: String?, line: Int
+            defaultValue: String?, line: Int, isDefaultCopyable: Bool = true
         ) {
             self.label = label
             self.name = name
@@ -88,6 +137,7 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
             self.hasDefault = hasDefault
             self.defaultValue = defaultValue
             self.line = line
+            self.isDefaultCopyable = isDefaultCopyable
         }
 
         /// A mandatory parameter is neither optional nor defaulted (HANDLERKIT.md §2).

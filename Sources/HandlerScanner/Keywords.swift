@@ -5,8 +5,9 @@ enum Keyword: UInt8 {
     // Other declarations: they end any pending type header.
     case `func`, `var`, `let`, `init`, `subscript`, `case`, `typealias`, `import`, `deinit`,
         `associatedtype`, `operator`, `precedencegroup`, `macro`
-    // Access levels that make an enclosing type private.
-    case `private`, `fileprivate`
+    // Access levels: `private`/`fileprivate` make an enclosing type private; the others cap or set
+    // the access of the generated members.
+    case `private`, `fileprivate`, `internal`, `package`, `public`, `open`
 }
 
 enum Keywords {
@@ -37,6 +38,7 @@ enum Keywords {
             if word == 0x65736163 { return .case }
             if word == 0x6D756E65 { return .enum }
             if word == 0x74696E69 { return .`init` }
+            if word == 0x6E65706F { return .open }
         case 5:
             if word == 0x7373616C63 { return .class }
             if word == 0x726F746361 { return .actor }
@@ -44,12 +46,15 @@ enum Keywords {
         case 6:
             if word == 0x746375727473 { return .struct }
             if word == 0x74726F706D69 { return .import }
+            if word == 0x63696C627570 { return .public }
             if word == 0x74696E696564 { return .deinit }
         case 7:
             if word == 0x65746176697270 { return .private }
+            if word == 0x6567616B636170 { return .package }
         case 8:
             if word == 0x6C6F636F746F7270 { return .protocol }
             if word == 0x726F74617265706F { return .operator }
+            if word == 0x6C616E7265746E69 { return .internal }
         default:
             break
         }

@@ -14,7 +14,7 @@ enum FirstProcess {
             try Greeter.greetHandler(name: "Ada"),
             try Mailbox.deliverHandler(account: Account(name: "ada"), subject: "Welcome to HandlerKit"),
             try Downloads.fetchHandler(url: "https://example.com/report.pdf"),
-            try Upload.progressHandler(file: "report.pdf", invalidation: "Upload.cancelled"),
+            try Upload.progressHandler(file: "report.pdf", invalidation: Upload.cancelledHandlerID),
         ]
         for handler in handlers { Say.line("  \(handler)") }
 

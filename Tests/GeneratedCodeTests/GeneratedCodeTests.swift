@@ -23,9 +23,9 @@ import Testing
 
     @Test func tableHoldsEveryActiveHandlerAndNoInactiveOne() {
         #expect(registry.registeredIDs.sorted() == [
-            "Carbons.enabled", "Conditional.active", "Conditional.fallback", "OMEMO.bundleFetched",
-            "Outer.Inner.convert", "Outer.Inner.wait", "Service.restart", "Session.send", "chain", "cleanup.v1", "greet",
-            "ping",
+            "Banner.show", "Carbons.enabled", "Conditional.active", "Conditional.fallback", "OMEMO.bundleFetched",
+            "Outer.Inner.convert", "Outer.Inner.wait", "Paging.fetch", "Screens.dismiss", "Screens.present",
+            "Service.restart", "Session.send", "chain", "cleanup.v1", "greet", "ping",
         ])
     }
 

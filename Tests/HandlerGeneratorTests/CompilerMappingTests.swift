@@ -33,10 +33,14 @@ import Testing
             public mutating func bind<T: Encodable & Sendable>(_ name: String, _ value: T?) {}
             public mutating func bind<T>(_ name: String, _ value: T?) {}
         }
+        public struct HandlerID: Sendable, Hashable {
+            public let id: String
+            public init(_ id: String) { self.id = id }
+        }
         public final class Handler: Sendable {
             public init(id: String, bound: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
             public func callBound(as id: String, _ body: (HandlerArguments) throws -> Void) throws {}
-            public func callBound(as id: String, _ body: (HandlerArguments) async throws -> Void) async throws {}
+            public func callBound(as id: String, isolation: isolated (any Actor)? = #isolation, _ body: (HandlerArguments) async throws -> Void) async throws {}
         }
         """
 
@@ -65,6 +69,39 @@ import Testing
 
         @MainActor enum Screen {
             @handler static func show(title: String) async {}
+        }
+
+        /// Isolated to the main actor by the function's attribute, by its extension's, and a
+        /// `nonisolated` one in a main-actor type; a parameter type that is not `Sendable`.
+        final class Canvas {}
+
+        enum Banner {
+            @MainActor @handler
+            static func flash(text: String, on canvas: Canvas? = nil) {}
+        }
+
+        @MainActor extension Banner {
+            @handler static func hide(after seconds: Double) async throws {}
+        }
+
+        @MainActor enum Panel {
+            @handler nonisolated static func log(line: String) {}
+        }
+
+        @handler @MainActor
+        func refresh(all: Bool) {}
+
+        /// Defaults the generated code cannot repeat (private symbols), left to Swift.
+        enum Paging {
+            private static let pageSize = 25
+
+            @handler
+            static func fetch(page: Int,
+                              size: Int = pageSize, order: String = Paging.order, caller: String = #function) {}
+        }
+
+        private extension Paging {
+            static let order = "date"
         }
 
         enum Closures {
@@ -105,8 +142,10 @@ import Testing
     }
 
     /// Type-checks `user` (with the `@handler` attributes blanked out: the stub has no macro) and the file generated
-    /// from it; returns the compiler's diagnostics.
-    func compile(user: String) throws -> (status: Int32, output: String) {
+    /// from it; returns the compiler's diagnostics. With `client`, module `App` (those two files, in
+    /// package `Shop`) is built first, and the result is that of `client`, module `Client` of package
+    /// `clientPackage`, which imports it.
+    func compile(user: String, client: String? = nil, clientPackage: String = "Shop") throws -> (status: Int32, output: String) {
         let swiftc = try #require(Self.swiftc)
         let directory = FileManager.default.temporaryDirectory.appending(path: "handlergen-compile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -121,8 +160,34 @@ import Testing
         let stub = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "HandlerKit",
                                     "-emit-module-path", "HandlerKit.swiftmodule", "HandlerKit.swift"], in: directory)
         #expect(stub.status == 0, "\(stub.output)")
-        return try run(swiftc, ["-swift-version", "6", "-typecheck", "-I", ".", "-module-name", "App",
-                                "User.swift", "Generated.swift"], in: directory)
+        guard let client else {
+            return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "App",
+                                    "User.swift", "Generated.swift"], in: directory)
+        }
+        let library = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "App",
+                                       "-package-name", "Shop", "-emit-module-path", "App.swiftmodule", "-I", ".",
+                                       "User.swift", "Generated.swift"], in: directory)
+        #expect(library.status == 0, "\(library.output)")
+        try Data(client.utf8).write(to: directory.appending(path: "Client.swift"))
+        return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "Client",
+                                "-package-name", clientPackage, "Client.swift"], in: directory)
+    }
+
+    /// Compiles `source`, which must build without a warning.
+    func expectCompiles(_ source: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try compile(user: source)
+        #expect(result.status == 0, "\(result.output)", sourceLocation: sourceLocation)
+        #expect(!result.output.contains("warning:"), "\(result.output)", sourceLocation: sourceLocation)
+    }
+
+    /// Compiles each of `sources`, which must fail with errors in the user's file only.
+    func expectErrorsAtTheUser(_ sources: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for source in sources {
+            let result = try compile(user: source)
+            #expect(result.status != 0, sourceLocation: sourceLocation)
+            let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)", sourceLocation: sourceLocation)
+        }
     }
 
     func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
@@ -185,30 +250,145 @@ import Testing
             }
 
             """
-        let ok = try compile(user: valid)
-        #expect(ok.status == 0, "\(ok.output)")
-        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+        try expectCompiles(valid)
 
         let wrongType = valid.replacingOccurrences(of: "limit: 3, note: nil", with: "limit: \"3\", note: nil")
         let misspelt = valid.replacingOccurrences(of: "title: \"t\"", with: "titel: \"t\"")
         let withoutAwait = valid.replacingOccurrences(of: "try await OMEMO.", with: "try OMEMO.")
         let otherHandler = valid.replacingOccurrences(of: "callSendHandler_3(handler, text:", with: "callSendHandler_2(handler, text:")
-        for source in [wrongType, misspelt, withoutAwait, otherHandler] {
-            let result = try compile(user: source)
-            #expect(result.status != 0)
-            let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)")
-        }
+        try expectErrorsAtTheUser([wrongType, misspelt, withoutAwait, otherHandler])
+    }
+
+    /// Issue 9: the helpers of a `public` handler (or one in a `public extension`) are public, those
+    /// of a `package` handler are visible in the package, the others stay internal.
+    @Test(.enabled(if: swiftc != nil)) func helpersTakeTheHandlersAccessLevelAcrossModules() throws {
+        let library = """
+            import HandlerKit
+
+            public struct Item: Codable, Sendable { public init() {} }
+
+            public enum Feed {
+                @handler public static func fetched(item: Item) {}
+                @handler static func audited(entry: String) {}
+            }
+
+            public extension Feed {
+                @handler static func cleared(count: Int) {}
+            }
+
+            public enum Admin {
+                @handler package static func reset(level: Int) {}
+            }
+
+            @MainActor public enum Badge {
+                @handler public static func bumped(by amount: Int) {}
+            }
+
+            @handler public func ping() {}
+
+            """
+        let client = """
+            import App
+            import HandlerKit
+
+            func use(_ handler: Handler) async throws {
+                _ = try Feed.fetchedHandler(item: Item(), invalidation: Feed.clearedHandlerID)
+                try Feed.callFetchedHandler(handler, item: Item())
+                _ = try Feed.clearedHandler(count: 1)
+                try await Badge.callBumpedHandler(handler, amount: 1)
+                _ = try pingHandler(invalidation: pingHandlerID)
+                _ = try Admin.resetHandler(level: 1)
+            }
+
+            """
+        let ok = try compile(user: library, client: client)
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(!ok.output.contains("warning:"), "\(ok.output)")
+
+        let internalHelper = try compile(user: library, client: client + "let audited = try? Feed.auditedHandler(entry: \"x\")\n")
+        #expect(internalHelper.status != 0)
+        #expect(internalHelper.output.contains("'auditedHandler' is inaccessible due to 'internal' protection level"), "\(internalHelper.output)")
+
+        let otherPackage = try compile(user: library, client: client, clientPackage: "Elsewhere")
+        #expect(otherPackage.status != 0)
+        let errors = otherPackage.output.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.count == 1 && errors.allSatisfy { $0.contains("'resetHandler' is inaccessible due to 'package' protection level") },
+                "\(otherPackage.output)")
+    }
+
+    /// HANDLERKIT.md §3 with issue 9: a generated id stands for an invalidation target, so a misspelt
+    /// one (or a plain string) does not compile.
+    @Test(.enabled(if: swiftc != nil)) func invalidationTargetsAreCompilerChecked() throws {
+        let valid = Self.userSource + """
+            func make() throws {
+                _ = try Carbons.enabledHandler(iq: Carbons.IQ(), invalidation: Screen.showHandlerID)
+                _ = try cleanUpHandler(reason: "r", invalidation: refreshHandlerID)
+                _ = try Carbons.enabledHandler(invalidation: HandlerID("dynamic.id"))
+            }
+
+            """
+        try expectCompiles(valid)
+
+        let misspelt = valid.replacingOccurrences(of: "Screen.showHandlerID", with: "Screen.shwoHandlerID")
+        let string = valid.replacingOccurrences(of: "invalidation: refreshHandlerID", with: "invalidation: \"refresh\"")
+        try expectErrorsAtTheUser([misspelt, string])
+    }
+
+    /// Handlers isolated to the main actor: their typed calls are isolated to it and `async`.
+    @Test(.enabled(if: swiftc != nil)) func globalActorHandlersAreCalledOnTheirActor() throws {
+        let valid = Self.userSource + """
+            func call(_ handler: Handler) async throws {
+                try await Banner.callFlashHandler(handler, text: "t")
+                try await Banner.callHideHandler(handler, seconds: 1)
+                try Panel.callLogHandler(handler, line: "l")
+                try await callRefreshHandler(handler, all: true)
+            }
+
+            @MainActor func callOnTheMainActor(_ handler: Handler) async throws {
+                try await Banner.callFlashHandler(handler, text: "t", canvas: Canvas())
+            }
+
+            """
+        try expectCompiles(valid)
+
+        // The typed call of a handler on the main actor is `async`.
+        let withoutAwait = valid.replacingOccurrences(of: "try await Banner.callFlashHandler(handler, text: \"t\")",
+                                                     with: "try Banner.callFlashHandler(handler, text: \"t\")")
+        try expectErrorsAtTheUser([withoutAwait])
+    }
+
+    /// Isolation Swift infers (here from a main-actor superclass) is not seen by the scanner: the
+    /// compiler's error is reported at the user's declaration, which the README's fix (`@MainActor` on
+    /// the function) resolves.
+    @Test(.enabled(if: swiftc != nil)) func inferredIsolationIsReportedAtTheUsersLine() throws {
+        let inferred = Self.userSource + """
+            @MainActor class Controller {}
+
+            final class DetailController: Controller {
+                @handler
+                static func tapped(row: Int) {}
+            }
+
+            """
+        let lines = inferred.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = try #require(lines.firstIndex { $0.contains("static func tapped") }) + 1
+        let result = try compile(user: inferred)
+        #expect(result.status != 0)
+        let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
+        #expect(errors.contains { $0.hasPrefix("User.swift:\(line):") && $0.contains("main actor") }, "\(result.output)")
+        #expect(!errors.contains { $0.hasPrefix("Generated.swift") }, "\(result.output)")
+
+        try expectCompiles(inferred.replacingOccurrences(of: "static func tapped", with: "@MainActor static func tapped"))
     }
 
     @Test(.enabled(if: swiftc != nil)) func errorsInADefaultValueAndInstanceExpressionPointAtTheUser() throws {
         let broken = Self.userSource
-            .replacingOccurrences(of: "static let defaultLimit", with: "private static let defaultLimit")
+            .replacingOccurrences(of: "limit: Int = defaultLimit", with: "limit: Int = defaultLimitt")
             .replacingOccurrences(of: "instance: \"account.omemo\"", with: "instance: \"account.omemoo\"")
         let result = try compile(user: broken)
         #expect(result.status != 0)
         let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-        #expect(errors.contains { $0.hasPrefix("User.swift:17:") && $0.contains("defaultLimit") }, "\(result.output)")
+        #expect(errors.contains { $0.hasPrefix("User.swift:17:") && $0.contains("defaultLimitt") }, "\(result.output)")
         #expect(errors.contains { $0.hasPrefix("User.swift:6:") && $0.contains("omemoo") }, "\(result.output)")
         #expect(!errors.contains { $0.hasPrefix("Generated.swift") }, "\(result.output)")
     }

@@ -16,6 +16,25 @@ import Testing
             """)
     }
 
+    /// Each parameter whose default names a private symbol doubles the shim's calls: a fourth is refused
+    /// at its line, with the fix.
+    @Test func moreThanThreeDefaultsNamingPrivateSymbolsAreRefused() throws {
+        let parameters = (1...4).map { index in
+            ModelFixtures.hidden(ModelFixtures.parameter("p\(index)", "Int", default: "secret\(index)", line: 10 + index))
+        }
+        let handler = ModelFixtures.handler(file: "P.swift", line: 10, type: "P", name: "f", kind: .static, parameters: parameters)
+        let error = #expect(throws: GeneratorError.self) {
+            try HandlerGenerator(moduleName: "App").generate(ScanResult(handlers: [handler]))
+        }
+        #expect(error?.diagnostics.count == 1)
+        let message = error?.description ?? ""
+        #expect(message.hasPrefix("P.swift:14:1: error: the default value of 'p4' names a private or fileprivate symbol"), "\(message)")
+        #expect(message.contains("make the symbol internal"), "\(message)")
+        _ = try HandlerGenerator(moduleName: "App").generate(ScanResult(handlers: [
+            ModelFixtures.handler(file: "P.swift", line: 10, type: "P", name: "f", kind: .static, parameters: Array(parameters.prefix(3)))
+        ]))
+    }
+
     @Test func scannerErrorsArePassedOn() throws {
         let scan = SourceScanner.scan(source: "enum E {\n    @handler\n    private static func f() {}\n}\n", file: "E.swift")
         #expect(scan.hasErrors)

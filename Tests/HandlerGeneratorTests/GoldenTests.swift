@@ -16,6 +16,15 @@ import Testing
         try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/ChatWithoutSourceLocations.swift")
     }
 
+    @Test func accessLevelsGlobalActorsAndPrivateDefaults() throws {
+        let text = try HandlerGenerator(moduleName: "Chat").generate(ScanResult(handlers: ModelFixtures.accessAndIsolation))
+        try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/AccessAndIsolation.swift")
+        // One id under exclusive `#if` branches: one name for its id value, whichever branch is active.
+        #expect(text.components(separatedBy: "static var toggleHandlerID: HandlerID").count == 3)
+        #expect(!text.contains("toggleHandlerID_2"))
+        #expect(text.components(separatedBy: "static func callToggleHandler(").count == 3)
+    }
+
     @Test func moduleWithoutHandlers() throws {
         let text = try HandlerGenerator(moduleName: "URLTools").generate(ScanResult())
         try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/Empty.swift")

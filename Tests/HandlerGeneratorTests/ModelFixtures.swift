@@ -110,3 +110,69 @@ extension ModelFixtures {
         ),
     ]
 }
+
+extension ModelFixtures {
+    /// Issue 9: access levels, handlers isolated to a global actor, and defaults that name private
+    /// symbols of their file (left to Swift through call variants).
+    static let accessAndIsolation: [HandlerDeclaration] = [
+        access(.public, handler(
+            file: "Sources/Chat/Feed.swift", line: 4, type: "Feed", name: "itemsFetched", kind: .static,
+            parameters: [parameter("items", "[Item]", line: 5), parameter("page", "Int", default: "1", line: 5)]
+        )),
+        access(.package, handler(file: "Sources/Chat/Admin.swift", line: 2, column: 1, type: nil, name: "reset", kind: .global)),
+        isolated(access(.public, handler(
+            file: "Sources/Chat/Badge.swift", line: 8, type: "Badge", name: "bumped", kind: .static,
+            parameters: [parameter("amount", "Int", label: "by", line: 9)]
+        ))),
+        isolated(handler(
+            file: "Sources/Chat/Screen.swift", line: 12, type: "Screen", name: "present", kind: .instance,
+            instance: "account.screen", async: true,
+            parameters: [
+                parameter("account", "Account", line: 13),
+                hidden(parameter("title", "String", default: "fallbackTitle", line: 14)),
+            ]
+        ), actor: "Storage.DatabaseActor"),
+        oneIDUnderExclusiveBranches[0], oneIDUnderExclusiveBranches[1],
+        handler(
+            file: "Sources/Chat/Paging.swift", line: 20, type: "Paging", name: "fetch", kind: .static, throws: true,
+            parameters: [
+                parameter("page", "Int", line: 21),
+                hidden(parameter("size", "Int", default: "pageSize", line: 22)),
+                parameter("sort", "String", default: "\"date\"", line: 22),
+                hidden(parameter("filter", "Filter?", optional: true, default: "Filter.unread", line: 23)),
+            ]
+        ),
+    ]
+
+    /// One id under exclusive `#if` branches: its two declarations share `toggleHandlerID`.
+    static let oneIDUnderExclusiveBranches: [HandlerDeclaration] = [
+        handler(
+            file: "Sources/Chat/Flags.swift", line: 3, type: "Flags", name: "toggle", kind: .static,
+            parameters: [parameter("on", "Bool", line: 4)],
+            conditions: [Condition(branch: .if, expression: "os(Linux)", precedingExpressions: [])]
+        ),
+        handler(
+            file: "Sources/Chat/Flags.swift", line: 8, type: "Flags", name: "toggle", kind: .static,
+            parameters: [parameter("on", "Bool", line: 9)],
+            conditions: [Condition(branch: .else, expression: "", precedingExpressions: ["os(Linux)"])]
+        ),
+    ]
+
+    static func access(_ level: HandlerDeclaration.AccessLevel, _ handler: HandlerDeclaration) -> HandlerDeclaration {
+        var handler = handler
+        handler.access = level
+        return handler
+    }
+
+    static func isolated(_ handler: HandlerDeclaration, actor: String = "MainActor") -> HandlerDeclaration {
+        var handler = handler
+        handler.globalActor = actor
+        return handler
+    }
+
+    static func hidden(_ parameter: Parameter) -> Parameter {
+        var parameter = parameter
+        parameter.isDefaultCopyable = false
+        return parameter
+    }
+}

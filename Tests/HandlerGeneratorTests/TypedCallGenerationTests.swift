@@ -114,7 +114,7 @@ import Testing
         #expect(text.contains(
             "try Names.fetch(limit: limit_ ?? arguments.value(\"limit\", default: limit), page: page ?? arguments.value(\"page\", default: Names.page))"))
         // The reference binds by the parameter's name, as before.
-        #expect(text.contains("func fetchHandler(limit: Int? = nil, page: Int? = nil, invalidation: String? = nil"))
+        #expect(text.contains("func fetchHandler(limit: Int? = nil, page: Int? = nil, invalidation: HandlerID? = nil"))
     }
 
     /// An instance handler without parameters binds no locals: no line of mere indentation and no

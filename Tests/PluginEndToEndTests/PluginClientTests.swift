@@ -6,7 +6,7 @@ import Testing
 @Suite(.timeLimit(.minutes(30)))
 struct PluginClientTests {
     /// The `ok:` lines `PluginClient` prints: one per form of handler, one for a typed call and one per
-    /// error case.
+    /// error case; ChatKit's handlers are created and called from PluginClient, another module.
     static let expectedLines = [
         "ok: Carbons.enabled account=ada limit=10 note=hi",
         "ok: Session.ended account=ada why=logout",
@@ -22,9 +22,21 @@ struct PluginClientTests {
         "ok: Conditional.active value=7",
         "ok: Points.moved x=1.5 y=-0.0 tag=-7 direction=2",
         "ok: a handler under a false #if throws: unknown handler id 'Conditional.inactive'",
+        // Issue 9: helpers of another module's public and package handlers, main-actor handlers, a
+        // default naming a private constant.
+        #"ok: Feed.itemsFetched items=["i1", "i2"] page=2"#,
+        "ok: Feed.cleared count=2",
+        "ok: Moderation.muted user=bob minutes=5",
+        "ok: Badge.bumped count=2",
+        "ok: Badge.bumped count=5",
+        "ok: Banner.show text=hello shown=1",
+        "ok: a sync call of a main-actor handler throws: handler 'Banner.show' is async",
+        "ok: Toast.pop message=typed",
+        "ok: Paging.fetch page=1 size=30",
+        "ok: Paging.fetch page=1 size=5",
         "ok: a missing mandatory argument throws: handler 'Carbons.enabled': missing mandatory argument 'account'",
         "ok: a bound value of the wrong type in JSON throws: handler 'Carbons.enabled': argument 'limit' expects Int",
-        "PluginClient: all 16 checks passed",
+        "PluginClient: all 26 checks passed",
     ]
 
     @Test func clientBuiltThroughThePluginRunsEveryForm() async throws {
@@ -34,8 +46,9 @@ struct PluginClientTests {
         let run = try await Subprocess.run(builds.executable, [], timeLimit: 120)
         #expect(run.status == 0, "PluginClient failed:\n\(run.output)")
         #expect(run.lines.first?.hasPrefix(
-            "registered: Carbons.enabled, Conditional.active, OMEMO.bundleFetched, Outer.Inner.convert, "
-                + "Points.moved, Service.restart, Session.ended, cleanup.v1, ping") == true,
+            "registered: Badge.bumped, Banner.show, Carbons.enabled, Conditional.active, Feed.audited, Feed.cleared, "
+                + "Feed.itemsFetched, Moderation.muted, OMEMO.bundleFetched, Outer.Inner.convert, Paging.fetch, "
+                + "Points.moved, Service.restart, Session.ended, Toast.pop, cleanup.v1, ping") == true,
             "\(run.output)")
         for expected in Self.expectedLines {
             #expect(run.lines.contains { $0.hasPrefix(expected) }, "missing '\(expected)' in:\n\(run.output)")

@@ -32,12 +32,15 @@ extension Geometry {
         })
     }
 
+    /// The id of `Geometry.collect` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var collectHandlerID: HandlerID { HandlerID("Geometry.collect") }
+
     /// A new `Handler` for `Geometry.collect` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func collectHandler(points: [HKPoint]? = nil, state: HKState? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func collectHandler(points: [HKPoint]? = nil, state: HKState? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("points", points)
         bindings.bind("state", state)
-        return try Handler(id: "Geometry.collect", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Geometry.collect", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.collect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -59,14 +62,17 @@ extension Geometry {
         })
     }
 
+    /// The id of `Geometry.inspect` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var inspectHandlerID: HandlerID { HandlerID("Geometry.inspect") }
+
     /// A new `Handler` for `Geometry.inspect` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func inspectHandler(everything: HKEverything? = nil, color: HKColor? = nil, mode: HKMode? = nil, line: CFixtureTypes.HKLine? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func inspectHandler(everything: HKEverything? = nil, color: HKColor? = nil, mode: HKMode? = nil, line: CFixtureTypes.HKLine? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("everything", everything)
         bindings.bind("color", color)
         bindings.bind("mode", mode)
         bindings.bind("line", line)
-        return try Handler(id: "Geometry.inspect", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Geometry.inspect", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.inspect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -88,11 +94,14 @@ extension Geometry {
         })
     }
 
+    /// The id of `Geometry.label` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var labelHandlerID: HandlerID { HandlerID("Geometry.label") }
+
     /// A new `Handler` for `Geometry.label` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func labelHandler(label: HKLabel? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func labelHandler(label: HKLabel? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("label", label)
-        return try Handler(id: "Geometry.label", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Geometry.label", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.label`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -114,12 +123,15 @@ extension Geometry {
         })
     }
 
+    /// The id of `Geometry.move` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var moveHandlerID: HandlerID { HandlerID("Geometry.move") }
+
     /// A new `Handler` for `Geometry.move` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func moveHandler(point: HKPoint? = nil, offset: Double? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func moveHandler(point: HKPoint? = nil, offset: Double? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("point", point)
         bindings.bind("offset", offset)
-        return try Handler(id: "Geometry.move", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Geometry.move", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.move`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).

@@ -4,7 +4,8 @@
 // with @handler in every form and lets the build plugin generate their registration. PluginEndToEndTests
 // copies this folder, builds it with `swift build` and checks what `PluginClient` prints; building
 // `MisuseClient` must fail with the generator's error at the private handler's line; `ImportsClient`
-// must build (handlers taking Foundation types).
+// must build (handlers taking Foundation types). `ChatKit` is a library whose public and package
+// handlers `PluginClient` creates and calls through their generated helpers.
 import Foundation
 import PackageDescription
 
@@ -22,7 +23,13 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "PluginClient",
-            dependencies: ["ClientCTypes", .product(name: "HandlerKit", package: handlerKitIdentity)],
+            dependencies: ["ClientCTypes", "ChatKit", .product(name: "HandlerKit", package: handlerKitIdentity)],
+            plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
+        ),
+        // A feature module: handlers used from another module.
+        .target(
+            name: "ChatKit",
+            dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
             plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
         ),
         // C structs and enums that PluginClient's handlers bind.

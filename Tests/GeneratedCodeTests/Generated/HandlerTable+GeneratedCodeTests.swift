@@ -11,7 +11,8 @@ extension HandlerTable {
     /// Every `@handler` function of module `GeneratedCodeTests`.
     public static let generatedCodeTests: HandlerTable = {
         var handlers: [HandlerDescriptor] = []
-        handlers.reserveCapacity(14)
+        handlers.reserveCapacity(18)
+        handlers.append(Banner.showHandlerDescriptor())
         handlers.append(Carbons.enabledHandlerDescriptor())
         #if os(Linux) || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(Windows)
         handlers.append(Conditional.activeHandlerDescriptor())
@@ -28,6 +29,9 @@ extension HandlerTable {
         handlers.append(OMEMO.bundleFetchedHandlerDescriptor())
         handlers.append(Outer.Inner.convertHandlerDescriptor())
         handlers.append(Outer.Inner.waitHandlerDescriptor())
+        handlers.append(Paging.fetchHandlerDescriptor())
+        handlers.append(Screens.dismissHandlerDescriptor())
+        handlers.append(Screens.presentHandlerDescriptor())
         handlers.append(Service.restartHandlerDescriptor())
         handlers.append(Session.sendHandlerDescriptor())
         handlers.append(chainHandlerDescriptor())
@@ -36,6 +40,35 @@ extension HandlerTable {
         handlers.append(pingHandlerDescriptor())
         return HandlerTable(module: "GeneratedCodeTests", handlers: handlers)
     }()
+}
+
+// MARK: Banner.show
+
+extension Banner {
+    /// The registry entry of `Banner.show`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func showHandlerDescriptor() -> HandlerDescriptor {
+        let parameters: [HandlerParameter] = [.required("text", String.self)]
+        return HandlerDescriptor(id: "Banner.show", parameters: parameters, invokeAsync: { @MainActor arguments in
+            try Banner.show(text: arguments.required("text"))
+        })
+    }
+
+    /// The id of `Banner.show` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var showHandlerID: HandlerID { HandlerID("Banner.show") }
+
+    /// A new `Handler` for `Banner.show` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func showHandler(text: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        var bindings = HandlerBindings()
+        bindings.bind("text", text)
+        return try Handler(id: "Banner.show", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Banner.show`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    @MainActor static func callShowHandler(_ handler: Handler, text: String? = nil) async throws {
+        try await handler.callBound(as: "Banner.show") { arguments async throws in
+            try Banner.show(text: text ?? arguments.required("text"))
+        }
+    }
 }
 
 // MARK: Carbons.enabled
@@ -49,14 +82,17 @@ extension Carbons {
         })
     }
 
+    /// The id of `Carbons.enabled` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var enabledHandlerID: HandlerID { HandlerID("Carbons.enabled") }
+
     /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -79,11 +115,14 @@ extension Conditional {
         })
     }
 
+    /// The id of `Conditional.active` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var activeHandlerID: HandlerID { HandlerID("Conditional.active") }
+
     /// A new `Handler` for `Conditional.active` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func activeHandler(value: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func activeHandler(value: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.active", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Conditional.active", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.active`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -107,11 +146,14 @@ extension Conditional {
         })
     }
 
+    /// The id of `Conditional.alsoInactive` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var alsoInactiveHandlerID: HandlerID { HandlerID("Conditional.alsoInactive") }
+
     /// A new `Handler` for `Conditional.alsoInactive` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.alsoInactive", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Conditional.alsoInactive", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.alsoInactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -135,11 +177,14 @@ extension Conditional {
         })
     }
 
+    /// The id of `Conditional.fallback` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var fallbackHandlerID: HandlerID { HandlerID("Conditional.fallback") }
+
     /// A new `Handler` for `Conditional.fallback` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func fallbackHandler(value: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func fallbackHandler(value: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.fallback", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Conditional.fallback", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.fallback`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -163,11 +208,14 @@ extension Conditional {
         })
     }
 
+    /// The id of `Conditional.inactive` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var inactiveHandlerID: HandlerID { HandlerID("Conditional.inactive") }
+
     /// A new `Handler` for `Conditional.inactive` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.inactive", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Conditional.inactive", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.inactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -193,16 +241,19 @@ extension OMEMO {
         })
     }
 
+    /// The id of `OMEMO.bundleFetched` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var bundleFetchedHandlerID: HandlerID { HandlerID("OMEMO.bundleFetched") }
+
     /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        errorReason: String? = nil, rid: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("jid", jid)
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -227,12 +278,15 @@ extension Outer.Inner {
         })
     }
 
+    /// The id of `Outer.Inner.convert` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var convertHandlerID: HandlerID { HandlerID("Outer.Inner.convert") }
+
     /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func convertHandler(kind: Kind? = nil, values: [String: Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func convertHandler(kind: Kind? = nil, values: [String: Int]? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("kind", kind)
         bindings.bind("values", values)
-        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -254,17 +308,127 @@ extension Outer.Inner {
         })
     }
 
+    /// The id of `Outer.Inner.wait` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var waitHandlerID: HandlerID { HandlerID("Outer.Inner.wait") }
+
     /// A new `Handler` for `Outer.Inner.wait` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func waitHandler(milliseconds: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func waitHandler(milliseconds: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("milliseconds", milliseconds)
-        return try Handler(id: "Outer.Inner.wait", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Outer.Inner.wait", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.wait`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
     nonisolated static func callWaitHandler(_ handler: Handler, milliseconds: Int? = nil) async throws {
         try await handler.callBound(as: "Outer.Inner.wait") { arguments in
             try await Outer.Inner.wait(milliseconds: milliseconds ?? arguments.required("milliseconds"))
+        }
+    }
+}
+
+// MARK: Paging.fetch
+
+extension Paging {
+    /// The registry entry of `Paging.fetch`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func fetchHandlerDescriptor() -> HandlerDescriptor {
+        let parameters: [HandlerParameter] = [.required("page", Int.self), .optional("size", Int.self), .optional("origin", String.self)]
+        return HandlerDescriptor(id: "Paging.fetch", parameters: parameters, invoke: { arguments in
+            let page: Int = try arguments.required("page"); let size: Int? = try arguments.optional("size"); let origin: String? = try arguments.optional("origin")
+            if let size, let origin {
+                Paging.fetch(page: page, size: size, origin: origin)
+            } else if let size {
+                Paging.fetch(page: page, size: size)
+            } else if let origin {
+                Paging.fetch(page: page, origin: origin)
+            } else {
+                Paging.fetch(page: page)
+            }
+        })
+    }
+
+    /// The id of `Paging.fetch` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var fetchHandlerID: HandlerID { HandlerID("Paging.fetch") }
+
+    /// A new `Handler` for `Paging.fetch` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func fetchHandler(page: Int? = nil, size: Int? = nil, origin: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        var bindings = HandlerBindings()
+        bindings.bind("page", page)
+        bindings.bind("size", size)
+        bindings.bind("origin", origin)
+        return try Handler(id: "Paging.fetch", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Paging.fetch`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    nonisolated static func callFetchHandler(_ handler: Handler, page: Int? = nil, size: Int? = nil, origin: String? = nil) throws {
+        try handler.callBound(as: "Paging.fetch") { arguments in
+            let page: Int = try page ?? arguments.required("page"); let size: Int? = try size ?? arguments.optional("size"); let origin: String? = try origin ?? arguments.optional("origin")
+            if let size, let origin {
+                Paging.fetch(page: page, size: size, origin: origin)
+            } else if let size {
+                Paging.fetch(page: page, size: size)
+            } else if let origin {
+                Paging.fetch(page: page, origin: origin)
+            } else {
+                Paging.fetch(page: page)
+            }
+        }
+    }
+}
+
+// MARK: Screens.dismiss
+
+extension Screens {
+    /// The registry entry of `Screens.dismiss`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func dismissHandlerDescriptor() -> HandlerDescriptor {
+        let parameters: [HandlerParameter] = [.optional("animated", Bool.self)]
+        return HandlerDescriptor(id: "Screens.dismiss", parameters: parameters, invokeAsync: { @MainActor arguments in
+            try Screens.dismiss(animated: arguments.value("animated", default: true))
+        })
+    }
+
+    /// The id of `Screens.dismiss` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var dismissHandlerID: HandlerID { HandlerID("Screens.dismiss") }
+
+    /// A new `Handler` for `Screens.dismiss` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func dismissHandler(animated: Bool? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        var bindings = HandlerBindings()
+        bindings.bind("animated", animated)
+        return try Handler(id: "Screens.dismiss", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Screens.dismiss`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    @MainActor static func callDismissHandler(_ handler: Handler, animated: Bool? = nil) async throws {
+        try await handler.callBound(as: "Screens.dismiss") { arguments async throws in
+            try Screens.dismiss(animated: animated ?? arguments.value("animated", default: true))
+        }
+    }
+}
+
+// MARK: Screens.present
+
+extension Screens {
+    /// The registry entry of `Screens.present`: its parameters, and the shim that takes its arguments and calls it.
+    nonisolated fileprivate static func presentHandlerDescriptor() -> HandlerDescriptor {
+        let parameters: [HandlerParameter] = [.required("title", String.self)]
+        return HandlerDescriptor(id: "Screens.present", parameters: parameters, invokeAsync: { @MainActor arguments in
+            try await Screens.present(title: arguments.required("title"))
+        })
+    }
+
+    /// The id of `Screens.present` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var presentHandlerID: HandlerID { HandlerID("Screens.present") }
+
+    /// A new `Handler` for `Screens.present` with these values bound (`nil` leaves one to be passed at call time).
+    nonisolated static func presentHandler(title: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        var bindings = HandlerBindings()
+        bindings.bind("title", title)
+        return try Handler(id: "Screens.present", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    }
+
+    /// Calls `handler`, a handler of `Screens.present`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    @MainActor static func callPresentHandler(_ handler: Handler, title: String? = nil) async throws {
+        try await handler.callBound(as: "Screens.present") { arguments async throws in
+            try await Screens.present(title: title ?? arguments.required("title"))
         }
     }
 }
@@ -280,12 +444,15 @@ extension Service {
         })
     }
 
+    /// The id of `Service.restart` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var restartHandlerID: HandlerID { HandlerID("Service.restart") }
+
     /// A new `Handler` for `Service.restart` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func restartHandler(reason: String? = nil, attempts: [Int]? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func restartHandler(reason: String? = nil, attempts: [Int]? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("reason", reason)
         bindings.bind("attempts", attempts)
-        return try Handler(id: "Service.restart", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Service.restart", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Service.restart`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -307,13 +474,16 @@ extension Session {
         })
     }
 
+    /// The id of `Session.send` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var sendHandlerID: HandlerID { HandlerID("Session.send") }
+
     /// A new `Handler` for `Session.send` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func sendHandler(text: String? = nil, connection: Connection? = nil, retries: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func sendHandler(text: String? = nil, connection: Connection? = nil, retries: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("text", text)
         bindings.bind("connection", connection)
         bindings.bind("retries", retries)
-        return try Handler(id: "Session.send", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Session.send", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Session.send`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -334,12 +504,15 @@ fileprivate func chainHandlerDescriptor() -> HandlerDescriptor {
     })
 }
 
+/// The id of `chain` as a value the compiler checks, e.g. for an invalidation target.
+var chainHandlerID: HandlerID { HandlerID("chain") }
+
 /// A new `Handler` for `chain` with these values bound (`nil` leaves one to be passed at call time).
-func chainHandler(next: Handler? = nil, times: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+func chainHandler(next: Handler? = nil, times: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("next", next)
     bindings.bind("times", times)
-    return try Handler(id: "chain", bound: bindings, invalidation: invalidation, registry: registry)
+    return try Handler(id: "chain", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `chain`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -359,11 +532,14 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
     })
 }
 
+/// The id of `cleanup.v1` as a value the compiler checks, e.g. for an invalidation target.
+var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
+
 /// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
-func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
+    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -383,11 +559,14 @@ fileprivate func greetHandlerDescriptor() -> HandlerDescriptor {
     })
 }
 
+/// The id of `greet` as a value the compiler checks, e.g. for an invalidation target.
+var greetHandlerID: HandlerID { HandlerID("greet") }
+
 /// A new `Handler` for `greet` with these values bound (`nil` leaves one to be passed at call time).
-func greetHandler(name: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+func greetHandler(name: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("name", name)
-    return try Handler(id: "greet", bound: bindings, invalidation: invalidation, registry: registry)
+    return try Handler(id: "greet", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `greet`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -407,9 +586,12 @@ fileprivate func pingHandlerDescriptor() -> HandlerDescriptor {
     })
 }
 
+/// The id of `ping` as a value the compiler checks, e.g. for an invalidation target.
+var pingHandlerID: HandlerID { HandlerID("ping") }
+
 /// A new `Handler` for `ping` with these values bound (`nil` leaves one to be passed at call time).
-func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-    return try Handler(id: "ping", invalidation: invalidation, registry: registry)
+func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    return try Handler(id: "ping", invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).

@@ -41,16 +41,19 @@ extension Carbons {
         })
     }
 
+    /// The id of `Carbons.enabled` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var enabledHandlerID: HandlerID { HandlerID("Carbons.enabled") }
+
     #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 4)
     /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 4)
@@ -84,10 +87,13 @@ extension OMEMO {
         })
     }
 
+    /// The id of `OMEMO.bundleFetched` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var bundleFetchedHandlerID: HandlerID { HandlerID("OMEMO.bundleFetched") }
+
     #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
     /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        errorReason: String? = nil, rid: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("account", account)
@@ -95,7 +101,7 @@ extension OMEMO {
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
@@ -136,19 +142,22 @@ extension Outer.Inner {
         })
     }
 
+    /// The id of `Outer.Inner.convert` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var convertHandlerID: HandlerID { HandlerID("Outer.Inner.convert") }
+
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 30)
     /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func convertHandler(kind: Kind? = nil,
 
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
-        any: (any Codable & Sendable)? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        any: (any Codable & Sendable)? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("kind", kind)
         bindings.bind("callback", callback)
         bindings.bind("values", values)
         bindings.bind("any", any)
-        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 30)
@@ -185,11 +194,14 @@ extension Outer.Inner {
         })
     }
 
+    /// The id of `Outer.Inner.ping` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var pingHandlerID: HandlerID { HandlerID("Outer.Inner.ping") }
+
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 19)
     /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
-        return try Handler(id: "Outer.Inner.ping", invalidation: invalidation, registry: registry)
+        return try Handler(id: "Outer.Inner.ping", invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 19)
@@ -220,13 +232,16 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
     })
 }
 
+/// The id of `cleanup.v1` as a value the compiler checks, e.g. for an invalidation target.
+var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
+
 #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 3)
 /// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
-func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
+    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 3)

@@ -37,14 +37,17 @@ extension Carbons {
         })
     }
 
+    /// The id of `Carbons.enabled` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var enabledHandlerID: HandlerID { HandlerID("Carbons.enabled") }
+
     /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -69,16 +72,19 @@ extension OMEMO {
         })
     }
 
+    /// The id of `OMEMO.bundleFetched` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var bundleFetchedHandlerID: HandlerID { HandlerID("OMEMO.bundleFetched") }
+
     /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        errorReason: String? = nil, rid: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("jid", jid)
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -110,17 +116,20 @@ extension Outer.Inner {
         })
     }
 
+    /// The id of `Outer.Inner.convert` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var convertHandlerID: HandlerID { HandlerID("Outer.Inner.convert") }
+
     /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func convertHandler(kind: Kind? = nil,
 
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
-        any: (any Codable & Sendable)? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        any: (any Codable & Sendable)? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("kind", kind)
         bindings.bind("callback", callback)
         bindings.bind("values", values)
         bindings.bind("any", any)
-        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -151,9 +160,12 @@ extension Outer.Inner {
         })
     }
 
+    /// The id of `Outer.Inner.ping` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var pingHandlerID: HandlerID { HandlerID("Outer.Inner.ping") }
+
     /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func pingHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        return try Handler(id: "Outer.Inner.ping", invalidation: invalidation, registry: registry)
+    nonisolated static func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        return try Handler(id: "Outer.Inner.ping", invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -176,11 +188,14 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
     })
 }
 
+/// The id of `cleanup.v1` as a value the compiler checks, e.g. for an invalidation target.
+var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
+
 /// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
-func cleanUpHandler(reason: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation, registry: registry)
+    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).

@@ -39,16 +39,19 @@ extension Names {
         })
     }
 
+    /// The id of `Names.default` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var defaultHandlerID: HandlerID { HandlerID("Names.default") }
+
     #sourceLocation(file: "Sources/default/Names.swift", line: 30)
     /// A new `Handler` for `Names.default` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func defaultHandler(store: Store? = nil, `for`: Int? = nil,
-        arguments: String? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        arguments: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("store", store)
         bindings.bind("for", `for`)
         bindings.bind("arguments", arguments)
-        return try Handler(id: "Names.default", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Names.default", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 30)
@@ -82,8 +85,11 @@ extension Names {
         })
     }
 
+    /// The id of `Names.names` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var namesHandlerID: HandlerID { HandlerID("Names.names") }
+
     #sourceLocation(file: "Sources/default/Names.swift", line: 1)
-    nonisolated static func namesHandler(arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil, handlerInvalidation_: String? = nil, handlerRegistry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func namesHandler(arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil, handlerInvalidation_: HandlerID? = nil, handlerRegistry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings_ = HandlerBindings()
         bindings_.bind("arguments", arguments)
@@ -91,7 +97,7 @@ extension Names {
         bindings_.bind("invalidation", invalidation)
         bindings_.bind("registry", registry)
         bindings_.bind("handlerInvalidation", handlerInvalidation)
-        return try Handler(id: "Names.names", bound: bindings_, invalidation: handlerInvalidation_, registry: handlerRegistry)
+        return try Handler(id: "Names.names", bound: bindings_, invalidation: handlerInvalidation_?.id, registry: handlerRegistry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 1)
@@ -120,13 +126,16 @@ extension Names {
         })
     }
 
+    /// The id of `Names.overload.a` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var overloadHandlerID: HandlerID { HandlerID("Names.overload.a") }
+
     #sourceLocation(file: "Sources/default/Names.swift", line: 10)
     /// A new `Handler` for `Names.overload.a` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func overloadHandler(a: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func overloadHandler(a: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("a", a)
-        return try Handler(id: "Names.overload.a", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Names.overload.a", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 10)
@@ -156,13 +165,16 @@ extension Names {
         })
     }
 
+    /// The id of `Names.overload.b` as a value the compiler checks, e.g. for an invalidation target.
+    nonisolated static var overloadHandlerID_2: HandlerID { HandlerID("Names.overload.b") }
+
     #sourceLocation(file: "Sources/default/Names.swift", line: 20)
     /// A new `Handler` for `Names.overload.b` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func overloadHandler(b: Int? = nil, invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    nonisolated static func overloadHandler(b: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("b", b)
-        return try Handler(id: "Names.overload.b", bound: bindings, invalidation: invalidation, registry: registry)
+        return try Handler(id: "Names.overload.b", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 20)
@@ -189,11 +201,14 @@ fileprivate func oddHandlerDescriptor() -> HandlerDescriptor {
     })
 }
 
+/// The id of `with \"quotes\" \\ and\ttab` as a value the compiler checks, e.g. for an invalidation target.
+var oddHandlerID: HandlerID { HandlerID("with \"quotes\" \\ and\ttab") }
+
 #sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 4)
 /// A new `Handler` for `with \"quotes\" \\ and\ttab` with these values bound (`nil` leaves one to be passed at call time).
-func oddHandler(invalidation: String? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+func oddHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
-    return try Handler(id: "with \"quotes\" \\ and\ttab", invalidation: invalidation, registry: registry)
+    return try Handler(id: "with \"quotes\" \\ and\ttab", invalidation: invalidation?.id, registry: registry)
 }
 
 #sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 4)

@@ -1,3 +1,4 @@
+import ChatKit
 import ClientCTypes
 import Foundation
 import HandlerKit
@@ -19,9 +20,11 @@ enum PluginClientMain {
 
     static func run() async throws {
         try HandlerRegistry.shared.register(.pluginClient)
+        try HandlerRegistry.shared.register(.chatKit)
         print("registered: \(HandlerRegistry.shared.registeredIDs.joined(separator: ", "))")
 
-        let carbons = try roundTrip(Carbons.enabledHandler(account: Account(name: "ada"), invalidation: "Session.ended"))
+        // The invalidation target is a generated id the compiler checks.
+        let carbons = try roundTrip(Carbons.enabledHandler(account: Account(name: "ada"), invalidation: Session.endedHandlerID))
         try callSync(carbons, ["note": "hi"])
         try check("Carbons.enabled account=ada limit=10 note=hi")
         try await carbons.invalidate(["why": "logout"])
@@ -57,11 +60,44 @@ enum PluginClientMain {
         try callSync(roundTrip(Points.movedHandler(point: point, direction: HKDirectionDown)))
         try check("Points.moved x=1.5 y=-0.0 tag=-7 direction=2")
 
+        try await checkIssueNine()
+
         try await checkThrows("a missing mandatory argument") { try callSync(Carbons.enabledHandler()) }
         try await checkThrows("a bound value of the wrong type in JSON") {
             _ = try Handler(json: #"{"bound":{"limit":"ten"},"id":"Carbons.enabled","version":1}"#)
         }
         print("PluginClient: all \(Journal.shared.passedChecks) checks passed")
+    }
+
+    /// Issue 9: ChatKit's public and package handlers through their generated helpers, across
+    /// modules; handlers on the main actor; a default that names a private constant.
+    static func checkIssueNine() async throws {
+        let items = [FeedItem(id: "i1"), FeedItem(id: "i2")]
+        let fetched = try roundTrip(Feed.itemsFetchedHandler(items: items, invalidation: Feed.clearedHandlerID))
+        try Feed.callItemsFetchedHandler(fetched, page: 2)
+        try check(#"Feed.itemsFetched items=["i1", "i2"] page=2"#)
+        try await fetched.invalidate()
+        try check("Feed.cleared count=2")
+        try callSync(roundTrip(Moderation.mutedHandler(user: "bob", minutes: 5)))
+        try check("Moderation.muted user=bob minutes=5")
+        let badge = try roundTrip(Badge.bumpedHandler(amount: 2))
+        try await badge.call()
+        try check("Badge.bumped count=2")
+        try await Badge.callBumpedHandler(badge, amount: 3)
+        try check("Badge.bumped count=5")
+
+        let banner = try roundTrip(Banner.showHandler(text: "hello"))
+        try await banner.call()
+        try check("Banner.show text=hello shown=1")
+        try await checkThrows("a sync call of a main-actor handler") { try callSync(banner) }
+        try await Toast.callPopHandler(roundTrip(Toast.popHandler()), message: "typed")
+        try check("Toast.pop message=typed")
+
+        let paging = try roundTrip(Paging.fetchHandler(page: 1))
+        try callSync(paging)
+        try check("Paging.fetch page=1 size=30")
+        try Paging.callFetchHandler(paging, size: 5)
+        try check("Paging.fetch page=1 size=5")
     }
 
     /// Calls `handler` from synchronous code (in async code `call` is the `async` overload).

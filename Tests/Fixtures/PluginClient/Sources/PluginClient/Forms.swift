@@ -1,3 +1,4 @@
+import ChatKit
 import HandlerKit
 
 // Every form of §1, each recording what it was called with in `Journal`.

@@ -1,45 +1,40 @@
 import Foundation
 
-/// What the handlers were called with. Thread-safe.
-final class Journal: @unchecked Sendable {
-    static let shared = Journal()
+/// What the handlers of the fixture's modules (ChatKit and PluginClient) were called with, for
+/// PluginClient to check. Thread-safe.
+public final class Journal: @unchecked Sendable {
+    public static let shared = Journal()
 
     private let lock = NSLock()
     private var entries: [String] = []
     private var passed = 0
 
-    func record(_ entry: String) {
+    public func record(_ entry: String) {
         lock.lock()
         entries.append(entry)
         lock.unlock()
     }
 
     /// Counts a passed check.
-    func passCheck() {
+    public func passCheck() {
         lock.lock()
         passed += 1
         lock.unlock()
     }
 
     /// How many checks passed.
-    var passedChecks: Int {
+    public var passedChecks: Int {
         lock.lock()
         defer { lock.unlock() }
         return passed
     }
 
     /// The entries since the last call, and clears them.
-    func take() -> [String] {
+    public func take() -> [String] {
         lock.lock()
         defer { lock.unlock() }
         let taken = entries
         entries = []
         return taken
     }
-}
-
-/// An error a handler throws.
-struct ClientError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }
