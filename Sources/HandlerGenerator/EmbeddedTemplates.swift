@@ -93,7 +93,7 @@ extension {{name}}: @retroactive Codable {
     #sourceLocation(file: "{{file}}", line: {{parametersLine}})
 {{/sourceLocations}}
     let parameters: [HandlerParameter] = [{{#parameterRows}}{{#isContinuation}}{{blankLines}}
-        {{/isContinuation}}{{#items}}.{{kind}}("{{key}}", {{metatype}}.self){{separator}}{{/items}}{{/parameterRows}}]
+        {{/isContinuation}}{{#items}}.{{kind}}("{{key}}", {{metatype}}.self{{formerNames}}){{separator}}{{/items}}{{/parameterRows}}]
 {{#sourceLocations}}
     #sourceLocation()
 {{/sourceLocations}}
@@ -101,7 +101,7 @@ extension {{name}}: @retroactive Codable {
 {{^hasParameters}}
     let parameters: [HandlerParameter] = []
 {{/hasParameters}}
-    return HandlerDescriptor(id: "{{id}}", parameters: parameters, {{invokeLabel}}: { {{argumentsName}} in
+    return HandlerDescriptor(id: "{{id}}", {{formerIDsArgument}}parameters: parameters, {{invokeLabel}}: { {{argumentsName}} in
 {{#isInstance}}
 {{#hasParameters}}
 {{#sourceLocations}}

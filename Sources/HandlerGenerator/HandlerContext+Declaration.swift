@@ -60,9 +60,12 @@ extension HandlerContext {
                 kind: parameter.isMandatory ? "required" : "optional",
                 key: SwiftSource.stringLiteralContent(parameter.name),
                 metatype: metatype,
+                formerNames: parameter.formerNames.isEmpty ? "" : ", formerly: " + Self.stringArray(parameter.formerNames),
                 separator: separator
             )
         }
+
+        formerIDsArgument = handler.formerIDs.isEmpty ? "" : "formerIDs: " + Self.stringArray(handler.formerIDs) + ", "
 
         let access = parameters.map { Self.access($0) }
         if handler.kind == .instance {

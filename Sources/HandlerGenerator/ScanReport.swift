@@ -11,6 +11,8 @@ import HandlerScanner
 ///  "diagnostics":[{"file":"Bad.swift","line":3,"severity":"error","message":"…"}]}
 /// ```
 ///
+/// Two keys appear only when former names are declared (HANDLERKIT.md §7): a handler's `formerIDs` (after
+/// `parameters`) and a parameter's `formerNames` (after `hasDefault`), each an array of strings as written.
 /// Keys appear in exactly this order; handlers and diagnostics are ordered by file, then line. `type` and
 /// `instance` are `null` when absent; `kind` is `static`, `instance` or `global`; a parameter's `type` is
 /// as written with all whitespace removed; `optional` is true for `T?`, `T!` and `Optional<T>`.
@@ -28,9 +30,13 @@ public enum ScanReport {
                 if parameterIndex > 0 { out += "," }
                 out += "{\"label\":\(string(parameter.label)),\"name\":\(string(parameter.name))"
                 out += ",\"type\":\(string(parameter.type)),\"optional\":\(parameter.isOptional)"
-                out += ",\"hasDefault\":\(parameter.hasDefault)}"
+                out += ",\"hasDefault\":\(parameter.hasDefault)"
+                if !parameter.formerNames.isEmpty { out += ",\"formerNames\":\(strings(parameter.formerNames))" }
+                out += "}"
             }
-            out += "]}"
+            out += "]"
+            if !handler.formerIDs.isEmpty { out += ",\"formerIDs\":\(strings(handler.formerIDs))" }
+            out += "}"
         }
         out += "],\"diagnostics\":["
         for (index, diagnostic) in sortedDiagnostics(result).enumerated() {
@@ -85,6 +91,11 @@ public enum ScanReport {
             if a.column != b.column { return a.column < b.column }
             return lhs.offset < rhs.offset
         }.map(\.element)
+    }
+
+    /// `texts` as a JSON array of strings.
+    static func strings(_ texts: [String]) -> String {
+        "[" + texts.map(string).joined(separator: ",") + "]"
     }
 
     /// `text` as a JSON string literal.

@@ -43,6 +43,7 @@ extension ParameterItem: MustacheParent {
         case "kind": kind
         case "key": key
         case "metatype": metatype
+        case "formerNames": formerNames
         case "separator": separator
         default: nil
         }
@@ -129,6 +130,7 @@ extension HandlerContext: MustacheParent {
         case "hasParameters": hasParameters
         case "parametersLine": parametersLine
         case "parameterRows": parameterRows
+        case "formerIDsArgument": formerIDsArgument
         case "invokeLabel": invokeLabel
         case "isAsync": isAsync
         case "argumentsName": argumentsName

@@ -144,7 +144,8 @@ struct DeclarationParser {
             return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: open.start)
         }
         take()
-        let parameters = parseParameters(functionName: functionName)
+        var parameters = parseParameters(functionName: functionName)
+        applyRenames(arguments, to: &parameters, functionName: functionName)
 
         // Effects.
         var isAsync = false
@@ -232,10 +233,6 @@ struct DeclarationParser {
             error(at: attributeStart, Diagnostics.genericEnclosingType(functionName, typePath))
         }
 
-        if hasError {
-            return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: headerEnd)
-        }
-        let position = lines.position(of: attributeStart)
         let id: String
         if let explicitID {
             id = explicitID
@@ -244,10 +241,16 @@ struct DeclarationParser {
         } else {
             id = functionName
         }
-        let declaration = HandlerDeclaration(
+        let formerIDs = checkFormerIDs(arguments, id: id)
+        if hasError {
+            return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: headerEnd)
+        }
+        let position = lines.position(of: attributeStart)
+        var declaration = HandlerDeclaration(
             file: file, line: position.line, column: position.column, id: id, hasExplicitID: explicitID != nil,
             type: typePath, name: functionName, kind: kind, instance: instance, isAsync: isAsync,
             isThrows: isThrows, returnType: returnType, parameters: parameters, conditions: site.conditions)
+        declaration.formerIDs = formerIDs
         return ParsedHandler(declaration: declaration, diagnostics: diagnostics, headerEnd: headerEnd)
     }
 

@@ -37,6 +37,9 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
     public var parameters: [Parameter]
     /// The `#if` / `#elseif` / `#else` conditions the declaration sits under, outermost first.
     public var conditions: [Condition]
+    /// The ids the handler had before, from `@handler(formerly: "Old.id", …)`, as written: documents
+    /// stored under one of them rebuild to this handler (HANDLERKIT.md §7).
+    public var formerIDs: [String] = []
 
     public init(
         file: String, line: Int, column: Int, id: String, hasExplicitID: Bool, type: String?,
@@ -76,6 +79,9 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
         public var defaultValue: String?
         /// 1-based line of the parameter's name.
         public var line: Int
+        /// The names the parameter had before, from `@handler(renamed: ["old": "new"])`: a value stored
+        /// under one of them binds to this parameter (HANDLERKIT.md §7).
+        public var formerNames: [String] = []
 
         public init(
             label: String, name: String, type: String, isOptional: Bool, hasDefault: Bool,
