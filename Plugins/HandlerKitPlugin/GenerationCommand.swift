@@ -15,6 +15,9 @@ struct GenerationCommand {
     /// may bind, and the headers in them (inputs, so editing one reruns the command).
     var cHeaderDirectories: [URL] = []
     var cHeaders: [URL] = []
+    /// The target's committed handler baseline (`.handlers-baseline.json`), when it has one: the
+    /// handlers are checked against it (HANDLERKIT.md §7). An input, so updating it reruns the check.
+    var baseline: URL?
 
     /// The one file the command writes: its name is fixed by the module, so the output is known
     /// before the command runs and never changes between builds.
@@ -28,10 +31,11 @@ struct GenerationCommand {
     }
 
     /// The command line after the tool:
-    /// `generate --module M --output FILE [--c-header-directory DIR…] SOURCES…`.
+    /// `generate --module M --output FILE [--c-header-directory DIR…] [--baseline FILE] SOURCES…`.
     var arguments: [String] {
         ["generate", "--module", moduleName, "--output", output.path(percentEncoded: false)]
             + cHeaderDirectories.flatMap { ["--c-header-directory", $0.path(percentEncoded: false)] }
+            + (baseline.map { ["--baseline", $0.path(percentEncoded: false)] } ?? [])
             + sortedSources.map { $0.path(percentEncoded: false) }
     }
 
@@ -42,7 +46,7 @@ struct GenerationCommand {
             displayName: "Generating HandlerKit handlers for \(moduleName)",
             executable: tool,
             arguments: arguments,
-            inputFiles: sortedSources + cHeaders + Self.templates + [tool],
+            inputFiles: sortedSources + cHeaders + (baseline.map { [$0] } ?? []) + Self.templates + [tool],
             outputFiles: [output]
         )
     }

@@ -30,7 +30,14 @@ struct HandlerKitPlugin: BuildToolPlugin {
             .filter { FileManager.default.fileExists(atPath: $0.path(percentEncoded: false)) }
         command.cHeaders = command.cHeaderDirectories.flatMap(Self.headers(under:))
             .sorted { $0.path(percentEncoded: false) < $1.path(percentEncoded: false) }
+        command.baseline = Self.baseline(in: target.directoryURL)
         return [command.command]
+    }
+
+    /// The committed handler baseline in the target's folder, if there is one (no baseline: no check).
+    static func baseline(in directory: URL) -> URL? {
+        let file = directory.appending(path: ".handlers-baseline.json", directoryHint: .notDirectory)
+        return FileManager.default.fileExists(atPath: file.path(percentEncoded: false)) ? file : nil
     }
 
     /// The `.h` files under `directory`, recursively.

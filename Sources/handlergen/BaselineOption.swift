@@ -1,0 +1,17 @@
+import HandlerGenerator
+import HandlerScanner
+
+/// `generate --baseline FILE`: the build's check of the handlers against the committed baseline.
+enum BaselineOption {
+    static let option = OptionSpec(
+        name: "baseline", kind: .value(placeholder: "file"),
+        help: "A committed handler baseline (handlergen manifest): report each change that would stop stored handlers from rebuilding, as its 'rules' set.")
+
+    /// Prints the check's warnings; throws its errors (nothing is generated then).
+    static func check(_ scan: ScanResult, module: String, baseline path: String) throws(GeneratorError) {
+        let diagnostics = BaselineCheck.diagnostics(scan, module: module, against: try Baseline.read(path: path))
+        Output.printWarnings(ScanResult(diagnostics: diagnostics))
+        let errors = diagnostics.filter { $0.severity == .error }
+        if !errors.isEmpty { throw GeneratorError(diagnostics: errors) }
+    }
+}
