@@ -30,14 +30,11 @@ struct HandlerKitPlugin: BuildToolPlugin {
             .filter { FileManager.default.fileExists(atPath: $0.path(percentEncoded: false)) }
         command.cHeaders = command.cHeaderDirectories.flatMap(Self.headers(under:))
             .sorted { $0.path(percentEncoded: false) < $1.path(percentEncoded: false) }
-        command.baseline = Self.baseline(in: target.directoryURL)
+        // Named whether it exists or not: SwiftPM may keep the commands a plugin described across builds,
+        // so a baseline committed later is found by `handlergen` when it runs, not by the plugin.
+        command.baseline = target.directoryURL.appending(path: ".handlers-baseline.json", directoryHint: .notDirectory)
+        command.baselineFolder = target.directoryURL
         return [command.command]
-    }
-
-    /// The committed handler baseline in the target's folder, if there is one (no baseline: no check).
-    static func baseline(in directory: URL) -> URL? {
-        let file = directory.appending(path: ".handlers-baseline.json", directoryHint: .notDirectory)
-        return FileManager.default.fileExists(atPath: file.path(percentEncoded: false)) ? file : nil
     }
 
     /// The `.h` files under `directory`, recursively.

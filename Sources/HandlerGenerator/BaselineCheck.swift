@@ -57,11 +57,13 @@ public enum BaselineCheck {
     }
 
     /// Whether `new` (a handler the baseline does not know) is probably `old` renamed: the same base
-    /// name in another type, or the same parameter names.
+    /// name in another type, or every parameter of `old` still there (by name or former name).
     static func looksRenamed(_ old: HandlerManifest.Handler, to new: HandlerManifest.Handler) -> Bool {
         let baseName = { (function: String) in function.split(separator: ".").last.map(String.init) ?? function }
         if baseName(old.function) == baseName(new.function) { return true }
-        return !old.parameters.isEmpty && old.parameters.map(\.name) == new.parameters.map(\.name)
+        return !old.parameters.isEmpty && old.parameters.allSatisfy { parameter in
+            new.parameters.contains { $0.name == parameter.name || $0.formerNames.contains(parameter.name) }
+        }
     }
 
     static func compareParameters(

@@ -17,7 +17,7 @@ struct Generate: Subcommand {
             nothing is written, each error is printed to stderr as `path:line:col: error: message`, and \
             the exit status is 1.
             """,
-        options: GenerationOptions.options(output: outputOption) + [BaselineOption.option],
+        options: GenerationOptions.options(output: outputOption) + [BaselineOption.option, BaselineOption.ifPresentOption],
         arguments: GenerationOptions.sourcesArgument
     )
 
@@ -28,7 +28,7 @@ struct Generate: Subcommand {
     init(_ arguments: CommandLineArguments) throws(UsageError) {
         options = try GenerationOptions(arguments)
         output = try arguments.requiredValue(of: Self.outputOption)
-        baseline = arguments.value(of: BaselineOption.option)
+        baseline = BaselineOption.path(in: arguments)
     }
 
     func run() -> Int32 {
