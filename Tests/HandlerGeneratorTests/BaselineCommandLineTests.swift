@@ -60,4 +60,25 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr.hasPrefix("nowhere.json:1:1: error: cannot read the handler baseline"))
     }
+
+    /// What the build plugin passes: the check when the file exists, nothing at all when it does not.
+    @Test func baselineIfPresentChecksOnlyAnExistingFile() throws {
+        let root = try tool.folder(["Sources/App/Mail.swift": Self.v1])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let arguments = ["generate", "--module", "App", "--output", "out.swift", "--baseline-if-present", "Sources/App/.handlers-baseline.json", "Sources/App"]
+        let without = try tool.handlergen(arguments, in: root)
+        #expect(without.status == 0)
+        #expect(without.stderr == "")
+        _ = try tool.handlergen(["manifest", "--module", "App", "--output", "Sources/App/.handlers-baseline.json", "Sources/App"], in: root)
+        try "enum Mail {\n    @handler static func fetch(box: String) {}\n}\n"
+            .write(to: root.appending(path: "Sources/App/Mail.swift"), atomically: true, encoding: .utf8)
+        let with = try tool.handlergen(arguments, in: root)
+        #expect(with.status == 0)
+        #expect(with.stderr == "")
+        try "enum Mail {\n    @handler static func fetch(box: String, limit: Int) {}\n}\n"
+            .write(to: root.appending(path: "Sources/App/Mail.swift"), atomically: true, encoding: .utf8)
+        let broken = try tool.handlergen(arguments, in: root)
+        #expect(broken.status == 1)
+        #expect(broken.stderr.hasPrefix("Sources/App/Mail.swift:2:5: error: parameter 'limit' of handler 'Mail.fetch' became mandatory"), "\(broken.stderr)")
+    }
 }
