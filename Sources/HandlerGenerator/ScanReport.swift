@@ -62,7 +62,8 @@ public enum ScanReport {
             var kind = handler.kind.rawValue
             if let instance = handler.instance { kind += " (instance: \(instance))" }
             let function = [handler.type, handler.name].compactMap { $0 }.joined(separator: ".")
-            out += "\(handler.file):\(handler.line): \(handler.id)  \(kind)  \(function)(\(parameters.joined(separator: ", ")))\(effects)\n"
+            let former = handler.formerIDs.isEmpty ? "" : " (formerly \(handler.formerIDs.joined(separator: ", ")))"
+            out += "\(handler.file):\(handler.line): \(handler.id)\(former)  \(kind)  \(function)(\(parameters.joined(separator: ", ")))\(effects)\n"
         }
         for diagnostic in sortedDiagnostics(result) {
             out += diagnostic.compilerFormatted + "\n"

@@ -18,6 +18,11 @@ import Testing
             """#)
     }
 
+    @Test func scanTextNamesFormerIDs() {
+        let text = ScanReport.text(SourceScanner.scan(source: Self.source, file: "Carbon.swift"))
+        #expect(text.hasPrefix("Carbon.swift:2: Carbon.enabled (formerly Carbons.enabled, Carbons.on)  static  Carbon.enabled(account: String, limit: Int = …)\n"), "\(text)")
+    }
+
     @Test func theDescriptorCarriesFormerIDsAndNames() throws {
         let scan = SourceScanner.scan(source: Self.source, file: "Carbon.swift")
         let text = try HandlerGenerator(moduleName: "App", sourceLocations: false).generate(scan)
