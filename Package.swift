@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "handlergen", targets: ["handlergen"]),
         .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
+        .plugin(name: "UpdateHandlerBaseline", targets: ["UpdateHandlerBaseline"]),
         .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
     ],
     // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
@@ -52,6 +53,16 @@ let package = Package(
             capability: .command(
                 intent: .custom(verb: "generate-handlers", description: "Write the generated handler file of each @handler target for review"),
                 permissions: [.writeToPackageDirectory(reason: "Writes <Module>.handlers.swift.txt next to the target's sources (or to --output)")]
+            ),
+            dependencies: ["handlergen"]
+        ),
+        // `swift package update-handler-baseline`: writes each @handler target's committed baseline,
+        // `.handlers-baseline.json`, that the build plugin checks handler changes against (HANDLERKIT.md §7).
+        .plugin(
+            name: "UpdateHandlerBaseline",
+            capability: .command(
+                intent: .custom(verb: "update-handler-baseline", description: "Write the handler baseline the build checks changes against, for each @handler target"),
+                permissions: [.writeToPackageDirectory(reason: "Writes .handlers-baseline.json next to the target's sources")]
             ),
             dependencies: ["handlergen"]
         ),

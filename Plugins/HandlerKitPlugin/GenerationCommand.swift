@@ -15,6 +15,12 @@ struct GenerationCommand {
     /// may bind, and the headers in them (inputs, so editing one reruns the command).
     var cHeaderDirectories: [URL] = []
     var cHeaders: [URL] = []
+    /// Where the target's committed handler baseline (`.handlers-baseline.json`) is: when the file exists,
+    /// the handlers are checked against it.
+    var baseline: URL?
+    /// The folder that holds `baseline`: an input (a file that may be missing cannot be one), so that
+    /// writing, replacing or removing the baseline (which changes the folder) reruns the command.
+    var baselineFolder: URL?
 
     /// The one file the command writes: its name is fixed by the module, so the output is known
     /// before the command runs and never changes between builds.
@@ -28,10 +34,11 @@ struct GenerationCommand {
     }
 
     /// The command line after the tool:
-    /// `generate --module M --output FILE [--c-header-directory DIR…] SOURCES…`.
+    /// `generate --module M --output FILE [--c-header-directory DIR…] [--baseline-if-present FILE] SOURCES…`.
     var arguments: [String] {
         ["generate", "--module", moduleName, "--output", output.path(percentEncoded: false)]
             + cHeaderDirectories.flatMap { ["--c-header-directory", $0.path(percentEncoded: false)] }
+            + (baseline.map { ["--baseline-if-present", $0.path(percentEncoded: false)] } ?? [])
             + sortedSources.map { $0.path(percentEncoded: false) }
     }
 
@@ -42,7 +49,7 @@ struct GenerationCommand {
             displayName: "Generating HandlerKit handlers for \(moduleName)",
             executable: tool,
             arguments: arguments,
-            inputFiles: sortedSources + cHeaders + Self.templates + [tool],
+            inputFiles: sortedSources + cHeaders + (baselineFolder.map { [$0] } ?? []) + Self.templates + [tool],
             outputFiles: [output]
         )
     }

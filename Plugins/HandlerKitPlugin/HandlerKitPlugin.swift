@@ -30,6 +30,10 @@ struct HandlerKitPlugin: BuildToolPlugin {
             .filter { FileManager.default.fileExists(atPath: $0.path(percentEncoded: false)) }
         command.cHeaders = command.cHeaderDirectories.flatMap(Self.headers(under:))
             .sorted { $0.path(percentEncoded: false) < $1.path(percentEncoded: false) }
+        // Named whether it exists or not: SwiftPM may keep the commands a plugin described across builds,
+        // so a baseline committed later is found by `handlergen` when it runs, not by the plugin.
+        command.baseline = target.directoryURL.appending(path: ".handlers-baseline.json", directoryHint: .notDirectory)
+        command.baselineFolder = target.directoryURL
         return [command.command]
     }
 

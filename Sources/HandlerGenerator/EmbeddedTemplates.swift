@@ -108,7 +108,7 @@ extension {{name}}: @retroactive Codable {
     #sourceLocation(file: "{{file}}", line: {{parametersLine}})
 {{/sourceLocations}}
     let parameters: [HandlerParameter] = [{{#parameterRows}}{{#isContinuation}}{{blankLines}}
-        {{/isContinuation}}{{#items}}.{{kind}}("{{key}}", {{metatype}}.self){{separator}}{{/items}}{{/parameterRows}}]
+        {{/isContinuation}}{{#items}}.{{kind}}("{{key}}", {{metatype}}.self{{formerNames}}){{separator}}{{/items}}{{/parameterRows}}]
 {{#sourceLocations}}
     #sourceLocation()
 {{/sourceLocations}}
@@ -116,7 +116,7 @@ extension {{name}}: @retroactive Codable {
 {{^hasParameters}}
     let parameters: [HandlerParameter] = []
 {{/hasParameters}}
-    return HandlerDescriptor(id: "{{id}}", parameters: parameters, {{invokeLabel}}: { {{shimIsolation}}{{argumentsName}} in
+    return HandlerDescriptor(id: "{{id}}", {{formerIDsArgument}}parameters: parameters, {{invokeLabel}}: { {{shimIsolation}}{{argumentsName}} in
 {{#bindsLocals}}
 {{#hasParameters}}
 {{#sourceLocations}}

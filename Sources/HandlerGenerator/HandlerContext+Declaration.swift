@@ -76,9 +76,12 @@ extension HandlerContext {
                 kind: parameter.isMandatory ? "required" : "optional",
                 key: SwiftSource.stringLiteralContent(parameter.name),
                 metatype: metatype,
+                formerNames: parameter.formerNames.isEmpty ? "" : ", formerly: " + Self.stringArray(parameter.formerNames),
                 separator: separator
             )
         }
+
+        formerIDsArgument = handler.formerIDs.isEmpty ? "" : "formerIDs: " + Self.stringArray(handler.formerIDs) + ", "
 
         let accessors = parameters.map { Self.accessor($0) }
         if bindsLocals {

@@ -255,8 +255,8 @@ public struct HandlerGenerator: Sendable {
         }
         // The scanner reports duplicate ids itself; a scan with errors is refused with its own diagnostics.
         if diagnostics.isEmpty {
-            diagnostics = Self.duplicateIDs(in: scan.handlers) + Self.incompleteDeclarations(in: scan.handlers)
-                + Self.tooManyOmittedDefaults(in: scan.handlers)
+            diagnostics = Self.duplicateIDs(in: scan.handlers) + SourceScanner.formerIDCollisions(in: scan.handlers)
+                + Self.incompleteDeclarations(in: scan.handlers) + Self.tooManyOmittedDefaults(in: scan.handlers)
         }
         if !diagnostics.isEmpty {
             throw GeneratorError(diagnostics: diagnostics)

@@ -2,7 +2,7 @@ import HandlerScanner
 
 /// What `handlergen scan` prints.
 ///
-/// The JSON form is a public interface other tools read (HANDLERKIT.md §4). It is one line:
+/// The JSON form is a public interface other tools read. It is one line:
 ///
 /// ```json
 /// {"handlers":[{"file":"Carbons.swift","line":4,"id":"Carbons.enabled","type":"Carbons","name":"enabled",
@@ -11,6 +11,8 @@ import HandlerScanner
 ///  "diagnostics":[{"file":"Bad.swift","line":3,"severity":"error","message":"…"}]}
 /// ```
 ///
+/// Two keys appear only when former names are declared: a handler's `formerIDs` (after
+/// `parameters`) and a parameter's `formerNames` (after `hasDefault`), each an array of strings as written.
 /// Keys appear in exactly this order; handlers and diagnostics are ordered by file, then line. `type` and
 /// `instance` are `null` when absent; `kind` is `static`, `instance` or `global`; a parameter's `type` is
 /// as written with all whitespace removed; `optional` is true for `T?`, `T!` and `Optional<T>`.
@@ -28,9 +30,13 @@ public enum ScanReport {
                 if parameterIndex > 0 { out += "," }
                 out += "{\"label\":\(string(parameter.label)),\"name\":\(string(parameter.name))"
                 out += ",\"type\":\(string(parameter.type)),\"optional\":\(parameter.isOptional)"
-                out += ",\"hasDefault\":\(parameter.hasDefault)}"
+                out += ",\"hasDefault\":\(parameter.hasDefault)"
+                if !parameter.formerNames.isEmpty { out += ",\"formerNames\":\(strings(parameter.formerNames))" }
+                out += "}"
             }
-            out += "]}"
+            out += "]"
+            if !handler.formerIDs.isEmpty { out += ",\"formerIDs\":\(strings(handler.formerIDs))" }
+            out += "}"
         }
         out += "],\"diagnostics\":["
         for (index, diagnostic) in sortedDiagnostics(result).enumerated() {
@@ -56,7 +62,8 @@ public enum ScanReport {
             var kind = handler.kind.rawValue
             if let instance = handler.instance { kind += " (instance: \(instance))" }
             let function = [handler.type, handler.name].compactMap { $0 }.joined(separator: ".")
-            out += "\(handler.file):\(handler.line): \(handler.id)  \(kind)  \(function)(\(parameters.joined(separator: ", ")))\(effects)\n"
+            let former = handler.formerIDs.isEmpty ? "" : " (formerly \(handler.formerIDs.joined(separator: ", ")))"
+            out += "\(handler.file):\(handler.line): \(handler.id)\(former)  \(kind)  \(function)(\(parameters.joined(separator: ", ")))\(effects)\n"
         }
         for diagnostic in sortedDiagnostics(result) {
             out += diagnostic.compilerFormatted + "\n"
@@ -85,6 +92,11 @@ public enum ScanReport {
             if a.column != b.column { return a.column < b.column }
             return lhs.offset < rhs.offset
         }.map(\.element)
+    }
+
+    /// `texts` as a JSON array of strings.
+    static func strings(_ texts: [String]) -> String {
+        "[" + texts.map(string).joined(separator: ",") + "]"
     }
 
     /// `text` as a JSON string literal.

@@ -43,6 +43,7 @@ extension ParameterItem: MustacheParent {
         case "kind": kind
         case "key": key
         case "metatype": metatype
+        case "formerNames": formerNames
         case "separator": separator
         default: nil
         }
@@ -141,6 +142,7 @@ extension HandlerContext: MustacheParent {
         case "hasParameters": hasParameters
         case "parametersLine": parametersLine
         case "parameterRows": parameterRows
+        case "formerIDsArgument": formerIDsArgument
         case "invokeLabel": invokeLabel
         case "shimIsolation": shimIsolation
         case "isAsync": isAsync

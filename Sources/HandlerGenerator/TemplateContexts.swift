@@ -51,6 +51,8 @@ struct ParameterItem {
     let key: String
     /// The type whose `.self` is passed: the wrapped type of an optional, parenthesized where needed.
     let metatype: String
+    /// `, formerly: ["old"]` with the parameter's former names (`@handler(renamed:)`), else empty.
+    let formerNames: String
     /// What follows the item: `, ` inside a row, `,` at the end of a row, nothing after the last item.
     let separator: String
 }
@@ -176,6 +178,8 @@ struct HandlerContext {
     let parametersLine: Int
     /// The `parameters:` array, one row per user line.
     let parameterRows: [RowContext<ParameterItem>]
+    /// `formerIDs: ["Old.id"], ` with the handler's former ids (`@handler(formerly:)`), else empty.
+    let formerIDsArgument: String
     /// `invoke` for synchronous handlers, `invokeAsync` for `async` ones and for those isolated to a
     /// global actor (the shim hops to it).
     let invokeLabel: String

@@ -114,7 +114,8 @@ extension Handler {
         if let other = parts.boundOther {
             throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
         }
-        let bound = parts.bound ?? []
+        var bound = parts.bound ?? []
+        Self.renameFormerParameters(&bound, target: target, invalidationTarget: invalidationTarget)
         for entry in bound {
             try Self.validate(entry.value, named: entry.name, target: target,
                               invalidationTarget: invalidationTarget, context: context)

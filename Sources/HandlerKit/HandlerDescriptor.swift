@@ -21,24 +21,36 @@ public final class HandlerDescriptor: Sendable {
 
     /// The handler's id, e.g. `Carbons.enabled` or an explicit `@handler(id:)`.
     public let id: String
+    /// The ids the handler had before (`@handler(formerly:)`): documents naming one rebuild to this handler.
+    public let formerIDs: [String]
     /// The function's parameters, in declaration order.
     public let parameters: [HandlerParameter]
     let invocation: Invocation
+    /// Whether a parameter has former names (so decoding renames values bound under them).
+    let hasFormerParameterNames: Bool
 
     /// A handler whose function is synchronous.
-    public convenience init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {
-        self.init(id: id, parameters: parameters, invocation: .sync(invoke))
+    public convenience init(
+        id: String, formerIDs: [String] = [], parameters: [HandlerParameter],
+        invoke: @escaping @Sendable (HandlerArguments) throws -> Void
+    ) {
+        self.init(id: id, formerIDs: formerIDs, parameters: parameters, invocation: .sync(invoke))
     }
 
     /// A handler whose function is `async`.
-    public convenience init(id: String, parameters: [HandlerParameter], invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void) {
-        self.init(id: id, parameters: parameters, invocation: .async(invokeAsync))
+    public convenience init(
+        id: String, formerIDs: [String] = [], parameters: [HandlerParameter],
+        invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void
+    ) {
+        self.init(id: id, formerIDs: formerIDs, parameters: parameters, invocation: .async(invokeAsync))
     }
 
-    private init(id: String, parameters: [HandlerParameter], invocation: Invocation) {
+    private init(id: String, formerIDs: [String], parameters: [HandlerParameter], invocation: Invocation) {
         self.id = id
+        self.formerIDs = formerIDs
         self.parameters = parameters
         self.invocation = invocation
+        hasFormerParameterNames = parameters.contains { !$0.formerNames.isEmpty }
     }
 
     /// Whether the function is `async` (then it can only be called with `await`).
@@ -54,5 +66,14 @@ public final class HandlerDescriptor: Sendable {
 
     func parameterIndex(named name: String) -> Int? {
         parameters.firstIndex { $0.name == name }
+    }
+}
+
+extension HandlerDescriptor {
+    /// The current name of the parameter that `name` is a former name of, when `name` is no current
+    /// parameter's name.
+    func currentParameterName(forFormer name: String) -> String? {
+        guard hasFormerParameterNames, parameterIndex(named: name) == nil else { return nil }
+        return parameters.first { $0.formerNames.contains(name) }?.name
     }
 }

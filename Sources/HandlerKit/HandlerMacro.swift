@@ -60,3 +60,30 @@ public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacro
 @attached(peer)
 public macro handler(id: String, instance: String) =
     #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+
+/// Marks a function as a handler that keeps the documents stored under its former names working
+///: `formerly:` lists ids the handler had before (a renamed function or type, or a
+/// changed `id:`), `renamed:` maps former parameter names to current ones. A document naming a former
+/// id rebuilds to this handler and is written back with the current id; a value bound under a former
+/// parameter name binds to the renamed parameter.
+///
+/// ```swift
+/// enum Carbon {                                  // was `enum Carbons`
+///     @handler(formerly: "Carbons.enabled", renamed: ["acct": "account"])
+///     static func enabled(account: Account, limit: Int = 10) { … }
+/// }
+/// ```
+///
+/// A former id must not be another handler's id or former id (a compile error at both). The build
+/// checks the module's handlers against a committed baseline (`swift package update-handler-baseline`).
+///
+/// - Parameters:
+///   - id: the handler's id, as in ``handler(id:)``; omitted for the default `Type.Path.name`.
+///   - instance: as in ``handler(instance:)``, for instance methods.
+///   - formerly: the ids the handler had before, each a plain string literal.
+///   - renamed: `["former": "current"]` for each renamed parameter (internal names); several former
+///     names may map to one parameter.
+@attached(peer)
+public macro handler(
+    id: String = "", instance: String = "", formerly: String..., renamed: KeyValuePairs<String, String> = [:]
+) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")

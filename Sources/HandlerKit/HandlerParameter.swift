@@ -11,41 +11,49 @@ public final class HandlerParameter: Sendable {
     public let typeName: String
     /// `false` for `T?` parameters and parameters with a default value.
     public let isMandatory: Bool
+    /// The names the parameter had before (`@handler(renamed:)`): a value stored under one binds to it.
+    public let formerNames: [String]
     private let check: (any BoundValueCheck)?
 
     /// A mandatory parameter whose type is not `Decodable`: it can only be passed at call time.
-    public static func required<T>(_ name: String, _ type: T.Type) -> HandlerParameter {
-        unbindable(name, type, isMandatory: true)
+    public static func required<T>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+        unbindable(name, type, isMandatory: true, formerNames: formerNames)
     }
 
     /// A mandatory parameter of a `Decodable` type.
-    public static func required<T: Decodable>(_ name: String, _ type: T.Type) -> HandlerParameter {
-        bindable(name, type, isMandatory: true)
+    public static func required<T: Decodable>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+        bindable(name, type, isMandatory: true, formerNames: formerNames)
     }
 
     /// An optional parameter (`T?`, given as `T.self`, or one with a default value) whose type is
     /// not `Decodable`.
-    public static func optional<T>(_ name: String, _ type: T.Type) -> HandlerParameter {
-        unbindable(name, type, isMandatory: false)
+    public static func optional<T>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+        unbindable(name, type, isMandatory: false, formerNames: formerNames)
     }
 
     /// An optional parameter (`T?`, given as `T.self`, or one with a default value) of a `Decodable` type.
-    public static func optional<T: Decodable>(_ name: String, _ type: T.Type) -> HandlerParameter {
-        bindable(name, type, isMandatory: false)
+    public static func optional<T: Decodable>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+        bindable(name, type, isMandatory: false, formerNames: formerNames)
     }
 
-    private static func bindable<T: Decodable>(_ name: String, _ type: T.Type, isMandatory: Bool) -> HandlerParameter {
-        HandlerParameter(name: name, typeName: String(describing: type), isMandatory: isMandatory, check: DecodableCheck<T>())
+    private static func bindable<T: Decodable>(
+        _ name: String, _ type: T.Type, isMandatory: Bool, formerNames: [String]
+    ) -> HandlerParameter {
+        HandlerParameter(
+            name: name, typeName: String(describing: type), isMandatory: isMandatory, formerNames: formerNames,
+            check: DecodableCheck<T>())
     }
 
-    private static func unbindable<T>(_ name: String, _ type: T.Type, isMandatory: Bool) -> HandlerParameter {
-        HandlerParameter(name: name, typeName: String(describing: type), isMandatory: isMandatory, check: nil)
+    private static func unbindable<T>(_ name: String, _ type: T.Type, isMandatory: Bool, formerNames: [String]) -> HandlerParameter {
+        HandlerParameter(
+            name: name, typeName: String(describing: type), isMandatory: isMandatory, formerNames: formerNames, check: nil)
     }
 
-    private init(name: String, typeName: String, isMandatory: Bool, check: (any BoundValueCheck)?) {
+    private init(name: String, typeName: String, isMandatory: Bool, formerNames: [String], check: (any BoundValueCheck)?) {
         self.name = name
         self.typeName = typeName
         self.isMandatory = isMandatory
+        self.formerNames = formerNames
         self.check = check
     }
 

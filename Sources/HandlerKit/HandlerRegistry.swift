@@ -8,8 +8,15 @@ public final class HandlerRegistry: Sendable {
 
     private struct State {
         var entries: [String: Entry] = [:]
+        /// Former ids (`@handler(formerly:)`) and the current id each rebuilds to.
+        var formerIDs: [String: String] = [:]
         /// The same handlers (and their parameter names) by their bytes, for reading documents.
         var index = RegistryIndex.empty
+
+        /// The module that registered `name` as an id or a former id, if any.
+        func module(registering name: String) -> String? {
+            entries[name]?.module ?? formerIDs[name].flatMap { entries[$0]?.module }
+        }
     }
 
     private let state = Locked(State())
@@ -21,28 +28,35 @@ public final class HandlerRegistry: Sendable {
     public init() {}
 
     /// Registers every handler of a module. Registering the same module again replaces its
-    /// handlers; an id that another module already registered is an error and registers nothing.
+    /// handlers; an id or former id that another module already registered (as an id or a former id)
+    /// is an error and registers nothing.
     public func register(_ table: HandlerTable) throws(HandlerError) {
         try state.withLock { (state: inout State) throws(HandlerError) in
             var seen: Set<String> = []
             for descriptor in table.handlers {
-                if !seen.insert(descriptor.id).inserted {
-                    throw .duplicateHandler(id: descriptor.id, existingModule: table.module, newModule: table.module)
-                }
-                if let existing = state.entries[descriptor.id], existing.module != table.module {
-                    throw .duplicateHandler(id: descriptor.id, existingModule: existing.module, newModule: table.module)
+                for name in CollectionOfOne(descriptor.id) + descriptor.formerIDs {
+                    if !seen.insert(name).inserted {
+                        throw .duplicateHandler(id: name, existingModule: table.module, newModule: table.module)
+                    }
+                    if let existing = state.module(registering: name), existing != table.module {
+                        throw .duplicateHandler(id: name, existingModule: existing, newModule: table.module)
+                    }
                 }
             }
+            state.formerIDs = state.formerIDs.filter { state.entries[$0.value]?.module != table.module }
             for descriptor in table.handlers {
                 state.entries[descriptor.id] = Entry(module: table.module, descriptor: descriptor)
+                for former in descriptor.formerIDs { state.formerIDs[former] = descriptor.id }
             }
             state.index = RegistryIndex(state.entries.values.map(\.descriptor))
         }
     }
 
-    /// The handler registered under `id`, if any.
+    /// The handler registered under `id`, or under a former id `id` (then its current id differs).
     public func descriptor(for id: String) -> HandlerDescriptor? {
-        state.withLock { $0.entries[id]?.descriptor }
+        state.withLock { state in
+            state.entries[id]?.descriptor ?? state.formerIDs[id].flatMap { state.entries[$0]?.descriptor }
+        }
     }
 
     /// The registered ids, sorted.

@@ -20,10 +20,16 @@ final class RegistryIndex: Sendable {
     static let empty = RegistryIndex([])
 
     init(_ descriptors: [HandlerDescriptor]) {
-        handlers = ByteKeyedTable(descriptors.map { (Array($0.id.utf8), $0) })
+        // Former ids find the current handler; former parameter names are read as themselves and
+        // renamed once the document's handler is known (`Handler.renameFormerParameters`).
+        handlers = ByteKeyedTable(descriptors.flatMap { descriptor in
+            (CollectionOfOne(descriptor.id) + descriptor.formerIDs).map { (Array($0.utf8), descriptor) }
+        })
         var names: [String: [UInt8]] = [:]
         for descriptor in descriptors {
-            for parameter in descriptor.parameters { names[parameter.name] = Array(parameter.name.utf8) }
+            for parameter in descriptor.parameters {
+                for name in CollectionOfOne(parameter.name) + parameter.formerNames { names[name] = Array(name.utf8) }
+            }
         }
         parameterNames = ByteKeyedTable(names.map { ($0.value, $0.key) })
     }

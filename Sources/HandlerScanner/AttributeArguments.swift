@@ -6,6 +6,8 @@ struct AttributeArgument {
     var valueEnd: Int
     /// The resolved string value, when the value is a plain string literal.
     var value: String?
+    /// The `former: current` pairs of a valid `renamed:` argument.
+    var renames: [FormerParameterName] = []
 }
 
 /// The argument list of `@handler(…)`, with the positions fix-its need.
@@ -22,5 +24,10 @@ struct AttributeArguments {
 
     func value(of label: String) -> String? {
         argument(labeled: label)?.value
+    }
+
+    /// Every argument of `label`: several for the variadic `formerly:` (`formerly: "A", "B"`).
+    func arguments(labeled label: String) -> [AttributeArgument] {
+        arguments.filter { $0.label == label }
     }
 }

@@ -49,16 +49,22 @@ extension DeclarationParser {
     }
 
     mutating func validate(_ argument: inout AttributeArgument, valueTokens: [Token], existing: [AttributeArgument]) {
+        let continuesFormerly = argument.label == nil && existing.last?.label == "formerly"
+        if continuesFormerly { argument.label = "formerly" }  // `formerly:` is variadic
         guard let label = argument.label else {
             error(at: argument.valueStart, Diagnostics.unlabeledArgument)
             return
         }
-        guard label == "id" || label == "instance" else {
+        guard Diagnostics.argumentLabels.contains(label) else {
             error(at: argument.labelStart, Diagnostics.unknownArgument(label))
             return
         }
-        if existing.contains(where: { $0.label == label }) {
+        if !continuesFormerly, existing.contains(where: { $0.label == label }) {
             error(at: argument.labelStart, Diagnostics.duplicateArgument(label))
+            return
+        }
+        if label == "renamed" {
+            argument.renames = parseRenames(valueTokens, at: argument.valueStart)
             return
         }
         guard valueTokens.count == 1, let literal = valueTokens.first, literal.kind == .string,

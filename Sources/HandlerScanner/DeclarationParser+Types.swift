@@ -50,7 +50,7 @@ extension DeclarationParser {
 
     // MARK: Types
 
-    /// The type as written with all whitespace (and comments) removed, as HANDLERKIT.md §4 specifies:
+    /// The type as written with all whitespace (and comments) removed, as `handlergen scan` reports it:
     /// `[String : Int]?` → `[String:Int]?`, `any P` → `anyP`, `@escaping () -> Void` → `@escaping()->Void`.
     /// Consumers that emit Swift put the spaces back where words meet (the generator's `SwiftType`).
     func joinType(_ tokens: [Token]) -> String {

@@ -153,7 +153,8 @@ struct DeclarationParser {
             return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: open.start)
         }
         take()
-        let parameters = parseParameters(functionName: functionName)
+        var parameters = parseParameters(functionName: functionName)
+        applyRenames(arguments, to: &parameters, functionName: functionName)
 
         // Effects.
         var isAsync = false
@@ -241,10 +242,6 @@ struct DeclarationParser {
             error(at: attributeStart, Diagnostics.genericEnclosingType(functionName, typePath))
         }
 
-        if hasError {
-            return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: headerEnd)
-        }
-        let position = lines.position(of: attributeStart)
         let id: String
         if let explicitID {
             id = explicitID
@@ -253,16 +250,22 @@ struct DeclarationParser {
         } else {
             id = functionName
         }
+        let formerIDs = checkFormerIDs(arguments, id: id)
+        if hasError {
+            return ParsedHandler(declaration: nil, diagnostics: diagnostics, headerEnd: headerEnd)
+        }
+        let position = lines.position(of: attributeStart)
         // Swift's effective access: the function's modifier (else its extension's default), capped by
         // the enclosing declarations'.
         let written = modifiers.lazy.compactMap { HandlerDeclaration.AccessLevel(modifier: $0.word) }.first
         let access = min(written ?? site.memberAccess, site.accessCap)
         let isNonisolated = modifiers.contains { $0.word == "nonisolated" }
-        let declaration = HandlerDeclaration(
+        var declaration = HandlerDeclaration(
             file: file, line: position.line, column: position.column, id: id, hasExplicitID: explicitID != nil,
             type: typePath, name: functionName, kind: kind, instance: instance, isAsync: isAsync,
             isThrows: isThrows, returnType: returnType, parameters: parameters, conditions: site.conditions,
             access: access, globalActor: isNonisolated ? nil : globalActor ?? (kind == .global ? nil : site.scopeGlobalActor))
+        declaration.formerIDs = formerIDs
         return ParsedHandler(declaration: declaration, diagnostics: diagnostics, headerEnd: headerEnd)
     }
 

@@ -4,9 +4,13 @@ enum Diagnostics {
 
     // MARK: Attribute arguments
 
+    /// The labels `@handler` takes, in the order its macro declaration requires them.
+    static let argumentLabels = ["id", "instance", "formerly", "renamed"]
+
     static func unknownArgument(_ label: String) -> String {
-        "unknown argument '\(label):' in @handler; the only arguments are 'id:' (a stable handler id) and "
-            + "'instance:' (how to find the instance of an instance method): remove '\(label):'"
+        "unknown argument '\(label):' in @handler; the only arguments are 'id:' (a stable handler id), "
+            + "'instance:' (how to find the instance of an instance method), 'formerly:' (former ids) and "
+            + "'renamed:' (former parameter names): remove '\(label):'"
     }
 
     static let unlabeledArgument =
@@ -17,13 +21,17 @@ enum Diagnostics {
     }
 
     static func notPlainString(_ label: String) -> String {
-        let example = label == "id" ? "@handler(id: \"cleanup.v1\")" : "@handler(instance: \"account.omemo\")"
+        let example = switch label {
+        case "id": "@handler(id: \"cleanup.v1\")"
+        case "formerly": "@handler(formerly: \"Carbons.enabled\")"
+        default: "@handler(instance: \"account.omemo\")"
+        }
         return "'\(label):' must be a plain string literal without interpolation or other expressions, "
             + "e.g. \(example)"
     }
 
     static func emptyArgument(_ label: String) -> String {
-        "'\(label):' must not be an empty string; write the \(label == "id" ? "handler id" : "expression") "
+        "'\(label):' must not be an empty string; write the \(label == "instance" ? "expression" : "handler id") "
             + "between the quotes"
     }
 
@@ -64,7 +72,7 @@ enum Diagnostics {
             + "and a type"
     }
 
-    // MARK: Misuse (HANDLERKIT.md §1)
+    // MARK: Misuse
 
     static func privateHandler(_ name: String, _ modifier: String) -> String {
         "@handler function '\(name)' cannot be \(modifier): the generated registration code must call it; "

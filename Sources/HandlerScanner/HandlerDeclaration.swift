@@ -1,7 +1,7 @@
 /// A function marked `@handler`, as the lexical scanner found it in a Swift source file.
 ///
 /// This is the model the generator renders and `handlergen scan --format json` prints. Field names
-/// follow the public JSON shape of `handlergen scan` (see HANDLERKIT.md §4).
+/// follow the public JSON shape of `handlergen scan`.
 public struct HandlerDeclaration: Sendable, Hashable, Codable {
     /// How the handler's function is reached.
     public enum Kind: String, Sendable, Hashable, Codable {
@@ -78,6 +78,9 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
     /// `nonisolated`. An attribute counts as a global actor when its name is `MainActor` or ends in
     /// `Actor`. Isolation Swift only infers (from a superclass or a conformance) is not seen.
     public var globalActor: String?
+    /// The ids the handler had before, from `@handler(formerly: "Old.id", …)`, as written: documents
+    /// stored under one of them rebuild to this handler.
+    public var formerIDs: [String] = []
 
     public init(
         file: String, line: Int, column: Int, id: String, hasExplicitID: Bool, type: String?,
@@ -125,6 +128,9 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
         /// extension; any word of the value counts, so a false match only costs a longer shim).
         /// Generated code then omits the argument, so Swift applies the default itself.
         public var isDefaultCopyable: Bool
+        /// The names the parameter had before, from `@handler(renamed: ["old": "new"])`: a value stored
+        /// under one of them binds to this parameter.
+        public var formerNames: [String] = []
 
         public init(
             label: String, name: String, type: String, isOptional: Bool, hasDefault: Bool,
@@ -140,7 +146,7 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
             self.isDefaultCopyable = isDefaultCopyable
         }
 
-        /// A mandatory parameter is neither optional nor defaulted (HANDLERKIT.md §2).
+        /// A mandatory parameter is neither optional nor defaulted.
         public var isMandatory: Bool { !isOptional && !hasDefault }
     }
 

@@ -177,6 +177,7 @@ public enum SourceScanner {
     private static func appendModuleChecks(to result: inout ScanResult, fileOrder: [String: Int]) {
         if result.handlers.count > 1 {
             result.diagnostics.append(contentsOf: ModuleChecks.duplicateIDs(in: result.handlers))
+            result.diagnostics.append(contentsOf: ModuleChecks.formerIDCollisions(in: result.handlers))
         }
         guard result.diagnostics.count > 1 else { return }
         let order = fileOrder

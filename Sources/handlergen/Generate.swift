@@ -17,21 +17,23 @@ struct Generate: Subcommand {
             nothing is written, each error is printed to stderr as `path:line:col: error: message`, and \
             the exit status is 1.
             """,
-        options: GenerationOptions.options(output: outputOption),
+        options: GenerationOptions.options(output: outputOption) + [BaselineOption.option, BaselineOption.ifPresentOption],
         arguments: GenerationOptions.sourcesArgument
     )
 
     var options: GenerationOptions
     var output: String
+    var baseline: String?
 
     init(_ arguments: CommandLineArguments) throws(UsageError) {
         options = try GenerationOptions(arguments)
         output = try arguments.requiredValue(of: Self.outputOption)
+        baseline = BaselineOption.path(in: arguments)
     }
 
     func run() -> Int32 {
         do {
-            try GeneratedFile.write(options.generatedText(), to: output)
+            try GeneratedFile.write(options.generatedText(checkingAgainst: baseline), to: output)
             return 0
         } catch {
             Output.printErrors(error)

@@ -30,11 +30,13 @@ struct GenerationOptions {
     }
 
     /// Scans the sources and renders the module's file; prints warnings as it goes.
-    func generatedText() throws -> String {
+    /// With `baseline`, the handlers are first checked against that committed baseline.
+    func generatedText(checkingAgainst baseline: String? = nil) throws -> String {
         let scan = SourceSet.scanForGeneration(sources)
         Output.printWarnings(scan)
         // A scan with errors is refused with its own diagnostics before any header is read.
         let hasErrors = scan.diagnostics.contains { $0.severity == .error }
+        if !hasErrors, let baseline { try BaselineOption.check(scan, module: module, baseline: baseline) }
         let cTypes = try hasErrors ? CTypeConversions.none : cHeaders.conversions(for: scan)
         return try HandlerGenerator(moduleName: module, sourceLocations: sourceLocations)
             .generate(scan, cTypes: cTypes)

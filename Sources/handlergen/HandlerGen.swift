@@ -17,7 +17,7 @@ protocol Subcommand {
 enum HandlerGen {
     static let abstract = "Find @handler functions and generate the Swift file that registers them with HandlerKit."
 
-    static var subcommands: [any Subcommand.Type] { [Generate.self, Scan.self, Review.self] }
+    static var subcommands: [any Subcommand.Type] { [Generate.self, Scan.self, Review.self, Manifest.self] }
 
     static func main() {
         exit(status(of: Array(CommandLine.arguments.dropFirst())))

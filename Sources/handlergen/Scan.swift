@@ -24,7 +24,9 @@ struct Scan: Subcommand {
             @handler attribute. id: the explicit id, else Type.Path.name (name at file scope). type: the \
             enclosing type path as written, or null at file scope. kind: static, instance or global. \
             instance: the instance: expression, or null. A parameter's type is as written with all \
-            whitespace removed; optional is true for T?, T! and Optional<T>. severity: error, warning or note.
+            whitespace removed; optional is true for T?, T! and Optional<T>. severity: error, warning or note. \
+            Former names add keys only where declared: formerIDs after a handler's parameters, formerNames \
+            after a parameter's hasDefault (arrays of strings, from @handler(formerly:, renamed:)).
 
             `--format text` prints a line per handler, the diagnostics in the compiler's format and a count. \
             The exit status is 1 when any diagnostic is an error (the listing is printed in full either way).

@@ -186,4 +186,27 @@ struct CompilerDiagnosticTests {
         }
         #expect(insertion, "\(result.output)")
     }
+
+    /// Former names: the compiler accepts every spelling and the plugin reports a
+    /// former id equal to the current one, and a rename to no parameter, at the argument.
+    @Test func formerNamesAreAcceptedAndCheckedByTheCompiler() async throws {
+        let source = """
+            enum Carbon {
+                @handler(formerly: "Carbons.enabled", "Carbons.on", renamed: ["acct": "account"])
+                static func enabled(account: String, limit: Int = 3) {}
+                @handler(id: "carbon.off", formerly: "Carbons.off")
+                static func off() {}
+                @handler(renamed: ["x": "y"])
+                static func ping(a: Int) {}
+                @handler(formerly: "Carbon.pong")
+                static func pong() {}
+            }
+            """
+        let result = try await typecheck(source)
+        let errors = result.reported.filter { $0.severity == "error" }
+        #expect(errors.map(\.line) == [6, 8], "\(result.output)")
+        #expect(errors.first?.message.contains("maps 'x' to 'y', which is not a parameter of 'ping'") == true, "\(result.output)")
+        #expect(errors.last?.message.contains("'Carbon.pong' is the handler's current id") == true, "\(result.output)")
+        #expect(!result.reported.contains { $0.severity == "warning" }, "\(result.output)")
+    }
 }
