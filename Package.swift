@@ -21,6 +21,7 @@ let package = Package(
         .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
         .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
+        .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
     ],
     // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
     // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
@@ -93,5 +94,16 @@ let package = Package(
         // Builds Tests/Fixtures/PluginClient with `swift build` (plugin + attribute on every form, and a
         // misuse) and runs the demo; depends on the demo so it is built first.
         .testTarget(name: "PluginEndToEndTests", dependencies: ["handlerkit-demo"]),
+        // Events (issue 10): AFFEvent's class- and instance-level events, with handler subscribers
+        // that are saved and restored. The probe is a client built with the plugin: the tests run it as
+        // a second process that restores saved subscriptions and sends.
+        .target(name: "HandlerKitEvents", dependencies: ["HandlerKit"]),
+        .executableTarget(
+            name: "handlerkit-events-probe",
+            dependencies: ["HandlerKitEvents"],
+            path: "Tests/Fixtures/handlerkit-events-probe",
+            plugins: ["HandlerKitPlugin"]
+        ),
+        .testTarget(name: "HandlerKitEventsTests", dependencies: ["HandlerKitEvents", "handlerkit-events-probe"]),
     ]
 )
