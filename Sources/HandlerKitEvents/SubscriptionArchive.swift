@@ -95,7 +95,7 @@ public final class SubscriptionArchive: Sendable {
             "format": .string(Self.format),
             "version": .number(String(Self.version)),
         ])
-        return document.jsonData(prettyPrinted: true)
+        return document.jsonData(prettyPrinted: true) + Data("\n".utf8)
     }
 
     /// Writes the document to `url` atomically (a reader sees the old or the new file, never half).
