@@ -57,7 +57,7 @@ let package = Package(
             dependencies: ["handlergen"]
         ),
         // `swift run handlerkit-demo`: handlers made in one process, stored as JSON, called in a second.
-        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit"], plugins: ["HandlerKitPlugin"]),
+        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents"], plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
