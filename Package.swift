@@ -61,7 +61,7 @@ let package = Package(
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit"],
+            dependencies: ["HandlerKit", "HandlerKitEvents"],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),

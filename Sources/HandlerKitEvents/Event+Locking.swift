@@ -4,22 +4,22 @@
 extension Event: SubscriptionOwner {
     /// The live subscriptions, in subscription order (dormant ones included).
     public var subscriptions: [Subscription] {
-        state.withLock { $0.entries.map(\.subscription) }
+        state.withLock { ($0.entries as [Subscription]) }
     }
 
     /// The locked subscriptions, in subscription order.
     public var lockedSubscriptions: [Subscription] {
-        state.withLock { $0.entries.map(\.subscription).filter { $0.flags.isLocked } }
+        state.withLock { ($0.entries as [Subscription]).filter { $0.flags.isLocked } }
     }
 
     /// The unlocked, non-dormant subscriptions, in subscription order.
     public var unlockedSubscriptions: [Subscription] {
-        state.withLock { $0.entries.map(\.subscription).filter { !$0.flags.isLocked && !$0.isDormant } }
+        state.withLock { ($0.entries as [Subscription]).filter { !$0.flags.isLocked && !$0.isDormant } }
     }
 
     /// The dormant saved subscriptions (restored from saved data but not active), in order.
     public var dormantSubscriptions: [Subscription] {
-        state.withLock { $0.entries.map(\.subscription).filter(\.isDormant) }
+        state.withLock { ($0.entries as [Subscription]).filter(\.isDormant) }
     }
 
     /// Whether `subscription` is locked.
@@ -30,7 +30,7 @@ extension Event: SubscriptionOwner {
     /// Whether there are closures named `name` and all of them are locked.
     public func isLocked(closureNamed name: String) -> Bool {
         state.withLock { state in
-            let named = state.entries.map(\.subscription).filter { $0.name == name }
+            let named = (state.entries as [Subscription]).filter { $0.name == name }
             return !named.isEmpty && named.allSatisfy(\.flags.isLocked)
         }
     }
@@ -106,8 +106,8 @@ extension Event: SubscriptionOwner {
 
     private func setLocked(_ locked: Bool, where chosen: (Subscription) -> Bool) {
         state.withLock { state in
-            for entry in state.entries where !entry.subscription.isDormant && chosen(entry.subscription) {
-                entry.subscription.flags.isLocked = locked
+            for entry in state.entries where !entry.isDormant && chosen(entry) {
+                entry.flags.isLocked = locked
             }
         }
     }
@@ -115,9 +115,9 @@ extension Event: SubscriptionOwner {
     private func remove(where chosen: (Subscription) -> Bool) {
         // The removed entries are released after the lock: their closures' captures may run deinits.
         let removed = state.withLock { state -> [Entry] in
-            let removed = state.entries.filter { chosen($0.subscription) }
-            for entry in removed { entry.subscription.flags.isRemoved = true }
-            state.entries.removeAll { $0.subscription.flags.isRemoved }
+            let removed = state.entries.filter { chosen($0) }
+            for entry in removed { entry.flags.isRemoved = true }
+            state.entries.removeAll { $0.flags.isRemoved }
             return removed
         }
         _ = removed

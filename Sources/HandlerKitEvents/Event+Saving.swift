@@ -6,7 +6,7 @@ extension Event {
     /// `{"background","handler","locked","oneTime"}`, a dormant one verbatim.
     func savedSubscriptions() -> [HandlerValue] {
         let entries = state.withLock { state in
-            state.entries.map { ($0.subscription, $0.subscription.flags.isLocked) }
+            state.entries.map { ($0, $0.flags.isLocked) }
         }
         return entries.compactMap { subscription, isLocked in
             switch subscription.kind {

@@ -33,20 +33,39 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     /// event, `Module.Type[identity].name` for an instance event whose object has an
     /// `eventIdentity`, else `nil` (not persistable).
     public let persistenceKey: String?
-    /// The sender: the owning type, or the object held weakly (`nil` once it is freed).
-    private let senderValue: @Sendable () -> Sender?
-    let state = Locked(State())
+    @usableFromInline let sender: SenderReference
+    @usableFromInline let state = Locked(State())
 
+    // The sending path is `@inlinable` (with what it touches `@usableFromInline`) so that it is
+    // specialized for the client's sender and payload types instead of running through metadata.
+
+    @usableFromInline
     struct State {
         /// Subscribers in subscription order (removed ones are taken out).
-        var entries: [Entry] = []
+        @usableFromInline var entries: [Entry] = []
     }
 
-    struct Entry: Sendable {
-        let subscription: Subscription
-        let delivery: Delivery
+    /// A subscriber: its `Subscription` with how to deliver to it (one object, so a send retains one
+    /// reference per subscriber).
+    @usableFromInline
+    typealias Entry = Subscriber<Sender, Payload>
+
+    /// The sender: the owning type, or the object, held weakly (`nil` once it is freed).
+    @usableFromInline
+    enum SenderReference: Sendable {
+        case type(Sender)
+        case object(@Sendable () -> Sender?)
+
+        @inlinable
+        var value: Sender? {
+            switch self {
+            case .type(let sender): sender
+            case .object(let load): load()
+            }
+        }
     }
 
+    @usableFromInline
     enum Delivery: Sendable {
         case closure(@Sendable (SentEvent<Sender, Payload>) throws -> Void)
         case backgroundClosure(@Sendable (SentEvent<Sender, Payload>) async throws -> Void)
@@ -54,10 +73,10 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
         case dormant
     }
 
-    init(name: String, persistenceKey: String?, sender: @escaping @Sendable () -> Sender?) {
+    init(name: String, persistenceKey: String?, sender: SenderReference) {
         self.name = name
         self.persistenceKey = persistenceKey
-        self.senderValue = sender
+        self.sender = sender
     }
 
     /// A class-level event of `Owner`: declare it as a `static let` of the type.
@@ -66,7 +85,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     ///   Give one that stays the same if you may rename the type.
     public convenience init<Owner>(_ name: String, of owner: Owner.Type = Owner.self, key: String? = nil)
     where Sender == Owner.Type {
-        self.init(name: name, persistenceKey: key ?? "\(String(reflecting: Owner.self)).\(name)", sender: { Owner.self })
+        self.init(name: name, persistenceKey: key ?? "\(String(reflecting: Owner.self)).\(name)", sender: .type(Owner.self))
     }
 
     /// The event's key if it has one, else its name: how errors and failures name it.
@@ -117,10 +136,10 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
 
     @discardableResult
     func add(_ kind: Subscription.Kind, _ delivery: Delivery, once: Bool, background: Bool, locked: Bool = false) -> Subscription {
-        let subscription = Subscription(kind: kind, isOneTime: once, isBackground: background, owner: self)
-        subscription.flags.isLocked = locked
-        state.withLock { $0.entries.append(Entry(subscription: subscription, delivery: delivery)) }
-        return subscription
+        let entry = Entry(kind: kind, delivery: delivery, isOneTime: once, isBackground: background, owner: self)
+        entry.flags.isLocked = locked
+        state.withLock { $0.entries.append(entry) }
+        return entry
     }
 
     // MARK: Sending
@@ -129,8 +148,9 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     /// subscribers on this thread have run (background ones run later). What a subscriber throws
     /// goes to `EventErrorHook`; the others still run. An instance event whose object is freed
     /// delivers nothing.
+    @inlinable
     public func send(_ data: Payload) {
-        guard let sender = senderValue() else { return }
+        guard let sender = sender.value else { return }
         let sent = SentEvent(sender: sender, data: data, eventName: name)
         let (snapshot, first) = state.withLock { state in (state.entries, Self.claim(state.entries, from: 0, in: &state)) }
         var next = first
@@ -145,7 +165,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     /// ended, and returns what the subscribers threw, in subscription order (not given to `EventErrorHook`).
     @discardableResult
     public func sendAndWait(_ data: Payload) async -> [SubscriberFailure] {
-        guard let sender = senderValue() else { return [] }
+        guard let sender = sender.value else { return [] }
         let sent = SentEvent(sender: sender, data: data, eventName: name)
         let (snapshot, first) = state.withLock { state in (state.entries, Self.claim(state.entries, from: 0, in: &state)) }
         var outcomes: [Task<SubscriberFailure?, Never>?] = []
@@ -153,7 +173,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
         var next = first
         while let index = next {
             let entry = snapshot[index]
-            if let queue = entry.subscription.queue {
+            if let queue = entry.queue {
                 outcomes.append(queue.enqueue { await Self.runInBackground(entry, sent) })
                 failures.append(nil)
             } else {
@@ -171,14 +191,16 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
 
     /// The index of the first subscriber from `start` that is to be delivered to now (not removed,
     /// not locked, not dormant); a one-time subscriber is taken out, so no other send delivers to it.
-    private static func claim(_ entries: [Entry], from start: Int, in state: inout State) -> Int? {
+    @inlinable
+    static func claim(_ entries: [Entry], from start: Int, in state: inout State) -> Int? {
         var index = start
         while index < entries.count {
-            let subscription = entries[index].subscription
-            if !subscription.flags.isRemoved, !subscription.flags.isLocked, !subscription.isDormant {
-                if subscription.isOneTime {
-                    subscription.flags.isRemoved = true
-                    state.entries.removeAll { $0.subscription === subscription }
+            let entry = entries[index]
+            let flags = entry.flags
+            if !flags.isRemoved, !flags.isLocked, !entry.isDormant {
+                if entry.isOneTime {
+                    entry.flags.isRemoved = true
+                    state.entries.removeAll { $0 === entry }
                 }
                 return index
             }
@@ -188,16 +210,34 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     }
 
     /// Runs a foreground subscriber now, or queues a background one that reports to the hook.
-    private static func runWithoutWaiting(_ entry: Entry, _ sent: SentEvent<Sender, Payload>) -> SubscriberFailure? {
-        guard let queue = entry.subscription.queue else { return runOnThisThread(entry, sent) }
-        queue.enqueue {
+    @inlinable
+    static func runWithoutWaiting(_ entry: Entry, _ sent: SentEvent<Sender, Payload>) -> SubscriberFailure? {
+        if entry.queue != nil {
+            enqueueWithoutWaiting(entry, sent)
+            return nil
+        }
+        if entry.isForegroundClosure {
+            do {
+                try entry.closure(sent)
+                return nil
+            } catch {
+                return SubscriberFailure(eventName: sent.eventName, subscription: entry, error: error)
+            }
+        }
+        return runOnThisThread(entry, sent)
+    }
+
+    /// Queues a background delivery whose failure goes to the hook.
+    @usableFromInline
+    static func enqueueWithoutWaiting(_ entry: Entry, _ sent: SentEvent<Sender, Payload>) {
+        entry.queue?.enqueue {
             if let failure = await runInBackground(entry, sent) { EventErrorHook.report(failure) }
             return nil
         }
-        return nil
     }
 
-    private static func runOnThisThread(_ entry: Entry, _ sent: SentEvent<Sender, Payload>) -> SubscriberFailure? {
+    @inlinable
+    static func runOnThisThread(_ entry: Entry, _ sent: SentEvent<Sender, Payload>) -> SubscriberFailure? {
         do {
             switch entry.delivery {
             case .closure(let body): try body(sent)
@@ -206,11 +246,12 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
             }
             return nil
         } catch {
-            return SubscriberFailure(eventName: sent.eventName, subscription: entry.subscription, error: error)
+            return SubscriberFailure(eventName: sent.eventName, subscription: entry, error: error)
         }
     }
 
-    private static func runInBackground(_ entry: Entry, _ sent: SentEvent<Sender, Payload>) async -> SubscriberFailure? {
+    @usableFromInline
+    static func runInBackground(_ entry: Entry, _ sent: SentEvent<Sender, Payload>) async -> SubscriberFailure? {
         do {
             switch entry.delivery {
             case .closure(let body): try body(sent)
@@ -220,7 +261,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
             }
             return nil
         } catch {
-            return SubscriberFailure(eventName: sent.eventName, subscription: entry.subscription, error: error)
+            return SubscriberFailure(eventName: sent.eventName, subscription: entry, error: error)
         }
     }
 }

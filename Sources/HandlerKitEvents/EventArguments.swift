@@ -2,14 +2,19 @@ import HandlerKit
 
 /// Which of the event's call-time values a handler declares, decided when it subscribes, so a
 /// delivery passes only those.
+@usableFromInline
 struct EventArguments: OptionSet, Sendable {
-    let rawValue: UInt8
+    @usableFromInline let rawValue: UInt8
 
-    static let event = EventArguments(rawValue: 1)
-    static let data = EventArguments(rawValue: 2)
-    static let sender = EventArguments(rawValue: 4)
-    static let eventName = EventArguments(rawValue: 8)
+    @inlinable
+    init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    @usableFromInline static let event = EventArguments(rawValue: 1)
+    @usableFromInline static let data = EventArguments(rawValue: 2)
+    @usableFromInline static let sender = EventArguments(rawValue: 4)
+    @usableFromInline static let eventName = EventArguments(rawValue: 8)
+
+    @inlinable
     func callArguments<Sender, Payload>(_ sent: SentEvent<Sender, Payload>) -> CallArguments {
         var arguments: CallArguments = [:]
         if contains(.data) { arguments.set("data", sent.data) }

@@ -36,7 +36,7 @@ extension EventSource {
         let persistenceKey = eventIdentity.map { "\(String(reflecting: Self.self))[\($0)].\(name)" }
         return eventStorage.events.withLock { events in
             if let existing = events[key] as? Event<Self, Payload> { return existing }
-            let created = Event<Self, Payload>(name: name, persistenceKey: persistenceKey, sender: { [weak self] in self })
+            let created = Event<Self, Payload>(name: name, persistenceKey: persistenceKey, sender: .object { [weak self] in self })
             events[key] = created
             return created
         }

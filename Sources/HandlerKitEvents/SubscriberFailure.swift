@@ -10,6 +10,13 @@ public struct SubscriberFailure: Error, Sendable, CustomStringConvertible {
     /// What it threw.
     public let error: any Error
 
+    @usableFromInline
+    init(eventName: String, subscription: Subscription, error: any Error) {
+        self.eventName = eventName
+        self.subscription = subscription
+        self.error = error
+    }
+
     public var description: String {
         "event '\(eventName)': \(subscription) threw: \(error)"
     }
@@ -35,6 +42,7 @@ public enum EventErrorHook {
         FileHandle.standardError.write(Data("HandlerKitEvents: \(failure)\n".utf8))
     }
 
+    @usableFromInline
     static func report(_ failure: SubscriberFailure) {
         let hook = handler
         hook(failure)
