@@ -113,13 +113,13 @@ extension Event: SubscriptionOwner {
     }
 
     private func remove(where chosen: (Subscription) -> Bool) {
-        // The removed entries are released after the lock: their closures' captures may run deinits.
-        let removed = state.withLock { state -> [Entry] in
+        // The removed entries are returned, so they are released after the lock: their closures'
+        // captures may run deinits, which may use this event.
+        _ = state.withLock { state -> [Entry] in
             let removed = state.entries.filter { chosen($0) }
             for entry in removed { entry.flags.isRemoved = true }
             state.entries.removeAll { $0.flags.isRemoved }
             return removed
         }
-        _ = removed
     }
 }
