@@ -69,6 +69,23 @@ import Testing
         #expect(recorder.all.suffix(2) == ["second after", "third:after@started"])
     }
 
+    @Test func aRemovalOrUnlockDuringASendAppliesToTheSubscribersNotYetCalled() {
+        let recorder = Recorder()
+        let event = makeEvent()
+        let later = Shared<Subscription>()
+        let locked = Shared<Subscription>()
+        event.subscribe { sent in
+            recorder.record("first \(sent.data)")
+            if let later = later.value { event.remove(later) }
+            if let locked = locked.value { event.unlock(locked) }
+        }
+        later.value = event.subscribe { sent in recorder.record("removed \(sent.data)") }
+        locked.value = event.subscribe { sent in recorder.record("unlocked \(sent.data)") }
+        if let locked = locked.value { event.lock(locked) }
+        event.send("x")
+        #expect(recorder.all == ["first x", "unlocked x"])
+    }
+
     @Test func aSubscriberMaySubscribeFromItsCallbackAndTheNewOneGetsTheNextSend() {
         let recorder = Recorder()
         let event = makeEvent()
