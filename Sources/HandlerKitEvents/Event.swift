@@ -81,8 +81,11 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
 
     /// A class-level event of `Owner`: declare it as a `static let` of the type.
     ///
-    /// - Parameter key: the key its subscriptions are saved under; by default `Module.Owner.name`.
-    ///   Give one that stays the same if you may rename the type.
+    /// - Parameters:
+    ///   - name: the event's name, e.g. `started`.
+    ///   - owner: the type that declares it (inferred from the event's type).
+    ///   - key: the key its subscriptions are saved under; by default `Module.Owner.name`. Give one
+    ///     that stays the same if you may rename the type.
     public convenience init<Owner>(_ name: String, of owner: Owner.Type = Owner.self, key: String? = nil)
     where Sender == Owner.Type {
         self.init(name: name, persistenceKey: key ?? "\(String(reflecting: Owner.self)).\(name)", sender: .type(Owner.self))
@@ -99,6 +102,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     ///   - name: lets `lockClosures(named:)` and `removeClosures(named:)` find it; several closures may
     ///     share a name or have none.
     ///   - once: deliver at most once, then remove it.
+    ///   - body: the subscriber; what it throws goes to `EventErrorHook` (or to `sendAndWait`).
     @discardableResult
     public func subscribe(
         named name: String? = nil, once: Bool = false,
@@ -122,6 +126,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     /// declares, next to its bound values.
     ///
     /// - Parameters:
+    ///   - handler: the handler to call; its bound values stay as they are.
     ///   - once: deliver at most once, then remove it.
     ///   - inBackground: run it off the sender's thread, in send order; required for an `async` handler.
     /// - Throws: checked now, not at send time: `EventError.missingArgument` for a mandatory
