@@ -160,8 +160,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
         let (snapshot, first) = state.withLock { state in (state.entries, Self.claim(state.entries, from: 0, in: &state)) }
         var next = first
         while let index = next {
-            let entry = snapshot[index]
-            if let failure = Self.runWithoutWaiting(entry, sent) { EventErrorHook.report(failure) }
+            if let failure = Self.runWithoutWaiting(snapshot[index], sent) { EventErrorHook.report(failure) }
             next = index + 1 < snapshot.count ? state.withLock { Self.claim(snapshot, from: index + 1, in: &$0) } : nil
         }
     }

@@ -10,7 +10,11 @@ import Testing
         let event = makeEvent()
         let closure = event.subscribe(once: true) { sent in recorder.record("closure \(sent.data)") }
         let handler = try event.subscribe(Handler(id: "Log.record", bound: ["label": "handler"], registry: registry), once: true)
-        let background = event.subscribeInBackground(once: true) { sent in recorder.record("background \(sent.data)") }
+        let (backgroundRan, ran) = AsyncStream<Void>.makeStream()
+        let background = event.subscribeInBackground(once: true) { sent in
+            recorder.record("background \(sent.data)")
+            ran.yield()
+        }
         event.subscribe { _ in recorder.record("always") }
 
         await withTaskGroup(of: Void.self) { group in
@@ -19,6 +23,8 @@ import Testing
             }
         }
         _ = await event.sendAndWait("last")
+        // The one-time background delivery was queued by one of the sends; wait until it has run.
+        for await _ in backgroundRan { break }
 
         let all = recorder.all
         #expect(all.filter { $0.hasPrefix("closure ") }.count == 1)
