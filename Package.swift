@@ -22,6 +22,7 @@ let package = Package(
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
         .plugin(name: "UpdateHandlerBaseline", targets: ["UpdateHandlerBaseline"]),
         .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
+        .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
     ],
     // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
     // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
@@ -67,11 +68,11 @@ let package = Package(
             dependencies: ["handlergen"]
         ),
         // `swift run handlerkit-demo`: handlers made in one process, stored as JSON, called in a second.
-        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit"], plugins: ["HandlerKitPlugin"]),
+        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents"], plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit"],
+            dependencies: ["HandlerKit", "HandlerKitEvents"],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -104,5 +105,16 @@ let package = Package(
         // Builds Tests/Fixtures/PluginClient with `swift build` (plugin + attribute on every form, and a
         // misuse) and runs the demo; depends on the demo so it is built first.
         .testTarget(name: "PluginEndToEndTests", dependencies: ["handlerkit-demo"]),
+        // Events (issue 10): AFFEvent's class- and instance-level events, with handler subscribers
+        // that are saved and restored. The probe is a client built with the plugin: the tests run it as
+        // a second process that restores saved subscriptions and sends.
+        .target(name: "HandlerKitEvents", dependencies: ["HandlerKit"]),
+        .executableTarget(
+            name: "handlerkit-events-probe",
+            dependencies: ["HandlerKitEvents"],
+            path: "Tests/Fixtures/handlerkit-events-probe",
+            plugins: ["HandlerKitPlugin"]
+        ),
+        .testTarget(name: "HandlerKitEventsTests", dependencies: ["HandlerKitEvents", "handlerkit-events-probe"]),
     ]
 )

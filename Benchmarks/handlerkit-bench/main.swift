@@ -105,3 +105,5 @@ if let call, let direct {
 if let callDictionary, let direct {
     report("ratio.call_dictionary_over_direct", callDictionary / direct, "x")
 }
+
+try eventFigures(registry: registry, callDictionary: callDictionary)

@@ -80,6 +80,14 @@ extension Handler {
         throw .invalidDocument(path: "$", reason: "expected an object, found \(value.kindDescription)")
     }
 
+    /// Rebuilds a handler from its document as a `HandlerValue` (e.g. one embedded in a larger JSON
+    /// document), checking it as `init(json:)` describes.
+    public convenience init(
+        documentValue: HandlerValue, registry: HandlerRegistry = .shared, limits: DecodingLimits = .default
+    ) throws(HandlerError) {
+        try self.init(documentValue: documentValue, context: DecodingContext(registry: registry, limits: limits))
+    }
+
     /// Builds a handler from a nested document value, checking it as `init(json:)` describes.
     convenience init(documentValue: HandlerValue, context: DecodingContext) throws(HandlerError) {
         guard case .object(let members) = documentValue else {

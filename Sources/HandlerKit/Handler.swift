@@ -46,6 +46,9 @@ public final class Handler: Sendable {
         self.state = Locked(State(bound: bound))
     }
 
+    /// The registered function this handler calls: its id and parameters.
+    public var descriptor: HandlerDescriptor { target }
+
     /// The bound values, as stored in the handler's JSON.
     public var boundValues: [String: HandlerValue] {
         state.withLock { $0.bound.dictionary }

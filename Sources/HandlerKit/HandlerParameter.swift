@@ -14,6 +14,7 @@ public final class HandlerParameter: Sendable {
     /// The names the parameter had before (`@handler(renamed:)`): a value stored under one binds to it.
     public let formerNames: [String]
     private let check: (any BoundValueCheck)?
+    private let takes: @Sendable (Any.Type) -> Bool?
 
     /// A mandatory parameter whose type is not `Decodable`: it can only be passed at call time.
     public static func required<T>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
@@ -41,20 +42,40 @@ public final class HandlerParameter: Sendable {
     ) -> HandlerParameter {
         HandlerParameter(
             name: name, typeName: String(describing: type), isMandatory: isMandatory, formerNames: formerNames,
-            check: DecodableCheck<T>())
+            check: DecodableCheck<T>(), takes: takesValues(of: T.self))
     }
 
     private static func unbindable<T>(_ name: String, _ type: T.Type, isMandatory: Bool, formerNames: [String]) -> HandlerParameter {
         HandlerParameter(
-            name: name, typeName: String(describing: type), isMandatory: isMandatory, formerNames: formerNames, check: nil)
+            name: name, typeName: String(describing: type), isMandatory: isMandatory, formerNames: formerNames,
+            check: nil, takes: takesValues(of: T.self))
     }
 
-    private init(name: String, typeName: String, isMandatory: Bool, formerNames: [String], check: (any BoundValueCheck)?) {
+    private init(
+        name: String, typeName: String, isMandatory: Bool, formerNames: [String], check: (any BoundValueCheck)?,
+        takes: @escaping @Sendable (Any.Type) -> Bool?
+    ) {
         self.name = name
         self.typeName = typeName
         self.isMandatory = isMandatory
         self.formerNames = formerNames
         self.check = check
+        self.takes = takes
+    }
+
+    /// Whether every call-time value of static type `type` can be passed to this parameter, decided
+    /// from the types alone (e.g. before any value exists, when subscribing a handler to an event).
+    ///
+    /// `true` when `type` is the parameter's type or a subclass of it, or the parameter's type is
+    /// `Any`, `any Sendable` (or `AnyObject` and `type` is a class); for an `Optional` `type`, when the
+    /// parameter is optional (a `nil` is absent) and takes the wrapped type. `nil` when the parameter's
+    /// type is another protocol: whether a value conforms is only known from the value. Else `false`.
+    public func accepts(_ type: Any.Type) -> Bool? {
+        if let optional = type as? any OptionalType.Type {
+            guard !isMandatory else { return false }
+            return takes(optional.wrappedType)
+        }
+        return takes(type)
     }
 
     /// Whether a value of this parameter can be bound (its type is `Decodable`).
@@ -75,6 +96,26 @@ public final class HandlerParameter: Sendable {
                                 found: value.kindDescription, detail: "\(error)")
         }
     }
+}
+
+/// Whether values of a type can be passed as a `T`, from the types alone (see `HandlerParameter.accepts`).
+private func takesValues<T>(of _: T.Type) -> @Sendable (Any.Type) -> Bool? {
+    { type in
+        if type is T.Type || T.self == Any.self { return true }
+        if T.self == AnyObject.self { return type is AnyClass }
+        // A protocol type's metatype is `P.Protocol`: conformance can only be checked on a value.
+        if String(describing: Swift.type(of: T.self)).hasSuffix(".Protocol") { return nil }
+        return false
+    }
+}
+
+/// An `Optional` type, for reading its wrapped type.
+private protocol OptionalType {
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: OptionalType {
+    static var wrappedType: Any.Type { Wrapped.self }
 }
 
 /// Checks that a bound value decodes as a parameter's type.

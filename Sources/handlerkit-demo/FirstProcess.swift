@@ -27,6 +27,7 @@ enum FirstProcess {
         Say.line("Wrote \(handlers.count) handlers as JSON to \(file.path(percentEncoded: false)):")
         for line in document.split(separator: "\n") { Say.line("  \(line)") }
 
+        try EventsStep.subscribeAndSave(next: file)
         try startSecondProcess(file: file)
         Say.line("Done: handlers made here were rebuilt and called in another process.")
     }
