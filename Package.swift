@@ -8,6 +8,7 @@
 //   HandlerGenerator   renders scanned handlers into Swift through the templates in Templates/
 //   handlergen         the generator as a command-line tool (what the build plugin runs)
 //   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
+//   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once) on SQLite
 import CompilerPluginSupport
 import PackageDescription
 
@@ -21,6 +22,7 @@ let package = Package(
         .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
         .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
+        .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
     ],
     // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
     // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
@@ -28,6 +30,8 @@ let package = Package(
     dependencies: [
         // Renders the generator's logic-free templates (Templates/*.mustache).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // SQLite for HandlerKitSignals' store; only clients of that product build it.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -71,6 +75,16 @@ let package = Package(
         ),
         // Reads C structs and enums from headers with libclang, for bindable C types (issue 5).
         .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
+        // Signals (issue 11): durable cross-process delivery of persisted handlers, on SQLite through GRDB.
+        .target(name: "HandlerKitSignals", dependencies: ["HandlerKit", .product(name: "GRDB", package: "GRDB.swift")]),
+        // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
+        .executableTarget(
+            name: "handlerkit-signals-probe",
+            dependencies: ["HandlerKitSignals"],
+            path: "Tests/SignalsProbe",
+            plugins: ["HandlerKitPlugin"]
+        ),
+        .testTarget(name: "HandlerKitSignalsTests", dependencies: ["HandlerKitSignals", "handlerkit-signals-probe"]),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
         .testTarget(

@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a post did.
+public struct PostResult: Sendable, Hashable {
+    /// The signal posted.
+    public var signalID: SignalID
+    /// The revision this post made (1 for the first post while the signal's record exists).
+    public var revision: Int
+    /// How many consumers will receive this revision.
+    public var deliveries: Int
+    /// Whether the signal is kept for consumers that register later (`UnconsumedPolicy.keep`).
+    public var kept: Bool
+
+    /// Whether no consumer receives this revision (the post is not silent about it).
+    public var hadNoConsumer: Bool { deliveries == 0 }
+}
+
+/// A registered consumer as stored.
+public struct ConsumerRecord: Sendable, Hashable {
+    public var id: ConsumerID
+    public var signalID: String
+    public var component: String
+    /// The run that delivers to it: the registering run, or the run that took it over.
+    public var runID: String
+    public var lifetime: ConsumerLifetime
+    public var mode: DeliveryMode
+    /// The consumer's handler, as its JSON document.
+    public var handler: [UInt8]
+    public var handlerID: String
+}
+
+/// A delivery claimed by a run: what is needed to run its handler and to complete it.
+public struct ClaimedDelivery: Sendable, Hashable {
+    /// The store's row of the delivery.
+    public var rowID: Int64
+    public var key: DeliveryKey
+    public var consumerID: ConsumerID
+    public var signalID: String
+    public var revision: Int
+    /// The handler's JSON document.
+    public var handler: [UInt8]
+    /// The payload's JSON object.
+    public var payload: [UInt8]
+    /// This attempt's number (1 for the first); with the run, it guards completion.
+    public var attempt: Int
+    /// The run that claimed it.
+    public var runID: String
+}
+
+/// A delivery parked as dead: its handler kept throwing, no longer exists, or its record or
+/// payload cannot be used. It stays until it is requeued.
+public struct DeadDelivery: Sendable, Hashable {
+    public var key: DeliveryKey
+    public var signalID: String
+    public var revision: Int
+    public var consumerID: ConsumerID
+    public var component: String
+    public var handlerID: String
+    public var attempts: Int
+    /// Why it is dead (the last error).
+    public var reason: String
+}
+
+/// What a run found and changed when it took over runs of its component that are gone.
+public struct TakeoverReport: Sendable, Hashable {
+    /// The runs found dead and taken over.
+    public var deadRuns: [String] = []
+    /// Deliveries that a dead run had claimed and not completed: they run again.
+    public var interruptedDeliveries = 0
+    /// Durable consumers now delivered by this run.
+    public var adoptedConsumers = 0
+    /// Consumers tied to a dead run, removed (with their pending deliveries).
+    public var removedConsumers = 0
+}
+
+/// A completed delivery, as kept in the store's history (`SignalStore.completions`).
+public struct CompletionRecord: Sendable, Hashable {
+    public var key: DeliveryKey
+    public var runID: String
+    public var attempt: Int
+}

@@ -1,0 +1,2 @@
+import HandlerKitSignals
+print("probe")
