@@ -84,7 +84,10 @@ let package = Package(
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
         ),
-        .testTarget(name: "HandlerKitSignalsTests", dependencies: ["HandlerKitSignals", "handlerkit-signals-probe"]),
+        .testTarget(
+            name: "HandlerKitSignalsTests",
+            dependencies: ["HandlerKitSignals", "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
         .testTarget(

@@ -438,6 +438,25 @@ public final class SQLiteSignalStore: SignalStore {
         }
     }
 
+    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
+        try await read("reading statistics") { db in
+            var statistics = SignalStoreStatistics()
+            statistics.runs = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM runs") ?? 0
+            statistics.consumers = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM consumers") ?? 0
+            statistics.signals = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM signals") ?? 0
+            statistics.completions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM completions") ?? 0
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state") {
+                let count: Int = try Self.column(row, "count", table: "deliveries", key: "COUNT(*)")
+                switch String.fromDatabaseValue(row["state"] as DatabaseValue) {
+                case "pending": statistics.pendingDeliveries = count
+                case "claimed": statistics.claimedDeliveries = count
+                default: statistics.deadDeliveries += count
+                }
+            }
+            return statistics
+        }
+    }
+
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         try WakeFileListener(path: wakePath)
     }

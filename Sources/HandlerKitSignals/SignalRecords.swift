@@ -79,3 +79,18 @@ public struct CompletionRecord: Sendable, Hashable {
     public var runID: String
     public var attempt: Int
 }
+
+/// What a store holds (e.g. for a status page, or to check that nothing is left behind).
+public struct SignalStoreStatistics: Sendable, Hashable {
+    public var runs = 0
+    public var consumers = 0
+    /// Signal records: signals with consumers, or kept for late ones.
+    public var signals = 0
+    public var pendingDeliveries = 0
+    public var claimedDeliveries = 0
+    public var deadDeliveries = 0
+    /// Completions in the history.
+    public var completions = 0
+
+    public init() {}
+}

@@ -66,6 +66,9 @@ public protocol SignalStore: Sendable {
     /// The completions recorded for `key` (the store keeps a history of completions for a while).
     func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord]
 
+    /// How many runs, consumers, signal records and deliveries the store holds.
+    func statistics() async throws(SignalError) -> SignalStoreStatistics
+
     /// A listener that wakes when any process posts, registers or requeues.
     func makeWakeListener() throws(SignalError) -> any SignalWakeListener
 }
