@@ -99,7 +99,7 @@ struct ConformanceTests {
         #expect(recorder.all.map(\.deliveryKey) == ["\(durable.rawValue)/1"])
         try await second.stop()
         try await poster.stop()
-        #expect(try await store.statistics() == SignalStoreStatistics.with(completions: 1))
+        #expect(try await store.statistics() == SignalStoreStatistics(completions: 1))
     }
 
     @Test(arguments: StoreKind.all)
@@ -267,9 +267,9 @@ struct Unencodable: Encodable {
 }
 
 extension SignalStoreStatistics {
-    static func with(completions: Int) -> SignalStoreStatistics {
-        var statistics = SignalStoreStatistics()
-        statistics.completions = completions
-        return statistics
+    /// Nothing left but `completions` in the history.
+    init(completions: Int) {
+        self.init()
+        self.completions = completions
     }
 }
