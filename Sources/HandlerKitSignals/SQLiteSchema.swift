@@ -35,6 +35,7 @@ enum SQLiteSchema {
         CREATE TABLE signals (
             signal_id TEXT PRIMARY KEY NOT NULL,
             revision INTEGER NOT NULL,
+            -- The latest revision's payload while the signal is kept for late consumers (else empty).
             payload BLOB NOT NULL,
             posted_at REAL NOT NULL,
             keep_until REAL
@@ -48,9 +49,7 @@ enum SQLiteSchema {
             component TEXT NOT NULL,
             owner_run TEXT NOT NULL,
             lifetime TEXT NOT NULL,
-            handler BLOB NOT NULL,
             handler_id TEXT NOT NULL,
-            payload BLOB NOT NULL,
             state TEXT NOT NULL,
             claimed_by TEXT,
             attempt INTEGER NOT NULL DEFAULT 0,
@@ -61,6 +60,12 @@ enum SQLiteSchema {
         CREATE INDEX deliveries_by_owner ON deliveries(owner_run, state, not_before);
         CREATE INDEX deliveries_by_consumer ON deliveries(consumer_id);
         CREATE INDEX deliveries_by_component ON deliveries(component, state);
+        -- The large parts of a delivery, apart: claiming and releasing rewrite only the small row above.
+        CREATE TABLE delivery_bodies (
+            delivery_id INTEGER PRIMARY KEY NOT NULL,
+            handler BLOB NOT NULL,
+            payload BLOB NOT NULL
+        );
         CREATE TABLE completions (
             delivery_key TEXT NOT NULL,
             consumer_id TEXT NOT NULL,

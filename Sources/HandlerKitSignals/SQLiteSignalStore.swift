@@ -20,14 +20,19 @@ public final class SQLiteSignalStore: SignalStore {
         public var flushEveryCommit: Bool
         /// How long completions stay in the history (`completions(of:)`).
         public var completionHistory: Duration
+        /// The largest the database file may grow, in bytes (`nil`: no limit but the disk's). A write
+        /// that would pass it fails with `SignalError.storeFull` and changes nothing.
+        public var maximumSize: Int?
         /// For tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's transaction.
         public var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
-                    completionHistory: Duration = .seconds(86_400), faultHook: (@Sendable (SignalFaultPoint) -> Void)? = nil) {
+                    completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil,
+                    faultHook: (@Sendable (SignalFaultPoint) -> Void)? = nil) {
             self.busyTimeout = busyTimeout
             self.flushEveryCommit = flushEveryCommit
             self.completionHistory = completionHistory
+            self.maximumSize = maximumSize
             self.faultHook = faultHook
         }
     }
@@ -51,8 +56,13 @@ public final class SQLiteSignalStore: SignalStore {
         configuration.busyMode = .callback(Self.busyCallback(budget: options.busyTimeout))
         configuration.label = "HandlerKitSignals"
         let synchronous = options.flushEveryCommit ? "FULL" : "NORMAL"
+        let maximumSize = options.maximumSize
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            if let maximumSize {
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumSize / max(1, pageSize)))")
+            }
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -144,7 +154,7 @@ public final class SQLiteSignalStore: SignalStore {
                 """, arguments: [id, run, attempt])
             report.interruptedDeliveries += db.changesCount
         }
-        try db.execute(sql: "DELETE FROM deliveries WHERE owner_run = ? AND lifetime = 'run' AND state != 'dead'", arguments: [run])
+        try deleteDeliveries(db, where: "owner_run = ? AND lifetime = 'run' AND state != 'dead'", arguments: [run])
         try db.execute(sql: "DELETE FROM consumers WHERE run_id = ? AND lifetime = 'run'", arguments: [run])
         report.removedConsumers = db.changesCount
         if let adoptedBy {
@@ -179,7 +189,12 @@ public final class SQLiteSignalStore: SignalStore {
                                               arguments: [consumer.signalID, now]) else { return 0 }
             let revision: Int = try Self.column(kept, "revision", table: "signals", key: consumer.signalID)
             let payload: Data = try Self.column(kept, "payload", table: "signals", key: consumer.signalID)
-            try Self.insertDelivery(db, consumer: consumer, revision: revision, payload: payload, now: now)
+            try Self.insertDelivery(db, consumer: consumer.id.rawValue, signalID: consumer.signalID, revision: revision,
+                                    component: consumer.component, owner: consumer.runID, lifetime: consumer.lifetime.rawValue,
+                                    handler: Data(consumer.handler), handlerID: consumer.handlerID, payload: payload, now: now)
+            if consumer.mode == .once {
+                try db.execute(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?", arguments: [consumer.id.rawValue])
+            }
             return 1
         }
         if made > 0 { WakeFile.notify(wakePath) }
@@ -189,7 +204,7 @@ public final class SQLiteSignalStore: SignalStore {
     public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
         let now = Date().timeIntervalSince1970
         return try await write("removing consumer \(id)") { db in
-            try db.execute(sql: "DELETE FROM deliveries WHERE consumer_id = ? AND state = 'pending'", arguments: [id.rawValue])
+            try Self.deleteDeliveries(db, where: "consumer_id = ? AND state = 'pending'", arguments: [id.rawValue])
             try db.execute(sql: "DELETE FROM consumers WHERE consumer_id = ?", arguments: [id.rawValue])
             let removed = db.changesCount > 0
             try Self.removeUnusedSignals(db, now: now)
@@ -244,15 +259,12 @@ public final class SQLiteSignalStore: SignalStore {
                 let modeText: String = try Self.column(row, "mode", table: "consumers", key: key)
                 if modeText == DeliveryMode.once.rawValue && delivered != 0 { continue }
                 let lifetime: String = try Self.column(row, "lifetime", table: "consumers", key: key)
-                try db.cachedStatement(sql: """
-                    INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
-                                            handler, handler_id, payload, state, attempt, not_before, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
-                    """).execute(arguments: [
-                        DeliveryKey(consumer: key, revision: revision).rawValue, key, signalID, revision,
-                        row["component"] as DatabaseValue, row["run_id"] as DatabaseValue, lifetime,
-                        row["handler"] as DatabaseValue, row["handler_id"] as DatabaseValue, payloadData, now, now,
-                    ])
+                try Self.insertDelivery(db, consumer: key, signalID: signalID, revision: revision,
+                                        component: try Self.column(row, "component", table: "consumers", key: key),
+                                        owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
+                                        handler: row["handler"] as DatabaseValue,
+                                        handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
+                                        payload: payloadData, now: now)
                 if modeText == DeliveryMode.once.rawValue {
                     try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(arguments: [key])
                 }
@@ -266,7 +278,7 @@ public final class SQLiteSignalStore: SignalStore {
                     INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
                         posted_at = excluded.posted_at, keep_until = excluded.keep_until
-                    """).execute(arguments: [signalID, revision, payloadData, now, keep])
+                    """).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
             }
             hook?(.postBeforeCommit)
             return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
@@ -275,19 +287,25 @@ public final class SQLiteSignalStore: SignalStore {
         return result
     }
 
-    private static func insertDelivery(_ db: Database, consumer: ConsumerRecord, revision: Int, payload: Data, now: Double) throws {
-        try db.execute(sql: """
+    private static func insertDelivery(
+        _ db: Database, consumer: String, signalID: String, revision: Int, component: String, owner: String, lifetime: String,
+        handler: some DatabaseValueConvertible, handlerID: String, payload: Data, now: Double
+    ) throws {
+        try db.cachedStatement(sql: """
             INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
-                                    handler, handler_id, payload, state, attempt, not_before, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
-            """, arguments: [
-                DeliveryKey(consumer: consumer.id.rawValue, revision: revision).rawValue, consumer.id.rawValue, consumer.signalID,
-                revision, consumer.component, consumer.runID, consumer.lifetime.rawValue, Data(consumer.handler),
-                consumer.handlerID, payload, now, now,
-            ])
-        if consumer.mode == .once {
-            try db.execute(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?", arguments: [consumer.id.rawValue])
-        }
+                                    handler_id, state, attempt, not_before, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+            """).execute(arguments: [DeliveryKey(consumer: consumer, revision: revision).rawValue, consumer, signalID, revision,
+                                     component, owner, lifetime, handlerID, now, now])
+        try db.cachedStatement(sql: "INSERT INTO delivery_bodies (delivery_id, handler, payload) VALUES (?, ?, ?)")
+            .execute(arguments: [db.lastInsertedRowID, handler, payload])
+    }
+
+    /// Deletes the deliveries matching `condition`, with their bodies.
+    private static func deleteDeliveries(_ db: Database, where condition: String, arguments: StatementArguments) throws {
+        try db.execute(sql: "DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM deliveries WHERE \(condition))",
+                       arguments: arguments)
+        try db.execute(sql: "DELETE FROM deliveries WHERE \(condition)", arguments: arguments)
     }
 
     // MARK: Delivering
@@ -299,12 +317,14 @@ public final class SQLiteSignalStore: SignalStore {
                 UPDATE deliveries SET state = 'claimed', claimed_by = ?1, attempt = attempt + 1
                 WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = 'pending' AND not_before <= ?2
                              ORDER BY id LIMIT ?3)
-                RETURNING id, delivery_key, consumer_id, signal_id, revision, handler, payload, attempt
+                RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt
                 """), arguments: [runID, now, limit])
             var claimed: [ClaimedDelivery] = []
             for row in rows {
                 do {
-                    claimed.append(try Self.claimedDelivery(row, runID: runID))
+                    let body = try Row.fetchOne(db.cachedStatement(sql: "SELECT handler, payload FROM delivery_bodies WHERE delivery_id = ?"),
+                                                arguments: [row["id"] as DatabaseValue])
+                    claimed.append(try Self.claimedDelivery(row, body: body, runID: runID))
                 } catch {
                     // An unreadable record is parked with the reason, never dropped; the others go on.
                     try db.execute(sql: "UPDATE deliveries SET state = 'dead', claimed_by = NULL, last_error = ? WHERE id = ?",
@@ -315,13 +335,16 @@ public final class SQLiteSignalStore: SignalStore {
         }
     }
 
-    private static func claimedDelivery(_ row: Row, runID: String) throws -> ClaimedDelivery {
+    private static func claimedDelivery(_ row: Row, body: Row?, runID: String) throws -> ClaimedDelivery {
         let key: String = try column(row, "delivery_key", table: "deliveries", key: "row \(row["id"] as DatabaseValue)")
         func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
             try column(row, name, table: "deliveries", key: key)
         }
-        let handler: Data = try value("handler")
-        let payload: Data = try value("payload")
+        guard let body else {
+            throw SignalError.malformedRecord(table: "delivery_bodies", key: key, column: "delivery_id", reason: "the delivery's body is missing")
+        }
+        let handler: Data = try column(body, "handler", table: "delivery_bodies", key: key)
+        let payload: Data = try column(body, "payload", table: "delivery_bodies", key: key)
         return ClaimedDelivery(rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(try value("consumer_id")),
                                signalID: try value("signal_id"), revision: try value("revision"),
                                handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID)
@@ -334,6 +357,7 @@ public final class SQLiteSignalStore: SignalStore {
                 DELETE FROM deliveries WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
                 """).execute(arguments: [delivery.rowID, delivery.runID, delivery.attempt])
             guard db.changesCount == 1 else { return false }
+            try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [delivery.rowID])
             try db.cachedStatement(sql: """
                 INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -390,15 +414,23 @@ public final class SQLiteSignalStore: SignalStore {
                 SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
                 FROM deliveries WHERE state = 'dead' AND (?1 IS NULL OR component = ?1) ORDER BY id
                 """, arguments: [component])
-            return try rows.map { row in
-                let key: String = try Self.column(row, "delivery_key", table: "deliveries", key: "?")
-                func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
-                    try Self.column(row, name, table: "deliveries", key: key)
+            return rows.map { row in
+                // A record with an unreadable column is still listed (it can be requeued by its key),
+                // with what is wrong with it in its reason.
+                func text(_ name: String) -> String { String.fromDatabaseValue(row[name] as DatabaseValue) ?? "" }
+                let key = text("delivery_key")
+                var reason = String.fromDatabaseValue(row["last_error"] as DatabaseValue) ?? "unknown"
+                func value<T: DatabaseValueConvertible>(_ name: String, _ fallback: T) -> T {
+                    do {
+                        return try Self.column(row, name, table: "deliveries", key: key)
+                    } catch {
+                        reason += "; \(error)"
+                        return fallback
+                    }
                 }
-                let reason = String.fromDatabaseValue(row["last_error"] as DatabaseValue) ?? "unknown"
-                return DeadDelivery(key: DeliveryKey(key), signalID: try value("signal_id"), revision: try value("revision"),
-                                    consumerID: ConsumerID(try value("consumer_id")), component: try value("component"),
-                                    handlerID: try value("handler_id"), attempts: try value("attempt"), reason: reason)
+                return DeadDelivery(key: DeliveryKey(key), signalID: value("signal_id", ""), revision: value("revision", 0),
+                                    consumerID: ConsumerID(value("consumer_id", "")), component: value("component", ""),
+                                    handlerID: value("handler_id", ""), attempts: value("attempt", 0), reason: reason)
             }
         }
     }
