@@ -23,7 +23,7 @@ struct ProcessTests {
         #expect(outcome.status == 0, "\(outcome.output)")
         return outcome.lines.compactMap { line in
             let fields = line.split(separator: " ")
-            return fields.count == 3 && fields[0] == "consumer" ? String(fields[1]) : nil
+            return fields.count == 4 && fields[0] == "consumer" ? String(fields[1]) : nil
         }
     }
 

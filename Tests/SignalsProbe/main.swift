@@ -7,6 +7,11 @@
 //       posts S(I)…S(N-1), payload item = index; prints `posted <signal> <revision> <deliveries>` after each
 //   consume --db PATH --component C [--kill-at P --kill-after K] [--stop]
 //       starts a run (taking over dead ones), delivers until nothing is open, prints `idle <completed>`
+//   open --db PATH
+//       prints `open <pending + claimed deliveries>` of the whole store
+//   check --db PATH --log LOG --consumers FILE --posts FILE
+//       verifies that every delivery registered and posted (the register and post outputs) was
+//       completed exactly once and every interrupted handler ran again; prints the counts
 //   serve --db PATH --component C --log LOG --signals N [--prefix S] --ready FILE
 //       starts a run with automatic delivery, registers one once consumer per signal, creates FILE,
 //       and exits when all of them were delivered (woken by the posts of other processes)
@@ -69,7 +74,7 @@ func run() async throws {
         ProbeFaults.configure(point: parsed, after: try arguments.int("kill-after", default: 1))
     }
     let store = try SQLiteSignalStore(path: try arguments.string("db"), options: .init(faultHook: ProbeFaults.hook))
-    let component = try arguments.string("component")
+    let component = try arguments.string("component", default: "probe")
     let prefix = try arguments.string("prefix", default: "s")
     let retry = RetryPolicy(maximumAttempts: 1_000, firstDelay: .milliseconds(1), maximumDelay: .milliseconds(20))
 
@@ -86,7 +91,7 @@ func run() async throws {
                 ? try Probe.flakyHandler(log: log, failures: flaky)
                 : try Probe.recordHandler(log: log)
             let consumer = try await center.register(handler, for: SignalID("\(prefix)\(index)"), lifetime: lifetime, delivery: mode)
-            say("consumer \(consumer) \(prefix)\(index)")
+            say("consumer \(consumer) \(prefix)\(index) \(mode == .once ? "once" : "every")")
         }
         if arguments.values["stop"] != nil { try await center.stop() }
     case "post":
@@ -109,6 +114,16 @@ func run() async throws {
         }
         say("idle \(completed)")
         if arguments.values["stop"] != nil { try await center.stop() }
+    case "open":
+        let statistics = try await store.statistics()
+        say("open \(statistics.pendingDeliveries + statistics.claimedDeliveries)")
+    case "check":
+        func lines(_ name: String) throws -> [Substring] {
+            try String(contentsOfFile: try arguments.string(name), encoding: .utf8).split(separator: "\n")
+        }
+        let passed = try await ProbeCheck.run(store: store, log: try arguments.string("log"),
+                                              consumerLines: try lines("consumers"), postLines: try lines("posts"))
+        if !passed { throw ProbeError("check failed") }
     case "serve":
         let center = try await SignalCenter.start(component: component, store: store, options: .init(retry: retry))
         let log = try arguments.string("log")
