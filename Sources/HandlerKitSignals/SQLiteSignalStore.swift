@@ -495,11 +495,13 @@ public final class SQLiteSignalStore: SignalStore {
 
     // MARK: Transactions and errors
 
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, on the calling thread: a transaction takes
+    /// tens of microseconds, less than a hop to GRDB's queue and back costs under load. While another
+    /// process holds the write lock, the thread waits (at most `Options.busyTimeout`).
     @discardableResult
     func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T) async throws(SignalError) -> T {
         do {
-            return try await queue.writeWithoutTransaction { db in
+            return try writeNow { db in
                 var result: T?
                 try db.inTransaction(.immediate) {
                     result = try body(db)
@@ -513,13 +515,23 @@ public final class SQLiteSignalStore: SignalStore {
         }
     }
 
-    /// Runs `body` in a read transaction.
+    /// Runs `body` in a read transaction, on the calling thread.
     func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T) async throws(SignalError) -> T {
         do {
-            return try await queue.read(body)
+            return try readNow(body)
         } catch {
             throw Self.signalError(error, path: path, operation: operation(), busyWait: options.busyTimeout.seconds)
         }
+    }
+
+    /// `DatabaseQueue.read`'s synchronous form (an `async` caller would get its `async` overload).
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try queue.read(body)
+    }
+
+    /// `DatabaseQueue.writeWithoutTransaction`'s synchronous form.
+    private func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try queue.writeWithoutTransaction(body)
     }
 
     /// A column of a stored row as `T`, or `SignalError.malformedRecord` naming the table, key and column.
