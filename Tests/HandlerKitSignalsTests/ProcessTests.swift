@@ -71,6 +71,21 @@ struct ProcessTests {
         #expect(try await statistics() == .init(completions: 3))
     }
 
+    @Test func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered() async throws {
+        // The registering process exits without stopping its run, as a crash would end it.
+        let tied = try await probe(["register", "--component", "app", "--log", log, "--signals", "3", "--prefix", "t",
+                                    "--lifetime", "run"])
+        #expect(tied.status == 0, "\(tied.output)")
+        let posted = try await probe(["post", "--component", "sync", "--signals", "3", "--prefix", "t"])
+        #expect(posted.lines.filter { $0.hasPrefix("posted ") }.count == 3, "\(posted.output)")
+        let next = try await probe(["consume", "--component", "app", "--stop"])
+        #expect(next.output.contains("took over 1 runs, 0 interrupted, 0 consumers adopted, 3 run-tied consumers removed"),
+                "\(next.output)")
+        #expect(next.output.contains("idle 0"))
+        #expect(HandlerLog(path: log).entries.isEmpty)
+        #expect(try await statistics() == SignalStoreStatistics())
+    }
+
     /// Kills consumers at `point` until one finishes: 40 once consumers and 40 every-revision
     /// consumers, two revisions posted to each signal: 120 deliveries.
     @Test(arguments: ["afterClaim", "insideHandler", "beforeCompletion"])
