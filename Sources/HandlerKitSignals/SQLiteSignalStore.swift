@@ -312,6 +312,13 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         let now = Date().timeIntervalSince1970
+        // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
+        let due = try await read("looking for due deliveries of run \(runID)") { db in
+            try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = 'pending' AND not_before <= ?)
+                """), arguments: [runID, now]) ?? false
+        }
+        guard due else { return [] }
         return try await write("claiming deliveries for run \(runID)") { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 UPDATE deliveries SET state = 'claimed', claimed_by = ?1, attempt = attempt + 1
