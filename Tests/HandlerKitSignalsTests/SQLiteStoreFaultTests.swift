@@ -37,13 +37,7 @@ struct SQLiteStoreFaultTests {
     }
 
     @Test func aTruncatedStoreIsATypedError() async throws {
-        let store = try SQLiteSignalStore(path: path)
-        let center = try await manualCenter("app", store: store, registry: registry)
-        for index in 0..<200 {
-            _ = try await center.register(try Handler(id: "Sink.receive", bound: ["note": String(repeating: "n", count: 500)],
-                                                      registry: registry), for: SignalID("t\(index)"))
-        }
-        try await center.stop()
+        try await fillAndClose()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: path))
         do {
@@ -57,6 +51,18 @@ struct SQLiteStoreFaultTests {
             }
             #expect(where_ == path)
         }
+    }
+
+    /// Registers 200 consumers and closes the store, which moves everything into the database file.
+    private func fillAndClose() async throws {
+        let store = try SQLiteSignalStore(path: path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        for index in 0..<200 {
+            _ = try await center.register(try Handler(id: "Sink.receive", bound: ["note": String(repeating: "n", count: 500)],
+                                                      registry: registry), for: SignalID("t\(index)"))
+        }
+        try await center.stop()
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     @Test func aStoreLockedLongerThanTheBusyTimeoutFailsThePostWithoutWritingIt() async throws {
