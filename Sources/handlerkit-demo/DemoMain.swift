@@ -5,6 +5,7 @@ import Foundation
 ///
 ///     handlerkit-demo [--file PATH]        first process: create handlers, write PATH, start the second
 ///     handlerkit-demo --replay PATH        second process: rebuild the handlers from PATH and use them
+///     handlerkit-demo --signals-register|--signals-perform|--signals-resume STORE   the signals step's processes
 ///
 /// The exit status is 0 when every step did what it should, 1 otherwise.
 @main
