@@ -8,6 +8,7 @@
 //   HandlerGenerator   renders scanned handlers into Swift through the templates in Templates/
 //   handlergen         the generator as a command-line tool (what the build plugin runs)
 //   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
+//   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once) on SQLite
 import CompilerPluginSupport
 import PackageDescription
 
@@ -23,6 +24,7 @@ let package = Package(
         .plugin(name: "UpdateHandlerBaseline", targets: ["UpdateHandlerBaseline"]),
         .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
         .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
+        .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
     ],
     // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
     // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
@@ -30,6 +32,8 @@ let package = Package(
     dependencies: [
         // Renders the generator's logic-free templates (Templates/*.mustache).
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // SQLite for HandlerKitSignals' store; only clients of that product build it.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -58,7 +62,7 @@ let package = Package(
             dependencies: ["handlergen"]
         ),
         // `swift package update-handler-baseline`: writes each @handler target's committed baseline,
-        // `.handlers-baseline.json`, that the build plugin checks handler changes against (HANDLERKIT.md §7).
+        // `.handlers-baseline.json`, that the build plugin checks handler changes against.
         .plugin(
             name: "UpdateHandlerBaseline",
             capability: .command(
@@ -68,11 +72,11 @@ let package = Package(
             dependencies: ["handlergen"]
         ),
         // `swift run handlerkit-demo`: handlers made in one process, stored as JSON, called in a second.
-        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents"], plugins: ["HandlerKitPlugin"]),
+        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals"], plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit", "HandlerKitEvents"],
+            dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -83,6 +87,19 @@ let package = Package(
         ),
         // Reads C structs and enums from headers with libclang, for bindable C types (issue 5).
         .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
+        // Signals (issue 11): durable cross-process delivery of persisted handlers, on SQLite through GRDB.
+        .target(name: "HandlerKitSignals", dependencies: ["HandlerKit", .product(name: "GRDB", package: "GRDB.swift")]),
+        // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
+        .executableTarget(
+            name: "handlerkit-signals-probe",
+            dependencies: ["HandlerKitSignals"],
+            path: "Tests/SignalsProbe",
+            plugins: ["HandlerKitPlugin"]
+        ),
+        .testTarget(
+            name: "HandlerKitSignalsTests",
+            dependencies: ["HandlerKitSignals", "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
         .testTarget(

@@ -2,6 +2,8 @@
 # Installs what HandlerKit's build and tests need beyond the Swift toolchain:
 #   - libclang (Debian/Ubuntu: libclang-dev), used at run time to read C headers for bindable C types.
 #     The tests run against both the Swift toolchain's libclang and this system one.
+#   - SQLite's headers and library (Debian/Ubuntu: libsqlite3-dev), which GRDB links on Linux for
+#     HandlerKitSignals' store.
 #
 # Idempotent and quiet when everything is already installed. Installs with apt-get when running as
 # root on Debian/Ubuntu; otherwise explains what to do and exits non-zero.
@@ -13,6 +15,10 @@ have_system_libclang() {
         [[ -e "$candidate" ]] && return 0
     done
     return 1
+}
+
+have_sqlite_headers() {
+    [[ -e /usr/include/sqlite3.h ]]
 }
 
 case "$(uname -s)" in
@@ -31,34 +37,41 @@ Linux) ;;
     ;;
 esac
 
-if have_system_libclang; then
+missing=()
+have_system_libclang || missing+=(libclang-dev)
+have_sqlite_headers || missing+=(libsqlite3-dev)
+if [[ ${#missing[@]} -eq 0 ]]; then
     exit 0
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-dependencies: libclang not found and apt-get is not available." >&2
-    echo "  Install libclang with your package manager (Fedora: dnf install clang-devel)," >&2
+    echo "install-dependencies: missing ${missing[*]} and apt-get is not available." >&2
+    echo "  Install libclang and SQLite's headers with your package manager (Fedora: dnf install clang-devel sqlite-devel)," >&2
     echo "  or set HANDLERKIT_LIBCLANG to the path of libclang.so." >&2
     exit 1
 fi
 
 if [[ "$(id -u)" -ne 0 ]]; then
-    echo "install-dependencies: libclang not found. Install it as root:" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y libclang-dev" >&2
+    echo "install-dependencies: missing ${missing[*]}. Install as root:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
     exit 1
 fi
 
-echo "install-dependencies: installing libclang-dev"
+echo "install-dependencies: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends libclang-dev; } >"$log" 2>&1; then
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
     cat "$log" >&2
-    echo "install-dependencies: apt-get failed to install libclang-dev" >&2
+    echo "install-dependencies: apt-get failed to install ${missing[*]}" >&2
     exit 1
 fi
 
 if ! have_system_libclang; then
     echo "install-dependencies: libclang-dev installed but no libclang.so found under /usr/lib/llvm-*/lib" >&2
+    exit 1
+fi
+if ! have_sqlite_headers; then
+    echo "install-dependencies: libsqlite3-dev installed but /usr/include/sqlite3.h is missing" >&2
     exit 1
 fi

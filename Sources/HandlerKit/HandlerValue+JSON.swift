@@ -1,8 +1,16 @@
 import Foundation
 
 /// Any JSON value as a `HandlerValue`, read and written with the same strict, deterministic JSON as
-/// handler documents: for documents that embed handler documents (e.g. saved event subscriptions).
+/// handler documents: for documents that embed handler documents (saved event subscriptions) and for
+/// values stored outside a handler document that handlers receive later (a signal's payload).
 extension HandlerValue {
+    /// Encodes `value` as a bound value would be encoded (so a handler parameter of its type decodes it).
+    ///
+    /// - Throws: the value's own encoding error.
+    public init(encoding value: some Encodable) throws {
+        self = try HandlerValueEncoder.encode(value)
+    }
+
     /// Parses `json` as one JSON value, enforcing `limits` (size and nesting depth).
     ///
     /// - Throws: `HandlerError.malformedJSON` (with line, column and byte offset),
@@ -11,16 +19,20 @@ extension HandlerValue {
         guard json.count <= limits.maximumDocumentSize else {
             throw .documentTooLarge(size: json.count, limit: limits.maximumDocumentSize)
         }
-        let bytes = Array(json)
-        self = try bytes.withUnsafeBufferPointer { buffer throws(HandlerError) in
-            try JSONReader.parse(buffer, maximumDepth: limits.effectiveDepth)
+        let parsed = json.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(HandlerError) in try JSONReader.parse(buffer, maximumDepth: limits.effectiveDepth) }
+        }
+        if let parsed {
+            self = try parsed.get()
+        } else {
+            self = try Array(json).withUnsafeBufferPointer { buffer throws(HandlerError) in
+                try JSONReader.parse(buffer, maximumDepth: limits.effectiveDepth)
+            }
         }
     }
 
     /// The value as JSON: members sorted, numbers as their exact text, identical bytes for equal values.
     public func jsonData(prettyPrinted: Bool = false) -> Data {
-        var writer = JSONWriter(prettyPrinted: prettyPrinted)
-        writer.write(self)
-        return Data(writer.output)
+        Data(jsonBytes(prettyPrinted: prettyPrinted))
     }
 }

@@ -29,6 +29,7 @@ enum FirstProcess {
 
         try EventsStep.subscribeAndSave(next: file)
         try startSecondProcess(file: file)
+        try SignalsStep.run()
         Say.line("Done: handlers made here were rebuilt and called in another process.")
     }
 

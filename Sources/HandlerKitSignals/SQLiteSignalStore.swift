@@ -1,0 +1,621 @@
+import Foundation
+import GRDB
+
+/// The embedded signal store: one SQLite database file that every process of the machine opens
+/// (through GRDB), in WAL mode. Every write is one `BEGIN IMMEDIATE` transaction; a process that
+/// finds the database locked waits up to `Options.busyTimeout` (in short sleeps) and then throws
+/// `SignalError.storeBusy` without having written anything, so a busy database never loses or
+/// doubles a signal.
+///
+/// Next to the database: `<file>.runs/` holds each live run's lock file (see `RunLockFile`), and
+/// `<file>.wake` is the file other processes are woken through (see `WakeFile`).
+public final class SQLiteSignalStore: SignalStore {
+    /// How the store behaves.
+    public struct Options: Sendable {
+        /// How long a write waits for other processes' transactions before `SignalError.storeBusy`.
+        public var busyTimeout: Duration
+        /// `true`: every commit is flushed to disk (`synchronous=FULL`) and survives a power loss;
+        /// `false` (default): commits survive any crash of the process (kill -9 included) and the
+        /// database is never corrupted, but an OS crash or power loss may undo the last commits.
+        public var flushEveryCommit: Bool
+        /// How long completions stay in the history (`completions(of:)`).
+        public var completionHistory: Duration
+        /// The largest the database file may grow, in bytes (`nil`: no limit but the disk's). A write
+        /// that would pass it fails with `SignalError.storeFull` and changes nothing.
+        public var maximumSize: Int?
+        /// For tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's transaction.
+        public var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
+
+        public init(busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
+                    completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil,
+                    faultHook: (@Sendable (SignalFaultPoint) -> Void)? = nil) {
+            self.busyTimeout = busyTimeout
+            self.flushEveryCommit = flushEveryCommit
+            self.completionHistory = completionHistory
+            self.maximumSize = maximumSize
+            self.faultHook = faultHook
+        }
+    }
+
+    /// The database file.
+    public let path: String
+    public var location: String { path }
+    let options: Options
+    private let queue: DatabaseQueue
+    private let runLocks = RunLocks()
+
+    /// Opens (creating and migrating when needed) the store at `path`.
+    ///
+    /// - Throws: `SignalError.newerSchema` for a store of a newer version (left unchanged),
+    ///   `.storeCorrupt` for a file that is not a signal store, `.storeReadOnly`, `.storeUnavailable`.
+    public init(path: String, options: Options = Options()) throws(SignalError) {
+        self.path = path
+        self.options = options
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .callback(Self.busyCallback(budget: options.busyTimeout))
+        configuration.label = "HandlerKitSignals"
+        let synchronous = options.flushEveryCommit ? "FULL" : "NORMAL"
+        let maximumSize = options.maximumSize
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
+            if let maximumSize {
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumSize / max(1, pageSize)))")
+            }
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try SQLiteSchema.migrate(db, path: path)
+                    return .commit
+                }
+            }
+        } catch {
+            throw Self.signalError(error, path: path, operation: "opening the store")
+        }
+    }
+
+    /// The folder of run lock files.
+    var runsDirectory: String { path + ".runs" }
+    /// The file other processes are woken through.
+    var wakePath: String { path + ".wake" }
+
+    // MARK: Runs
+
+    public func beginRun(_ runID: String, component: String) async throws(SignalError) {
+        let lock = try RunLockFile(runID: runID, directory: runsDirectory)
+        runLocks.insert(lock, for: runID)
+        let now = Date().timeIntervalSince1970
+        let historyStart = now - options.completionHistory.seconds
+        let pid = Int(ProcessInfo.processInfo.processIdentifier)
+        do {
+            try await write("starting run \(runID) of component '\(component)'") { db in
+                try db.execute(sql: "INSERT INTO runs (run_id, component, pid, started_at) VALUES (?, ?, ?, ?)",
+                               arguments: [runID, component, pid, now])
+                try db.execute(sql: "DELETE FROM completions WHERE completed_at < ?", arguments: [historyStart])
+                try Self.removeUnusedSignals(db, now: now)
+            }
+        } catch {
+            runLocks.remove(runID)?.release()
+            throw error
+        }
+    }
+
+    public func endRun(_ runID: String, component: String) async throws(SignalError) {
+        let now = Date().timeIntervalSince1970
+        try await write("ending run \(runID) of component '\(component)'") { db in
+            try Self.retire(run: runID, db: db, now: now, adoptedBy: nil)
+        }
+        runLocks.remove(runID)?.release()
+    }
+
+    public func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
+        let candidates = try await read("finding the runs of component '\(component)'") { db in
+            try String.fetchAll(db, sql: """
+                SELECT run_id FROM runs WHERE component = ?1 AND run_id != ?2
+                UNION SELECT run_id FROM consumers WHERE component = ?1 AND run_id != ?2
+                UNION SELECT owner_run FROM deliveries WHERE component = ?1 AND owner_run != ?2
+                """, arguments: [component, runID])
+        }
+        var report = TakeoverReport()
+        for candidate in candidates {
+            let lockPath = RunLockFile.path(of: candidate, in: runsDirectory)
+            let taken = try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> TakeoverReport in
+                let now = Date().timeIntervalSince1970
+                return try await self.write("taking over dead run \(candidate) of component '\(component)'") { db in
+                    try Self.retire(run: candidate, db: db, now: now, adoptedBy: runID)
+                }
+            }
+            guard let taken else { continue }
+            report.deadRuns.append(candidate)
+            report.interruptedDeliveries += taken.interruptedDeliveries
+            report.adoptedConsumers += taken.adoptedConsumers
+            report.removedConsumers += taken.removedConsumers
+        }
+        if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { WakeFile.notify(wakePath) }
+        return report
+    }
+
+    /// Ends `run` (cleanly, or found dead): its claims become pending again (each checked to be still
+    /// held by that run and attempt), its run-tied consumers and their open deliveries are removed,
+    /// and with `adoptedBy` its durable consumers and remaining deliveries move to that run.
+    private static func retire(run: String, db: Database, now: Double, adoptedBy: String?) throws -> TakeoverReport {
+        var report = TakeoverReport()
+        let claims = try Row.fetchAll(db, sql: "SELECT id, attempt FROM deliveries WHERE claimed_by = ? AND state = 'claimed'",
+                                      arguments: [run])
+        for claim in claims {
+            let id: Int64 = try column(claim, "id", table: "deliveries", key: run)
+            let attempt: Int = try column(claim, "attempt", table: "deliveries", key: run)
+            try db.execute(sql: """
+                UPDATE deliveries SET state = 'pending', claimed_by = NULL
+                WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
+                """, arguments: [id, run, attempt])
+            report.interruptedDeliveries += db.changesCount
+        }
+        try deleteDeliveries(db, where: "owner_run = ? AND lifetime = 'run' AND state != 'dead'", arguments: [run])
+        try db.execute(sql: "DELETE FROM consumers WHERE run_id = ? AND lifetime = 'run'", arguments: [run])
+        report.removedConsumers = db.changesCount
+        if let adoptedBy {
+            try db.execute(sql: "UPDATE consumers SET run_id = ? WHERE run_id = ?", arguments: [adoptedBy, run])
+            report.adoptedConsumers = db.changesCount
+            try db.execute(sql: "UPDATE deliveries SET owner_run = ? WHERE owner_run = ?", arguments: [adoptedBy, run])
+        }
+        try db.execute(sql: "DELETE FROM runs WHERE run_id = ?", arguments: [run])
+        try removeUnusedSignals(db, now: now)
+        return report
+    }
+
+    /// Removes signal records that no consumer uses and that are not (or no longer) kept.
+    private static func removeUnusedSignals(_ db: Database, now: Double) throws {
+        try db.execute(sql: """
+            DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < ?)
+            AND NOT EXISTS (SELECT 1 FROM consumers WHERE consumers.signal_id = signals.signal_id)
+            """, arguments: [now])
+    }
+
+    // MARK: Consumers
+
+    public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
+        let now = Date().timeIntervalSince1970
+        let made = try await write("registering consumer \(consumer.id) for signal '\(consumer.signalID)'") { db in
+            try db.execute(sql: """
+                INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [consumer.id.rawValue, consumer.signalID, consumer.component, consumer.runID,
+                                 consumer.lifetime.rawValue, consumer.mode.rawValue, Data(consumer.handler), consumer.handlerID, now])
+            guard let kept = try Row.fetchOne(db, sql: "SELECT revision, payload FROM signals WHERE signal_id = ? AND keep_until >= ?",
+                                              arguments: [consumer.signalID, now]) else { return 0 }
+            let revision: Int = try Self.column(kept, "revision", table: "signals", key: consumer.signalID)
+            let payload: Data = try Self.column(kept, "payload", table: "signals", key: consumer.signalID)
+            try Self.insertDelivery(db, consumer: consumer.id.rawValue, signalID: consumer.signalID, revision: revision,
+                                    component: consumer.component, owner: consumer.runID, lifetime: consumer.lifetime.rawValue,
+                                    handler: Data(consumer.handler), handlerID: consumer.handlerID, payload: payload, now: now)
+            if consumer.mode == .once {
+                try db.execute(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?", arguments: [consumer.id.rawValue])
+            }
+            return 1
+        }
+        if made > 0 { WakeFile.notify(wakePath) }
+        return made
+    }
+
+    public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
+        let now = Date().timeIntervalSince1970
+        return try await write("removing consumer \(id)") { db in
+            try Self.deleteDeliveries(db, where: "consumer_id = ? AND state = 'pending'", arguments: [id.rawValue])
+            try db.execute(sql: "DELETE FROM consumers WHERE consumer_id = ?", arguments: [id.rawValue])
+            let removed = db.changesCount > 0
+            try Self.removeUnusedSignals(db, now: now)
+            return removed
+        }
+    }
+
+    public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
+        try await read("listing consumers") { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM consumers WHERE ?1 IS NULL OR component = ?1 ORDER BY created_at, consumer_id
+                """, arguments: [component])
+            return try rows.map { row in
+                let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
+                func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
+                    try Self.column(row, name, table: "consumers", key: key)
+                }
+                let lifetimeText: String = try value("lifetime")
+                let modeText: String = try value("mode")
+                guard let lifetime = ConsumerLifetime(rawValue: lifetimeText) else {
+                    throw SignalError.malformedRecord(table: "consumers", key: key, column: "lifetime", reason: "unknown lifetime '\(lifetimeText)'")
+                }
+                guard let mode = DeliveryMode(rawValue: modeText) else {
+                    throw SignalError.malformedRecord(table: "consumers", key: key, column: "mode", reason: "unknown mode '\(modeText)'")
+                }
+                let handler: Data = try value("handler")
+                return ConsumerRecord(id: ConsumerID(key), signalID: try value("signal_id"), component: try value("component"),
+                                      runID: try value("run_id"), lifetime: lifetime, mode: mode,
+                                      handler: [UInt8](handler), handlerID: try value("handler_id"))
+            }
+        }
+    }
+
+    // MARK: Posting
+
+    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        let now = Date().timeIntervalSince1970
+        let hook = options.faultHook
+        let result = try await write("posting signal '\(signalID)'") { db in
+            let previous = try Int.fetchOne(db.cachedStatement(sql: "SELECT revision FROM signals WHERE signal_id = ?"),
+                                            arguments: [signalID])
+            let revision = (previous ?? 0) + 1
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
+                WHERE signal_id = ? ORDER BY created_at, consumer_id
+                """), arguments: [signalID])
+            let payloadData = Data(payload)
+            var deliveries = 0
+            for row in rows {
+                let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
+                let delivered: Int = try Self.column(row, "delivered", table: "consumers", key: key)
+                let modeText: String = try Self.column(row, "mode", table: "consumers", key: key)
+                if modeText == DeliveryMode.once.rawValue && delivered != 0 { continue }
+                let lifetime: String = try Self.column(row, "lifetime", table: "consumers", key: key)
+                try Self.insertDelivery(db, consumer: key, signalID: signalID, revision: revision,
+                                        component: try Self.column(row, "component", table: "consumers", key: key),
+                                        owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
+                                        handler: row["handler"] as DatabaseValue,
+                                        handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
+                                        payload: payloadData, now: now)
+                if modeText == DeliveryMode.once.rawValue {
+                    try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(arguments: [key])
+                }
+                deliveries += 1
+            }
+            let keep = keepUntil.map(\.timeIntervalSince1970)
+            if rows.isEmpty && keep == nil {
+                try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
+            } else {
+                try db.cachedStatement(sql: """
+                    INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
+                        posted_at = excluded.posted_at, keep_until = excluded.keep_until
+                    """).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
+            }
+            hook?(.postBeforeCommit)
+            return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+        }
+        if result.deliveries > 0 { WakeFile.notify(wakePath) }
+        return result
+    }
+
+    private static func insertDelivery(
+        _ db: Database, consumer: String, signalID: String, revision: Int, component: String, owner: String, lifetime: String,
+        handler: some DatabaseValueConvertible, handlerID: String, payload: Data, now: Double
+    ) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
+                                    handler_id, state, attempt, not_before, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+            """).execute(arguments: [DeliveryKey(consumer: consumer, revision: revision).rawValue, consumer, signalID, revision,
+                                     component, owner, lifetime, handlerID, now, now])
+        try db.cachedStatement(sql: "INSERT INTO delivery_bodies (delivery_id, handler, payload) VALUES (?, ?, ?)")
+            .execute(arguments: [db.lastInsertedRowID, handler, payload])
+    }
+
+    /// Deletes the deliveries matching `condition`, with their bodies.
+    private static func deleteDeliveries(_ db: Database, where condition: String, arguments: StatementArguments) throws {
+        try db.execute(sql: "DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM deliveries WHERE \(condition))",
+                       arguments: arguments)
+        try db.execute(sql: "DELETE FROM deliveries WHERE \(condition)", arguments: arguments)
+    }
+
+    // MARK: Delivering
+
+    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        let now = Date().timeIntervalSince1970
+        // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
+        let due = try await read("looking for due deliveries of run \(runID)") { db in
+            try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = 'pending' AND not_before <= ?)
+                """), arguments: [runID, now]) ?? false
+        }
+        guard due else { return [] }
+        return try await write("claiming deliveries for run \(runID)") { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                UPDATE deliveries SET state = 'claimed', claimed_by = ?1, attempt = attempt + 1
+                WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = 'pending' AND not_before <= ?2
+                             ORDER BY id LIMIT ?3)
+                RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt
+                """), arguments: [runID, now, limit])
+            var claimed: [ClaimedDelivery] = []
+            for row in rows {
+                do {
+                    let body = try Row.fetchOne(db.cachedStatement(sql: "SELECT handler, payload FROM delivery_bodies WHERE delivery_id = ?"),
+                                                arguments: [row["id"] as DatabaseValue])
+                    claimed.append(try Self.claimedDelivery(row, body: body, runID: runID))
+                } catch {
+                    // An unreadable record is parked with the reason, never dropped; the others go on.
+                    try db.execute(sql: "UPDATE deliveries SET state = 'dead', claimed_by = NULL, last_error = ? WHERE id = ?",
+                                   arguments: ["\(error)", row["id"] as DatabaseValue])
+                }
+            }
+            return claimed.sorted { $0.rowID < $1.rowID }
+        }
+    }
+
+    private static func claimedDelivery(_ row: Row, body: Row?, runID: String) throws -> ClaimedDelivery {
+        let key: String = try column(row, "delivery_key", table: "deliveries", key: "row \(row["id"] as DatabaseValue)")
+        func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
+            try column(row, name, table: "deliveries", key: key)
+        }
+        guard let body else {
+            throw SignalError.malformedRecord(table: "delivery_bodies", key: key, column: "delivery_id", reason: "the delivery's body is missing")
+        }
+        let handler: Data = try column(body, "handler", table: "delivery_bodies", key: key)
+        let payload: Data = try column(body, "payload", table: "delivery_bodies", key: key)
+        return ClaimedDelivery(rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(try value("consumer_id")),
+                               signalID: try value("signal_id"), revision: try value("revision"),
+                               handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID)
+    }
+
+    public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+        let now = Date().timeIntervalSince1970
+        return try await write("completing delivery \(delivery.key)") { db in
+            try db.cachedStatement(sql: """
+                DELETE FROM deliveries WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
+                """).execute(arguments: [delivery.rowID, delivery.runID, delivery.attempt])
+            guard db.changesCount == 1 else { return false }
+            try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [delivery.rowID])
+            try db.cachedStatement(sql: """
+                INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
+                                         delivery.revision, delivery.runID, delivery.attempt, now])
+            try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ? AND mode = 'once'")
+                .execute(arguments: [delivery.consumerID.rawValue])
+            if db.changesCount > 0 {
+                try db.cachedStatement(sql: """
+                    DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
+                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
+                    """).execute(arguments: [delivery.signalID, now])
+            }
+            return true
+        }
+    }
+
+    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
+        try await write("releasing delivery \(delivery.key)") { db in
+            if let retryAt {
+                try db.execute(sql: """
+                    UPDATE deliveries SET state = 'pending', claimed_by = NULL, not_before = ?, last_error = ?
+                    WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
+                    """, arguments: [retryAt.timeIntervalSince1970, reason, delivery.rowID, delivery.runID, delivery.attempt])
+            } else {
+                try db.execute(sql: """
+                    UPDATE deliveries SET state = 'dead', claimed_by = NULL, last_error = ?
+                    WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
+                    """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
+            }
+            return db.changesCount == 1
+        }
+    }
+
+    public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
+        try await read("finding the next retry of run \(runID)") { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(not_before) FROM deliveries WHERE owner_run = ? AND state = 'pending'",
+                                arguments: [runID]).map { Date(timeIntervalSince1970: $0) }
+        }
+    }
+
+    public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
+        try await read("counting the open deliveries of run \(runID)") { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE owner_run = ? AND state IN ('pending', 'claimed')",
+                             arguments: [runID]) ?? 0
+        }
+    }
+
+    // MARK: Dead deliveries
+
+    public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
+        try await read("listing dead deliveries") { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
+                FROM deliveries WHERE state = 'dead' AND (?1 IS NULL OR component = ?1) ORDER BY id
+                """, arguments: [component])
+            return rows.map { row in
+                // A record with an unreadable column is still listed (it can be requeued by its key),
+                // with what is wrong with it in its reason.
+                func text(_ name: String) -> String { String.fromDatabaseValue(row[name] as DatabaseValue) ?? "" }
+                let key = text("delivery_key")
+                var reason = String.fromDatabaseValue(row["last_error"] as DatabaseValue) ?? "unknown"
+                func value<T: DatabaseValueConvertible>(_ name: String, _ fallback: T) -> T {
+                    do {
+                        return try Self.column(row, name, table: "deliveries", key: key)
+                    } catch {
+                        reason += "; \(error)"
+                        return fallback
+                    }
+                }
+                return DeadDelivery(key: DeliveryKey(key), signalID: value("signal_id", ""), revision: value("revision", 0),
+                                    consumerID: ConsumerID(value("consumer_id", "")), component: value("component", ""),
+                                    handlerID: value("handler_id", ""), attempts: value("attempt", 0), reason: reason)
+            }
+        }
+    }
+
+    public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
+        let found = try await read("finding dead delivery \(key)") { db -> (owner: String, component: String)? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT owner_run, component FROM deliveries WHERE delivery_key = ? AND state = 'dead'",
+                                             arguments: [key.rawValue]) else { return nil }
+            return (try Self.column(row, "owner_run", table: "deliveries", key: key.rawValue),
+                    try Self.column(row, "component", table: "deliveries", key: key.rawValue))
+        }
+        guard let (foundOwner, ownerComponent) = found else { return false }
+        var owner = foundOwner
+        if owner != runID, ownerComponent == component {
+            let path = RunLockFile.path(of: owner, in: runsDirectory)
+            if try await RunLockFile.ifDead(path, { () throws(SignalError) in () }) != nil { owner = runID }
+        }
+        let now = Date().timeIntervalSince1970
+        let requeued = try await write("requeueing delivery \(key)") { [owner] db in
+            try db.execute(sql: """
+                UPDATE deliveries SET state = 'pending', attempt = 0, not_before = ?, last_error = NULL, owner_run = ?
+                WHERE delivery_key = ? AND state = 'dead'
+                """, arguments: [now, owner, key.rawValue])
+            return db.changesCount == 1
+        }
+        if requeued { WakeFile.notify(wakePath) }
+        return requeued
+    }
+
+    public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
+        try await read("reading the completions of \(key)") { db in
+            try Row.fetchAll(db, sql: "SELECT run_id, attempt FROM completions WHERE delivery_key = ? ORDER BY completed_at",
+                             arguments: [key.rawValue]).map { row in
+                CompletionRecord(key: key, runID: try Self.column(row, "run_id", table: "completions", key: key.rawValue),
+                                 attempt: try Self.column(row, "attempt", table: "completions", key: key.rawValue))
+            }
+        }
+    }
+
+    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
+        try await read("reading statistics") { db in
+            var statistics = SignalStoreStatistics()
+            statistics.runs = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM runs") ?? 0
+            statistics.consumers = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM consumers") ?? 0
+            statistics.signals = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM signals") ?? 0
+            statistics.completions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM completions") ?? 0
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state") {
+                let count: Int = try Self.column(row, "count", table: "deliveries", key: "COUNT(*)")
+                switch String.fromDatabaseValue(row["state"] as DatabaseValue) {
+                case "pending": statistics.pendingDeliveries = count
+                case "claimed": statistics.claimedDeliveries = count
+                default: statistics.deadDeliveries += count
+                }
+            }
+            return statistics
+        }
+    }
+
+    public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
+        try WakeFileListener(path: wakePath)
+    }
+
+    // MARK: Transactions and errors
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, on the calling thread: a transaction takes
+    /// tens of microseconds, less than a hop to GRDB's queue and back costs under load. While another
+    /// process holds the write lock, the thread waits (at most `Options.busyTimeout`).
+    @discardableResult
+    func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T) async throws(SignalError) -> T {
+        do {
+            return try writeNow { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw SignalError.database(path: "", operation: "a transaction", detail: "it returned no result") }
+                return result
+            }
+        } catch {
+            throw Self.signalError(error, path: path, operation: operation(), busyWait: options.busyTimeout.seconds)
+        }
+    }
+
+    /// Runs `body` in a read transaction, on the calling thread.
+    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T) async throws(SignalError) -> T {
+        do {
+            return try readNow(body)
+        } catch {
+            throw Self.signalError(error, path: path, operation: operation(), busyWait: options.busyTimeout.seconds)
+        }
+    }
+
+    /// `DatabaseQueue.read`'s synchronous form (an `async` caller would get its `async` overload).
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try queue.read(body)
+    }
+
+    /// `DatabaseQueue.writeWithoutTransaction`'s synchronous form.
+    private func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try queue.writeWithoutTransaction(body)
+    }
+
+    /// A column of a stored row as `T`, or `SignalError.malformedRecord` naming the table, key and column.
+    static func column<T: DatabaseValueConvertible>(_ row: Row, _ name: String, table: String, key: String) throws -> T {
+        let stored: DatabaseValue = row[name] ?? .null
+        guard let value = T.fromDatabaseValue(stored) else {
+            let found = stored.isNull ? "NULL" : "\(stored.storage)"
+            throw SignalError.malformedRecord(table: table, key: key, column: name, reason: "expected \(T.self), found \(found.prefix(60))")
+        }
+        return value
+    }
+
+    /// The `SignalError` for an error of SQLite, GRDB or this store.
+    static func signalError(_ error: any Error, path: String, operation: String, busyWait: Double = 0) -> SignalError {
+        if let error = error as? SignalError { return error }
+        guard let error = error as? DatabaseError else {
+            return .database(path: path, operation: operation, detail: "\(error)")
+        }
+        let detail = error.message ?? "\(error)"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .storeBusy(path: path, operation: operation, waitedSeconds: busyWait)
+        case .SQLITE_READONLY: return .storeReadOnly(path: path, operation: operation)
+        case .SQLITE_FULL: return .storeFull(path: path, operation: operation)
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .storeCorrupt(path: path, operation: operation, detail: detail)
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH: return .storeUnavailable(path: path, reason: detail)
+        default: return .database(path: path, operation: operation, detail: detail)
+        }
+    }
+
+    /// Waits for other processes' transactions in short sleeps (SQLite's own busy handler sleeps
+    /// 1 ms and longer at once, which would cost latency under contention), up to `budget`.
+    static func busyCallback(budget: Duration) -> Database.BusyCallback {
+        let budgetMicroseconds = budget.seconds * 1_000_000
+        return { tries in
+            // 50 sleeps of 20 µs, 200 of 200 µs, then 2 ms each.
+            let waited: Double
+            let sleep: UInt32
+            switch tries {
+            case ..<50: (waited, sleep) = (Double(tries) * 20, 20)
+            case ..<250: (waited, sleep) = (1_000 + Double(tries - 50) * 200, 200)
+            default: (waited, sleep) = (41_000 + Double(tries - 250) * 2_000, 2_000)
+            }
+            guard waited < budgetMicroseconds else { return false }
+            usleep(sleep)
+            return true
+        }
+    }
+}
+
+/// The lock files of this process's runs, by run id.
+private final class RunLocks: Sendable {
+    private let locks = Protected<[String: RunLockFile]>([:])
+
+    func insert(_ file: RunLockFile, for runID: String) {
+        locks.withLock { $0[runID] = file }
+    }
+
+    func remove(_ runID: String) -> RunLockFile? {
+        locks.withLock { $0.removeValue(forKey: runID) }
+    }
+}
+
+/// Where tests inject faults (e.g. kill the process there).
+public enum SignalFaultPoint: String, Sendable {
+    /// Inside a post's transaction, after its writes and before its commit.
+    case postBeforeCommit
+    /// After a delivery was claimed, before its handler runs.
+    case afterClaim
+    /// After the handler returned, before the delivery is completed.
+    case beforeCompletion
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

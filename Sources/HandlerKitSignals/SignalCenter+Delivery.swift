@@ -1,0 +1,160 @@
+import Foundation
+import HandlerKit
+
+extension SignalCenter {
+    /// Runs every delivery of this run that is due now, one at a time in the order posted, and
+    /// returns how many were completed. With `Options.deliversAutomatically` a task does this
+    /// whenever a process posts.
+    @discardableResult
+    public func deliverDue() async throws(SignalError) -> Int {
+        var completed = 0
+        while !isStopped {
+            let claimed = try await store.claim(for: runID, limit: options.claimBatch)
+            if claimed.isEmpty { break }
+            for (index, delivery) in claimed.enumerated() {
+                if isStopped {
+                    // Claims not started are given back as they were; `endRun` would do the same.
+                    for rest in claimed[index...] { _ = try await store.release(rest, reason: "run stopped", retryAt: Date()) }
+                    return completed
+                }
+                if try await deliver(delivery) { completed += 1 }
+            }
+            // A short batch took everything that was due; what is posted meanwhile wakes the center again.
+            if claimed.count < options.claimBatch { break }
+        }
+        return completed
+    }
+
+    /// The number of this run's deliveries not yet completed (pending, waiting for a retry, or running).
+    public func openDeliveries() async throws(SignalError) -> Int {
+        try await store.openDeliveries(for: runID)
+    }
+
+    /// The automatic delivery task: delivers what is due, then sleeps until a process posts or the
+    /// next retry is due.
+    func deliverContinuously(_ listener: any SignalWakeListener) async {
+        var failures = 0
+        while !isStopped {
+            var deadline = ContinuousClock.now + .seconds(60)
+            do {
+                try await deliverDue()
+                if let retry = try await store.nextRetry(for: runID) {
+                    deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
+                }
+                failures = 0
+            } catch {
+                options.onProblem?(error)
+                failures += 1
+                deadline = .now + .milliseconds(min(1_000, 10 << min(failures, 7)))
+            }
+            if isStopped { break }
+            await listener.next(deadline: deadline)
+        }
+    }
+
+    /// Runs one claimed delivery's handler and completes it, retries it later or parks it as dead.
+    /// Returns whether it was completed.
+    private func deliver(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+        options.faultHook?(.afterClaim)
+        let handler: Handler
+        do {
+            handler = try prepare(delivery)
+        } catch {
+            // Retrying cannot help: the handler cannot be rebuilt here or the payload does not fit it.
+            try await settle { () throws(SignalError) in
+                _ = try await self.store.release(delivery, reason: error.description, retryAt: nil)
+            }
+            return false
+        }
+        do {
+            try await handler.call([
+                "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID, "signalRevision": delivery.revision,
+            ])
+        } catch {
+            let reason = "handler '\(handler.id)' threw on attempt \(delivery.attempt): \(error)"
+            let retryAt: Date?
+            if Self.isArgumentError(error, of: handler) || delivery.attempt >= options.retry.maximumAttempts {
+                retryAt = nil
+            } else {
+                retryAt = Date().addingTimeInterval(options.retry.delay(after: delivery.attempt).seconds)
+            }
+            try await settle { () throws(SignalError) in
+                _ = try await self.store.release(delivery, reason: reason, retryAt: retryAt)
+            }
+            return false
+        }
+        options.faultHook?(.beforeCompletion)
+        var completed = false
+        try await settle { () throws(SignalError) in completed = try await self.store.complete(delivery) }
+        return completed
+    }
+
+    /// The consumer's handler rebuilt from its document, with the payload's values that its
+    /// parameters take.
+    private func prepare(_ delivery: ClaimedDelivery) throws(SignalError) -> Handler {
+        let handler: Handler
+        do {
+            handler = try Handler(json: delivery.handler, registry: registry)
+        } catch {
+            throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "handler",
+                                   reason: "the consumer's handler cannot be rebuilt in this process: \(error)")
+        }
+        let payload: HandlerValue
+        do {
+            payload = try HandlerValue(json: Data(delivery.payload))
+        } catch {
+            throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "payload", reason: "\(error)")
+        }
+        guard case .object(let members) = payload else {
+            throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "payload",
+                                   reason: "expected a JSON object, found \(payload.kindDescription)")
+        }
+        let parameters = Set(registry.descriptor(for: handler.id)?.parameters.map(\.name) ?? [])
+        var bindings = HandlerBindings()
+        for name in members.keys.sorted() where parameters.contains(name) {
+            if let value = members[name], value != .null { bindings.bind(name, value) }
+        }
+        do {
+            try handler.bind(bindings)
+        } catch {
+            throw .invalidPayload(signal: delivery.signalID, argument: Self.argument(of: error) ?? "?",
+                                  reason: "revision \(delivery.revision) does not fit the consumer's handler: \(error)")
+        }
+        return handler
+    }
+
+    /// Whether `error` says the handler's arguments did not fit (a missing or mistyped argument):
+    /// the same delivery would fail again.
+    private static func isArgumentError(_ error: any Error, of handler: Handler) -> Bool {
+        switch error as? HandlerError {
+        case .missingArgument(let id, _, _)?, .typeMismatch(let id, _, _, _, _)?, .notBindable(let id, _, _)?: id == handler.id
+        default: false
+        }
+    }
+
+    private static func argument(of error: HandlerError) -> String? {
+        switch error {
+        case .typeMismatch(_, let argument, _, _, _), .notBindable(_, let argument, _), .unknownArgument(_, let argument, _),
+             .missingArgument(_, let argument, _), .encodingFailed(_, let argument, _):
+            argument
+        default: nil
+        }
+    }
+
+    /// Runs a store operation that settles a delivery, trying again while the store is busy (the
+    /// operation checks the claim, so trying again never settles it twice). Other errors are thrown;
+    /// the delivery then stays claimed by this run and runs again after the run ends.
+    private func settle(_ operation: () async throws(SignalError) -> Void) async throws(SignalError) {
+        var wait = Duration.milliseconds(5)
+        while true {
+            do {
+                return try await operation()
+            } catch .storeBusy(let path, let what, let waited) {
+                if isStopped { throw .storeBusy(path: path, operation: what, waitedSeconds: waited) }
+                options.onProblem?(.storeBusy(path: path, operation: what, waitedSeconds: waited))
+                try? await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(1))
+            }
+        }
+    }
+}

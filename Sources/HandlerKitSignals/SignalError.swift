@@ -1,0 +1,67 @@
+/// Every error HandlerKitSignals throws. Each message says what went wrong and where: the store's
+/// file, the operation, the signal, consumer or delivery, and the table and column of a bad record.
+public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The store could not be opened or created at `path`.
+    case storeUnavailable(path: String, reason: String)
+    /// The store was written by a newer version of HandlerKitSignals (schema `found`); this one reads
+    /// up to `supported`. Nothing was changed.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// Other processes held the store's write lock for longer than the busy timeout. `operation` did
+    /// not happen (nothing was half written); it is safe to try again.
+    case storeBusy(path: String, operation: String, waitedSeconds: Double)
+    /// The store's file (or its folder) cannot be written.
+    case storeReadOnly(path: String, operation: String)
+    /// The disk (or the store's size limit) is full; `operation` did not happen.
+    case storeFull(path: String, operation: String)
+    /// The store's file is not an SQLite database or is damaged.
+    case storeCorrupt(path: String, operation: String, detail: String)
+    /// Any other database failure.
+    case database(path: String, operation: String, detail: String)
+    /// A run's lock file (which proves the run is alive) could not be created or tested.
+    case runLock(path: String, reason: String)
+    /// A stored record could not be read: `table`, the record's `key`, the `column` and why.
+    case malformedRecord(table: String, key: String, column: String, reason: String)
+    /// A signal id is empty or too long.
+    case invalidSignalID(String, reason: String)
+    /// A payload value of `signal` could not be encoded, or uses a name HandlerKitSignals passes itself.
+    case invalidPayload(signal: String, argument: String, reason: String)
+    /// The handler given to `register` cannot be stored (e.g. it has been invalidated).
+    case invalidHandler(handler: String, reason: String)
+    /// The signal center of `component` (run `runID`) has been stopped.
+    case centerStopped(component: String, runID: String)
+    /// A component name is empty or too long.
+    case invalidComponent(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .storeUnavailable(let path, let reason):
+            "signal store \(path) cannot be opened: \(reason)"
+        case .newerSchema(let path, let found, let supported):
+            "signal store \(path) has schema version \(found), newer than this HandlerKitSignals reads (up to \(supported)); it was left unchanged"
+        case .storeBusy(let path, let operation, let waited):
+            "signal store \(path) stayed locked by other processes for \(waited) s during \(operation); nothing was written, try again"
+        case .storeReadOnly(let path, let operation):
+            "signal store \(path) is read-only (\(operation) needs to write it)"
+        case .storeFull(let path, let operation):
+            "signal store \(path) is full (disk or size limit) during \(operation); nothing was written"
+        case .storeCorrupt(let path, let operation, let detail):
+            "signal store \(path) is damaged or not a signal store (during \(operation)): \(detail)"
+        case .database(let path, let operation, let detail):
+            "signal store \(path) failed during \(operation): \(detail)"
+        case .runLock(let path, let reason):
+            "run lock file \(path): \(reason)"
+        case .malformedRecord(let table, let key, let column, let reason):
+            "malformed record in table '\(table)', key '\(key)', column '\(column)': \(reason)"
+        case .invalidSignalID(let id, let reason):
+            "invalid signal id '\(id.prefix(80))': \(reason)"
+        case .invalidPayload(let signal, let argument, let reason):
+            "payload of signal '\(signal)', value '\(argument)': \(reason)"
+        case .invalidHandler(let handler, let reason):
+            "handler '\(handler)' cannot be registered as a signal consumer: \(reason)"
+        case .centerStopped(let component, let runID):
+            "the signal center of component '\(component)' (run \(runID)) has been stopped"
+        case .invalidComponent(let name, let reason):
+            "invalid component name '\(name.prefix(80))': \(reason)"
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The id of a signal: any non-empty string of at most 512 bytes, typically a UUID made when an
+/// action starts (`SignalID()`), which the action's result is later posted under.
+public struct SignalID: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The id as stored.
+    public let rawValue: String
+
+    /// The longest id accepted, in UTF-8 bytes.
+    public static let maximumLength = 512
+
+    /// A fresh, unique id.
+    public init() {
+        rawValue = UUID().uuidString
+    }
+
+    /// The id of a UUID.
+    public init(_ uuid: UUID) {
+        rawValue = uuid.uuidString
+    }
+
+    /// An id from a string; checked when it is used (`SignalError.invalidSignalID`).
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        rawValue = value
+    }
+
+    public var description: String { rawValue }
+
+    func validated() throws(SignalError) -> String {
+        if rawValue.isEmpty { throw .invalidSignalID(rawValue, reason: "it is empty") }
+        if rawValue.utf8.count > Self.maximumLength {
+            throw .invalidSignalID(rawValue, reason: "it is \(rawValue.utf8.count) bytes long; the limit is \(Self.maximumLength)")
+        }
+        return rawValue
+    }
+}
+
+/// The id of a registered consumer (a UUID string).
+public struct ConsumerID: Hashable, Sendable, CustomStringConvertible {
+    /// The id as stored.
+    public let rawValue: String
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+}
+
+/// The id of one delivery: one consumer and one revision of its signal, `<consumer>/<revision>`.
+/// The consumer's handler receives it as the call-time argument `deliveryKey` (a `String`), to
+/// recognise a delivery it already began before a crash.
+public struct DeliveryKey: Hashable, Sendable, CustomStringConvertible {
+    /// The key as stored and passed to handlers.
+    public let rawValue: String
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    init(consumer: String, revision: Int) {
+        rawValue = "\(consumer)/\(revision)"
+    }
+
+    public var description: String { rawValue }
+}

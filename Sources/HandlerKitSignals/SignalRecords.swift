@@ -1,0 +1,115 @@
+import Foundation
+
+/// What a post did.
+public struct PostResult: Sendable, Hashable {
+    /// The signal posted.
+    public var signalID: SignalID
+    /// The revision this post made (1 for the first post while the signal's record exists).
+    public var revision: Int
+    /// How many consumers will receive this revision.
+    public var deliveries: Int
+    /// Whether the signal is kept for consumers that register later (`UnconsumedPolicy.keep`).
+    public var kept: Bool
+
+    /// Whether no consumer receives this revision (the post is not silent about it).
+    public var hadNoConsumer: Bool { deliveries == 0 }
+}
+
+/// A registered consumer as stored.
+public struct ConsumerRecord: Sendable, Hashable {
+    /// The consumer's id (a UUID).
+    public var id: ConsumerID
+    /// The signal it consumes.
+    public var signalID: String
+    /// The component whose processes deliver to it.
+    public var component: String
+    /// The run that delivers to it: the registering run, or the run that took it over.
+    public var runID: String
+    /// Durable, or tied to its run.
+    public var lifetime: ConsumerLifetime
+    /// Once, or every revision.
+    public var mode: DeliveryMode
+    /// The consumer's handler, as its JSON document.
+    public var handler: [UInt8]
+    /// The handler's id (stored apart, to name it when its document cannot be rebuilt).
+    public var handlerID: String
+}
+
+/// A delivery claimed by a run: what is needed to run its handler and to complete it.
+public struct ClaimedDelivery: Sendable, Hashable {
+    /// The store's row of the delivery.
+    public var rowID: Int64
+    /// The delivery key the handler receives.
+    public var key: DeliveryKey
+    /// The consumer delivered to.
+    public var consumerID: ConsumerID
+    /// The signal and the revision delivered.
+    public var signalID: String
+    public var revision: Int
+    /// The handler's JSON document.
+    public var handler: [UInt8]
+    /// The payload's JSON object.
+    public var payload: [UInt8]
+    /// This attempt's number (1 for the first); with the run, it guards completion.
+    public var attempt: Int
+    /// The run that claimed it.
+    public var runID: String
+}
+
+/// A delivery parked as dead: its handler kept throwing, no longer exists, or its record or
+/// payload cannot be used. It stays until it is requeued.
+public struct DeadDelivery: Sendable, Hashable {
+    /// The key to requeue it with (`SignalCenter.requeue(_:)`).
+    public var key: DeliveryKey
+    /// The signal and the revision it would deliver.
+    public var signalID: String
+    public var revision: Int
+    /// The consumer, its component and its handler's id.
+    public var consumerID: ConsumerID
+    public var component: String
+    public var handlerID: String
+    /// The attempts made (each claim counts, also one interrupted by a crash).
+    public var attempts: Int
+    /// Why it is dead (the last error).
+    public var reason: String
+}
+
+/// What a run found and changed when it took over runs of its component that are gone.
+public struct TakeoverReport: Sendable, Hashable {
+    /// The runs found dead and taken over.
+    public var deadRuns: [String] = []
+    /// Deliveries that a dead run had claimed and not completed: they run again.
+    public var interruptedDeliveries = 0
+    /// Durable consumers now delivered by this run.
+    public var adoptedConsumers = 0
+    /// Consumers tied to a dead run, removed (with their pending deliveries).
+    public var removedConsumers = 0
+}
+
+/// A completed delivery, as kept in the store's history (`SignalStore.completions`).
+public struct CompletionRecord: Sendable, Hashable {
+    /// The delivery completed.
+    public var key: DeliveryKey
+    /// The run that completed it, and its attempt.
+    public var runID: String
+    public var attempt: Int
+}
+
+/// What a store holds (e.g. for a status page, or to check that nothing is left behind).
+public struct SignalStoreStatistics: Sendable, Hashable {
+    /// Runs recorded (alive, or gone and not yet taken over).
+    public var runs = 0
+    /// Registered consumers.
+    public var consumers = 0
+    /// Signal records: signals with consumers, or kept for late ones.
+    public var signals = 0
+    /// Deliveries waiting to run (or for a retry), running, and parked dead.
+    public var pendingDeliveries = 0
+    public var claimedDeliveries = 0
+    public var deadDeliveries = 0
+    /// Completions in the history.
+    public var completions = 0
+
+    /// Empty statistics.
+    public init() {}
+}

@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Cross-process wake-ups for one store, without polling.
+///
+/// - Linux: every process watches a small wake file next to the database with inotify; a process
+///   that changed something writes one byte into it, which wakes every watcher at once.
+/// - Apple platforms: a Darwin notification named after the store (`notify_post`), received through
+///   `notify_register_file_descriptor`, the convention there.
+///
+/// A listener waits on its descriptor with `poll` in a thread of its own, so an idle process costs
+/// nothing until a notification arrives (or its next retry is due).
+enum WakeFile {
+    /// Wakes every listener of the store whose wake file is `path`.
+    static func notify(_ path: String) {
+        #if canImport(Darwin)
+        notify_post(notificationName(path))
+        #else
+        poster.write(to: path)
+        #endif
+    }
+
+    #if canImport(Darwin)
+    static func notificationName(_ path: String) -> String {
+        "org.handlerkit.signals.\(path.utf8.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })"
+    }
+    #else
+    /// The descriptor this process writes wake-ups with (opened on first use).
+    private static let poster = Poster()
+
+    private final class Poster: @unchecked Sendable {
+        private let lock = NSLock()
+        private var descriptors: [String: Int32] = [:]
+
+        func write(to path: String) {
+            lock.lock()
+            defer { lock.unlock() }
+            var fd = descriptors[path] ?? -1
+            if fd < 0 { fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
+            guard fd >= 0 else { return }
+            var byte: UInt8 = 1
+            if pwrite(fd, &byte, 1, 0) == 1 {
+                descriptors[path] = fd
+            } else {
+                closeDescriptor(fd)
+                descriptors[path] = nil
+            }
+        }
+    }
+    #endif
+}
+
+/// `close(2)`, callable where a method named `close` hides it.
+func closeDescriptor(_ fd: Int32) {
+    _ = close(fd)
+}
+
+/// A `SignalWakeListener` on a wake file (see `WakeFile`).
+final class WakeFileListener: SignalWakeListener, @unchecked Sendable {
+    // State is guarded by `lock`; the descriptors are set once in `init`.
+    private let lock = NSCondition()
+    private var woken = false
+    private var closed = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var deadline: ContinuousClock.Instant?
+    private let notifyFD: Int32
+    /// Written to interrupt `poll` when the deadline changes or the listener closes.
+    private let interruptFDs: (read: Int32, write: Int32)
+    #if canImport(Darwin)
+    private var token: Int32 = 0
+    #endif
+
+    init(path: String) throws(SignalError) {
+        #if canImport(Darwin)
+        var fd: Int32 = -1
+        var token: Int32 = 0
+        guard notify_register_file_descriptor(WakeFile.notificationName(path), &fd, 0, &token) == 0 else {
+            throw .storeUnavailable(path: path, reason: "cannot register for Darwin notifications")
+        }
+        self.token = token
+        #else
+        if access(path, F_OK) != 0 {
+            let created = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            if created >= 0 { closeDescriptor(created) }
+        }
+        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0 else { throw .storeUnavailable(path: path, reason: "inotify_init1 failed: \(RunLockFile.lastError())") }
+        guard inotify_add_watch(fd, path, UInt32(IN_MODIFY)) >= 0 else {
+            let reason = RunLockFile.lastError()
+            closeDescriptor(fd)
+            throw .storeUnavailable(path: path, reason: "cannot watch the wake file: \(reason)")
+        }
+        #endif
+        notifyFD = fd
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else {
+            closeDescriptor(fd)
+            throw .storeUnavailable(path: path, reason: "pipe failed: \(RunLockFile.lastError())")
+        }
+        for descriptor in pipeFDs { _ = fcntl(descriptor, F_SETFL, O_NONBLOCK) }
+        interruptFDs = (pipeFDs[0], pipeFDs[1])
+        let thread = Thread { [self] in self.watch() }
+        thread.name = "HandlerKitSignals.wake"
+        thread.start()
+    }
+
+    func next(deadline: ContinuousClock.Instant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if woken || closed || deadline <= .now {
+                woken = false
+                lock.unlock()
+                continuation.resume()
+                return
+            }
+            waiter = continuation
+            self.deadline = deadline
+            lock.unlock()
+            interrupt()
+        }
+    }
+
+    func close() {
+        lock.lock()
+        let wasClosed = closed
+        closed = true
+        lock.unlock()
+        if !wasClosed { interrupt() }
+    }
+
+    private func interrupt() {
+        var byte: UInt8 = 1
+        _ = write(interruptFDs.write, &byte, 1)
+    }
+
+    /// The listener's thread: waits for a notification, an interruption or the deadline.
+    private func watch() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            lock.lock()
+            if closed {
+                let continuation = waiter
+                waiter = nil
+                lock.unlock()
+                continuation?.resume()
+                break
+            }
+            var timeout: Int32 = -1
+            if let deadline, waiter != nil {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+                timeout = Int32(clamping: max(0, milliseconds + 1))
+            }
+            lock.unlock()
+
+            var fds = [pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: interruptFDs.read, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, timeout)
+            if fds[1].revents != 0 { while read(interruptFDs.read, &buffer, buffer.count) > 0 {} }
+            let notified = fds[0].revents != 0
+            if notified { while read(notifyFD, &buffer, buffer.count) > 0 {} }
+
+            lock.lock()
+            if notified { woken = true }
+            var continuation: CheckedContinuation<Void, Never>?
+            if waiter != nil, woken || (deadline.map { $0 <= .now } ?? false) {
+                continuation = waiter
+                waiter = nil
+                deadline = nil
+                woken = false
+            }
+            lock.unlock()
+            continuation?.resume()
+        }
+        #if canImport(Darwin)
+        notify_cancel(token)
+        #else
+        closeDescriptor(notifyFD)
+        #endif
+        closeDescriptor(interruptFDs.read)
+        closeDescriptor(interruptFDs.write)
+    }
+}

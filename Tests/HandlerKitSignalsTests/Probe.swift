@@ -1,0 +1,108 @@
+import Foundation
+
+/// Runs `handlerkit-signals-probe` (built next to the test bundle: the test target depends on it).
+enum Probe {
+    /// The probe next to the test bundle in the build folder.
+    static let executable: URL? = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appending(path: "handlerkit-signals-probe", directoryHint: .notDirectory)
+            if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }()
+
+    /// How a probe process ended.
+    struct Outcome: Sendable {
+        var status: Int32
+        /// Whether it died of SIGKILL (at an injected point).
+        var killed: Bool
+        var output: String
+
+        var lines: [Substring] { output.split(separator: "\n") }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Starts the probe with `arguments` (output to a file) without waiting for it.
+    static func start(_ arguments: [String], output: String) throws -> Process {
+        guard let executable else { throw Failure(description: "handlerkit-signals-probe not found next to the test bundle") }
+        guard FileManager.default.createFile(atPath: output, contents: nil) else {
+            throw Failure(description: "cannot create \(output)")
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try log.close()
+        return process
+    }
+
+    /// Runs the probe with `arguments` and waits for it (without blocking a thread of the pool).
+    static func run(_ arguments: [String], folder: String) async throws -> Outcome {
+        let output = folder + "/probe-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let process = try start(arguments, output: output)
+        await finish(process)
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        return Outcome(status: process.terminationStatus,
+                       killed: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+                       output: text)
+    }
+
+    /// Waits for `process` to end.
+    static func finish(_ process: Process) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+    }
+}
+
+/// The probe handlers' log: `start <key> <item> <pid>` and `end <key> <item> <pid>` lines.
+struct HandlerLog {
+    struct Entry: Hashable {
+        var isEnd: Bool
+        var key: String
+        var pid: String
+    }
+
+    var entries: [Entry]
+
+    init(path: String) {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        entries = text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, fields[0] == "start" || fields[0] == "end" else { return nil }
+            return Entry(isEnd: fields[0] == "end", key: String(fields[1]), pid: String(fields[3]))
+        }
+    }
+
+    /// Keys whose handler returned at least once.
+    var returnedKeys: Set<String> { Set(entries.filter(\.isEnd).map(\.key)) }
+
+    /// Handler runs that started and never returned (their process was killed inside the handler):
+    /// each as the key and the index of its `start` line.
+    var interruptedRuns: [(key: String, index: Int)] {
+        entries.indices.compactMap { index in
+            let entry = entries[index]
+            guard !entry.isEnd else { return nil }
+            let returned = entries[(index + 1)...].contains { $0.isEnd && $0.key == entry.key && $0.pid == entry.pid }
+            return returned ? nil : (entry.key, index)
+        }
+    }
+
+    /// Whether the handler of `key` returned after the line at `index`.
+    func returned(_ key: String, after index: Int) -> Bool {
+        entries[(index + 1)...].contains { $0.isEnd && $0.key == key }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import Testing
+
+/// A store the behavioural tests run against. Every conformance test takes one of `StoreKind.all`,
+/// so a second store (PostgreSQL) joins the same suite by adding itself there.
+struct StoreKind: Sendable, CustomTestStringConvertible {
+    let name: String
+    /// Opens a store whose files (if any) live in `folder`; called again with the same folder, it opens the same store.
+    let open: @Sendable (_ folder: String) throws -> any SignalStore
+
+    var testDescription: String { name }
+
+    static let sqlite = StoreKind(name: "SQLite") { folder in
+        try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20)))
+    }
+
+    static let all: [StoreKind] = [.sqlite]
+}
+
+/// A fresh folder under the temporary directory, removed when the value is released.
+final class TemporaryFolder: Sendable {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory
+            .appending(path: "handlerkit-signals-\(UUID().uuidString)").path(percentEncoded: false)
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// One run of a consumer's handler, as the test handlers record it.
+struct Received: Sendable, Hashable {
+    var handler: String
+    var item: Int?
+    var note: String?
+    var deliveryKey: String
+    var revision: Int
+}
+
+/// What the test handlers did, in order. Thread-safe.
+final class Recorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: [Received] = []
+
+    func add(_ value: Received) {
+        lock.lock()
+        received.append(value)
+        lock.unlock()
+    }
+
+    var all: [Received] {
+        lock.lock()
+        defer { lock.unlock() }
+        return received
+    }
+}
+
+/// A registry with the tests' handlers, which record into `recorder`:
+/// - `Sink.receive(item: Int, note: String?, deliveryKey: String, signalRevision: Int)`
+/// - `Sink.fail(deliveryKey: String)` always throws
+/// - `Sink.async(item: Int, deliveryKey: String)` is `async`
+func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
+    let registry = HandlerRegistry()
+    try registry.register(HandlerTable(module: "SignalTests", handlers: [
+        HandlerDescriptor(
+            id: "Sink.receive",
+            parameters: [.required("item", Int.self), .optional("note", String.self),
+                         .required("deliveryKey", String.self), .required("signalRevision", Int.self)],
+            invoke: { arguments in
+                let item: Int = try arguments.required("item")
+                recorder.add(Received(handler: "Sink.receive", item: item,
+                                      note: try arguments.optional("note"), deliveryKey: try arguments.required("deliveryKey"),
+                                      revision: try arguments.required("signalRevision")))
+            }
+        ),
+        HandlerDescriptor(id: "Sink.fail", parameters: [.required("deliveryKey", String.self)], invoke: { arguments in
+            recorder.add(Received(handler: "Sink.fail", deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+            throw TestFailure()
+        }),
+        HandlerDescriptor(
+            id: "Sink.async", parameters: [.required("item", Int.self), .required("deliveryKey", String.self)],
+            invokeAsync: { arguments in
+                try await Task.sleep(for: .milliseconds(1))
+                let item: Int = try arguments.required("item")
+                recorder.add(Received(handler: "Sink.async", item: item,
+                                      deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+            }
+        ),
+    ]))
+    return registry
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String { "the test handler fails on purpose" }
+}
+
+/// A center that delivers only when `deliverDue()` is called, so tests decide when.
+func manualCenter(
+    _ component: String, store: any SignalStore, registry: HandlerRegistry, retry: RetryPolicy = RetryPolicy()
+) async throws -> SignalCenter {
+    try await SignalCenter.start(component: component, store: store, registry: registry,
+                                 options: .init(retry: retry, deliversAutomatically: false))
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import HandlerKit
+
+/// The probe's consumer handlers. Each writes one line when it starts and one when it returns to
+/// the log file bound to it, so the tests can tell every run of a handler and whether it returned.
+enum Probe {
+    /// Records the delivery: `start <key> <item> <pid>`, then `end <key> <item> <pid>`.
+    @handler
+    static func record(log: String, item: Int, deliveryKey: String, signalRevision: Int) {
+        ProbeLog.append(log, "start \(deliveryKey) \(item) \(getpid())")
+        ProbeFaults.reached(.insideHandler)
+        ProbeLog.append(log, "end \(deliveryKey) \(item) \(getpid())")
+    }
+
+    /// Throws until it has been called `failures` times for the delivery, then records it like `record`.
+    @handler
+    static func flaky(log: String, failures: Int, deliveryKey: String) throws {
+        let tries = ProbeLog.lines(log).filter { $0.hasPrefix("try \(deliveryKey) ") }.count
+        ProbeLog.append(log, "try \(deliveryKey) \(getpid())")
+        if tries < failures { throw ProbeFailure(attempt: tries + 1) }
+        ProbeLog.append(log, "end \(deliveryKey) 0 \(getpid())")
+    }
+}
+
+struct ProbeFailure: Error, CustomStringConvertible {
+    var attempt: Int
+    var description: String { "the probe's flaky handler fails on purpose (attempt \(attempt))" }
+}
+
+/// Appending lines to a log file that several processes share (`O_APPEND`: each line lands whole).
+enum ProbeLog {
+    static func append(_ path: String, _ line: String) {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    static func lines(_ path: String) -> [Substring] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n")
+    }
+}
