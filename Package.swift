@@ -20,7 +20,6 @@ let package = Package(
         .executable(name: "handlergen", targets: ["handlergen"]),
         .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
-        .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
     ],
     // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
     // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
@@ -56,6 +55,10 @@ let package = Package(
             dependencies: ["handlergen"]
         ),
         // `swift run handlerkit-demo`: handlers made in one process, stored as JSON, called in a second.
+        // Deliberately not a product: SwiftPM runs the build-tool plugins of every target that a dependency
+        // package exports through its products, so a product here made every client of HandlerKit (even
+        // one using only the runtime) build `handlergen` to generate the demo's file. `swift run` still
+        // finds an executable target of the root package without a product.
         .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit"], plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
