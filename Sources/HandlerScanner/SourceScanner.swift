@@ -1,5 +1,3 @@
-import Foundation
-
 /// Where a declaration sits, for `SourceScanner.scanDeclaration(_:file:line:column:context:)` (the compiler
 /// plugin knows this from the macro expansion's lexical context).
 public enum DeclarationContext: Sendable, Hashable {
@@ -59,26 +57,26 @@ public enum SourceScanner {
     public static func scan(paths: [String], relativeTo: String?) -> ScanResult {
         var result = ScanResult()
         var fileOrder: [String: Int] = [:]
+        let currentDirectory = FileSystem.currentDirectory()
+        let base = relativeTo.flatMap { $0.isEmpty ? nil : PathName.normalized($0, in: currentDirectory) }
         for entry in FileWalker.files(in: paths) {
-            let name = FileWalker.relative(entry.path, to: relativeTo)
+            let name = FileWalker.relative(entry.path, toNormalized: base, in: currentDirectory)
             if fileOrder[name] == nil { fileOrder[name] = fileOrder.count }
             switch entry {
             case .missing:
                 result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable("no such file or directory")))
             case .file(let path):
-                let data: Data
-                do {
-                    data = try Data(contentsOf: URL(fileURLWithPath: path))
-                } catch {
-                    result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable(readFailureReason(error))))
-                    continue
+                switch FileSystem.contents(of: path) {
+                case .failure(let failure):
+                    result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable(failure.reason)))
+                case .success(let bytes):
+                    let fileResult = bytes.withUnsafeBufferPointer { buffer in
+                        scanFile(buffer, file: name, validateUTF8: true)
+                    }
+                    result.handlers.append(contentsOf: fileResult.handlers)
+                    result.diagnostics.append(contentsOf: fileResult.diagnostics)
+                    result.imports.append(contentsOf: fileResult.imports)
                 }
-                let fileResult = data.withUnsafeBytes { raw in
-                    scanFile(raw.bindMemory(to: UInt8.self), file: name, validateUTF8: true)
-                }
-                result.handlers.append(contentsOf: fileResult.handlers)
-                result.diagnostics.append(contentsOf: fileResult.diagnostics)
-                result.imports.append(contentsOf: fileResult.imports)
             }
         }
         appendModuleChecks(to: &result, fileOrder: fileOrder)
@@ -163,14 +161,6 @@ public enum SourceScanner {
 
     private static func fileDiagnostic(_ file: String, _ message: String) -> ScanDiagnostic {
         ScanDiagnostic(file: file, line: 1, column: 1, severity: .error, message: message)
-    }
-
-    private static func readFailureReason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
     }
 
     /// Adds duplicate-id errors and puts diagnostics in file, line, column order.
