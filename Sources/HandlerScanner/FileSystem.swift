@@ -55,38 +55,6 @@ enum FileSystem {
         return entries
     }
 
-    /// The whole content of the file at `path`, or the system's reason why it cannot be read.
-    static func contents(of path: String) -> Result<[UInt8], ReadFailure> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .failure(ReadFailure(code: errno)) }
-        defer { close(descriptor) }
-        var status = stat()
-        let size = fstat(descriptor, &status) == 0 ? max(Int(status.st_size), 0) : 0
-        // The file's size and one more byte, so that one read usually takes it all; a file that grows
-        // (or reports no size) is read on until the end.
-        let chunk = max(size + 1, 4096)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(chunk)
-        while true {
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: chunk))
-            var failure: Int32 = 0
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                guard let base = buffer.baseAddress else { return 0 }
-                let count = read(descriptor, base + start, chunk)
-                if count < 0 { failure = errno }
-                return count
-            }
-            if count < 0 {
-                bytes.removeLast(chunk)
-                if failure == EINTR { continue }
-                return .failure(ReadFailure(code: failure))
-            }
-            bytes.removeLast(chunk - count)
-            if count == 0 { return .success(bytes) }
-        }
-    }
-
     /// The absolute path of the current directory ("/" when it cannot be found).
     static func currentDirectory() -> String {
         guard let buffer = getcwd(nil, 0) else { return "/" }
@@ -99,5 +67,44 @@ enum FileSystem {
         var code: Int32
         /// The system's message, e.g. "Permission denied".
         var reason: String { String(cString: strerror(code)) }
+    }
+}
+
+/// Reads whole files into one buffer that is reused from file to file (it grows to the largest file
+/// read), so that scanning many files allocates, zero-fills and page-faults that memory once.
+struct FileReader {
+    private var buffer: [UInt8] = []
+
+    /// Calls `body` with the whole content of the file at `path` (valid only during the call), or returns
+    /// the system's reason why the file cannot be read.
+    mutating func withContents<Value>(
+        of path: String, _ body: (UnsafeBufferPointer<UInt8>) -> Value
+    ) -> Result<Value, FileSystem.ReadFailure> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(FileSystem.ReadFailure(code: errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        let size = fstat(descriptor, &status) == 0 ? max(Int(status.st_size), 0) : 0
+        // Room for the size and one byte more, so that one read usually takes the whole file and the
+        // next sees its end; a file that grows (or reports no size) is read on until the end.
+        if buffer.count < size + 1 { buffer = [UInt8](repeating: 0, count: max(size + 1, 64 * 1024)) }
+        var filled = 0
+        while true {
+            if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+            var failure: Int32 = 0
+            let count = buffer.withUnsafeMutableBytes { raw in
+                guard let base = raw.baseAddress else { return 0 }
+                let count = read(descriptor, base + filled, raw.count - filled)
+                if count < 0 { failure = errno }
+                return count
+            }
+            if count == 0 { break }
+            if count < 0 {
+                if failure == EINTR { continue }
+                return .failure(FileSystem.ReadFailure(code: failure))
+            }
+            filled += count
+        }
+        return .success(buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<filled])) })
     }
 }

@@ -1,13 +1,20 @@
 /// Expands the paths given to `SourceScanner.scan(paths:relativeTo:)` into the files to scan.
 enum FileWalker {
-    /// A file to scan, or a path that could not be used.
+    /// A file to scan, or a path that could not be used, as spelled from the paths given, with its
+    /// normalized form (`PathName.normalized`).
     enum Entry {
-        case file(path: String)
-        case missing(path: String)
+        case file(path: String, normalized: String)
+        case missing(path: String, normalized: String)
 
         var path: String {
             switch self {
-            case .file(let path), .missing(let path): return path
+            case .file(let path, _), .missing(let path, _): return path
+            }
+        }
+
+        var normalized: String {
+            switch self {
+            case .file(_, let normalized), .missing(_, let normalized): return normalized
             }
         }
     }
@@ -16,56 +23,55 @@ enum FileWalker {
     /// for `.swift` files, skipping hidden files and folders (such as `.build`) and not following links
     /// to directories. A file is named by the path given plus its path inside the directory
     /// (`Sources/X/a.swift`, not an absolute path). Sorted, without duplicates.
-    static func files(in paths: [String]) -> [Entry] {
-        var files: [String] = []
+    static func files(in paths: [String], currentDirectory: String) -> [Entry] {
+        var entries: [Entry] = []
         var seen: Set<String> = []  // normalized paths: `./A.swift` and `A.swift` are one file
-        let currentDirectory = FileSystem.currentDirectory()
-        func add(_ path: String) {
-            if seen.insert(PathName.normalized(path, in: currentDirectory)).inserted { files.append(path) }
-        }
-        var missing: [String] = []
+        var missing: [Entry] = []
         for path in paths {
+            let normalized = PathName.normalized(path, in: currentDirectory)
             switch FileSystem.kind(of: path) {
             case .missing:
-                missing.append(path)
+                missing.append(.missing(path: path, normalized: normalized))
             case .other:
-                add(path)
+                if seen.insert(normalized).inserted { entries.append(.file(path: path, normalized: normalized)) }
             case .directory:
                 guard FileSystem.entries(of: path) != nil else {
-                    missing.append(path)
+                    missing.append(.missing(path: path, normalized: normalized))
                     continue
                 }
-                walk(path.hasSuffix("/") ? path : path + "/", add)
+                // Names inside the directory have no `.`, `..` or empty components, so a file's normalized
+                // path is the directory's plus its relative path.
+                walk(path.hasSuffix("/") ? path : path + "/", normalized == "/" ? "/" : normalized + "/") { path, normalized in
+                    if seen.insert(normalized).inserted { entries.append(.file(path: path, normalized: normalized)) }
+                }
             }
         }
-        let entries: [Entry] = files.map { .file(path: $0) } + missing.map { .missing(path: $0) }
-        return entries.sorted { $0.path < $1.path }
+        return (entries + missing).sorted { $0.path < $1.path }
     }
 
-    /// Adds the `.swift` files under `directory` (spelled with a trailing `/`), depth first.
-    private static func walk(_ directory: String, _ add: (String) -> Void) {
+    /// Calls `add` with each `.swift` file under `directory`, depth first; both spellings end with `/`.
+    private static func walk(_ directory: String, _ normalized: String, _ add: (String, String) -> Void) {
         guard let entries = FileSystem.entries(of: directory) else { return }
         for entry in entries where !entry.name.hasPrefix(".") {
-            let path = directory + entry.name
             if entry.isDirectory {
-                walk(path + "/", add)
+                walk(directory + entry.name + "/", normalized + entry.name + "/", add)
             } else if entry.name.hasSuffix(".swift") {
+                let path = directory + entry.name
                 // A link counts as the file it names; a link to a directory is not followed.
                 if entry.isSymbolicLink, FileSystem.kind(of: path) == .directory { continue }
-                add(path)
+                add(path, normalized + entry.name)
             }
         }
     }
 
-    /// `path` relative to `base` when it lies inside it (its last component when it is `base`);
-    /// otherwise `path` unchanged. `base` is normalized once by the caller (`PathName.normalized`).
-    static func relative(_ path: String, toNormalized base: String?, in currentDirectory: String) -> String {
-        guard let base else { return path }
-        let normalizedPath = PathName.normalized(path, in: currentDirectory)
-        if normalizedPath == base { return PathName.lastComponent(of: path) }
+    /// `entry`'s path relative to `base` (normalized, see `PathName.normalized`) when it lies inside it
+    /// (its last component when it is `base`); otherwise its path unchanged.
+    static func relative(_ entry: Entry, toNormalized base: String?) -> String {
+        guard let base else { return entry.path }
+        if entry.normalized == base { return PathName.lastComponent(of: entry.path) }
         let prefix = base.hasSuffix("/") ? base : base + "/"
-        if normalizedPath.hasPrefix(prefix) { return String(normalizedPath.dropFirst(prefix.count)) }
-        return path
+        if entry.normalized.hasPrefix(prefix) { return String(entry.normalized.dropFirst(prefix.count)) }
+        return entry.path
     }
 }
 

@@ -59,20 +59,21 @@ public enum SourceScanner {
         var fileOrder: [String: Int] = [:]
         let currentDirectory = FileSystem.currentDirectory()
         let base = relativeTo.flatMap { $0.isEmpty ? nil : PathName.normalized($0, in: currentDirectory) }
-        for entry in FileWalker.files(in: paths) {
-            let name = FileWalker.relative(entry.path, toNormalized: base, in: currentDirectory)
+        var reader = FileReader()
+        for entry in FileWalker.files(in: paths, currentDirectory: currentDirectory) {
+            let name = FileWalker.relative(entry, toNormalized: base)
             if fileOrder[name] == nil { fileOrder[name] = fileOrder.count }
             switch entry {
             case .missing:
                 result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable("no such file or directory")))
-            case .file(let path):
-                switch FileSystem.contents(of: path) {
+            case .file(let path, _):
+                let read = reader.withContents(of: path) { buffer in
+                    scanFile(buffer, file: name, validateUTF8: true)
+                }
+                switch read {
                 case .failure(let failure):
                     result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable(failure.reason)))
-                case .success(let bytes):
-                    let fileResult = bytes.withUnsafeBufferPointer { buffer in
-                        scanFile(buffer, file: name, validateUTF8: true)
-                    }
+                case .success(let fileResult):
                     result.handlers.append(contentsOf: fileResult.handlers)
                     result.diagnostics.append(contentsOf: fileResult.diagnostics)
                     result.imports.append(contentsOf: fileResult.imports)
