@@ -55,6 +55,11 @@ enum FileSystem {
         return entries
     }
 
+    /// The number of processors online (at least 1).
+    static func processorCount() -> Int {
+        max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1)
+    }
+
     /// The absolute path of the current directory ("/" when it cannot be found).
     static func currentDirectory() -> String {
         guard let buffer = getcwd(nil, 0) else { return "/" }
@@ -85,11 +90,12 @@ struct FileReader {
         defer { close(descriptor) }
         var status = stat()
         let size = fstat(descriptor, &status) == 0 ? max(Int(status.st_size), 0) : 0
-        // Room for the size and one byte more, so that one read usually takes the whole file and the
-        // next sees its end; a file that grows (or reports no size) is read on until the end.
+        // Room for the size and one byte more: one read usually returns exactly the size the file
+        // reported, which ends it without another call. A file that changes size meanwhile, or reports
+        // no size, is read on until a read returns nothing.
         if buffer.count < size + 1 { buffer = [UInt8](repeating: 0, count: max(size + 1, 64 * 1024)) }
         var filled = 0
-        while true {
+        while size == 0 || filled != size {
             if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
             var failure: Int32 = 0
             let count = buffer.withUnsafeMutableBytes { raw in

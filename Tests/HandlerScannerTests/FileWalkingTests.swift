@@ -91,4 +91,29 @@ struct FileWalkingTests {
         #expect(result.handlers.first?.line == 5_001)
         #expect(result.diagnostics.isEmpty)
     }
+
+    /// Enough files that they are scanned on several threads: results and diagnostics still come in
+    /// path order, exactly as one file at a time gives them.
+    @Test func manyFilesGiveTheSameResultsInPathOrder() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        var expectedFiles: [String] = []
+        var expectedDiagnostics: [String] = []
+        for index in 0..<150 {
+            let name = "F\(String(index, radix: 7)).swift"
+            if index % 10 == 3 {
+                try write("@handler private func bad\(index)() {}\n", name)
+                expectedDiagnostics.append(name)
+            } else {
+                try write("// file \(index)\n@handler func h\(index)(value: Int) {}\n", name)
+                expectedFiles.append(name)
+            }
+        }
+        let result = scan([root.path], relativeTo: root.path)
+        #expect(result.handlers.map(\.file) == expectedFiles.sorted())
+        #expect(result.diagnostics.map(\.file) == expectedDiagnostics.sorted())
+        for handler in result.handlers {
+            let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent(handler.file)))
+            #expect(SourceScanner.scan(bytes: bytes, file: handler.file).handlers == [handler])
+        }
+    }
 }
