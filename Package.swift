@@ -8,6 +8,8 @@
 //   HandlerGenerator   renders scanned handlers into Swift through the templates in Templates/
 //   handlergen         the generator as a command-line tool (what the build plugin runs)
 //   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
+//   MustacheRendering  the subset of Mustache the templates use (handlergen stays free of dependencies)
+//   HandlerKitEvents   class- and instance-level events with closure and handler subscribers, saved subscriptions
 //   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once) on SQLite
 import CompilerPluginSupport
 import PackageDescription
@@ -22,17 +24,17 @@ let package = Package(
         .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
         .plugin(name: "UpdateHandlerBaseline", targets: ["UpdateHandlerBaseline"]),
-        .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
         .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
         .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
     ],
-    // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
-    // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
-    // rather than with swift-argument-parser, which cost most of a small client's clean build.
+    // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
+    // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
+    // than with swift-argument-parser, and its logic-free templates are rendered by MustacheRendering
+    // rather than swift-mustache (issue 9: the largest module of a plugin client's clean build, and a
+    // package checkout and manifest compile for every client, even runtime-only ones). The packages
+    // below serve only the products named beside them; clients of the other products do not build them.
     dependencies: [
-        // Renders the generator's logic-free templates (Templates/*.mustache).
-        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
-        // SQLite for HandlerKitSignals' store; only clients of that product build it.
+        // SQLite for HandlerKitSignals' store.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
@@ -42,10 +44,10 @@ let package = Package(
         // swift-syntax, so clients build fast) and validates declarations with HandlerScanner.
         .target(name: "PluginProtocol", dependencies: ["HandlerScanner"]),
         .macro(name: "HandlerKitMacros", dependencies: ["PluginProtocol"]),
-        .target(
-            name: "HandlerGenerator",
-            dependencies: ["HandlerScanner", "CHeaderReader", .product(name: "Mustache", package: "swift-mustache")]
-        ),
+        // Renders Templates/*.mustache: the subset of Mustache the templates use (variables, sections,
+        // inverted sections, comments, the CONTENT_TYPE pragma), nothing else to compile.
+        .target(name: "MustacheRendering"),
+        .target(name: "HandlerGenerator", dependencies: ["HandlerScanner", "CHeaderReader", "MustacheRendering"]),
         .executableTarget(
             name: "handlergen",
             dependencies: ["HandlerGenerator", "HandlerScanner", "CHeaderReader"]
@@ -72,7 +74,13 @@ let package = Package(
             dependencies: ["handlergen"]
         ),
         // `swift run handlerkit-demo`: handlers made in one process, stored as JSON, called in a second.
-        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals"], plugins: ["HandlerKitPlugin"]),
+        // Deliberately not a product: SwiftPM runs the build-tool plugins of every target that a dependency
+        // package exports through its products, so a product here made every client of HandlerKit (even
+        // one using only the runtime) build `handlergen` to generate the demo's file. `swift run` still
+        // finds an executable target of the root package without a product.
+        .executableTarget(
+            name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals"],
+            plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
@@ -102,6 +110,7 @@ let package = Package(
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
+        .testTarget(name: "MustacheRenderingTests", dependencies: ["MustacheRendering"]),
         .testTarget(
             name: "CHeaderReaderTests",
             dependencies: ["CHeaderReader"],

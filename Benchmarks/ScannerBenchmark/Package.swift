@@ -1,7 +1,9 @@
 // swift-tools-version: 6.0
 //
-// Scanner throughput against SwiftParser (issue 3 item 6). A separate package so that swift-syntax never
-// enters HandlerKit's own dependency graph. Run: `swift run -c release` in this folder.
+// Scanner throughput against SwiftParser (issue 3 item 6), in-process and as whole processes (issue 9
+// item 7: `handlergen scan` against `swiftparser-scan`). A separate package so that swift-syntax never
+// enters HandlerKit's own dependency graph. Run in this folder:
+//     swift build -c release --product handlergen && swift build -c release && swift run -c release ScannerBenchmark
 import PackageDescription
 
 let package = Package(
@@ -19,6 +21,14 @@ let package = Package(
                 .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
             ]
-        )
+        ),
+        // Parses every .swift file under its arguments with SwiftParser: the whole-process baseline.
+        .executableTarget(
+            name: "swiftparser-scan",
+            dependencies: [
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+            ]
+        ),
     ]
 )

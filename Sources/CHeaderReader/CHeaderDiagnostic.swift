@@ -1,8 +1,8 @@
 /// A problem found while reading C headers: a header that does not parse (from libclang's own
 /// diagnostics), or a type HandlerKit cannot convert (a union, a pointer that is not a string, …).
-public struct CHeaderDiagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CHeaderDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// How serious the problem is.
-    public enum Severity: String, Sendable, Hashable, Codable {
+    public enum Severity: String, Sendable, Hashable {
         case error
         case warning
         case note

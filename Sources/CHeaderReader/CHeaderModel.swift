@@ -1,5 +1,5 @@
 /// The result of reading C headers for a set of type names.
-public struct CHeaderModel: Sendable, Hashable, Codable {
+public struct CHeaderModel: Sendable, Hashable {
     /// The declarations found: the requested types and every named struct or enum they use, sorted by
     /// name. A type that cannot be converted is absent here and explained in ``diagnostics``.
     public var declarations: [CDeclaration]
@@ -49,7 +49,7 @@ public struct CHeaderModel: Sendable, Hashable, Codable {
 }
 
 /// Which libclang was used.
-public struct LibClangInfo: Sendable, Hashable, Codable {
+public struct LibClangInfo: Sendable, Hashable {
     /// The path it was loaded from.
     public var path: String
     /// Its version string, e.g. `clang version 21.0.0 …` or `Debian clang version 14.0.6`.

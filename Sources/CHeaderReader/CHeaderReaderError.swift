@@ -1,5 +1,5 @@
 /// Why C headers could not be read at all. (Problems inside headers are diagnostics, not errors.)
-public enum CHeaderReaderError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+public enum CHeaderReaderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No usable libclang: every path tried, each with the reason it failed, and how to install one.
     case libclangNotFound(tried: [LibClangAttempt], installHint: String)
     /// A header file given to the reader does not exist.
@@ -26,7 +26,7 @@ public enum CHeaderReaderError: Error, Sendable, Hashable, Codable, CustomString
 }
 
 /// One place HandlerKit looked for libclang, and why it was not used.
-public struct LibClangAttempt: Sendable, Hashable, Codable {
+public struct LibClangAttempt: Sendable, Hashable {
     /// The path tried (a glob pattern when nothing matched it).
     public var path: String
     /// Which rule of the search produced it.

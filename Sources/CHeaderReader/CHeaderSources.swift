@@ -1,7 +1,7 @@
 import Foundation
 
 /// The C headers to read and how to preprocess them (like a C target's compiler flags).
-public struct CHeaderSources: Sendable, Hashable, Codable {
+public struct CHeaderSources: Sendable, Hashable {
     /// The header files to read. They are parsed together, as one translation unit that includes each
     /// in turn (sorted by path), so they must be compatible with each other, as a C module's are.
     public var headers: [String]
@@ -44,7 +44,7 @@ public struct CHeaderSources: Sendable, Hashable, Codable {
 }
 
 /// The language C headers are parsed as.
-public enum CHeaderLanguage: String, Sendable, Hashable, Codable {
+public enum CHeaderLanguage: String, Sendable, Hashable {
     /// C (`-x c -std=gnu11`), what Swift's importer uses where there is no Objective-C interop (Linux).
     case c
     /// Objective-C (`-x objective-c -std=gnu11`), what Swift's importer uses on Apple platforms.

@@ -1,5 +1,5 @@
 /// A position in a header file, as the user wrote it (for code from a macro, where the macro is used).
-public struct CSourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CSourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The header's path as libclang saw it (absolute for the headers HandlerKit passes in).
     public var file: String
     /// 1-based line.
@@ -18,7 +18,7 @@ public struct CSourceLocation: Sendable, Hashable, Codable, CustomStringConverti
 }
 
 /// A C integer type, described by what matters for a conversion: signedness and width on the target.
-public struct CIntegerType: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CIntegerType: Sendable, Hashable, CustomStringConvertible {
     /// Whether the type is signed (`int`, `int64_t`, `NSInteger`) or unsigned (`uint8_t`, `size_t`).
     public var isSigned: Bool
     /// Width in bits on the parsed target: 8, 16, 32 or 64.
@@ -36,7 +36,7 @@ public struct CIntegerType: Sendable, Hashable, Codable, CustomStringConvertible
 }
 
 /// What a struct field holds, reduced to the kinds HandlerKit can convert to and from JSON.
-public indirect enum CFieldType: Sendable, Hashable, Codable {
+public indirect enum CFieldType: Sendable, Hashable {
     /// A signed or unsigned integer (including plain `char`, `wchar_t`, and anonymous enums, which Swift
     /// imports as their integer type).
     case integer(CIntegerType)
@@ -59,7 +59,7 @@ public indirect enum CFieldType: Sendable, Hashable, Codable {
 }
 
 /// One field of a C struct.
-public struct CField: Sendable, Hashable, Codable {
+public struct CField: Sendable, Hashable {
     /// The field's name. Fields of anonymous struct members (C11 `struct { int a; };` inside a struct)
     /// are listed in place of that member, as Swift exposes them: as properties of the outer struct.
     public var name: String
@@ -83,7 +83,7 @@ public struct CField: Sendable, Hashable, Codable {
 }
 
 /// A C struct whose every field can be converted.
-public struct CStruct: Sendable, Hashable, Codable {
+public struct CStruct: Sendable, Hashable {
     /// The name Swift imports the struct under: its tag (`struct HKLine` → `HKLine`), or for an unnamed
     /// struct the typedef that names it (`typedef struct {…} HKPoint;` → `HKPoint`). Nil for an
     /// anonymous struct declared inline for a field.
@@ -101,7 +101,7 @@ public struct CStruct: Sendable, Hashable, Codable {
 }
 
 /// The value of an enum case, exact for every underlying type.
-public enum CEnumValue: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum CEnumValue: Sendable, Hashable, CustomStringConvertible {
     /// The value of a case of an enum with a signed underlying type.
     case signed(Int64)
     /// The value of a case of an enum with an unsigned underlying type.
@@ -117,7 +117,7 @@ public enum CEnumValue: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// One case (enumerator) of a C enum.
-public struct CEnumCase: Sendable, Hashable, Codable {
+public struct CEnumCase: Sendable, Hashable {
     /// The enumerator's C name, e.g. `HKColorRed`.
     public var name: String
     /// Its value.
@@ -130,7 +130,7 @@ public struct CEnumCase: Sendable, Hashable, Codable {
 }
 
 /// A named C enum, including `typedef enum : int32_t {…} Name;` and `NS_ENUM`/`CF_ENUM` typedefs.
-public struct CEnum: Sendable, Hashable, Codable {
+public struct CEnum: Sendable, Hashable {
     /// The name Swift imports the enum under (its tag, or the typedef that names it).
     public var name: String
     /// The underlying integer type (Swift's `rawValue` type).
@@ -153,7 +153,7 @@ public struct CEnum: Sendable, Hashable, Codable {
 }
 
 /// A C type declaration HandlerKit can convert: a struct or an enum.
-public enum CDeclaration: Sendable, Hashable, Codable {
+public enum CDeclaration: Sendable, Hashable {
     case structure(CStruct)
     case enumeration(CEnum)
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The rule that produced a libclang candidate path.
-public enum LibClangSource: String, Sendable, Hashable, Codable {
+public enum LibClangSource: String, Sendable, Hashable {
     /// Given explicitly (API parameter or command-line option).
     case explicit
     /// The `HANDLERKIT_LIBCLANG` environment variable.
@@ -15,7 +15,7 @@ public enum LibClangSource: String, Sendable, Hashable, Codable {
 }
 
 /// One path where libclang may be.
-public struct LibClangCandidate: Sendable, Hashable, Codable {
+public struct LibClangCandidate: Sendable, Hashable {
     public var path: String
     public var source: LibClangSource
     /// True when `path` is a glob pattern that matched nothing (kept so errors can list it).

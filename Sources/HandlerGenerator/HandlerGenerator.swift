@@ -1,6 +1,5 @@
 import CHeaderReader
 import HandlerScanner
-import Mustache
 
 /// Turns the `@handler` functions of one module into the Swift file that registers them with the
 /// HandlerKit runtime, rendered through the templates in `Templates/`.

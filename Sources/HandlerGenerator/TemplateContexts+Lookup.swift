@@ -1,4 +1,4 @@
-import Mustache
+import MustacheRendering
 
 // Direct lookup of template variables. Without it the template package finds each variable through
 // `Mirror`, which made rendering ~3 ms per handler in a debug build (2,000 handlers: 5.8 s).

@@ -1,6 +1,6 @@
 import Foundation
 import HandlerScanner
-import Mustache
+import MustacheRendering
 
 /// The templates of `Templates/` and their rendering.
 ///
@@ -49,14 +49,15 @@ enum Templates {
     /// The texts in use: the source folder's, else the embedded copy.
     static let current: [String: String] = texts(in: sourceDirectory) ?? EmbeddedTemplates.all
 
-    /// The parsed templates. A template that does not parse is reported by `render`.
-    private static let library: Result<MustacheLibrary, GeneratorError> = {
-        var library = MustacheLibrary()
+    /// The parsed templates by name. A template that does not parse is reported by `render`.
+    private static let library: Result<[String: MustacheTemplate], GeneratorError> = {
+        var library: [String: MustacheTemplate] = [:]
         for (name, text) in current.sorted(by: { $0.key < $1.key }) {
-            do {
-                try library.register(text, named: name)
+            do throws(MustacheError) {
+                library[name] = try MustacheTemplate(parsing: text, named: "\(name).mustache")
             } catch {
-                return .failure(templateError("template '\(name).mustache' does not parse: \(error)"))
+                return .failure(
+                    templateError("template does not parse: \(error.message)", file: "Templates/\(name).mustache", line: error.line, column: error.column))
             }
         }
         return .success(library)
@@ -64,16 +65,15 @@ enum Templates {
 
     /// `context` rendered through the template `name`.
     static func render(_ context: Any, template name: String) throws(GeneratorError) -> String {
-        let library = try library.get()
-        guard let text = library.render(context, withTemplate: name) else {
-            throw templateError("template '\(name).mustache' is missing")
+        guard let template = try library.get()[name] else {
+            throw templateError("template '\(name).mustache' is missing", file: "Templates", line: 1, column: 1)
         }
-        return text
+        return template.render(context)
     }
 
-    private static func templateError(_ message: String) -> GeneratorError {
+    private static func templateError(_ message: String, file: String, line: Int, column: Int) -> GeneratorError {
         GeneratorError(diagnostics: [
-            ScanDiagnostic(file: "Templates", line: 1, column: 1, severity: .error, message: message)
+            ScanDiagnostic(file: file, line: line, column: column, severity: .error, message: message)
         ])
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // Data and URL, without the rest of Foundation (a client build indexes less)
+#else
 import Foundation
+#endif
 
 /// The value types HandlerKit converts directly, without going through `Encoder`/`Decoder`.
 protocol HandlerScalar {

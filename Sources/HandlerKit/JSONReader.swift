@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // Data and URL, without the rest of Foundation (a client build indexes less)
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A strict JSON (RFC 8259) parser into `HandlerValue`, over UTF-8 bytes.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 
 /// Where a declaration sits, for `SourceScanner.scanDeclaration(_:file:line:column:context:)` (the compiler
 /// plugin knows this from the macro expansion's lexical context).
@@ -59,23 +59,20 @@ public enum SourceScanner {
     public static func scan(paths: [String], relativeTo: String?) -> ScanResult {
         var result = ScanResult()
         var fileOrder: [String: Int] = [:]
-        for entry in FileWalker.files(in: paths) {
-            let name = FileWalker.relative(entry.path, to: relativeTo)
+        let currentDirectory = FileSystem.currentDirectory()
+        let base = relativeTo.flatMap { $0.isEmpty ? nil : PathName.normalized($0, in: currentDirectory) }
+        let entries = FileWalker.files(in: paths, currentDirectory: currentDirectory)
+        let names = entries.map { FileWalker.relative($0, toNormalized: base) }
+        let scanned = scanFiles(entries, names: names)
+        for index in entries.indices {
+            let name = names[index]
             if fileOrder[name] == nil { fileOrder[name] = fileOrder.count }
-            switch entry {
-            case .missing:
+            switch scanned[index] {
+            case nil:
                 result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable("no such file or directory")))
-            case .file(let path):
-                let data: Data
-                do {
-                    data = try Data(contentsOf: URL(fileURLWithPath: path))
-                } catch {
-                    result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable(readFailureReason(error))))
-                    continue
-                }
-                let fileResult = data.withUnsafeBytes { raw in
-                    scanFile(raw.bindMemory(to: UInt8.self), file: name, validateUTF8: true)
-                }
+            case .failure(let failure):
+                result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable(failure.reason)))
+            case .success(let fileResult):
                 result.handlers.append(contentsOf: fileResult.handlers)
                 result.diagnostics.append(contentsOf: fileResult.diagnostics)
                 result.imports.append(contentsOf: fileResult.imports)
@@ -130,6 +127,37 @@ public enum SourceScanner {
 
     // MARK: - Internals
 
+    /// Reads and scans the files among `entries` (`nil` for a missing path), on one thread per processor
+    /// when there are enough files to pay for the threads: a large target's generation step is on its
+    /// build's critical path. Each result lands at its entry's index, so the outcome does not depend
+    /// on which thread finished first.
+    private static func scanFiles(
+        _ entries: [FileWalker.Entry], names: [String]
+    ) -> [Result<ScanResult, FileSystem.ReadFailure>?] {
+        var results = [Result<ScanResult, FileSystem.ReadFailure>?](repeating: nil, count: entries.count)
+        let workers = entries.count >= 64 ? min(FileSystem.processorCount(), 8) : 1
+        results.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let slots = ResultSlots(base: base)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var reader = FileReader()
+                for index in stride(from: worker, to: entries.count, by: workers) {
+                    guard case .file(let path, _) = entries[index] else { continue }
+                    slots.base[index] = reader.withContents(of: path) { bytes in
+                        scanFile(bytes, file: names[index], validateUTF8: true)
+                    }
+                }
+            }
+        }
+        return results
+    }
+
+    /// The result array's storage, shared by the scanning threads: each writes only the slots of its own
+    /// indices, and the array is read only after all of them have finished.
+    private struct ResultSlots: @unchecked Sendable {
+        let base: UnsafeMutablePointer<Result<ScanResult, FileSystem.ReadFailure>?>
+    }
+
     /// Scans one file's bytes (validating them first when asked).
     static func scanFile(_ buffer: UnsafeBufferPointer<UInt8>, file: String, validateUTF8: Bool) -> ScanResult {
         let lines = LineTable(bytes: buffer)
@@ -163,14 +191,6 @@ public enum SourceScanner {
 
     private static func fileDiagnostic(_ file: String, _ message: String) -> ScanDiagnostic {
         ScanDiagnostic(file: file, line: 1, column: 1, severity: .error, message: message)
-    }
-
-    private static func readFailureReason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
     }
 
     /// Adds duplicate-id errors and puts diagnostics in file, line, column order.

@@ -106,7 +106,7 @@ struct StructReadingTests {
         #expect(size.shape == [FieldShape("width", .floatingPoint(bits: 32)), FieldShape("height", .floatingPoint(bits: 32))])
     }
 
-    @Test("the same request gives the same model, and the model round-trips through JSON",
+    @Test("the same request gives the same model, whatever the order of the names",
           arguments: LibClangsUnderTest.all)
     func deterministic(libclang: String) throws {
         let reader = LibClangsUnderTest.reader(libclang)
@@ -114,11 +114,6 @@ struct StructReadingTests {
         let first = try reader.read(types: names, from: Self.basic)
         let second = try reader.read(types: names.reversed(), from: Self.basic)
         #expect(first == second)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json = try encoder.encode(first)
-        #expect(try encoder.encode(second) == json)
-        #expect(try JSONDecoder().decode(CHeaderModel.self, from: json) == first)
         #expect(first.notFound == ["NotAType"])
     }
 }

@@ -1,6 +1,9 @@
 // Measures HandlerScanner's full lexical pass in MB/s on real Swift source and compares it, in the same
 // run and on the same files, with SwiftParser from swift-syntax 603.0.1. The scanner has no prefilter:
-// every byte of every file is validated and lexed.
+// every byte of every file is validated and lexed. Then the same comparison as whole processes, as users
+// run them: `handlergen scan --format json` against `swiftparser-scan` (this package) on the corpus folders,
+// best of 3 each. Both executables are taken from the folder of this one (build them first, see
+// Package.swift); `process.*` lines are skipped with a note when they are not there.
 //
 // The corpus is exported from the local mirror with `git archive` into a temporary folder (override the
 // mirror with SWIFT_PACKAGES_MIRROR). Output lines are `name: value unit`.
@@ -19,13 +22,16 @@ let sources = [
     CorpusSource(repository: "apple/swift-nio", tag: "2.101.3"),
     CorpusSource(repository: "vapor/vapor", tag: "4.122.3"),
     CorpusSource(repository: "swiftlang/swift-syntax", tag: "603.0.1"),
+    CorpusSource(repository: "groue/GRDB.swift", tag: "7.10.0"),
 ]
 
 enum BenchmarkError: Error, CustomStringConvertible {
     case exportFailed(String)
+    case processFailed(String)
     var description: String {
         switch self {
         case .exportFailed(let message): return "corpus export failed: \(message)"
+        case .processFailed(let message): return "measured process failed: \(message)"
         }
     }
 }
@@ -217,3 +223,62 @@ print("baseline.func_search_mb_s: \(format(searchWall)) MB/s")
 print("baseline.func_occurrences: \(funcCount) matches")
 print("scanner.speedup_x: \(format(scannerWall / parserWall)) x")
 print("scanner.cpu_speedup_x: \(format(scannerCPU / parserCPU)) x")
+
+// Whole processes: start, walk the folders, read, scan or parse, print. Best of 3 each, interleaved.
+let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+let handlergen = executableFolder.appendingPathComponent("handlergen")
+let swiftParserScan = executableFolder.appendingPathComponent("swiftparser-scan")
+let corpusFolders = sources.map { temporary.appendingPathComponent($0.repository.replacingOccurrences(of: "/", with: "+")).path }
+
+/// Wall-clock and CPU time (user + system, from the kernel's accounting of the child) of one run.
+@MainActor func runProcess(_ executable: URL, _ arguments: [String]) throws -> Sample {
+    func childrenCPU() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_CHILDREN, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    let cpuStart = childrenCPU()
+    let start = clock.now
+    try process.run()
+    process.waitUntilExit()
+    let wall = seconds(clock.now - start)
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw BenchmarkError.processFailed("\(executable.lastPathComponent) exited with \(process.terminationStatus)")
+    }
+    return Sample(wall: wall, cpu: childrenCPU() - cpuStart)
+}
+
+if FileManager.default.isExecutableFile(atPath: handlergen.path), FileManager.default.isExecutableFile(atPath: swiftParserScan.path) {
+    do {
+        var scanRuns: [Sample] = []
+        var parseRuns: [Sample] = []
+        for _ in 0..<3 {
+            scanRuns.append(try runProcess(handlergen, ["scan", "--format", "json"] + corpusFolders))
+            parseRuns.append(try runProcess(swiftParserScan, corpusFolders))
+        }
+        let scanBest = scanRuns.map(\.wall).min() ?? 0
+        let parseBest = parseRuns.map(\.wall).min() ?? 0
+        let scanCPU = scanRuns.map(\.cpu).min() ?? 0
+        let parseCPU = parseRuns.map(\.cpu).min() ?? 0
+        print("process.handlergen_scan_s: \(format(scanBest, 3)) s")
+        print("process.handlergen_scan_cpu_s: \(format(scanCPU, 3)) s")
+        print("process.swiftparser_s: \(format(parseBest, 3)) s")
+        print("process.swiftparser_cpu_s: \(format(parseCPU, 3)) s")
+        print("process.speedup_x: \(format(parseBest / scanBest)) x")
+        print("process.cpu_speedup_x: \(format(parseCPU / scanCPU)) x")
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+} else {
+    print("note: process.* skipped: build handlergen and swiftparser-scan first (see Package.swift); looked in \(executableFolder.path)")
+}
