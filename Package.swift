@@ -9,6 +9,7 @@
 //   handlergen         the generator as a command-line tool (what the build plugin runs)
 //   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
 //   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once) on SQLite
+//   HandlerKitSignalsPostgres  the same signal center with its store on PostgreSQL, for several hosts
 import CompilerPluginSupport
 import PackageDescription
 
@@ -23,6 +24,7 @@ let package = Package(
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
         .executable(name: "handlerkit-demo", targets: ["handlerkit-demo"]),
         .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
+        .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
     ],
     // Kept to one: every client of the build plugin compiles `handlergen` and what it depends on in its
     // clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift)
@@ -32,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         // SQLite for HandlerKitSignals' store; only clients of that product build it.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // PostgreSQL for HandlerKitSignalsPostgres' store; only clients of that product build it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -80,13 +85,19 @@ let package = Package(
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
         .executableTarget(
             name: "handlerkit-signals-probe",
-            dependencies: ["HandlerKitSignals"],
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres"],
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
         ),
         .testTarget(
             name: "HandlerKitSignalsTests",
-            dependencies: ["HandlerKitSignals", "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres", "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Signals across hosts (issue 12): the signal store on PostgreSQL through postgres-nio.
+        .target(
+            name: "HandlerKitSignalsPostgres",
+            dependencies: ["HandlerKitSignals", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
