@@ -37,6 +37,7 @@ let package = Package(
         // PostgreSQL for HandlerKitSignalsPostgres' store; only clients of that product build it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -69,7 +70,8 @@ let package = Package(
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit"],
+            dependencies: ["HandlerKit", "HandlerKitSignalsPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -97,7 +99,8 @@ let package = Package(
         .target(
             name: "HandlerKitSignalsPostgres",
             dependencies: ["HandlerKitSignals", .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Logging", package: "swift-log")]
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),

@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKitSignals
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// The store's connections to the server: a few kept open and reused, a new one made when none is
@@ -11,9 +12,9 @@ final class PostgresConnections: Sendable {
     let settings: PostgresSettings
     let logger: Logger
     let reconnectFor: Duration
-    private let idle = Locked<[PostgresConnection]>([])
-    private let everConnected = Locked(false)
-    private let nextID = Locked(0)
+    private let idle = NIOLockedValueBox<[PostgresConnection]>([])
+    private let everConnected = NIOLockedValueBox(false)
+    private let nextID = NIOLockedValueBox(0)
     private static let keptIdle = 8
 
     init(settings: PostgresSettings, logger: Logger, reconnectFor: Duration) {
@@ -28,13 +29,13 @@ final class PostgresConnections: Sendable {
             host: settings.host, port: settings.port, username: settings.username, password: settings.password,
             database: settings.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(5)
-        let id = nextID.withLock { value -> Int in
+        let id = nextID.withLockedValue { value -> Int in
             value += 1
             return value
         }
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
-            everConnected.withLock { $0 = true }
+            everConnected.withLockedValue { $0 = true }
             return connection
         } catch {
             throw unreachable(error)
@@ -61,7 +62,7 @@ final class PostgresConnections: Sendable {
             do {
                 connection = try await acquire()
             } catch {
-                guard everConnected.withLock({ $0 }), ContinuousClock.now < giveUp else { throw error }
+                guard everConnected.withLockedValue({ $0 }), ContinuousClock.now < giveUp else { throw error }
                 logger.notice("signal store \(settings.location): server unreachable during \(operation()), retrying: \(error)")
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))
@@ -111,15 +112,24 @@ final class PostgresConnections: Sendable {
 
     /// Closes the idle connections.
     func close() async {
-        let connections = idle.withLock { list -> [PostgresConnection] in
+        let connections = idle.withLockedValue { list -> [PostgresConnection] in
             defer { list.removeAll() }
             return list
         }
         for connection in connections { try? await connection.close() }
     }
 
+    deinit {
+        // A connection must be closed before it is released: the task keeps them until they are.
+        let open = idle.withLockedValue { list -> [PostgresConnection] in
+            defer { list.removeAll() }
+            return list
+        }
+        if !open.isEmpty { Task { for connection in open { try? await connection.close() } } }
+    }
+
     private func acquire() async throws(SignalError) -> PostgresConnection {
-        while let connection = idle.withLock({ $0.popLast() }) {
+        while let connection = idle.withLockedValue({ $0.popLast() }) {
             if !connection.isClosed { return connection }
         }
         return try await connect()
@@ -127,7 +137,7 @@ final class PostgresConnections: Sendable {
 
     private func release(_ connection: PostgresConnection) {
         guard !connection.isClosed else { return }
-        let kept = idle.withLock { list -> Bool in
+        let kept = idle.withLockedValue { list -> Bool in
             guard list.count < Self.keptIdle else { return false }
             list.append(connection)
             return true
@@ -181,21 +191,5 @@ final class PostgresConnections: Sendable {
         }
         if let underlying = error.underlying { return "\(error.code): \(underlying)" }
         return "\(error.code)"
-    }
-}
-
-/// A value guarded by a lock.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

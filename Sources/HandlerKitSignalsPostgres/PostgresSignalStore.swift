@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKitSignals
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 
@@ -83,11 +84,11 @@ public final class PostgresSignalStore: SignalStore {
     /// The LISTEN/NOTIFY channel.
     let channel: String
     let connections: PostgresConnections
-    private let prepared = Locked(false)
-    private let keepers = Locked<[String: RunKeeper]>([:])
+    private let prepared = NIOLockedValueBox(false)
+    private let keepers = NIOLockedValueBox<[String: RunKeeper]>([:])
     /// Deliveries claimed through this store object and not yet completed or released: a claim by
     /// one of its runs that is not among them was lost with a connection, and is claimed again.
-    private let inFlight = Locked<Set<Int64>>([])
+    private let inFlight = NIOLockedValueBox<Set<Int64>>([])
 
     /// A store at `settings`; it connects when first used (or at `prepare()`).
     public init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
@@ -114,11 +115,11 @@ public final class PostgresSignalStore: SignalStore {
     /// - Throws: `SignalError.storeUnavailable` naming host and port when the server cannot be reached,
     ///   `.newerSchema` when the store was written by a newer version (left unchanged).
     public func prepare() async throws(SignalError) {
-        if prepared.withLock({ $0 }) { return }
+        if prepared.withLockedValue({ $0 }) { return }
         try await connections.transaction("creating or migrating the schema") { connection in
             try await PostgresSchema.migrate(connection, schema: s, namespace: namespace, location: location, logger: options.logger)
         }
-        prepared.withLock { $0 = true }
+        prepared.withLockedValue { $0 = true }
     }
 
     /// Closes the store's idle connections (runs keep theirs until they end).
@@ -131,7 +132,7 @@ public final class PostgresSignalStore: SignalStore {
     public func beginRun(_ runID: String, component: String) async throws(SignalError) {
         try await prepare()
         let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
-        keepers.withLock { $0[runID] = keeper }
+        keepers.withLockedValue { $0[runID] = keeper }
         let now = Date().timeIntervalSince1970
         let historyStart = now - options.completionHistory.seconds
         do {
@@ -141,14 +142,14 @@ public final class PostgresSignalStore: SignalStore {
                 try await removeUnusedSignals(connection, now: now)
             }
         } catch {
-            keepers.withLock { $0[runID] = nil }
+            keepers.withLockedValue { $0[runID] = nil }
             await keeper.stop(closing: true)
             throw error
         }
     }
 
     public func endRun(_ runID: String, component: String) async throws(SignalError) {
-        let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
+        let keeper = keepers.withLockedValue { $0.removeValue(forKey: runID) }
         await keeper?.stop(closing: false)
         let now = Date().timeIntervalSince1970
         do {
@@ -419,7 +420,7 @@ public final class PostgresSignalStore: SignalStore {
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         try await prepare()
         let now = Date().timeIntervalSince1970
-        let running = inFlight.withLock { Array($0) }
+        let running = inFlight.withLockedValue { Array($0) }
         let claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, _ in
             // Due deliveries, and this run's claims that no delivery in progress holds (claimed by a
             // statement whose answer was lost with its connection): claimed again, next attempt.
@@ -456,12 +457,12 @@ public final class PostgresSignalStore: SignalStore {
             }
             return claimed
         }
-        inFlight.withLock { $0.formUnion(claimed.map { $0.rowID }) }
+        inFlight.withLockedValue { $0.formUnion(claimed.map { $0.rowID }) }
         return claimed
     }
 
     public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
-        defer { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
+        defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
         let now = Date().timeIntervalSince1970
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
             let completed = try await count(connection.query("""
@@ -491,7 +492,7 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        defer { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
+        defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
         let state = retryAt == nil ? "dead" : "pending"
         let notBefore = retryAt?.timeIntervalSince1970
         return try await connections.run("releasing delivery \(delivery.key)") { connection, _ in

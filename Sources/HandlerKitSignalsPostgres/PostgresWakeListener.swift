@@ -1,5 +1,6 @@
 import HandlerKitSignals
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// Wakes a signal center through `LISTEN` on the store's channel, on a connection of its own: every
@@ -15,8 +16,9 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
         var generation = 0
     }
 
-    private let state = Locked(State())
-    private let task = Locked<Task<Void, Never>?>(nil)
+    private let state = NIOLockedValueBox(State())
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let connection = NIOLockedValueBox<PostgresConnection?>(nil)
     private let rescanInterval: Duration
 
     init(connections: PostgresConnections, channel: String, rescanInterval: Duration) {
@@ -26,7 +28,9 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
             while !Task.isCancelled {
                 do {
                     let connection = try await connections.connect()
+                    self?.connection.withLockedValue { $0 = connection }
                     defer { Task { try? await connection.close() } }
+                    if Task.isCancelled { break }
                     try await connection.listen(on: channel) { notifications in
                         // Anything posted while there was no listener is found now.
                         self?.wake()
@@ -41,13 +45,13 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                 wait = min(wait * 2, .seconds(1))
             }
         }
-        task.withLock { $0 = listening }
+        task.withLockedValue { $0 = listening }
     }
 
     func next(deadline: ContinuousClock.Instant) async {
         let deadline = min(deadline, .now + rescanInterval)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let started = state.withLock { state -> Int? in
+            let started = state.withLockedValue { state -> Int? in
                 if state.woken || state.closed || deadline <= .now {
                     state.woken = false
                     return nil
@@ -65,18 +69,20 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     }
 
     func close() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             state.closed = true
             defer { state.waiter = nil }
             return state.waiter
         }
         continuation?.resume()
-        task.withLock { $0 }?.cancel()
+        task.withLockedValue { $0 }?.cancel()
+        // Ends the wait for notifications (and so the listening task).
+        if let open = connection.withLockedValue({ $0 }) { Task { try? await open.close() } }
     }
 
     /// A notification arrived: resumes a waiting `next`, or makes the next call return at once.
     private func wake() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.woken = true
                 return nil
@@ -88,7 +94,7 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     }
 
     private func resumeWaiter(ifGeneration generation: Int) {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             guard state.generation == generation, let waiter = state.waiter else { return nil }
             state.waiter = nil
             return waiter
@@ -97,6 +103,6 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     }
 
     deinit {
-        task.withLock { $0 }?.cancel()
+        task.withLockedValue { $0 }?.cancel()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKitSignals
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// Keeps one run alive on the server: a connection of its own holding the run's session-level
@@ -13,14 +14,14 @@ final class RunKeeper: Sendable {
     let runID: String
     let component: String
     private let lockKey: Int32
-    private let connection: Locked<PostgresConnection?>
-    private let task = Locked<Task<Void, Never>?>(nil)
+    private let connection: NIOLockedValueBox<PostgresConnection?>
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     private init(runID: String, component: String, lockKey: Int32, connection: PostgresConnection) {
         self.runID = runID
         self.component = component
         self.lockKey = lockKey
-        self.connection = Locked(connection)
+        self.connection = NIOLockedValueBox(connection)
     }
 
     /// Records the run and takes its lock (lock first: the record never exists without it).
@@ -35,7 +36,7 @@ final class RunKeeper: Sendable {
             try await connection.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(key))", logger: logger)
             let keeper = RunKeeper(runID: runID, component: component, lockKey: key, connection: connection)
             try await keeper.record(on: connection, store: store)
-            keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
+            keeper.task.withLockedValue { $0 = Task { await keeper.keepAlive(store: store) } }
             return keeper
         } catch {
             try? await connection.close()
@@ -45,13 +46,13 @@ final class RunKeeper: Sendable {
 
     /// Stops renewing the lease; with `closing`, closes the connection, which releases the run's lock.
     func stop(closing: Bool) async {
-        let running = task.withLock { task -> Task<Void, Never>? in
+        let running = task.withLockedValue { task -> Task<Void, Never>? in
             defer { task = nil }
             return task
         }
         running?.cancel()
         await running?.value
-        guard closing, let open = connection.withLock({ connection -> PostgresConnection? in
+        guard closing, let open = connection.withLockedValue({ connection -> PostgresConnection? in
             defer { connection = nil }
             return connection
         }) else { return }
@@ -95,7 +96,7 @@ final class RunKeeper: Sendable {
             } catch {
                 if Task.isCancelled { break }
                 logger.notice("signal store \(store.location): run \(runID) lost its connection, reconnecting: \(PostgresConnections.describe(error))")
-                if let broken = connection.withLock({ connection -> PostgresConnection? in
+                if let broken = connection.withLockedValue({ connection -> PostgresConnection? in
                     defer { connection = nil }
                     return connection
                 }) { try? await broken.close() }
@@ -106,7 +107,7 @@ final class RunKeeper: Sendable {
 
     /// The lock connection, reconnected (and the lock taken again) when it was lost.
     private func liveConnection(store: PostgresSignalStore) async throws -> PostgresConnection {
-        if let current = connection.withLock({ $0 }), !current.isClosed { return current }
+        if let current = connection.withLockedValue({ $0 }), !current.isClosed { return current }
         let fresh = try await store.connections.connect()
         do {
             try await fresh.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(lockKey))", logger: store.options.logger)
@@ -114,7 +115,7 @@ final class RunKeeper: Sendable {
             try? await fresh.close()
             throw error
         }
-        connection.withLock { $0 = fresh }
+        connection.withLockedValue { $0 = fresh }
         store.options.logger.notice("signal store \(store.location): run \(runID) reconnected and holds its lock again")
         return fresh
     }

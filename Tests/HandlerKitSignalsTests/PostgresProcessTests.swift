@@ -1,0 +1,275 @@
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import HandlerKitSignalsPostgres
+import Testing
+
+/// The PostgreSQL store with real processes (the probe, on its own connections and host ids): kill -9
+/// at injected points, a consumer killed while another process of its component runs, two "hosts"
+/// posting to each other, the server restarted mid-run, and a server that cannot be reached.
+@Suite("Signals on PostgreSQL: real processes, kill -9, restarts", .serialized,
+       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+struct PostgresProcessTests {
+    let folder = TemporaryFolder()
+    var log: String { folder.path + "/handlers.log" }
+
+    func url() throws -> String { try PostgresTestServer.url(folder: folder.path) }
+
+    func store() throws -> PostgresSignalStore { try PostgresTestServer.store(folder: folder.path) }
+
+    func probe(_ arguments: [String], host: String = "host-a") async throws -> Probe.Outcome {
+        try await Probe.run(arguments + ["--postgres", try url(), "--host", host], folder: folder.path)
+    }
+
+    func startProbe(_ arguments: [String], host: String, output: String) throws -> Process {
+        try Probe.start(arguments + ["--postgres", try url(), "--host", host], output: output)
+    }
+
+    /// Registers one once consumer per signal `prefix0`… for component `app`; returns their ids.
+    func register(_ count: Int, prefix: String) async throws -> [String] {
+        let outcome = try await probe(["register", "--component", "app", "--log", log, "--signals", "\(count)", "--prefix", prefix])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        return outcome.lines.compactMap { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 3 && fields[0] == "consumer" ? String(fields[1]) : nil
+        }
+    }
+
+    /// Waits (up to `limit`; not a timing assertion) until `condition` holds.
+    func waitUntil(_ limit: Duration = .seconds(120), _ condition: () async throws -> Bool) async throws {
+        let end = ContinuousClock.now + limit
+        while try await !condition(), ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    /// Every consumer process is killed at `point` at its second time there (after completing one
+    /// delivery); processes run until the store has nothing open. 40 deliveries: 39 kills per point.
+    @Test(arguments: ["afterClaim", "insideHandler", "beforeCompletion"])
+    func killedConsumersLoseNoDeliveryAndCompleteNoneTwice(point: String) async throws {
+        let consumers = try await register(40, prefix: "k")
+        let posted = try await probe(["post", "--component", "sync", "--signals", "40", "--prefix", "k"])
+        #expect(posted.status == 0, "\(posted.output)")
+        let store = try store()
+        var kills = 0
+        for _ in 0..<400 {
+            let outcome = try await probe(["consume", "--component", "app", "--kill-at", point, "--kill-after", "2"])
+            if outcome.killed {
+                kills += 1
+                continue
+            }
+            #expect(outcome.status == 0, "\(outcome.output)")
+            let left = try await store.statistics()
+            if left.pendingDeliveries + left.claimedDeliveries == 0 { break }
+            // The killed process's connection may not be closed on the server yet: its run still looks alive.
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let left = try await store.statistics()
+        #expect(left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0)
+        #expect(left.consumers == 0 && left.completions == 40)
+        let expected = Set(consumers.map { "\($0)/1" })
+        for key in expected { #expect(try await store.completions(of: DeliveryKey(key)).count == 1, "\(key) completed exactly once") }
+        let handlerLog = HandlerLog(path: log)
+        #expect(handlerLog.returnedKeys == expected, "every delivery's handler returned")
+        let ends = handlerLog.entries.filter(\.isEnd).count
+        switch point {
+        case "beforeCompletion": #expect(ends == expected.count + kills, "each killed completion's handler ran again")
+        case "insideHandler":
+            #expect(ends == expected.count)
+            #expect(handlerLog.interruptedRuns.count == kills)
+            for run in handlerLog.interruptedRuns { #expect(handlerLog.returned(run.key, after: run.index)) }
+        default: #expect(ends == expected.count)
+        }
+        #expect(kills >= 30)
+        print("signals_pg.kill_test point=\(point) kills=\(kills) deliveries=\(expected.count) handler_returns=\(ends)")
+        await store.close()
+    }
+
+    /// Posters killed inside the post's transaction (their second post) leave nothing of it; posting
+    /// again delivers once.
+    @Test func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce() async throws {
+        let consumers = try await register(30, prefix: "m")
+        var posted = 0
+        var kills = 0
+        while posted < 30, kills < 200 {
+            let outcome = try await probe(["post", "--component", "sync", "--signals", "30", "--prefix", "m", "--from", "\(posted)",
+                                           "--kill-at", "postBeforeCommit", "--kill-after", "2"])
+            let lines = outcome.lines.filter { $0.hasPrefix("posted ") }
+            #expect(lines.allSatisfy { $0.hasSuffix(" 1 1") }, "\(outcome.output)")
+            posted += lines.count
+            if outcome.killed { kills += 1 } else { #expect(outcome.status == 0, "\(outcome.output)") }
+        }
+        #expect(kills == 29, "each process posts once, then is killed inside its second post")
+        let consumed = try await probe(["consume", "--component", "app", "--stop"])
+        #expect(consumed.output.contains("idle 30"), "\(consumed.output)")
+        let store = try store()
+        for consumer in consumers { #expect(try await store.completions(of: DeliveryKey("\(consumer)/1")).count == 1) }
+        #expect(try await store.statistics() == .init(completions: 30))
+        print("signals_pg.kill_test point=postBeforeCommit kills=\(kills) deliveries=30")
+        await store.close()
+    }
+
+    /// A consumer process killed inside a handler while another process of its component runs: the
+    /// live process takes its deliveries over (within seconds, decided by the server's lock) and completes them.
+    @Test func aLiveProcessOfTheComponentTakesOverAKilledOnesDeliveries() async throws {
+        let survivorReady = folder.path + "/survivor.ready"
+        let victimReady = folder.path + "/victim.ready"
+        let survivor = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "1", "--prefix", "q",
+                                       "--ready", survivorReady], host: "host-b", output: folder.path + "/survivor.out")
+        let victim = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "10", "--prefix", "p",
+                                     "--ready", victimReady, "--kill-at", "insideHandler", "--kill-after", "3"],
+                                    host: "host-a", output: folder.path + "/victim.out")
+        try await waitUntil { FileManager.default.fileExists(atPath: survivorReady) && FileManager.default.fileExists(atPath: victimReady) }
+        let posted = try await probe(["post", "--component", "sync", "--signals", "10", "--prefix", "p"])
+        #expect(posted.status == 0, "\(posted.output)")
+        await Probe.finish(victim)
+        #expect(victim.terminationReason == .uncaughtSignal && victim.terminationStatus == SIGKILL)
+        let killedAt = ContinuousClock.now
+        let store = try store()
+        try await waitUntil { try await store.statistics().completions >= 10 }
+        let takeover = killedAt.duration(to: .now)
+        let survivorRun = try String(contentsOfFile: survivorReady, encoding: .utf8)
+        _ = try await probe(["post", "--component", "sync", "--signals", "1", "--prefix", "q"])
+        await Probe.finish(survivor)
+        #expect(survivor.terminationStatus == 0)
+
+        let handlerLog = HandlerLog(path: log)
+        #expect(handlerLog.returnedKeys.count == 11)
+        #expect(handlerLog.interruptedRuns.count == 1)
+        for run in handlerLog.interruptedRuns {
+            #expect(handlerLog.returned(run.key, after: run.index), "the interrupted handler ran again")
+            let completions = try await store.completions(of: DeliveryKey(run.key))
+            #expect(completions.map(\.runID) == [survivorRun], "completed once, by the surviving process")
+        }
+        #expect(try await store.statistics() == .init(completions: 11))
+        print("signals_pg.takeover_after_kill_ms \(takeover.components.seconds * 1000 + takeover.components.attoseconds / 1_000_000_000_000_000)")
+        await store.close()
+    }
+
+    /// Two hosts (processes with their own connections and host ids), each serving its component,
+    /// post to each other's consumers; each delivery runs in the registering process.
+    @Test func twoHostsPostToEachOthersComponents() async throws {
+        var servers: [(process: Process, ready: String, host: String, prefix: String)] = []
+        for (host, component, prefix) in [("host-a", "alpha", "a"), ("host-b", "beta", "b")] {
+            let ready = folder.path + "/\(host).ready"
+            let process = try startProbe(["serve", "--component", component, "--log", log, "--signals", "5", "--prefix", prefix,
+                                          "--ready", ready], host: host, output: folder.path + "/\(host).out")
+            servers.append((process, ready, host, prefix))
+        }
+        try await waitUntil { servers.allSatisfy { FileManager.default.fileExists(atPath: $0.ready) } }
+        // host-a posts to beta's consumers and host-b to alpha's.
+        let toBeta = try await probe(["post", "--component", "alpha", "--signals", "5", "--prefix", "b"], host: "host-a")
+        let toAlpha = try await probe(["post", "--component", "beta", "--signals", "5", "--prefix", "a"], host: "host-b")
+        #expect(toBeta.lines.filter { $0.hasSuffix(" 1 1") }.count == 5, "\(toBeta.output)")
+        #expect(toAlpha.lines.filter { $0.hasSuffix(" 1 1") }.count == 5, "\(toAlpha.output)")
+        for server in servers { await Probe.finish(server.process) }
+        let handlerLog = HandlerLog(path: log)
+        #expect(handlerLog.returnedKeys.count == 10)
+        for server in servers {
+            #expect(server.process.terminationStatus == 0)
+            let pids = Set(handlerLog.entries.filter { $0.isEnd }.compactMap { entry -> String? in entry.pid })
+            #expect(pids.contains(String(server.process.processIdentifier)), "\(server.host) ran its own deliveries")
+        }
+        let store = try store()
+        #expect(try await store.statistics() == .init(completions: 10))
+        await store.close()
+    }
+
+    /// The server restarts while a consumer process serves and this process posts: both reconnect;
+    /// every delivery is completed exactly once.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["PGDATA_HANDLERKIT"] == nil,
+                    "needs the server of Scripts/with-postgres.sh, which it restarts"))
+    func theServerRestartsMidRunAndNothingIsLostOrCompletedTwice() async throws {
+        let ready = folder.path + "/serve.ready"
+        let server = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "30", "--prefix", "r", "--ready", ready],
+                                    host: "host-a", output: folder.path + "/serve.out")
+        try await waitUntil { FileManager.default.fileExists(atPath: ready) }
+        let store = try store()
+        let poster = try await SignalCenter.start(component: "sync", store: store, options: .init(deliversAutomatically: false))
+        func post(_ index: Int) async throws {
+            // A post whose connection was lost may or may not have been stored: posting again is
+            // harmless here (a once consumer that received revision 1 takes no revision 2).
+            for _ in 0..<600 {
+                do {
+                    _ = try await poster.post(SignalID("r\(index)"), payload: ["item": index])
+                    return
+                } catch {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+        for index in 0..<10 { try await post(index) }
+        try restartServer()
+        for index in 10..<30 { try await post(index) }
+        await Probe.finish(server)
+        let output = (try? String(contentsOfFile: folder.path + "/serve.out", encoding: .utf8)) ?? ""
+        #expect(server.terminationStatus == 0, "\(output)")
+        let handlerLog = HandlerLog(path: log)
+        #expect(handlerLog.returnedKeys.count == 30)
+        let consumers = Set(handlerLog.returnedKeys)
+        for key in consumers { #expect(try await store.completions(of: DeliveryKey(key)).count == 1, "\(key) completed once") }
+        try await poster.stop()
+        let left = try await store.statistics()
+        #expect(left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0 && left.completions == 30)
+        await store.close()
+    }
+
+    /// Restarts the with-postgres.sh server (`pg_ctl restart -m fast`, as the server's user).
+    func restartServer() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let data = environment["PGDATA_HANDLERKIT"], let pgctl = environment["PG_CTL_HANDLERKIT"] else { return }
+        let user = environment["PG_USER_HANDLERKIT"] ?? ""
+        let process = Process()
+        let command = [pgctl, "-D", data, "-l", data + "/../server.log", "-w", "-m", "fast", "restart"]
+        if user.isEmpty {
+            process.executableURL = URL(fileURLWithPath: pgctl)
+            process.arguments = Array(command.dropFirst())
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", user, "--"] + command
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "pg_ctl restart")
+    }
+}
+
+@Suite("Signals on PostgreSQL: typed errors")
+struct PostgresStoreErrorTests {
+    @Test func anUnreachableServerIsATypedErrorNamingHostAndPort() async throws {
+        let store = try PostgresSignalStore(url: "postgres://nobody@127.0.0.1:1/none")
+        let error = await #expect(throws: SignalError.self) { _ = try await SignalCenter.start(component: "app", store: store) }
+        guard case .storeUnavailable(let path, let reason)? = error else {
+            Issue.record("expected storeUnavailable, got \(String(describing: error))")
+            return
+        }
+        #expect(path == "postgres://nobody@127.0.0.1:1/none (schema handlerkit_signals)")
+        #expect(reason.hasPrefix("cannot connect to the PostgreSQL server at 127.0.0.1:1: "), "\(reason)")
+    }
+
+    @Test func badSettingsAreTypedErrors() throws {
+        #expect(throws: SignalError.self) { try PostgresSignalStore(url: "mysql://x@127.0.0.1/db") }
+        #expect(throws: SignalError.self) { try PostgresSignalStore(url: "postgres://127.0.0.1/db") }
+        let badSchema = #expect(throws: SignalError.self) { try PostgresSignalStore(url: "postgres://u@127.0.0.1/db?schema=Drop;Table") }
+        #expect(badSchema?.description.contains("invalid schema name 'Drop;Table'") == true)
+        let settings = try PostgresSettings.fromEnvironment(["PGHOST": "10.0.0.2", "PGPORT": "6543", "PGUSER": "app"])
+        #expect(settings == PostgresSettings(host: "10.0.0.2", port: 6543, username: "app", database: "app"))
+    }
+
+    @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+    func aStoreAtANewerSchemaVersionIsRefusedUntouched() async throws {
+        let folder = TemporaryFolder()
+        let store = try PostgresTestServer.store(folder: folder.path)
+        try await store.prepare()
+        let schema = PostgresTestServer.schema(for: folder.path)
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", try PostgresTestServer.requireURL(), "-q", "-c", "UPDATE \(schema).schema_version SET version = 99"]
+        try psql.run()
+        psql.waitUntilExit()
+        try #require(psql.terminationStatus == 0, "psql is needed to change the schema version")
+        let reopened = try PostgresTestServer.store(folder: folder.path)
+        await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 1)) { try await reopened.prepare() }
+        await store.close()
+    }
+}
