@@ -31,7 +31,7 @@ struct PostgresProcessTests {
         #expect(outcome.status == 0, "\(outcome.output)")
         return outcome.lines.compactMap { line in
             let fields = line.split(separator: " ")
-            return fields.count == 3 && fields[0] == "consumer" ? String(fields[1]) : nil
+            return fields.count >= 3 && fields[0] == "consumer" ? String(fields[1]) : nil
         }
     }
 
@@ -174,63 +174,120 @@ struct PostgresProcessTests {
     }
 
     /// The server restarts while a consumer process serves and this process posts: both reconnect;
-    /// every delivery is completed exactly once.
-    @Test(.disabled(if: ProcessInfo.processInfo.environment["PGDATA_HANDLERKIT"] == nil,
-                    "needs the server of Scripts/with-postgres.sh, which it restarts"))
+    /// every delivery is completed exactly once. The test restarts a server of its own (started with
+    /// Scripts/with-postgres.sh), so the tests running beside it keep theirs.
+    @Test(.disabled(if: PostgresTestServer.url == nil, Comment(rawValue: PostgresTestServer.howToRun)))
     func theServerRestartsMidRunAndNothingIsLostOrCompletedTwice() async throws {
+        let own = try await PrivateServer.start(folder: folder.path)
+        defer { own.stop() }
+        let url = own.url + "?schema=restart"
         let ready = folder.path + "/serve.ready"
-        let server = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "30", "--prefix", "r", "--ready", ready],
-                                    host: "host-a", output: folder.path + "/serve.out")
-        try await waitUntil { FileManager.default.fileExists(atPath: ready) }
-        let store = try store()
+        let server = try Probe.start(["serve", "--component", "app", "--log", log, "--signals", "30", "--prefix", "r", "--ready", ready,
+                                      "--postgres", url, "--host", "host-a"], output: folder.path + "/serve.out")
+        try await waitUntil { FileManager.default.fileExists(atPath: ready) || !server.isRunning }
+        let store = try PostgresSignalStore(url: url)
         let poster = try await SignalCenter.start(component: "sync", store: store, options: .init(deliversAutomatically: false))
         func post(_ index: Int) async throws {
             // A post whose connection was lost may or may not have been stored: posting again is
             // harmless here (a once consumer that received revision 1 takes no revision 2).
-            for _ in 0..<600 {
+            for attempt in 1...600 {
                 do {
                     _ = try await poster.post(SignalID("r\(index)"), payload: ["item": index])
                     return
                 } catch {
+                    if attempt == 600 { throw error }
                     try await Task.sleep(for: .milliseconds(100))
                 }
             }
         }
         for index in 0..<10 { try await post(index) }
-        try restartServer()
+        try await own.restart()
         for index in 10..<30 { try await post(index) }
         await Probe.finish(server)
         let output = (try? String(contentsOfFile: folder.path + "/serve.out", encoding: .utf8)) ?? ""
         #expect(server.terminationStatus == 0, "\(output)")
+        #expect(output.contains("connection lost during") || output.contains("server unreachable during"),
+                "the restart reached the consuming process mid-run")
         let handlerLog = HandlerLog(path: log)
         #expect(handlerLog.returnedKeys.count == 30)
-        let consumers = Set(handlerLog.returnedKeys)
-        for key in consumers { #expect(try await store.completions(of: DeliveryKey(key)).count == 1, "\(key) completed once") }
+        for key in handlerLog.returnedKeys { #expect(try await store.completions(of: DeliveryKey(key)).count == 1, "\(key) completed once") }
         try await poster.stop()
         let left = try await store.statistics()
         #expect(left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0 && left.completions == 30)
+        #expect(left.consumers == 0)
         await store.close()
     }
+}
 
-    /// Restarts the with-postgres.sh server (`pg_ctl restart -m fast`, as the server's user).
-    func restartServer() throws {
-        let environment = ProcessInfo.processInfo.environment
-        guard let data = environment["PGDATA_HANDLERKIT"], let pgctl = environment["PG_CTL_HANDLERKIT"] else { return }
-        let user = environment["PG_USER_HANDLERKIT"] ?? ""
+/// A PostgreSQL server of one test's own: `Scripts/with-postgres.sh` running a shell that writes the
+/// server's URL and data directory to a file and waits for a stop file (the script then stops the
+/// server and removes it).
+struct PrivateServer {
+    let url: String
+    let data: String
+    let pgctl: String
+    let user: String
+    let stopFile: String
+    let script: Process
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    static func start(folder: String) async throws -> PrivateServer {
+        let info = folder + "/server.info"
+        let stopFile = folder + "/server.stop"
         let process = Process()
-        let command = [pgctl, "-D", data, "-l", data + "/../server.log", "-w", "-m", "fast", "restart"]
-        if user.isEmpty {
-            process.executableURL = URL(fileURLWithPath: pgctl)
-            process.arguments = Array(command.dropFirst())
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", user, "--"] + command
-        }
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [packageRoot + "/Scripts/with-postgres.sh", "/bin/sh", "-c",
+                             "printf '%s\\n%s\\n%s\\n%s\\n' \"$HANDLERKIT_POSTGRES_URL\" \"$PGDATA_HANDLERKIT\" \"$PG_CTL_HANDLERKIT\" \"$PG_USER_HANDLERKIT\" > \(info).tmp && mv \(info).tmp \(info); while [ ! -e \(stopFile) ] && [ -d \(folder) ]; do sleep 0.1; done"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "pg_ctl restart")
+        let end = ContinuousClock.now + .seconds(120)
+        while !FileManager.default.fileExists(atPath: info), process.isRunning, ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let lines = ((try? String(contentsOfFile: info, encoding: .utf8)) ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 4, !lines[0].isEmpty else {
+            _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
+            throw PostgresTestServer.Unavailable(description: "a private PostgreSQL server for the restart test did not start")
+        }
+        return PrivateServer(url: String(lines[0]), data: String(lines[1]), pgctl: String(lines[2]), user: String(lines[3]),
+                             stopFile: stopFile, script: process)
+    }
+
+    /// `pg_ctl restart -m fast` (as the server's user): every connection is ended. Run with
+    /// posix_spawn and waitpid: Foundation's `Process` would wait for the restarted server too (it
+    /// inherits the descriptor `Process` watches), which never exits during the test.
+    func restart() async throws {
+        let command = (user.isEmpty ? [] : ["/usr/sbin/runuser", "-u", user, "--"])
+            + [pgctl, "-D", data, "-l", data + "/../server.log", "-w", "-m", "fast", "restart"]
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: Self.spawnAndWait(command)) }
+        }
+        #expect(status == 0, "pg_ctl restart exited with \(status)")
+    }
+
+    /// Runs `command` (output to /dev/null) and returns its exit status (-1 when it cannot start).
+    static func spawnAndWait(_ command: [String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var arguments = command.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, command[0], &actions, nil, &arguments, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status >> 8) & 0xff
+    }
+
+    /// Makes the script stop and remove the server (also when the test's folder is removed).
+    func stop() {
+        _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
     }
 }
 
@@ -266,7 +323,7 @@ struct PostgresStoreErrorTests {
         psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         psql.arguments = ["psql", try PostgresTestServer.requireURL(), "-q", "-c", "UPDATE \(schema).schema_version SET version = 99"]
         try psql.run()
-        psql.waitUntilExit()
+        await Probe.finish(psql)
         try #require(psql.terminationStatus == 0, "psql is needed to change the schema version")
         let reopened = try PostgresTestServer.store(folder: folder.path)
         await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 1)) { try await reopened.prepare() }
