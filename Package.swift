@@ -66,11 +66,12 @@ let package = Package(
             dependencies: ["handlergen"]
         ),
         // `swift run handlerkit-demo`: handlers made in one process, stored as JSON, called in a second.
-        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit"], plugins: ["HandlerKitPlugin"]),
+        .executableTarget(name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitSignals"], plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit", "HandlerKitSignalsPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+            dependencies: ["HandlerKit", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift"),
+                           "HandlerKitSignalsPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]

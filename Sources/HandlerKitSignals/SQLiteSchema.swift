@@ -57,9 +57,10 @@ enum SQLiteSchema {
             last_error TEXT,
             created_at REAL NOT NULL
         );
+        -- The only index the hot path needs: every post and completion writes each index of this table,
+        -- and the table holds only open and dead deliveries, so the rare lookups by consumer or
+        -- component scan it.
         CREATE INDEX deliveries_by_owner ON deliveries(owner_run, state, not_before);
-        CREATE INDEX deliveries_by_consumer ON deliveries(consumer_id);
-        CREATE INDEX deliveries_by_component ON deliveries(component, state);
         -- The large parts of a delivery, apart: claiming and releasing rewrite only the small row above.
         CREATE TABLE delivery_bodies (
             delivery_id INTEGER PRIMARY KEY NOT NULL,
@@ -76,7 +77,6 @@ enum SQLiteSchema {
             completed_at REAL NOT NULL
         );
         CREATE INDEX completions_by_key ON completions(delivery_key);
-        CREATE INDEX completions_by_time ON completions(completed_at);
         """,
     ]
 

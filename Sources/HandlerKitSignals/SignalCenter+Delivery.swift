@@ -19,6 +19,8 @@ extension SignalCenter {
                 }
                 if try await deliver(delivery) { completed += 1 }
             }
+            // A short batch took everything that was due; what is posted meanwhile wakes the center again.
+            if claimed.count < options.claimBatch { break }
         }
         return completed
     }

@@ -112,6 +112,7 @@ public final class SignalCenter: Sendable {
     /// Registers `handler` as a consumer of `signal`, delivered by this run (or, when `durable` and
     /// this run is gone, by the next process of this component). When the signal was posted with
     /// `UnconsumedPolicy.keep` and is still kept, the consumer receives that revision at once.
+    @discardableResult
     public func register(
         _ handler: Handler, for signal: SignalID, lifetime: ConsumerLifetime = .durable, delivery: DeliveryMode = .once
     ) async throws(SignalError) -> ConsumerID {
@@ -165,6 +166,14 @@ public final class SignalCenter: Sendable {
     /// has this key.
     public func requeue(_ key: DeliveryKey) async throws(SignalError) -> Bool {
         try await store.requeue(key, by: runID, component: component)
+    }
+
+    /// Takes over runs of this component that are gone now (a start does this by itself): for a
+    /// long-running process that should also deliver for processes of its component that crashed.
+    @discardableResult
+    public func takeOverDeadRuns() async throws(SignalError) -> TakeoverReport {
+        try checkRunning()
+        return try await store.takeOverDeadRuns(of: component, by: runID)
     }
 
     // MARK: Stopping

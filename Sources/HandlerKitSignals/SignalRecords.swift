@@ -24,15 +24,21 @@ public struct PostResult: Sendable, Hashable {
 
 /// A registered consumer as stored.
 public struct ConsumerRecord: Sendable, Hashable {
+    /// The consumer's id (a UUID).
     public var id: ConsumerID
+    /// The signal it consumes.
     public var signalID: String
+    /// The component whose processes deliver to it.
     public var component: String
     /// The run that delivers to it: the registering run, or the run that took it over.
     public var runID: String
+    /// Durable, or tied to its run.
     public var lifetime: ConsumerLifetime
+    /// Once, or every revision.
     public var mode: DeliveryMode
     /// The consumer's handler, as its JSON document.
     public var handler: [UInt8]
+    /// The handler's id (stored apart, to name it when its document cannot be rebuilt).
     public var handlerID: String
 
     public init(id: ConsumerID, signalID: String, component: String, runID: String, lifetime: ConsumerLifetime,
@@ -52,8 +58,11 @@ public struct ConsumerRecord: Sendable, Hashable {
 public struct ClaimedDelivery: Sendable, Hashable {
     /// The store's row of the delivery.
     public var rowID: Int64
+    /// The delivery key the handler receives.
     public var key: DeliveryKey
+    /// The consumer delivered to.
     public var consumerID: ConsumerID
+    /// The signal and the revision delivered.
     public var signalID: String
     public var revision: Int
     /// The handler's JSON document.
@@ -82,12 +91,16 @@ public struct ClaimedDelivery: Sendable, Hashable {
 /// A delivery parked as dead: its handler kept throwing, no longer exists, or its record or
 /// payload cannot be used. It stays until it is requeued.
 public struct DeadDelivery: Sendable, Hashable {
+    /// The key to requeue it with (`SignalCenter.requeue(_:)`).
     public var key: DeliveryKey
+    /// The signal and the revision it would deliver.
     public var signalID: String
     public var revision: Int
+    /// The consumer, its component and its handler's id.
     public var consumerID: ConsumerID
     public var component: String
     public var handlerID: String
+    /// The attempts made (each claim counts, also one interrupted by a crash).
     public var attempts: Int
     /// Why it is dead (the last error).
     public var reason: String
@@ -121,7 +134,9 @@ public struct TakeoverReport: Sendable, Hashable {
 
 /// A completed delivery, as kept in the store's history (`SignalStore.completions`).
 public struct CompletionRecord: Sendable, Hashable {
+    /// The delivery completed.
     public var key: DeliveryKey
+    /// The run that completed it, and its attempt.
     public var runID: String
     public var attempt: Int
 
@@ -134,15 +149,19 @@ public struct CompletionRecord: Sendable, Hashable {
 
 /// What a store holds (e.g. for a status page, or to check that nothing is left behind).
 public struct SignalStoreStatistics: Sendable, Hashable {
+    /// Runs recorded (alive, or gone and not yet taken over).
     public var runs = 0
+    /// Registered consumers.
     public var consumers = 0
     /// Signal records: signals with consumers, or kept for late ones.
     public var signals = 0
+    /// Deliveries waiting to run (or for a retry), running, and parked dead.
     public var pendingDeliveries = 0
     public var claimedDeliveries = 0
     public var deadDeliveries = 0
     /// Completions in the history.
     public var completions = 0
 
+    /// Empty statistics.
     public init() {}
 }

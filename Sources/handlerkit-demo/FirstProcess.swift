@@ -28,6 +28,7 @@ enum FirstProcess {
         for line in document.split(separator: "\n") { Say.line("  \(line)") }
 
         try startSecondProcess(file: file)
+        try SignalsStep.run()
         Say.line("Done: handlers made here were rebuilt and called in another process.")
     }
 

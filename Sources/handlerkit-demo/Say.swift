@@ -2,8 +2,9 @@ import Foundation
 
 /// Printing the demo's steps, each line saying which process prints it.
 enum Say {
-    /// `first process` or `second process`.
-    static let role = CommandLine.arguments.contains(DemoMain.replayFlag) ? "second process" : "first process"
+    /// `first process`, `second process`, or the process of a signals step.
+    static let role = SignalsStep.child(CommandLine.arguments)?.0.role
+        ?? (CommandLine.arguments.contains(DemoMain.replayFlag) ? "second process" : "first process")
 
     /// This process's id.
     static let pid = ProcessInfo.processInfo.processIdentifier

@@ -117,6 +117,21 @@ struct ConformanceTests {
     }
 
     @Test(arguments: StoreKind.all)
+    func aRunningProcessTakesOverARunOfItsComponentThatEndedWhenAsked(kind: StoreKind) async throws {
+        let store = try kind.open(folder.path)
+        let survivor = try await manualCenter("app", store: store, registry: registry)
+        let ending = try await manualCenter("app", store: store, registry: registry)
+        _ = try await ending.register(try Handler(id: "Sink.receive", registry: registry), for: "adopt")
+        _ = try await survivor.post("adopt", payload: ["item": 1])
+        #expect(try await survivor.takeOverDeadRuns().deadRuns.isEmpty, "the other run is alive")
+        try await ending.stop()
+        let report = try await survivor.takeOverDeadRuns()
+        #expect(report.deadRuns == [ending.runID] && report.adoptedConsumers == 1)
+        #expect(try await survivor.deliverDue() == 1)
+        try await survivor.stop()
+    }
+
+    @Test(arguments: StoreKind.all)
     func aThrowingHandlerIsRetriedWithBackoffThenParkedDeadAndCanBeRequeued(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let retry = RetryPolicy(maximumAttempts: 3, firstDelay: .milliseconds(1), maximumDelay: .milliseconds(2))

@@ -71,6 +71,21 @@ struct ProcessTests {
         #expect(try await statistics() == .init(completions: 3))
     }
 
+    @Test func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered() async throws {
+        // The registering process exits without stopping its run, as a crash would end it.
+        let tied = try await probe(["register", "--component", "app", "--log", log, "--signals", "3", "--prefix", "t",
+                                    "--lifetime", "run"])
+        #expect(tied.status == 0, "\(tied.output)")
+        let posted = try await probe(["post", "--component", "sync", "--signals", "3", "--prefix", "t"])
+        #expect(posted.lines.filter { $0.hasPrefix("posted ") }.count == 3, "\(posted.output)")
+        let next = try await probe(["consume", "--component", "app", "--stop"])
+        #expect(next.output.contains("took over 1 runs, 0 interrupted, 0 consumers adopted, 3 run-tied consumers removed"),
+                "\(next.output)")
+        #expect(next.output.contains("idle 0"))
+        #expect(HandlerLog(path: log).entries.isEmpty)
+        #expect(try await statistics() == SignalStoreStatistics())
+    }
+
     /// Kills consumers at `point` until one finishes: 40 once consumers and 40 every-revision
     /// consumers, two revisions posted to each signal: 120 deliveries.
     @Test(arguments: ["afterClaim", "insideHandler", "beforeCompletion"])
@@ -123,6 +138,51 @@ struct ProcessTests {
             #expect(ends == expected.count, "no handler that returned ran again")
         }
         print("signals.kill_test point=\(point) kills=\(kills) deliveries=\(expected.count) handler_returns=\(ends)")
+    }
+
+    /// Three consumer processes of the same component at once, each killed at random points: they
+    /// take over each other's dead runs while the others are alive.
+    @Test func concurrentConsumersKilledAtRandomPointsCompleteEveryDeliveryOnce() async throws {
+        let once = try await register(30, prefix: "c")
+        let every = try await register(30, prefix: "c", mode: "every")
+        for _ in 0..<2 {
+            let posted = try await probe(["post", "--component", "sync", "--signals", "30", "--prefix", "c"])
+            #expect(posted.status == 0, "\(posted.output)")
+        }
+        let expected = Set(once.map { "\($0)/1" } + every.flatMap { ["\($0)/1", "\($0)/2"] })
+        let points = ["afterClaim", "insideHandler", "beforeCompletion"]
+        let kills = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<3 {
+                group.addTask {
+                    var random = SeededRandom(seed: UInt64(worker) &+ 1_000)
+                    var kills = 0
+                    for _ in 0..<2_000 {
+                        let outcome = try await probe(["consume", "--component", "app",
+                                                       "--kill-at", points[Int.random(in: 0..<3, using: &random)],
+                                                       "--kill-after", "\(Int.random(in: 1...3, using: &random))"])
+                        if outcome.killed {
+                            kills += 1
+                        } else {
+                            #expect(outcome.status == 0, "\(outcome.output)")
+                            let left = try await statistics()
+                            if left.pendingDeliveries + left.claimedDeliveries == 0 { break }
+                        }
+                    }
+                    return kills
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(kills >= 30)
+        let left = try await statistics()
+        #expect(left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0)
+        for key in expected { #expect(try await completions(key) == 1, "\(key) completed exactly once") }
+        let handlerLog = HandlerLog(path: log)
+        #expect(handlerLog.returnedKeys == expected)
+        for run in handlerLog.interruptedRuns {
+            #expect(handlerLog.returned(run.key, after: run.index), "interrupted handler of \(run.key) ran again")
+        }
+        print("signals.kill_test concurrent consumers=3 kills=\(kills) deliveries=\(expected.count)")
     }
 
     /// Kills posters inside the post's transaction: a killed post leaves nothing, so posting again

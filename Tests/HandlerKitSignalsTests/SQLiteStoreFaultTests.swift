@@ -37,13 +37,7 @@ struct SQLiteStoreFaultTests {
     }
 
     @Test func aTruncatedStoreIsATypedError() async throws {
-        let store = try SQLiteSignalStore(path: path)
-        let center = try await manualCenter("app", store: store, registry: registry)
-        for index in 0..<200 {
-            _ = try await center.register(try Handler(id: "Sink.receive", bound: ["note": String(repeating: "n", count: 500)],
-                                                      registry: registry), for: SignalID("t\(index)"))
-        }
-        try await center.stop()
+        try await fillAndClose()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: path))
         do {
@@ -57,6 +51,18 @@ struct SQLiteStoreFaultTests {
             }
             #expect(where_ == path)
         }
+    }
+
+    /// Registers 200 consumers and closes the store, which moves everything into the database file.
+    private func fillAndClose() async throws {
+        let store = try SQLiteSignalStore(path: path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        for index in 0..<200 {
+            _ = try await center.register(try Handler(id: "Sink.receive", bound: ["note": String(repeating: "n", count: 500)],
+                                                      registry: registry), for: SignalID("t\(index)"))
+        }
+        try await center.stop()
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     @Test func aStoreLockedLongerThanTheBusyTimeoutFailsThePostWithoutWritingIt() async throws {
@@ -147,13 +153,65 @@ struct SQLiteStoreFaultTests {
         try await center.stop()
     }
 
-    @Test(.enabled(if: getuid() != 0, "root writes read-only files, so this runs only as another user"))
+    @Test(.enabled(if: ReadOnlyFile.isPossible, "needs a user other than root, or chattr to make a file immutable for root"))
     func aReadOnlyStoreIsATypedError() async throws {
-        _ = try SQLiteSignalStore(path: path)
-        chmod(path, 0o444)
-        chmod(folder.path, 0o555)
-        defer { chmod(folder.path, 0o755) }
-        let error = #expect(throws: SignalError.self) { try SQLiteSignalStore(path: path) }
-        #expect(error.map { "\($0)" }?.contains(path) == true)
+        let store = try SQLiteSignalStore(path: path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        try await center.stop()
+        try ReadOnlyFile.make(path)
+        defer { ReadOnlyFile.undo(path) }
+        // SQLite opens a file it cannot write read-only; the first write says so.
+        let error = await #expect(throws: SignalError.self) {
+            _ = try await manualCenter("app", store: try SQLiteSignalStore(path: path), registry: registry)
+        }
+        guard case .storeReadOnly(let where_, let operation)? = error else {
+            Issue.record("expected storeReadOnly, got \(String(describing: error))")
+            return
+        }
+        #expect(where_ == path && operation.hasPrefix("starting run "))
+        #expect(error?.description.hasPrefix("signal store \(path) is read-only (starting run ") == true)
+    }
+}
+
+/// Making a file read-only even for root (who may write files without write permission): `chattr +i`.
+enum ReadOnlyFile {
+    static let isPossible: Bool = {
+        if getuid() != 0 { return true }
+        let probe = FileManager.default.temporaryDirectory.appending(path: "handlerkit-immutable-\(UUID().uuidString)")
+            .path(percentEncoded: false)
+        guard FileManager.default.createFile(atPath: probe, contents: nil) else { return false }
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard (try? make(probe)) != nil else { return false }
+        undo(probe)
+        return true
+    }()
+
+    static func make(_ path: String) throws {
+        if getuid() != 0 {
+            chmod(path, 0o444)
+            chmod((path as NSString).deletingLastPathComponent, 0o555)
+            return
+        }
+        try run("/usr/bin/env", ["chattr", "+i", path])
+    }
+
+    static func undo(_ path: String) {
+        if getuid() != 0 {
+            chmod((path as NSString).deletingLastPathComponent, 0o755)
+            chmod(path, 0o644)
+            return
+        }
+        try? run("/usr/bin/env", ["chattr", "-i", path])
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteNoPermission) }
     }
 }

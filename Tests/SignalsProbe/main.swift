@@ -106,7 +106,9 @@ func run() async throws {
         let center = try await SignalCenter.start(
             component: component, store: store,
             options: .init(retry: retry, deliversAutomatically: false, faultHook: ProbeFaults.hook))
-        say("run \(center.runID) took over \(center.takeover.deadRuns.count) runs, \(center.takeover.interruptedDeliveries) interrupted")
+        let takeover = center.takeover
+        say("run \(center.runID) took over \(takeover.deadRuns.count) runs, \(takeover.interruptedDeliveries) interrupted, "
+            + "\(takeover.adoptedConsumers) consumers adopted, \(takeover.removedConsumers) run-tied consumers removed")
         var completed = 0
         while true {
             completed += try await center.deliverDue()

@@ -1,0 +1,270 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import GRDB
+import HandlerKit
+import HandlerKitSignals
+
+/// The `signals.*` figures (issue 11): posting, delivering in the same process and in another one,
+/// throughput between two processes, an idle consumer's CPU, and a plain GRDB transaction as baseline.
+/// The other process is this executable again, started with `--signals-child DB`.
+enum SignalsBenchmark {
+    static let childFlag = "--signals-child"
+
+    /// The handlers the benchmark's consumers run.
+    enum Probe {
+        /// Reports when the handler started, as `<index> <monotonic ns>` on standard output.
+        @handler
+        static func timed(index: Int) {
+            let line = "\(index) \(monotonicNanoseconds())\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+
+        /// Counts.
+        @handler
+        static func counted(index: Int) {
+            counter.withLock { $0 += index >= 0 ? 1 : 0 }
+        }
+
+        static let counter = Guarded(0)
+    }
+
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    // MARK: The consuming child process
+
+    /// Runs the child's part and returns `true` when this process was started as the child.
+    static func runChildIfAsked() async throws -> Bool {
+        let arguments = CommandLine.arguments
+        guard let index = arguments.firstIndex(of: childFlag) else { return false }
+        guard index + 1 < arguments.count else { throw BenchmarkFailure("\(childFlag) needs the database path") }
+        try await runChild(database: arguments[index + 1])
+        return true
+    }
+
+    /// In the child (`--signals-child DB`): delivers `bench.timed` and `bench.counted` revisions as they
+    /// are posted, until its standard input closes.
+    static func runChild(database: String) async throws {
+        let registry = HandlerRegistry()
+        try registry.register(.handlerkit_bench)
+        let center = try await SignalCenter.start(component: "bench-consumer", store: try SQLiteSignalStore(path: database),
+                                                  registry: registry)
+        _ = try await center.register(try Probe.timedHandler(registry: registry), for: "bench.timed", delivery: .everyRevision)
+        _ = try await center.register(try Probe.countedHandler(registry: registry), for: "bench.counted", delivery: .everyRevision)
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        try await center.stop()
+    }
+
+    // MARK: The figures
+
+    static func run(filter: String?) async throws {
+        guard filter.map({ "signals.".hasPrefix($0) || $0.hasPrefix("signals.") }) ?? true else { return }
+        let folder = FileManager.default.temporaryDirectory.appending(path: "handlerkit-bench-signals-\(UUID().uuidString)")
+            .path(percentEncoded: false)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/signals.sqlite"
+        let registry = HandlerRegistry()
+        try registry.register(.handlerkit_bench)
+        let store = try SQLiteSignalStore(path: database)
+
+        // Posting with one consumer (which never delivers here: only the post's transaction is timed).
+        let holder = try await SignalCenter.start(component: "bench-holder", store: store, registry: registry,
+                                                  options: .init(deliversAutomatically: false))
+        _ = try await holder.register(try Probe.countedHandler(registry: registry), for: "bench.post", lifetime: .run, delivery: .everyRevision)
+        let post = try await perOperation(2_000) { index in
+            _ = try await holder.post("bench.post", payload: ["index": index])
+        }
+        report("signals.post_us", post, "us")
+
+        // Baseline: a plain GRDB transaction that inserts and deletes a row of a delivery's size.
+        let baseline = try await baselineTransaction(folder: folder, rowSize: 220)
+        report("signals.baseline_sqlite_txn_us", baseline, "us")
+
+        // Post and deliver in the same process: the handler runs and the delivery is completed.
+        let local = try await SignalCenter.start(component: "bench-local", store: store, registry: registry,
+                                                 options: .init(deliversAutomatically: false))
+        _ = try await local.register(try Probe.countedHandler(registry: registry), for: "bench.local", lifetime: .run, delivery: .everyRevision)
+        let roundtrip = try await perOperation(2_000) { index in
+            _ = try await local.post("bench.local", payload: ["index": index])
+            _ = try await local.deliverDue()
+        }
+        report("signals.roundtrip_same_process_us", roundtrip, "us")
+        try await local.stop()
+        try await holder.stop()
+
+        let child = try Child(database: database)
+        defer { child.finish() }
+        let poster = try await SignalCenter.start(component: "bench-poster", store: store, registry: registry,
+                                                  options: .init(deliversAutomatically: false))
+
+        // Cross-process latency: post called → the handler starts in the other process, one at a time,
+        // with the consumer idle (sleeping in poll) before each post.
+        var latencies: [Double] = []
+        for index in 0..<1_000 {
+            let start = monotonicNanoseconds()
+            _ = try await poster.post("bench.timed", payload: ["index": index])
+            guard let line = child.readLine(), let started = line.split(separator: " ").last.flatMap({ UInt64($0) }) else {
+                throw BenchmarkFailure("the consuming process stopped reporting")
+            }
+            latencies.append(Double(started &- start) / 1_000)
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        latencies.sort()
+        report("signals.cross_process_latency_p50_us", latencies[latencies.count / 2], "us")
+        report("signals.cross_process_latency_p99_us", latencies[latencies.count * 99 / 100], "us")
+
+        // Throughput: this process posts 10,000 signals as fast as it can; the other delivers them.
+        let clock = ContinuousClock()
+        let begin = clock.now
+        for index in 0..<10_000 { _ = try await poster.post("bench.counted", payload: ["index": index]) }
+        while true {
+            let statistics = try await store.statistics()
+            if statistics.pendingDeliveries + statistics.claimedDeliveries == 0 { break }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        report("signals.throughput_per_s", 10_000 / (clock.now - begin).secondsValue, "signals/s")
+
+        // An idle process with consumers: its CPU time over 10 s without traffic.
+        if let idle = try await child.cpuPercent(over: .seconds(10)) {
+            report("signals.idle_cpu_percent", idle, "%")
+        }
+        try await poster.stop()
+    }
+
+    /// Microseconds per call of `body`: the mean of the best of three rounds of `count` calls.
+    static func perOperation(_ count: Int, _ body: (Int) async throws -> Void) async throws -> Double {
+        let clock = ContinuousClock()
+        var best = Double.infinity
+        for round in 0..<3 {
+            let start = clock.now
+            for index in 0..<count { try await body(round * count + index) }
+            best = min(best, (clock.now - start).secondsValue * 1e6 / Double(count))
+        }
+        return best
+    }
+
+    static func baselineTransaction(folder: String, rowSize: Int) async throws -> Double {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        let queue = try DatabaseQueue(path: folder + "/baseline.sqlite", configuration: configuration)
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE rows (id INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
+        let body = Data(repeating: 0x61, count: rowSize)
+        return try await perOperation(2_000) { _ in
+            try await queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try db.execute(sql: "INSERT INTO rows (body) VALUES (?)", arguments: [body])
+                    try db.execute(sql: "DELETE FROM rows WHERE id = ?", arguments: [db.lastInsertedRowID])
+                    return .commit
+                }
+            }
+        }
+    }
+
+    static func report(_ name: String, _ value: Double, _ unit: String) {
+        print("\(name): \(String(format: "%.1f", value)) \(unit)")
+    }
+}
+
+/// The consuming child process: this executable with `--signals-child DB`, reporting on a pipe.
+final class Child: Sendable {
+    private let process: Process
+    private let input: Pipe
+    private let reader: LineReader
+
+    init(database: String) throws {
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        process = Process()
+        process.executableURL = executable
+        process.arguments = [SignalsBenchmark.childFlag, database]
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        reader = LineReader(output.fileHandleForReading)
+        guard reader.next() == "ready" else { throw BenchmarkFailure("the consuming process did not start") }
+    }
+
+    func readLine() -> String? { reader.next() }
+
+    /// The child's CPU time (user + system) over `duration`, as a percentage of one core (Linux only).
+    func cpuPercent(over duration: Duration) async throws -> Double? {
+        #if os(Linux)
+        func ticks() -> Double? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // After the command: state is field 3, utime field 14, stime field 15 (1-based, of the whole line).
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+            return user + system
+        }
+        guard let before = ticks() else { return nil }
+        try await Task.sleep(for: duration)
+        guard let after = ticks() else { return nil }
+        return (after - before) / Double(sysconf(Int32(_SC_CLK_TCK))) / duration.secondsValue * 100
+        #else
+        return nil
+        #endif
+    }
+
+    func finish() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+/// Lines from a file handle, read as they arrive.
+final class LineReader: Sendable {
+    private let handle: FileHandle
+    private let buffer = Guarded(Data())
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    func next() -> String? {
+        while true {
+            let line: String? = buffer.withLock { data in
+                guard let newline = data.firstIndex(of: 0x0A) else { return nil }
+                let text = String(decoding: data[data.startIndex..<newline], as: UTF8.self)
+                data.removeSubrange(data.startIndex...newline)
+                return text
+            }
+            if let line { return line }
+            let chunk = handle.availableData
+            if chunk.isEmpty { return nil }
+            buffer.withLock { $0.append(chunk) }
+        }
+    }
+}
+
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A lock-guarded value (the benchmark runs on macOS 13 too, before `Synchronization.Mutex`).
+final class Guarded<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+extension Duration {
+    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
