@@ -176,8 +176,7 @@ struct PostgresProcessTests {
     /// The server restarts while a consumer process serves and this process posts: both reconnect;
     /// every delivery is completed exactly once. The test restarts a server of its own (started with
     /// Scripts/with-postgres.sh), so the tests running beside it keep theirs.
-    @Test(.disabled(if: PostgresTestServer.url == nil, Comment(rawValue: PostgresTestServer.howToRun)))
-    func theServerRestartsMidRunAndNothingIsLostOrCompletedTwice() async throws {
+    @Test func theServerRestartsMidRunAndNothingIsLostOrCompletedTwice() async throws {
         let own = try await PrivateServer.start(folder: folder.path)
         defer { own.stop() }
         let url = own.url + "?schema=restart"
