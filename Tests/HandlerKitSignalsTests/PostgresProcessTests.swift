@@ -144,6 +144,46 @@ struct PostgresProcessTests {
         await store.close()
     }
 
+    /// A host that vanishes without its connection closing (simulated by stopping its process with
+    /// SIGSTOP: its connections stay open and it keeps its lock, but renews no lease): a live process
+    /// of the component takes its deliveries over once the lease (3 s here) expires and ends its
+    /// connection. Resumed, the stopped process finds its run taken over and carries on.
+    @Test func aHostThatStopsRenewingItsLeaseIsTakenOverAfterTheLease() async throws {
+        let survivorReady = folder.path + "/survivor.ready"
+        let frozenReady = folder.path + "/frozen.ready"
+        let survivor = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "1", "--prefix", "q",
+                                       "--ready", survivorReady, "--lease", "3"], host: "host-b", output: folder.path + "/survivor.out")
+        let frozen = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "5", "--prefix", "p",
+                                     "--ready", frozenReady, "--lease", "3"], host: "host-a", output: folder.path + "/frozen.out")
+        try await waitUntil { FileManager.default.fileExists(atPath: survivorReady) && FileManager.default.fileExists(atPath: frozenReady) }
+        kill(frozen.processIdentifier, SIGSTOP)
+        let stoppedAt = ContinuousClock.now
+        let posted = try await probe(["post", "--component", "sync", "--signals", "5", "--prefix", "p"])
+        #expect(posted.status == 0, "\(posted.output)")
+        let store = try store()
+        try await waitUntil { try await store.statistics().completions >= 5 }
+        let takeover = stoppedAt.duration(to: .now)
+        let survivorRun = try String(contentsOfFile: survivorReady, encoding: .utf8)
+        let handlerLog = HandlerLog(path: log)
+        #expect(handlerLog.returnedKeys.count == 5)
+        for key in handlerLog.returnedKeys {
+            #expect(try await store.completions(of: DeliveryKey(key)).map(\.runID) == [survivorRun], "\(key) completed once, by the live process")
+        }
+        #expect(takeover >= .seconds(3), "not before the lease expired")
+        kill(frozen.processIdentifier, SIGCONT)
+        await Probe.finish(frozen)
+        let frozenOutput = (try? String(contentsOfFile: folder.path + "/frozen.out", encoding: .utf8)) ?? ""
+        #expect(frozen.terminationStatus == 0, "\(frozenOutput)")
+        _ = try await probe(["post", "--component", "sync", "--signals", "1", "--prefix", "q"])
+        await Probe.finish(survivor)
+        #expect(survivor.terminationStatus == 0)
+        let survivorOutput = (try? String(contentsOfFile: folder.path + "/survivor.out", encoding: .utf8)) ?? ""
+        #expect(survivorOutput.contains("renewed no lease for 3 s"), "\(survivorOutput)")
+        #expect(try await store.statistics() == .init(completions: 6))
+        print("signals_pg.takeover_after_lease_ms \(takeover.components.seconds * 1000 + takeover.components.attoseconds / 1_000_000_000_000_000)")
+        await store.close()
+    }
+
     /// Two hosts (processes with their own connections and host ids), each serving its component,
     /// post to each other's consumers; each delivery runs in the registering process.
     @Test func twoHostsPostToEachOthersComponents() async throws {
