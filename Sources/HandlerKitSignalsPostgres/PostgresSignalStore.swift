@@ -225,7 +225,7 @@ public final class PostgresSignalStore: SignalStore {
                 if left == 0 { return nil }
             }
             let report = try await retire(candidate, connection, now: now, adoptedBy: runID)
-            if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { try await notify(connection) }
+            if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { try await notify(connection, run: runID) }
             options.logger.notice("signal store \(location): run \(runID) took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed")
             return report
         }
@@ -271,9 +271,9 @@ public final class PostgresSignalStore: SignalStore {
             """, logger: options.logger)
     }
 
-    /// Wakes every listening center when the transaction commits.
-    func notify(_ connection: PostgresConnection) async throws {
-        try await connection.query("SELECT pg_notify(\(channel), '')", logger: options.logger)
+    /// Wakes the centers of `run` (of every run when empty) when the transaction commits.
+    func notify(_ connection: PostgresConnection, run: String = "") async throws {
+        try await connection.query("SELECT pg_notify(\(channel), \(run))", logger: options.logger)
     }
 
     /// Whether `run` is gone (no record, or its lock is free), tested inside the caller's transaction.
@@ -317,7 +317,7 @@ public final class PostgresSignalStore: SignalStore {
                 try await connection.query("UPDATE \(unescaped: s).consumers SET delivered = 1 WHERE consumer_id = \(consumer.id.rawValue)",
                                            logger: options.logger)
             }
-            try await notify(connection)
+            try await notify(connection, run: consumer.runID)
             return 1
         }
     }
@@ -371,7 +371,8 @@ public final class PostgresSignalStore: SignalStore {
         let payloadData = ByteBuffer(bytes: payload)
         let storedPayload = keep == nil ? ByteBuffer() : payloadData
         // One statement: the signal's record (its revision serialises posts of the same signal), a
-        // delivery and its body per consumer that takes it, once consumers marked, and NOTIFY.
+        // delivery and its body per consumer that takes it, once consumers marked, and a NOTIFY per
+        // run that receives a delivery (its id as payload).
         let query: PostgresQuery = """
             WITH prev AS (SELECT revision FROM \(unescaped: s).signals WHERE signal_id = \(signalID) FOR UPDATE),
             has AS (SELECT EXISTS (SELECT 1 FROM \(unescaped: s).consumers WHERE signal_id = \(signalID)) AS found),
@@ -395,7 +396,7 @@ public final class PostgresSignalStore: SignalStore {
                   SELECT d.id, c.handler, \(payloadData) FROM d JOIN c USING (consumer_id)),
             u AS (UPDATE \(unescaped: s).consumers SET delivered = 1
                   WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = 'once')),
-            n AS (SELECT pg_notify(\(channel), '') WHERE EXISTS (SELECT 1 FROM d))
+            n AS (SELECT pg_notify(\(channel), owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o)
             SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1),
                    (SELECT count(*) FROM d)::bigint, (SELECT count(*) FROM n)::bigint
             """
@@ -561,7 +562,7 @@ public final class PostgresSignalStore: SignalStore {
                 UPDATE \(unescaped: s).deliveries SET state = 'pending', attempt = 0, not_before = \(now), last_error = NULL,
                     owner_run = \(owner) WHERE delivery_key = \(key.rawValue) AND state = 'dead'
                 """, logger: options.logger)
-            try await notify(connection)
+            try await notify(connection, run: owner)
             return true
         }
     }
@@ -605,7 +606,10 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
-        PostgresWakeListener(connections: connections, channel: channel, rescanInterval: options.rescanInterval)
+        let keepers = keepers
+        return PostgresWakeListener(connections: connections, channel: channel, rescanInterval: options.rescanInterval) { run in
+            run.isEmpty || keepers.withLockedValue { $0[run] != nil }
+        }
     }
 
     // MARK: Reading results

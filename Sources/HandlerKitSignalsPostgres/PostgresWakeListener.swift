@@ -8,6 +8,9 @@ import PostgresNIO
 /// transaction, so the listener wakes when it commits. When the connection is lost it reconnects
 /// (and wakes once, since notifications sent meanwhile are gone). As a fallback, `next` also returns
 /// every `rescanInterval`, so a notification that never arrives delays a delivery by at most that.
+/// A notification's payload is the run that has new deliveries (or empty: anything may have
+/// changed); the listener wakes only for runs of its own process (`accepts`), so posts for one host
+/// do not wake every other host.
 final class PostgresWakeListener: SignalWakeListener, Sendable {
     private struct State {
         var woken = false
@@ -21,7 +24,8 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     private let connection = NIOLockedValueBox<PostgresConnection?>(nil)
     private let rescanInterval: Duration
 
-    init(connections: PostgresConnections, channel: String, rescanInterval: Duration) {
+    init(connections: PostgresConnections, channel: String, rescanInterval: Duration,
+         accepts: @escaping @Sendable (_ payload: String) -> Bool) {
         self.rescanInterval = rescanInterval
         let listening = Task { [weak self] in
             var wait = Duration.milliseconds(20)
@@ -35,7 +39,7 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                         // Anything posted while there was no listener is found now.
                         self?.wake()
                         wait = .milliseconds(20)
-                        for try await _ in notifications { self?.wake() }
+                        for try await notification in notifications where accepts(notification.payload) { self?.wake() }
                     }
                 } catch {
                     if Task.isCancelled { break }
