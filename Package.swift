@@ -11,6 +11,7 @@
 //   MustacheRendering  the subset of Mustache the templates use (handlergen stays free of dependencies)
 //   HandlerKitEvents   class- and instance-level events with closure and handler subscribers, saved subscriptions
 //   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once) on SQLite
+//   HandlerKitSignalsPostgres  the same signal center with its store on PostgreSQL, for several hosts
 import CompilerPluginSupport
 import PackageDescription
 
@@ -26,6 +27,7 @@ let package = Package(
         .plugin(name: "UpdateHandlerBaseline", targets: ["UpdateHandlerBaseline"]),
         .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
         .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
+        .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -36,6 +38,12 @@ let package = Package(
     dependencies: [
         // SQLite for HandlerKitSignals' store.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // PostgreSQL for HandlerKitSignalsPostgres' store; only clients of that product build it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Its logging and lock helpers, named directly because that store uses them (postgres-nio depends
+        // on both already, so they add nothing to resolve or build).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -84,7 +92,9 @@ let package = Package(
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift"),
+                           "HandlerKitSignalsPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -100,13 +110,20 @@ let package = Package(
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
         .executableTarget(
             name: "handlerkit-signals-probe",
-            dependencies: ["HandlerKitSignals"],
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres"],
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
         ),
         .testTarget(
             name: "HandlerKitSignalsTests",
-            dependencies: ["HandlerKitSignals", "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres", "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Signals across hosts (issue 12): the signal store on PostgreSQL through postgres-nio.
+        .target(
+            name: "HandlerKitSignalsPostgres",
+            dependencies: ["HandlerKitSignals", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),

@@ -4,6 +4,8 @@
 #     The tests run against both the Swift toolchain's libclang and this system one.
 #   - SQLite's headers and library (Debian/Ubuntu: libsqlite3-dev), which GRDB links on Linux for
 #     HandlerKitSignals' store.
+#   - PostgreSQL's server (Debian/Ubuntu: postgresql), which Scripts/with-postgres.sh starts as a
+#     throwaway server for HandlerKitSignalsPostgres' tests and benchmark.
 #
 # Idempotent and quiet when everything is already installed. Installs with apt-get when running as
 # root on Debian/Ubuntu; otherwise explains what to do and exits non-zero.
@@ -19,6 +21,15 @@ have_system_libclang() {
 
 have_sqlite_headers() {
     [[ -e /usr/include/sqlite3.h ]]
+}
+
+have_postgres_server() {
+    local dir
+    command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1 && return 0
+    for dir in /usr/lib/postgresql/*/bin; do
+        [[ -x "$dir/initdb" && -x "$dir/pg_ctl" ]] && return 0
+    done
+    return 1
 }
 
 case "$(uname -s)" in
@@ -40,6 +51,7 @@ esac
 missing=()
 have_system_libclang || missing+=(libclang-dev)
 have_sqlite_headers || missing+=(libsqlite3-dev)
+have_postgres_server || missing+=(postgresql)
 if [[ ${#missing[@]} -eq 0 ]]; then
     exit 0
 fi
@@ -69,6 +81,10 @@ fi
 
 if ! have_system_libclang; then
     echo "install-dependencies: libclang-dev installed but no libclang.so found under /usr/lib/llvm-*/lib" >&2
+    exit 1
+fi
+if ! have_postgres_server; then
+    echo "install-dependencies: postgresql installed but no initdb found under /usr/lib/postgresql/*/bin" >&2
     exit 1
 fi
 if ! have_sqlite_headers; then

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs HandlerKit's whole test suite on a fresh machine: installs what the tests need beyond the
-# Swift toolchain (libclang, see install-dependencies.sh), builds the documentation with warnings as
-# errors (Scripts/docs.sh: its build is the one `swift test` reuses, the rest takes seconds), then
-# `swift test`. Extra arguments go to `swift test`, e.g. `bash Scripts/test.sh --filter HandlerKitTests`.
+# Swift toolchain (libclang, SQLite's headers, PostgreSQL: see install-dependencies.sh), builds the
+# documentation with warnings as errors (Scripts/docs.sh: its build is the one `swift test` reuses, the
+# rest takes seconds), then `swift test` beside a throwaway PostgreSQL server (Scripts/with-postgres.sh),
+# which the PostgreSQL signal store's tests use.
+# Extra arguments go to `swift test`, e.g. `bash Scripts/test.sh --filter HandlerKitTests`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 bash Scripts/docs.sh
-exec swift test "$@"
+exec bash Scripts/with-postgres.sh swift test "$@"

@@ -1,6 +1,7 @@
 // handlerkit-bench: how fast handlers are rebuilt and called, against the baselines of issue 2.
 // Run: swift run -c release handlerkit-bench
 //      swift run -c release handlerkit-bench call.handler   (only the figures whose name starts with the filter)
+//      bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.   (the PostgreSQL signal store)
 // Prints one figure per line as `name: value unit`. Each figure is the best of several rounds.
 import Foundation
 import HandlerKit
@@ -28,6 +29,12 @@ let document = try Mail.fetchedHandler(name: "inbox-sync-service", flag: true, c
 let documentBytes = [UInt8](document)
 
 let filter = CommandLine.arguments.dropFirst().first
+
+// The PostgreSQL signal store's figures (and its consumer child processes): SignalsPostgresBench.swift.
+if let filter, filter.hasPrefix("signals_pg") {
+    try await SignalsPostgresBench.main(Array(CommandLine.arguments.dropFirst()))
+    exit(0)
+}
 
 /// Nanoseconds per operation of `name`: the best of `rounds` rounds of `iterations` calls.
 func measure(_ name: String, _ iterations: Int = 200_000, rounds: Int = 7, _ body: () throws -> Void) rethrows -> Double? {

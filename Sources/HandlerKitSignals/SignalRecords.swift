@@ -13,6 +13,13 @@ public struct PostResult: Sendable, Hashable {
 
     /// Whether no consumer receives this revision (the post is not silent about it).
     public var hadNoConsumer: Bool { deliveries == 0 }
+
+    public init(signalID: SignalID, revision: Int, deliveries: Int, kept: Bool) {
+        self.signalID = signalID
+        self.revision = revision
+        self.deliveries = deliveries
+        self.kept = kept
+    }
 }
 
 /// A registered consumer as stored.
@@ -33,6 +40,18 @@ public struct ConsumerRecord: Sendable, Hashable {
     public var handler: [UInt8]
     /// The handler's id (stored apart, to name it when its document cannot be rebuilt).
     public var handlerID: String
+
+    public init(id: ConsumerID, signalID: String, component: String, runID: String, lifetime: ConsumerLifetime,
+                mode: DeliveryMode, handler: [UInt8], handlerID: String) {
+        self.id = id
+        self.signalID = signalID
+        self.component = component
+        self.runID = runID
+        self.lifetime = lifetime
+        self.mode = mode
+        self.handler = handler
+        self.handlerID = handlerID
+    }
 }
 
 /// A delivery claimed by a run: what is needed to run its handler and to complete it.
@@ -54,6 +73,19 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var attempt: Int
     /// The run that claimed it.
     public var runID: String
+
+    public init(rowID: Int64, key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, handler: [UInt8],
+                payload: [UInt8], attempt: Int, runID: String) {
+        self.rowID = rowID
+        self.key = key
+        self.consumerID = consumerID
+        self.signalID = signalID
+        self.revision = revision
+        self.handler = handler
+        self.payload = payload
+        self.attempt = attempt
+        self.runID = runID
+    }
 }
 
 /// A delivery parked as dead: its handler kept throwing, no longer exists, or its record or
@@ -72,6 +104,18 @@ public struct DeadDelivery: Sendable, Hashable {
     public var attempts: Int
     /// Why it is dead (the last error).
     public var reason: String
+
+    public init(key: DeliveryKey, signalID: String, revision: Int, consumerID: ConsumerID, component: String, handlerID: String,
+                attempts: Int, reason: String) {
+        self.key = key
+        self.signalID = signalID
+        self.revision = revision
+        self.consumerID = consumerID
+        self.component = component
+        self.handlerID = handlerID
+        self.attempts = attempts
+        self.reason = reason
+    }
 }
 
 /// What a run found and changed when it took over runs of its component that are gone.
@@ -84,6 +128,8 @@ public struct TakeoverReport: Sendable, Hashable {
     public var adoptedConsumers = 0
     /// Consumers tied to a dead run, removed (with their pending deliveries).
     public var removedConsumers = 0
+
+    public init() {}
 }
 
 /// A completed delivery, as kept in the store's history (`SignalStore.completions`).
@@ -93,6 +139,12 @@ public struct CompletionRecord: Sendable, Hashable {
     /// The run that completed it, and its attempt.
     public var runID: String
     public var attempt: Int
+
+    public init(key: DeliveryKey, runID: String, attempt: Int) {
+        self.key = key
+        self.runID = runID
+        self.attempt = attempt
+    }
 }
 
 /// What a store holds (e.g. for a status page, or to check that nothing is left behind).

@@ -16,7 +16,7 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
         try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20)))
     }
 
-    static let all: [StoreKind] = [.sqlite]
+    static let all: [StoreKind] = [.sqlite] + PostgresTestServer.storeKinds
 }
 
 /// A fresh folder under the temporary directory, removed when the value is released.

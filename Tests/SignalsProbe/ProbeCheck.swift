@@ -18,7 +18,7 @@ enum ProbeCheck {
         var interruptedRerun = 0
     }
 
-    static func run(store: SQLiteSignalStore, log: String, consumerLines: [Substring], postLines: [Substring]) async throws -> Bool {
+    static func run(store: any SignalStore, log: String, consumerLines: [Substring], postLines: [Substring]) async throws -> Bool {
         var revisions: [String: Int] = [:]
         for line in postLines {
             let fields = line.split(separator: " ")

@@ -15,6 +15,7 @@
 //   serve --db PATH --component C --log LOG --signals N [--prefix S] --ready FILE
 //       starts a run with automatic delivery, registers one once consumer per signal, creates FILE,
 //       and exits when all of them were delivered (woken by the posts of other processes)
+// Instead of --db PATH, `--postgres URL [--host ID]` uses a PostgreSQL store (see ProbeStore.swift).
 // Kill points: postBeforeCommit, afterClaim, insideHandler, beforeCompletion.
 import Foundation
 import HandlerKit
@@ -73,7 +74,7 @@ func run() async throws {
         guard let parsed = ProbeFaults.Point(rawValue: point) else { throw ProbeError("unknown kill point \(point)") }
         ProbeFaults.configure(point: parsed, after: try arguments.int("kill-after", default: 1))
     }
-    let store = try SQLiteSignalStore(path: try arguments.string("db"), options: .init(faultHook: ProbeFaults.hook))
+    let store = try openProbeStore(arguments)
     let component = try arguments.string("component", default: "probe")
     let prefix = try arguments.string("prefix", default: "s")
     let retry = RetryPolicy(maximumAttempts: 1_000, firstDelay: .milliseconds(1), maximumDelay: .milliseconds(20))

@@ -1,0 +1,200 @@
+// `handlerkit-bench signals_pg.`: the signal store on PostgreSQL (HANDLERKIT_POSTGRES_URL; run it with
+// `bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.`). Consumers run in
+// child processes (this program again, `signals_pg.child …`). Latency is measured from the start of
+// the post (its commit included) to the start of the handler in the other process, on the wall clock
+// both processes share.
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import HandlerKitSignalsPostgres
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+enum SignalsPostgresBench {
+    static let signals = 10_000
+
+    /// Runs the figures (or, as `signals_pg.child SCHEMA PREFIX SIGNALS COUNT`, a consumer process).
+    static func main(_ arguments: [String]) async throws {
+        guard let url = ProcessInfo.processInfo.environment[PostgresSettings.urlVariable] else {
+            print("signals_pg: HANDLERKIT_POSTGRES_URL is not set; run: bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.")
+            return
+        }
+        if arguments.first == "signals_pg.child", arguments.count == 5, let signalCount = Int(arguments[3]), let count = Int(arguments[4]) {
+            try await consume(url: url, schema: arguments[1], prefix: arguments[2], signalCount: signalCount, count: count)
+            return
+        }
+        let schema = "bench_\(UInt32.random(in: 0...UInt32.max))"
+        try await baseline(url: url)
+        let store = try PostgresSignalStore(url: url + "?schema=" + schema)
+        try await postCost(store)
+        let poster = try await SignalCenter.start(component: "bench-poster", store: store, options: .init(deliversAutomatically: false))
+
+        // Latency: one consumer process, posts paced 2 ms apart so none waits behind another.
+        let latencies = try await withConsumers(1, schema: schema, prefix: "lat", signalCount: 1, count: 2_000) {
+            for _ in 0..<2_000 {
+                try await poster.post(SignalID("lat0-0"), payload: ["sentAt": Date().timeIntervalSince1970])
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }.latencies.sorted()
+        print("signals_pg.cross_process_latency_p50_us: \(String(format: "%.0f", latencies[latencies.count / 2])) us")
+        print("signals_pg.cross_process_latency_p99_us: \(String(format: "%.0f", latencies[latencies.count * 99 / 100])) us")
+
+        for consumers in [1, 4] {
+            let start = Date().timeIntervalSince1970
+            let result = try await withConsumers(consumers, schema: schema, prefix: "tp\(consumers)", signalCount: 8,
+                                                 count: signals / consumers) {
+                // Four posting tasks, round robin over every consumer process's 8 signals.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for task in 0..<4 {
+                        group.addTask {
+                            for index in stride(from: task, to: signals, by: 4) {
+                                let signal = "tp\(consumers)\(index % consumers)-\(index / consumers % 8)"
+                                try await poster.post(SignalID(signal), payload: ["sentAt": Date().timeIntervalSince1970])
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            let rate = Double(signals) / (result.end - start)
+            let name = consumers == 1 ? "signals_pg.throughput_per_s" : "signals_pg.throughput_4_consumers_per_s"
+            print("\(name): \(String(format: "%.0f", rate)) signals/s")
+        }
+        try await poster.stop()
+        await store.close()
+    }
+
+    /// Baseline: one transaction inserting and deleting a row of a delivery's size, through postgres-nio.
+    static func baseline(url: String) async throws {
+        let settings = try PostgresSettings(url: url)
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+                                 database: settings.database, tls: .disable),
+            id: 1, logger: Logger(label: "bench"))
+        let logger = Logger(label: "bench")
+        try await connection.query("CREATE TEMPORARY TABLE baseline (id bigserial PRIMARY KEY, body bytea NOT NULL)", logger: logger)
+        let body = ByteBuffer(repeating: 7, count: 160)
+        let rounds = 2_000
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<rounds {
+            try await connection.query("BEGIN", logger: logger)
+            var id: Int64 = 0
+            for try await value in try await connection.query("INSERT INTO baseline (body) VALUES (\(body)) RETURNING id",
+                                                              logger: logger).decode(Int64.self) { id = value }
+            try await connection.query("DELETE FROM baseline WHERE id = \(id)", logger: logger)
+            try await connection.query("COMMIT", logger: logger)
+        }
+        print("signals_pg.baseline_pg_txn_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us")
+        try await connection.close()
+    }
+
+    /// A post with one consumer (in this process, not delivering), committed.
+    static func postCost(_ store: PostgresSignalStore) async throws {
+        let center = try await SignalCenter.start(component: "bench-post", store: store, options: .init(deliversAutomatically: false))
+        let consumer = try await center.register(try Handler(id: "Bench.received", registry: benchRegistry), for: "post-cost",
+                                                 delivery: .everyRevision)
+        let rounds = 2_000
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<rounds { try await center.post("post-cost", payload: ["sentAt": 0.0]) }
+        print("signals_pg.post_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us")
+        _ = try await center.remove(consumer)
+        try await center.stop()
+    }
+
+    struct Result {
+        var latencies: [Double] = []
+        /// When the last handler ran (seconds since 1970).
+        var end = 0.0
+    }
+
+    /// Starts `processes` consumer processes, runs `posting`, and collects what they measured.
+    static func withConsumers(_ processes: Int, schema: String, prefix: String, signalCount: Int, count: Int,
+                              _ posting: () async throws -> Void) async throws -> Result {
+        var children: [(Process, URL)] = []
+        for index in 0..<processes {
+            let output = FileManager.default.temporaryDirectory.appending(path: "signals-pg-\(schema)-\(prefix)\(index).out")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["signals_pg.child", schema, "\(prefix)\(index)", "\(signalCount)", "\(count)"]
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            try process.run()
+            children.append((process, output))
+        }
+        // Each child creates `<output>.ready` once its consumers are registered.
+        for (_, output) in children {
+            while !FileManager.default.fileExists(atPath: output.path + ".ready") { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try await posting()
+        var result = Result()
+        for (process, output) in children {
+            process.waitUntilExit()
+            let text = try String(contentsOf: output, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                if fields.count == 2, fields[0] == "lat", let value = Double(fields[1]) { result.latencies.append(value) }
+                if fields.count == 2, fields[0] == "end", let value = Double(fields[1]) { result.end = max(result.end, value) }
+            }
+            try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(atPath: output.path + ".ready")
+        }
+        return result
+    }
+
+    /// A consumer process: every-revision consumers of `<prefix>-0`…, delivered automatically, until
+    /// `count` deliveries ran; prints each latency and the time of the last.
+    static func consume(url: String, schema: String, prefix: String, signalCount: Int, count: Int) async throws {
+        let store = try PostgresSignalStore(url: url + "?schema=" + schema)
+        let center = try await SignalCenter.start(component: "bench-\(prefix)", store: store, registry: benchRegistry,
+                                                  options: .init(claimBatch: 64))
+        for index in 0..<signalCount {
+            _ = try await center.register(try Handler(id: "Bench.received", registry: benchRegistry), for: SignalID("\(prefix)-\(index)"),
+                                          delivery: .everyRevision)
+        }
+        _ = FileManager.default.createFile(atPath: readyPath(), contents: nil)
+        while received.withLockedValue({ $0.count }) < count { try await Task.sleep(for: .milliseconds(5)) }
+        let (latencies, end) = received.withLockedValue { ($0.latencies, $0.end) }
+        var text = latencies.map { "lat \(String(format: "%.0f", $0))" }.joined(separator: "\n")
+        text += "\nend \(end)\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+        for consumer in try await center.consumers() { _ = try await center.remove(consumer.id) }
+        try await center.stop()
+    }
+
+    /// The child's `.ready` file: its standard output's path (a file in the temporary directory) + `.ready`.
+    static func readyPath() -> String {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/1")) ?? "/tmp/signals-pg-unknown"
+        return path + ".ready"
+    }
+
+    static func microseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+    }
+
+    struct Received {
+        var count = 0
+        var latencies: [Double] = []
+        var end = 0.0
+    }
+
+    static let received = NIOLockedValueBox(Received())
+
+    /// The consumers' handler: records the latency from `sentAt`.
+    static let benchRegistry: HandlerRegistry = {
+        let registry = HandlerRegistry()
+        try? registry.register(HandlerTable(module: "SignalsPostgresBench", handlers: [
+            HandlerDescriptor(id: "Bench.received", parameters: [.required("sentAt", Double.self)], invoke: { arguments in
+                let sentAt: Double = try arguments.required("sentAt")
+                let now = Date().timeIntervalSince1970
+                received.withLockedValue { state in
+                    state.count += 1
+                    if sentAt > 0 { state.latencies.append((now - sentAt) * 1e6) }
+                    state.end = now
+                }
+            }),
+        ]))
+        return registry
+    }()
+}

@@ -1,0 +1,120 @@
+import HandlerKitSignals
+import PostgresNIO
+
+/// The PostgreSQL store's schema, versioned in the table `schema_version` of the store's own schema
+/// (namespace). Each step migrates from the version before it. Migrating runs in one transaction
+/// under a transaction-level advisory lock, so processes opening a new or older store at the same
+/// time migrate it once; a store at a newer version is refused (`SignalError.newerSchema`), untouched.
+///
+/// Times are seconds since 1970 (`double precision`), as the SQLite store keeps them, except a run's
+/// `heartbeat_at`, which is the server's clock (leases are judged by one clock).
+enum PostgresSchema {
+    /// The schema version this code writes and reads.
+    static let version = 1
+
+    /// `steps(schema)[n]` migrates version n to n + 1; `S` stands for the schema's name.
+    static func steps(_ schema: String) -> [String] {
+        [
+            """
+            CREATE SEQUENCE S.run_lock_keys AS integer MINVALUE 1 CYCLE;
+            CREATE TABLE S.runs (
+                run_id text PRIMARY KEY,
+                component text NOT NULL,
+                host text NOT NULL,
+                pid integer NOT NULL,
+                -- The run's session-level advisory lock is (hashtext(<namespace>), lock_key).
+                lock_key integer NOT NULL,
+                backend_pid integer NOT NULL,
+                started_at double precision NOT NULL,
+                heartbeat_at timestamptz NOT NULL DEFAULT clock_timestamp()
+            );
+            CREATE INDEX runs_by_component ON S.runs (component);
+            CREATE TABLE S.consumers (
+                consumer_id text PRIMARY KEY,
+                signal_id text NOT NULL,
+                component text NOT NULL,
+                run_id text NOT NULL,
+                lifetime text NOT NULL,
+                mode text NOT NULL,
+                handler bytea NOT NULL,
+                handler_id text NOT NULL,
+                delivered integer NOT NULL DEFAULT 0,
+                created_at double precision NOT NULL
+            );
+            CREATE INDEX consumers_by_signal ON S.consumers (signal_id);
+            CREATE INDEX consumers_by_run ON S.consumers (run_id);
+            CREATE INDEX consumers_by_component ON S.consumers (component);
+            CREATE TABLE S.signals (
+                signal_id text PRIMARY KEY,
+                revision integer NOT NULL,
+                -- The latest revision's payload while the signal is kept for late consumers (else empty).
+                payload bytea NOT NULL,
+                posted_at double precision NOT NULL,
+                keep_until double precision
+            );
+            CREATE TABLE S.deliveries (
+                id bigserial PRIMARY KEY,
+                delivery_key text NOT NULL UNIQUE,
+                consumer_id text NOT NULL,
+                signal_id text NOT NULL,
+                revision integer NOT NULL,
+                component text NOT NULL,
+                owner_run text NOT NULL,
+                lifetime text NOT NULL,
+                handler_id text NOT NULL,
+                state text NOT NULL,
+                claimed_by text,
+                attempt integer NOT NULL DEFAULT 0,
+                not_before double precision NOT NULL,
+                last_error text,
+                created_at double precision NOT NULL
+            );
+            CREATE INDEX deliveries_by_owner ON S.deliveries (owner_run, state, not_before);
+            CREATE INDEX deliveries_by_consumer ON S.deliveries (consumer_id);
+            CREATE INDEX deliveries_by_component ON S.deliveries (component, state);
+            -- The large parts of a delivery, apart: claiming and releasing rewrite only the small row above.
+            CREATE TABLE S.delivery_bodies (
+                delivery_id bigint PRIMARY KEY,
+                handler bytea NOT NULL,
+                payload bytea NOT NULL
+            );
+            CREATE TABLE S.completions (
+                delivery_key text NOT NULL,
+                consumer_id text NOT NULL,
+                signal_id text NOT NULL,
+                revision integer NOT NULL,
+                run_id text NOT NULL,
+                attempt integer NOT NULL,
+                completed_at double precision NOT NULL
+            );
+            CREATE INDEX completions_by_key ON S.completions (delivery_key);
+            CREATE INDEX completions_by_time ON S.completions (completed_at);
+            """,
+        ].map { $0.replacingOccurrences(of: "S.", with: "\(schema).") }
+    }
+
+    /// Brings the store to `version` (creating the schema when missing), or refuses a newer one.
+    /// Runs inside the caller's transaction.
+    static func migrate(_ connection: PostgresConnection, schema: String, namespace: String, location: String,
+                        logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(namespace)), 0)", logger: logger)
+        try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
+        try await connection.query("CREATE TABLE IF NOT EXISTS \(unescaped: schema).schema_version (version integer NOT NULL)",
+                                   logger: logger)
+        var found = 0
+        for try await (stored) in try await connection.query("SELECT max(version) FROM \(unescaped: schema).schema_version",
+                                                            logger: logger).decode(Int?.self) {
+            found = stored ?? 0
+        }
+        if found > version { throw SignalError.newerSchema(path: location, found: found, supported: version) }
+        guard found < version else { return }
+        for step in steps(schema)[found...] {
+            for statement in step.components(separatedBy: ";\n") where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+        }
+        try await connection.query("DELETE FROM \(unescaped: schema).schema_version", logger: logger)
+        try await connection.query("INSERT INTO \(unescaped: schema).schema_version (version) VALUES (\(version))", logger: logger)
+        logger.notice("signal store \(location): schema migrated from version \(found) to \(version)")
+    }
+}

@@ -1,0 +1,635 @@
+import Foundation
+import HandlerKitSignals
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import PostgresNIO
+
+/// The signal store on PostgreSQL, for processes on several hosts: the same `SignalCenter`, API and
+/// guarantees as `SQLiteSignalStore`. Switching is one line:
+///
+/// ```swift
+/// let store = try PostgresSignalStore(url: "postgres://app@db.internal:5432/app")   // or .fromEnvironment()
+/// let center = try await SignalCenter.start(component: "worker", store: store)
+/// ```
+///
+/// - **Claims** take due deliveries with `SELECT … FOR UPDATE SKIP LOCKED`; completing, retrying or
+///   parking a delivery checks the run id *and* attempt it was claimed with, so a late process can
+///   never complete or overwrite an attempt that is no longer its own.
+/// - **Liveness from the server**: each run holds a session-level advisory lock on a connection of
+///   its own. When its process dies (kill -9 included) the server closes the connection and releases
+///   the lock; another process of the component notices within `Options.livenessCheckInterval`
+///   (2 s by default) and takes the run's deliveries and durable consumers over. A host that
+///   vanishes without its connection closing (a network partition) keeps its lock, so each run also
+///   renews a lease (`heartbeat_at`, on the server's clock) every `Options.heartbeatInterval`: a run
+///   silent for longer than `Options.lease` (30 s by default) is taken over too, and its lock
+///   connection is terminated. A run that comes back after that finds its claims gone (its
+///   completions are refused) and carries on as an empty run.
+/// - **Wake-ups**: a post sends `NOTIFY` in its own transaction; every center `LISTEN`s on a
+///   connection of its own and rescans every `Options.rescanInterval` as a fallback.
+/// - **Schema**: created and migrated by the store in its own schema (`PostgresSettings.schema`),
+///   versioned; a newer version is `SignalError.newerSchema`.
+///
+/// The store connects when first used; `prepare()` connects and migrates at once, so a server that
+/// cannot be reached is reported then (`SignalError.storeUnavailable`, naming host and port).
+public final class PostgresSignalStore: SignalStore {
+    /// How the store behaves.
+    public struct Options: Sendable {
+        /// This host's name, recorded with its runs (for logs and operators).
+        public var hostID: String
+        /// How long a run may stay silent (no heartbeat) before it is taken over although its lock
+        /// is held: covers hosts cut off without their connection closing.
+        public var lease: Duration
+        /// How often a run renews its lease.
+        public var heartbeatInterval: Duration
+        /// How often a live run looks for dead runs of its component to take over.
+        public var livenessCheckInterval: Duration
+        /// The fallback: how often a waiting center looks for deliveries without a notification.
+        public var rescanInterval: Duration
+        /// How long operations keep trying to reach a server they reached before (e.g. while it
+        /// restarts) before throwing `SignalError.storeUnavailable`.
+        public var reconnectFor: Duration
+        /// How long completions stay in the history (`completions(of:)`).
+        public var completionHistory: Duration
+        /// Where the store logs takeovers, reconnections and migrations.
+        public var logger: Logger
+        /// For tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's transaction.
+        public var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
+
+        public init(hostID: String = ProcessInfo.processInfo.hostName, lease: Duration = .seconds(30),
+                    heartbeatInterval: Duration = .seconds(2), livenessCheckInterval: Duration = .seconds(2),
+                    rescanInterval: Duration = .seconds(5), reconnectFor: Duration = .seconds(60),
+                    completionHistory: Duration = .seconds(86_400),
+                    logger: Logger = Logger(label: "HandlerKitSignalsPostgres"),
+                    faultHook: (@Sendable (SignalFaultPoint) -> Void)? = nil) {
+            self.hostID = hostID
+            self.lease = lease
+            self.heartbeatInterval = heartbeatInterval
+            self.livenessCheckInterval = livenessCheckInterval
+            self.rescanInterval = rescanInterval
+            self.reconnectFor = reconnectFor
+            self.completionHistory = completionHistory
+            self.logger = logger
+            self.faultHook = faultHook
+        }
+    }
+
+    public let settings: PostgresSettings
+    public let options: Options
+    public var location: String { settings.location }
+    /// The schema's name, checked (it is written into SQL).
+    let s: String
+    /// The advisory locks' namespace: `hashtext(namespace)` is their first key.
+    let namespace: String
+    /// The LISTEN/NOTIFY channel.
+    let channel: String
+    let connections: PostgresConnections
+    private let prepared = NIOLockedValueBox(false)
+    private let keepers = NIOLockedValueBox<[String: RunKeeper]>([:])
+    /// Deliveries claimed through this store object and not yet completed or released: a claim by
+    /// one of its runs that is not among them was lost with a connection, and is claimed again.
+    private let inFlight = NIOLockedValueBox<Set<Int64>>([])
+
+    /// A store at `settings`; it connects when first used (or at `prepare()`).
+    public init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
+        self.settings = settings
+        self.options = options
+        s = try settings.validatedSchema()
+        namespace = "handlerkit_signals.\(s)"
+        channel = "\(s)_wake"
+        connections = PostgresConnections(settings: settings, logger: options.logger, reconnectFor: options.reconnectFor)
+    }
+
+    /// A store at a `postgres://user:password@host:port/database?schema=name` URL.
+    public convenience init(url: String, options: Options = Options()) throws(SignalError) {
+        try self.init(settings: PostgresSettings(url: url), options: options)
+    }
+
+    /// A store at the place the environment names (`PostgresSettings.fromEnvironment`).
+    public static func fromEnvironment(schema: String? = nil, options: Options = Options()) throws(SignalError) -> PostgresSignalStore {
+        try PostgresSignalStore(settings: PostgresSettings.fromEnvironment(schema: schema), options: options)
+    }
+
+    /// Connects and creates or migrates the schema now (otherwise done at first use).
+    ///
+    /// - Throws: `SignalError.storeUnavailable` naming host and port when the server cannot be reached,
+    ///   `.newerSchema` when the store was written by a newer version (left unchanged).
+    public func prepare() async throws(SignalError) {
+        if prepared.withLockedValue({ $0 }) { return }
+        try await connections.transaction("creating or migrating the schema") { connection in
+            try await PostgresSchema.migrate(connection, schema: s, namespace: namespace, location: location, logger: options.logger)
+        }
+        prepared.withLockedValue { $0 = true }
+    }
+
+    /// Closes the store's idle connections (runs keep theirs until they end).
+    public func close() async {
+        await connections.close()
+    }
+
+    // MARK: Runs
+
+    public func beginRun(_ runID: String, component: String) async throws(SignalError) {
+        try await prepare()
+        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
+        keepers.withLockedValue { $0[runID] = keeper }
+        let now = Date().timeIntervalSince1970
+        let historyStart = now - options.completionHistory.seconds
+        do {
+            try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
+                try await connection.query("DELETE FROM \(unescaped: s).completions WHERE completed_at < \(historyStart)",
+                                           logger: options.logger)
+                try await removeUnusedSignals(connection, now: now)
+            }
+        } catch {
+            keepers.withLockedValue { $0[runID] = nil }
+            await keeper.stop(closing: true)
+            throw error
+        }
+    }
+
+    public func endRun(_ runID: String, component: String) async throws(SignalError) {
+        let keeper = keepers.withLockedValue { $0.removeValue(forKey: runID) }
+        await keeper?.stop(closing: false)
+        let now = Date().timeIntervalSince1970
+        do {
+            _ = try await connections.transaction("ending run \(runID) of component '\(component)'") { connection in
+                try await retire(runID, connection, now: now, adoptedBy: nil)
+            }
+        } catch {
+            await keeper?.stop(closing: true)
+            throw error
+        }
+        await keeper?.stop(closing: true)
+    }
+
+    public func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
+        try await prepare()
+        let candidates = try await connections.run("finding the runs of component '\(component)'") { connection, _ in
+            try await strings(connection.query("""
+                SELECT run_id FROM \(unescaped: s).runs WHERE component = \(component) AND run_id <> \(runID)
+                UNION SELECT run_id FROM \(unescaped: s).consumers WHERE component = \(component) AND run_id <> \(runID)
+                UNION SELECT owner_run FROM \(unescaped: s).deliveries WHERE component = \(component) AND owner_run <> \(runID)
+                """, logger: options.logger))
+        }
+        var report = TakeoverReport()
+        for candidate in candidates {
+            guard let taken = try await takeOver(candidate, component: component, by: runID) else { continue }
+            report.deadRuns.append(candidate)
+            report.interruptedDeliveries += taken.interruptedDeliveries
+            report.adoptedConsumers += taken.adoptedConsumers
+            report.removedConsumers += taken.removedConsumers
+        }
+        return report
+    }
+
+    /// Takes over `candidate` if it is gone: no run record, its advisory lock free, or its lease
+    /// expired (then its lock connection is terminated). `nil` when it is alive or left nothing.
+    private func takeOver(_ candidate: String, component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+        let lease = options.lease.seconds
+        // A run whose lease expired may still hold its lock through a connection the server has not
+        // noticed is gone: end that connection (best effort; needs the same role or pg_signal_backend).
+        let expired = try await connections.run("checking the lease of run \(candidate)") { connection, _ in
+            try await strings(connection.query("""
+                SELECT host FROM \(unescaped: s).runs WHERE run_id = \(candidate)
+                AND extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease)
+                """, logger: options.logger)).first
+        }
+        if let host = expired {
+            options.logger.warning("signal store \(location): run \(candidate) of component '\(component)' on host \(host) renewed no lease for \(Int(lease)) s: taking it over and ending its connection")
+            _ = try? await connections.run("ending the connection of run \(candidate)") { connection, _ in
+                try await connection.query("""
+                    SELECT pg_terminate_backend(backend_pid) FROM \(unescaped: s).runs WHERE run_id = \(candidate)
+                    """, logger: options.logger)
+            }
+        }
+        let now = Date().timeIntervalSince1970
+        let report = try await connections.transaction("taking over dead run \(candidate) of component '\(component)'") {
+            connection -> TakeoverReport? in
+            // One taker at a time per candidate.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(namespace + ":takeover")), hashtext(\(candidate)))",
+                                       logger: options.logger)
+            let rows = try await connection.query("""
+                SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key)
+                    OR extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease), host
+                FROM \(unescaped: s).runs WHERE run_id = \(candidate)
+                """, logger: options.logger)
+            var found: (dead: Bool, host: String)?
+            for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
+            if let found, !found.dead { return nil }
+            if found == nil {
+                let left = try await count(connection.query("""
+                    SELECT (SELECT count(*) FROM \(unescaped: s).consumers WHERE run_id = \(candidate))
+                         + (SELECT count(*) FROM \(unescaped: s).deliveries WHERE owner_run = \(candidate))
+                    """, logger: options.logger))
+                if left == 0 { return nil }
+            }
+            let report = try await retire(candidate, connection, now: now, adoptedBy: runID)
+            if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { try await notify(connection, run: runID) }
+            options.logger.notice("signal store \(location): run \(runID) took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed")
+            return report
+        }
+        return report
+    }
+
+    /// Ends `run` (cleanly, or found dead) inside the caller's transaction: its claims become pending
+    /// again, its run-tied consumers and their open deliveries are removed, and with `adoptedBy` its
+    /// durable consumers and remaining deliveries move to that run.
+    private func retire(_ run: String, _ connection: PostgresConnection, now: Double, adoptedBy: String?) async throws -> TakeoverReport {
+        var report = TakeoverReport()
+        report.interruptedDeliveries = try await count(connection.query("""
+            WITH r AS (UPDATE \(unescaped: s).deliveries SET state = 'pending', claimed_by = NULL
+                       WHERE claimed_by = \(run) AND state = 'claimed' RETURNING 1)
+            SELECT count(*) FROM r
+            """, logger: options.logger))
+        try await connection.query("""
+            WITH d AS (DELETE FROM \(unescaped: s).deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> 'dead' RETURNING id)
+            DELETE FROM \(unescaped: s).delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
+            """, logger: options.logger)
+        report.removedConsumers = try await count(connection.query("""
+            WITH r AS (DELETE FROM \(unescaped: s).consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
+            SELECT count(*) FROM r
+            """, logger: options.logger))
+        if let adoptedBy {
+            report.adoptedConsumers = try await count(connection.query("""
+                WITH r AS (UPDATE \(unescaped: s).consumers SET run_id = \(adoptedBy) WHERE run_id = \(run) RETURNING 1)
+                SELECT count(*) FROM r
+                """, logger: options.logger))
+            try await connection.query("UPDATE \(unescaped: s).deliveries SET owner_run = \(adoptedBy) WHERE owner_run = \(run)",
+                                       logger: options.logger)
+        }
+        try await connection.query("DELETE FROM \(unescaped: s).runs WHERE run_id = \(run)", logger: options.logger)
+        try await removeUnusedSignals(connection, now: now)
+        return report
+    }
+
+    /// Removes signal records that no consumer uses and that are not (or no longer) kept.
+    private func removeUnusedSignals(_ connection: PostgresConnection, now: Double) async throws {
+        try await connection.query("""
+            DELETE FROM \(unescaped: s).signals WHERE (keep_until IS NULL OR keep_until < \(now))
+            AND NOT EXISTS (SELECT 1 FROM \(unescaped: s).consumers c WHERE c.signal_id = signals.signal_id)
+            """, logger: options.logger)
+    }
+
+    /// Wakes the centers of `run` (of every run when empty) when the transaction commits.
+    func notify(_ connection: PostgresConnection, run: String = "") async throws {
+        try await connection.query("SELECT pg_notify(\(channel), \(run))", logger: options.logger)
+    }
+
+    /// Whether `run` is gone (no record, or its lock is free), tested inside the caller's transaction.
+    private func isDead(_ run: String, _ connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query("""
+            SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key) FROM \(unescaped: s).runs WHERE run_id = \(run)
+            """, logger: options.logger)
+        for try await free in rows.decode(Bool.self) { return free }
+        return true
+    }
+
+    // MARK: Consumers
+
+    public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
+        try await prepare()
+        let now = Date().timeIntervalSince1970
+        return try await connections.transaction("registering consumer \(consumer.id) for signal '\(consumer.signalID)'") { connection in
+            let handler = ByteBuffer(bytes: consumer.handler)
+            try await connection.query("""
+                INSERT INTO \(unescaped: s).consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
+                VALUES (\(consumer.id.rawValue), \(consumer.signalID), \(consumer.component), \(consumer.runID),
+                        \(consumer.lifetime.rawValue), \(consumer.mode.rawValue), \(handler), \(consumer.handlerID), \(now))
+                """, logger: options.logger)
+            let kept = try await connection.query("""
+                SELECT revision, payload FROM \(unescaped: s).signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)
+                """, logger: options.logger)
+            var found: (revision: Int, payload: Data)?
+            for try await (revision, payload) in kept.decode((Int, Data).self) { found = (revision, payload) }
+            guard let found else { return 0 }
+            let key = "\(consumer.id.rawValue)/\(found.revision)"
+            try await connection.query("""
+                WITH d AS (
+                    INSERT INTO \(unescaped: s).deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
+                                                            lifetime, handler_id, state, attempt, not_before, created_at)
+                    VALUES (\(key), \(consumer.id.rawValue), \(consumer.signalID), \(found.revision), \(consumer.component),
+                            \(consumer.runID), \(consumer.lifetime.rawValue), \(consumer.handlerID), 'pending', 0, \(now), \(now))
+                    RETURNING id)
+                INSERT INTO \(unescaped: s).delivery_bodies (delivery_id, handler, payload) SELECT id, \(handler), \(ByteBuffer(data: found.payload)) FROM d
+                """, logger: options.logger)
+            if consumer.mode == .once {
+                try await connection.query("UPDATE \(unescaped: s).consumers SET delivered = 1 WHERE consumer_id = \(consumer.id.rawValue)",
+                                           logger: options.logger)
+            }
+            try await notify(connection, run: consumer.runID)
+            return 1
+        }
+    }
+
+    public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
+        try await prepare()
+        let now = Date().timeIntervalSince1970
+        return try await connections.transaction("removing consumer \(id)") { connection in
+            try await connection.query("""
+                WITH d AS (DELETE FROM \(unescaped: s).deliveries WHERE consumer_id = \(id.rawValue) AND state = 'pending' RETURNING id)
+                DELETE FROM \(unescaped: s).delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
+                """, logger: options.logger)
+            let removed = try await count(connection.query("""
+                WITH r AS (DELETE FROM \(unescaped: s).consumers WHERE consumer_id = \(id.rawValue) RETURNING 1) SELECT count(*) FROM r
+                """, logger: options.logger))
+            try await removeUnusedSignals(connection, now: now)
+            return removed > 0
+        }
+    }
+
+    public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
+        try await prepare()
+        return try await connections.run("listing consumers") { connection, _ in
+            let rows = try await connection.query("""
+                SELECT consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id
+                FROM \(unescaped: s).consumers WHERE \(component)::text IS NULL OR component = \(component)
+                ORDER BY created_at, consumer_id
+                """, logger: options.logger)
+            var records: [ConsumerRecord] = []
+            for try await (id, signal, component, run, lifetimeText, modeText, handler, handlerID)
+                in rows.decode((String, String, String, String, String, String, Data, String).self) {
+                guard let lifetime = ConsumerLifetime(rawValue: lifetimeText) else {
+                    throw SignalError.malformedRecord(table: "consumers", key: id, column: "lifetime", reason: "unknown lifetime '\(lifetimeText)'")
+                }
+                guard let mode = DeliveryMode(rawValue: modeText) else {
+                    throw SignalError.malformedRecord(table: "consumers", key: id, column: "mode", reason: "unknown mode '\(modeText)'")
+                }
+                records.append(ConsumerRecord(id: ConsumerID(id), signalID: signal, component: component, runID: run, lifetime: lifetime,
+                                              mode: mode, handler: [UInt8](handler), handlerID: handlerID))
+            }
+            return records
+        }
+    }
+
+    // MARK: Posting
+
+    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        try await prepare()
+        let now = Date().timeIntervalSince1970
+        let keep = keepUntil.map(\.timeIntervalSince1970)
+        let payloadData = ByteBuffer(bytes: payload)
+        let storedPayload = keep == nil ? ByteBuffer() : payloadData
+        // One statement: the signal's record (its revision serialises posts of the same signal), a
+        // delivery and its body per consumer that takes it, once consumers marked, and a NOTIFY per
+        // run that receives a delivery (its id as payload).
+        let query: PostgresQuery = """
+            WITH prev AS (SELECT revision FROM \(unescaped: s).signals WHERE signal_id = \(signalID) FOR UPDATE),
+            has AS (SELECT EXISTS (SELECT 1 FROM \(unescaped: s).consumers WHERE signal_id = \(signalID)) AS found),
+            gone AS (DELETE FROM \(unescaped: s).signals WHERE signal_id = \(signalID)
+                     AND NOT (SELECT found FROM has) AND \(keep)::float8 IS NULL),
+            sig AS (INSERT INTO \(unescaped: s).signals AS x (signal_id, revision, payload, posted_at, keep_until)
+                    SELECT \(signalID), COALESCE((SELECT revision FROM prev), 0) + 1, \(storedPayload), \(now), \(keep)
+                    WHERE (SELECT found FROM has) OR \(keep)::float8 IS NOT NULL
+                    ON CONFLICT (signal_id) DO UPDATE SET revision = x.revision + 1, payload = excluded.payload,
+                        posted_at = excluded.posted_at, keep_until = excluded.keep_until
+                    RETURNING revision),
+            c AS (SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, created_at
+                  FROM \(unescaped: s).consumers WHERE signal_id = \(signalID) AND (mode = 'every' OR delivered = 0) FOR UPDATE),
+            d AS (INSERT INTO \(unescaped: s).deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
+                                                         lifetime, handler_id, state, attempt, not_before, created_at)
+                  SELECT c.consumer_id || '/' || sig.revision, c.consumer_id, \(signalID), sig.revision, c.component, c.run_id,
+                         c.lifetime, c.handler_id, 'pending', 0, \(now), \(now)
+                  FROM c, sig ORDER BY c.created_at, c.consumer_id
+                  RETURNING id, consumer_id),
+            b AS (INSERT INTO \(unescaped: s).delivery_bodies (delivery_id, handler, payload)
+                  SELECT d.id, c.handler, \(payloadData) FROM d JOIN c USING (consumer_id)),
+            u AS (UPDATE \(unescaped: s).consumers SET delivered = 1
+                  WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = 'once')),
+            n AS (SELECT pg_notify(\(channel), owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o)
+            SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1),
+                   (SELECT count(*) FROM d)::bigint, (SELECT count(*) FROM n)::bigint
+            """
+        let hook = options.faultHook
+        let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'", retry: .beforeSending) { connection, _ in
+            if hook != nil { try await connection.query("BEGIN", logger: options.logger) }
+            var result = (0, 0)
+            for try await (revision, deliveries, _) in try await connection.query(query, logger: options.logger).decode((Int, Int, Int).self) {
+                result = (revision, deliveries)
+            }
+            if let hook {
+                hook(.postBeforeCommit)
+                try await connection.query("COMMIT", logger: options.logger)
+            }
+            return result
+        }
+        return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+    }
+
+    // MARK: Delivering
+
+    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        try await prepare()
+        let now = Date().timeIntervalSince1970
+        let running = inFlight.withLockedValue { Array($0) }
+        let claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, _ in
+            // Due deliveries, and this run's claims that no delivery in progress holds (claimed by a
+            // statement whose answer was lost with its connection): claimed again, next attempt.
+            let rows = try await connection.query("""
+                WITH due AS (SELECT id FROM \(unescaped: s).deliveries
+                             WHERE owner_run = \(runID) AND ((state = 'pending' AND not_before <= \(now))
+                                   OR (state = 'claimed' AND claimed_by = \(runID) AND NOT (id = ANY(\(running)))))
+                             ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED),
+                c AS (UPDATE \(unescaped: s).deliveries d SET state = 'claimed', claimed_by = \(runID), attempt = d.attempt + 1
+                      FROM due WHERE d.id = due.id
+                      RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
+                SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision, c.attempt, b.handler, b.payload
+                FROM c LEFT JOIN \(unescaped: s).delivery_bodies b ON b.delivery_id = c.id ORDER BY c.id
+                """, logger: options.logger)
+            var claimed: [ClaimedDelivery] = []
+            var bodiless: [Int64] = []
+            for try await (id, key, consumer, signal, revision, attempt, handler, payload)
+                in rows.decode((Int64, String, String, String, Int, Int, Data?, Data?).self) {
+                guard let handler, let payload else {
+                    bodiless.append(id)
+                    continue
+                }
+                claimed.append(ClaimedDelivery(rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
+                                               revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
+                                               attempt: attempt, runID: runID))
+            }
+            if !bodiless.isEmpty {
+                // An unreadable record is parked with the reason, never dropped; the others go on.
+                try await connection.query("""
+                    UPDATE \(unescaped: s).deliveries SET state = 'dead', claimed_by = NULL,
+                        last_error = 'malformed record in table ''delivery_bodies'', key ''' || delivery_key || ''', column ''delivery_id'': the delivery''s body is missing'
+                    WHERE id = ANY(\(bodiless))
+                    """, logger: options.logger)
+            }
+            return claimed
+        }
+        inFlight.withLockedValue { $0.formUnion(claimed.map { $0.rowID }) }
+        return claimed
+    }
+
+    public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+        defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
+        let now = Date().timeIntervalSince1970
+        return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
+            let completed = try await count(connection.query("""
+                WITH d AS (DELETE FROM \(unescaped: s).deliveries
+                           WHERE id = \(delivery.rowID) AND state = 'claimed' AND claimed_by = \(delivery.runID) AND attempt = \(delivery.attempt)
+                           RETURNING id, delivery_key, consumer_id, signal_id, revision),
+                b AS (DELETE FROM \(unescaped: s).delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
+                h AS (INSERT INTO \(unescaped: s).completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+                      SELECT delivery_key, consumer_id, signal_id, revision, \(delivery.runID), \(delivery.attempt), \(now) FROM d),
+                k AS (DELETE FROM \(unescaped: s).consumers WHERE consumer_id IN (SELECT consumer_id FROM d) AND mode = 'once'
+                      RETURNING consumer_id, signal_id),
+                x AS (DELETE FROM \(unescaped: s).signals g WHERE g.signal_id IN (SELECT signal_id FROM k)
+                      AND (g.keep_until IS NULL OR g.keep_until < \(now))
+                      AND NOT EXISTS (SELECT 1 FROM \(unescaped: s).consumers o
+                                      WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
+                SELECT count(*) FROM d
+                """, logger: options.logger))
+            if completed == 0 && isRetry {
+                // The connection was lost while the first try committed: its completion is recorded.
+                return try await count(connection.query("""
+                    SELECT count(*) FROM \(unescaped: s).completions WHERE delivery_key = \(delivery.key.rawValue)
+                    AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
+                    """, logger: options.logger)) > 0
+            }
+            return completed == 1
+        }
+    }
+
+    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
+        defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
+        let state = retryAt == nil ? "dead" : "pending"
+        let notBefore = retryAt?.timeIntervalSince1970
+        return try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
+            try await count(connection.query("""
+                WITH r AS (UPDATE \(unescaped: s).deliveries SET state = \(state), claimed_by = NULL, last_error = \(reason),
+                               not_before = COALESCE(\(notBefore)::float8, not_before)
+                           WHERE id = \(delivery.rowID) AND state = 'claimed' AND claimed_by = \(delivery.runID)
+                           AND attempt = \(delivery.attempt) RETURNING 1)
+                SELECT count(*) FROM r
+                """, logger: options.logger)) == 1
+        }
+    }
+
+    public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
+        try await prepare()
+        return try await connections.run("finding the next retry of run \(runID)") { connection, _ in
+            let rows = try await connection.query("""
+                SELECT min(not_before) FROM \(unescaped: s).deliveries WHERE owner_run = \(runID) AND state = 'pending'
+                """, logger: options.logger)
+            var next: Double?
+            for try await value in rows.decode(Double?.self) { next = value }
+            return next.map { Date(timeIntervalSince1970: $0) }
+        }
+    }
+
+    public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
+        try await prepare()
+        return try await connections.run("counting the open deliveries of run \(runID)") { connection, _ in
+            try await count(connection.query("""
+                SELECT count(*) FROM \(unescaped: s).deliveries WHERE owner_run = \(runID) AND state IN ('pending', 'claimed')
+                """, logger: options.logger))
+        }
+    }
+
+    // MARK: Dead deliveries
+
+    public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
+        try await prepare()
+        return try await connections.run("listing dead deliveries") { connection, _ in
+            let rows = try await connection.query("""
+                SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, COALESCE(last_error, 'unknown')
+                FROM \(unescaped: s).deliveries WHERE state = 'dead' AND (\(component)::text IS NULL OR component = \(component)) ORDER BY id
+                """, logger: options.logger)
+            var dead: [DeadDelivery] = []
+            for try await (key, signal, revision, consumer, component, handlerID, attempts, reason)
+                in rows.decode((String, String, Int, String, String, String, Int, String).self) {
+                dead.append(DeadDelivery(key: DeliveryKey(key), signalID: signal, revision: revision, consumerID: ConsumerID(consumer),
+                                         component: component, handlerID: handlerID, attempts: attempts, reason: reason))
+            }
+            return dead
+        }
+    }
+
+    public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
+        try await prepare()
+        let now = Date().timeIntervalSince1970
+        return try await connections.transaction("requeueing delivery \(key)") { connection in
+            let rows = try await connection.query("""
+                SELECT owner_run, component FROM \(unescaped: s).deliveries WHERE delivery_key = \(key.rawValue) AND state = 'dead' FOR UPDATE
+                """, logger: options.logger)
+            var found: (owner: String, component: String)?
+            for try await (owner, ownerComponent) in rows.decode((String, String).self) { found = (owner, ownerComponent) }
+            guard var owner = found?.owner, let ownerComponent = found?.component else { return false }
+            if owner != runID, ownerComponent == component, try await isDead(owner, connection) { owner = runID }
+            try await connection.query("""
+                UPDATE \(unescaped: s).deliveries SET state = 'pending', attempt = 0, not_before = \(now), last_error = NULL,
+                    owner_run = \(owner) WHERE delivery_key = \(key.rawValue) AND state = 'dead'
+                """, logger: options.logger)
+            try await notify(connection, run: owner)
+            return true
+        }
+    }
+
+    public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
+        try await prepare()
+        return try await connections.run("reading the completions of \(key)") { connection, _ in
+            let rows = try await connection.query("""
+                SELECT run_id, attempt FROM \(unescaped: s).completions WHERE delivery_key = \(key.rawValue) ORDER BY completed_at
+                """, logger: options.logger)
+            var records: [CompletionRecord] = []
+            for try await (run, attempt) in rows.decode((String, Int).self) {
+                records.append(CompletionRecord(key: key, runID: run, attempt: attempt))
+            }
+            return records
+        }
+    }
+
+    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
+        try await prepare()
+        return try await connections.run("reading statistics") { connection, _ in
+            let rows = try await connection.query("""
+                SELECT (SELECT count(*) FROM \(unescaped: s).runs), (SELECT count(*) FROM \(unescaped: s).consumers),
+                       (SELECT count(*) FROM \(unescaped: s).signals), (SELECT count(*) FROM \(unescaped: s).completions),
+                       (SELECT count(*) FROM \(unescaped: s).deliveries WHERE state = 'pending'),
+                       (SELECT count(*) FROM \(unescaped: s).deliveries WHERE state = 'claimed'),
+                       (SELECT count(*) FROM \(unescaped: s).deliveries WHERE state NOT IN ('pending', 'claimed'))
+                """, logger: options.logger)
+            var statistics = SignalStoreStatistics()
+            for try await (runs, consumers, signals, completions, pending, claimed, dead) in rows.decode((Int, Int, Int, Int, Int, Int, Int).self) {
+                statistics.runs = runs
+                statistics.consumers = consumers
+                statistics.signals = signals
+                statistics.completions = completions
+                statistics.pendingDeliveries = pending
+                statistics.claimedDeliveries = claimed
+                statistics.deadDeliveries = dead
+            }
+            return statistics
+        }
+    }
+
+    public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
+        let keepers = keepers
+        return PostgresWakeListener(connections: connections, channel: channel, rescanInterval: options.rescanInterval) { run in
+            run.isEmpty || keepers.withLockedValue { $0[run] != nil }
+        }
+    }
+
+    // MARK: Reading results
+
+    private func count(_ rows: PostgresRowSequence) async throws -> Int {
+        var value = 0
+        for try await number in rows.decode(Int.self) { value = number }
+        return value
+    }
+
+    private func strings(_ rows: PostgresRowSequence) async throws -> [String] {
+        var values: [String] = []
+        for try await value in rows.decode(String.self) { values.append(value) }
+        return values
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,112 @@
+import HandlerKitSignals
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// Wakes a signal center through `LISTEN` on the store's channel, on a connection of its own: every
+/// post, registration, requeue or takeover that makes a delivery due sends `NOTIFY` in its own
+/// transaction, so the listener wakes when it commits. When the connection is lost it reconnects
+/// (and wakes once, since notifications sent meanwhile are gone). As a fallback, `next` also returns
+/// every `rescanInterval`, so a notification that never arrives delays a delivery by at most that.
+/// A notification's payload is the run that has new deliveries (or empty: anything may have
+/// changed); the listener wakes only for runs of its own process (`accepts`), so posts for one host
+/// do not wake every other host.
+final class PostgresWakeListener: SignalWakeListener, Sendable {
+    private struct State {
+        var woken = false
+        var closed = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var generation = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let connection = NIOLockedValueBox<PostgresConnection?>(nil)
+    private let rescanInterval: Duration
+
+    init(connections: PostgresConnections, channel: String, rescanInterval: Duration,
+         accepts: @escaping @Sendable (_ payload: String) -> Bool) {
+        self.rescanInterval = rescanInterval
+        let listening = Task { [weak self] in
+            var wait = Duration.milliseconds(20)
+            while !Task.isCancelled {
+                do {
+                    let connection = try await connections.connect()
+                    self?.connection.withLockedValue { $0 = connection }
+                    defer { Task { try? await connection.close() } }
+                    if Task.isCancelled { break }
+                    try await connection.listen(on: channel) { notifications in
+                        // Anything posted while there was no listener is found now.
+                        self?.wake()
+                        wait = .milliseconds(20)
+                        for try await notification in notifications where accepts(notification.payload) { self?.wake() }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    connections.logger.notice("signal store \(connections.settings.location): wake-up connection lost, reconnecting: \(PostgresConnections.describe(error))")
+                }
+                try? await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(1))
+            }
+        }
+        task.withLockedValue { $0 = listening }
+    }
+
+    func next(deadline: ContinuousClock.Instant) async {
+        let deadline = min(deadline, .now + rescanInterval)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let started = state.withLockedValue { state -> Int? in
+                if state.woken || state.closed || deadline <= .now {
+                    state.woken = false
+                    return nil
+                }
+                state.generation += 1
+                state.waiter = continuation
+                return state.generation
+            }
+            guard let started else { return continuation.resume() }
+            Task { [weak self] in
+                try? await Task.sleep(until: deadline)
+                self?.resumeWaiter(ifGeneration: started)
+            }
+        }
+    }
+
+    func close() {
+        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        continuation?.resume()
+        task.withLockedValue { $0 }?.cancel()
+        // Ends the wait for notifications (and so the listening task).
+        if let open = connection.withLockedValue({ $0 }) { Task { try? await open.close() } }
+    }
+
+    /// A notification arrived: resumes a waiting `next`, or makes the next call return at once.
+    private func wake() {
+        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.woken = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        continuation?.resume()
+    }
+
+    private func resumeWaiter(ifGeneration generation: Int) {
+        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            guard state.generation == generation, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return waiter
+        }
+        continuation?.resume()
+    }
+
+    deinit {
+        task.withLockedValue { $0 }?.cancel()
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import HandlerKitSignals
+import HandlerKitSignalsPostgres
+import Testing
+
+/// The PostgreSQL server the tests use: `HANDLERKIT_POSTGRES_URL`, which `Scripts/with-postgres.sh`
+/// (and so `Scripts/test.sh`) sets to a throwaway server. Each test gets a schema of its own.
+///
+/// Without a server, a developer's `swift test` skips the PostgreSQL tests and says how to run them
+/// (`postgresServerIsAvailable`); under CI (`CI=true`), or when with-postgres.sh could not start the
+/// server, every PostgreSQL test fails with the reason.
+enum PostgresTestServer {
+    static let environment = ProcessInfo.processInfo.environment
+    static let url = environment["HANDLERKIT_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static let unavailableReason = environment["HANDLERKIT_POSTGRES_UNAVAILABLE"]
+    static let isCI = environment["CI"] == "true"
+    /// Whether the PostgreSQL tests run (and fail if there is no server).
+    static let isExpected = url != nil || unavailableReason != nil || isCI
+    static let howToRun = "PostgreSQL store tests not run: HANDLERKIT_POSTGRES_URL is not set. Run them beside a throwaway server with `bash Scripts/with-postgres.sh swift test` (or `bash Scripts/test.sh`), or point HANDLERKIT_POSTGRES_URL at a server (postgres://user@127.0.0.1:5432/database)."
+
+    static let storeKinds: [StoreKind] = isExpected ? [.postgres] : []
+
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The server's URL, or an error saying why there is none.
+    static func requireURL() throws -> String {
+        if let url { return url }
+        if let unavailableReason { throw Unavailable(description: "PostgreSQL server could not be started: \(unavailableReason)") }
+        throw Unavailable(description: howToRun)
+    }
+
+    /// A schema name of its own for a test folder (the same folder gives the same schema).
+    static func schema(for folder: String) -> String {
+        let hash = folder.utf8.reduce(UInt64(1_469_598_103_934_665_603)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+        return "t" + String(hash, radix: 16)
+    }
+
+    /// A store on the test server in the schema of `folder`.
+    static func store(folder: String, options: PostgresSignalStore.Options = .init()) throws -> PostgresSignalStore {
+        var settings = try PostgresSettings(url: try requireURL())
+        settings.schema = schema(for: folder)
+        return try PostgresSignalStore(settings: settings, options: options)
+    }
+
+    /// The URL of the test server with the schema of `folder`, for probe processes.
+    static func url(folder: String) throws -> String {
+        try requireURL() + "?schema=" + schema(for: folder)
+    }
+}
+
+extension StoreKind {
+    static let postgres = StoreKind(name: "PostgreSQL") { folder in
+        try PostgresTestServer.store(folder: folder)
+    }
+}
+
+@Suite("Signals on PostgreSQL: the test server")
+struct PostgresTestServerTests {
+    @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+    func postgresServerIsAvailable() async throws {
+        let folder = TemporaryFolder()
+        let store = try PostgresTestServer.store(folder: folder.path)
+        try await store.prepare()
+        #expect(try await store.statistics() == SignalStoreStatistics())
+        await store.close()
+    }
+}
