@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 //
 // HandlerKit: serializable handlers for Swift. See README.md.
 //
@@ -28,6 +28,13 @@ let package = Package(
         .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
         .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
         .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
+    ],
+    // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
+    // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
+    // dependencies (issue 12; fetching them was 4–6 s of a runtime-only client's clean build). A client of
+    // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`.
+    traits: [
+        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)"),
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -93,8 +100,8 @@ let package = Package(
         .executableTarget(
             name: "handlerkit-bench",
             dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift"),
-                           "HandlerKitSignalsPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+                           "HandlerKitSignalsPostgres", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"]))],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -121,9 +128,9 @@ let package = Package(
         // Signals across hosts (issue 12): the signal store on PostgreSQL through postgres-nio.
         .target(
             name: "HandlerKitSignalsPostgres",
-            dependencies: ["HandlerKitSignals", .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Logging", package: "swift-log"),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+            dependencies: ["HandlerKitSignals", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                           .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"]))]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),

@@ -43,16 +43,18 @@ if [ ${#catalogs[@]} -eq 0 ]; then
 fi
 
 # Build first, so that a compile error stops here with the compiler's message.
-swift build
+# Every trait enabled (the PostgreSQL store is behind one), as Scripts/test.sh builds, so that the
+# tests reuse this build.
+swift build --enable-all-traits
 
 # Symbol graphs, public API only, into a fresh directory so no stale graph is read. The command also
 # tries the test modules, which fail when the tests are not built (as on a fresh clone): its status
 # says nothing about the modules documented here, so each catalog's graph is checked below instead.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-graphs="$(dirname "$(swift build --show-bin-path)")/symbolgraph"
+graphs="$(dirname "$(swift build --enable-all-traits --show-bin-path)")/symbolgraph"
 rm -rf "$graphs"
-swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members \
+swift package --enable-all-traits dump-symbol-graph --minimum-access-level public --skip-synthesized-members \
     --emit-extension-block-symbols >"$work/dump-symbol-graph.log" 2>&1 || true
 
 output=.build/docs

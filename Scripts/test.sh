@@ -3,10 +3,11 @@
 # Swift toolchain (libclang, SQLite's headers, PostgreSQL: see install-dependencies.sh), builds the
 # documentation with warnings as errors (Scripts/docs.sh: its build is the one `swift test` reuses, the
 # rest takes seconds), then `swift test` beside a throwaway PostgreSQL server (Scripts/with-postgres.sh),
-# which the PostgreSQL signal store's tests use.
+# which the PostgreSQL signal store's tests use. Every package trait is enabled (the PostgreSQL store
+# is behind the trait PostgreSQL, off by default so that clients do not fetch postgres-nio).
 # Extra arguments go to `swift test`, e.g. `bash Scripts/test.sh --filter HandlerKitTests`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 bash Scripts/docs.sh
-exec bash Scripts/with-postgres.sh swift test "$@"
+exec bash Scripts/with-postgres.sh swift test --enable-all-traits "$@"

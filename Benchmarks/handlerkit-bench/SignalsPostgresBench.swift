@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (`swift run -c release --traits PostgreSQL handlerkit-bench signals_pg.`).
+#if PostgreSQL
 // `handlerkit-bench signals_pg.`: the signal store on PostgreSQL (HANDLERKIT_POSTGRES_URL; run it with
 // `bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.`). Consumers run in
 // child processes (this program again, `signals_pg.child …`). Latency is measured from the start of
@@ -198,3 +200,4 @@ enum SignalsPostgresBench {
         return registry
     }()
 }
+#endif

@@ -32,8 +32,13 @@ let filter = CommandLine.arguments.dropFirst().first
 
 // The PostgreSQL signal store's figures (and its consumer child processes): SignalsPostgresBench.swift.
 if let filter, filter.hasPrefix("signals_pg") {
+    #if PostgreSQL
     try await SignalsPostgresBench.main(Array(CommandLine.arguments.dropFirst()))
     exit(0)
+    #else
+    print("signals_pg.: built without the package trait PostgreSQL; run `swift run -c release --traits PostgreSQL handlerkit-bench signals_pg.`")
+    exit(1)
+    #endif
 }
 
 /// Nanoseconds per operation of `name`: the best of `rounds` rounds of `iterations` calls.

@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
 import Foundation
 import HandlerKitSignals
 import Logging
@@ -193,3 +195,4 @@ final class PostgresConnections: Sendable {
         return "\(error.code)"
     }
 }
+#endif

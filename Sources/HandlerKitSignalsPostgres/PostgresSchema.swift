@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
 import HandlerKitSignals
 import PostgresNIO
 
@@ -118,3 +120,4 @@ enum PostgresSchema {
         logger.notice("signal store \(location): schema migrated from version \(found) to \(version)")
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
 import Foundation
 import HandlerKitSignals
 
@@ -84,3 +86,4 @@ public struct PostgresSettings: Sendable, Hashable {
         return components.string ?? "(unparsable URL)"
     }
 }
+#endif

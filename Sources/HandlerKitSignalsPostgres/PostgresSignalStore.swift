@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
 import Foundation
 import HandlerKitSignals
 import Logging
@@ -633,3 +635,4 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
 import HandlerKitSignals
 import Logging
 import NIOConcurrencyHelpers
@@ -110,3 +112,4 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
         task.withLockedValue { $0 }?.cancel()
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
 import Foundation
 import HandlerKitSignals
 import Logging
@@ -120,3 +122,4 @@ final class RunKeeper: Sendable {
         return fresh
     }
 }
+#endif

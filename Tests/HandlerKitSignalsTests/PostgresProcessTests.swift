@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (Scripts/test.sh enables it).
+#if PostgreSQL
 import Foundation
 import HandlerKit
 import HandlerKitSignals
@@ -369,3 +371,4 @@ struct PostgresStoreErrorTests {
         await store.close()
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Compiled with the package trait `PostgreSQL` only (Scripts/test.sh enables it).
+#if PostgreSQL
 import Foundation
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
@@ -67,3 +69,4 @@ struct PostgresTestServerTests {
         await store.close()
     }
 }
+#endif

@@ -16,7 +16,11 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
         try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20)))
     }
 
+    #if PostgreSQL
     static let all: [StoreKind] = [.sqlite] + PostgresTestServer.storeKinds
+    #else
+    static let all: [StoreKind] = [.sqlite]
+    #endif
 }
 
 /// A fresh folder under the temporary directory, removed when the value is released.

@@ -1,15 +1,21 @@
 import Foundation
 import HandlerKitSignals
+#if PostgreSQL
 import HandlerKitSignalsPostgres
+#endif
 
 /// The store the probe uses: `--db PATH` (SQLite), or `--postgres URL [--host ID] [--lease SECONDS]`
 /// (PostgreSQL, the host id standing for the machine the process runs on).
 func openProbeStore(_ arguments: ProbeArguments) throws -> any SignalStore {
     if let url = arguments.values["postgres"] {
+        #if PostgreSQL
         let options = PostgresSignalStore.Options(hostID: arguments.values["host"] ?? ProcessInfo.processInfo.hostName,
                                                   lease: .seconds(try arguments.int("lease", default: 30)),
                                                   faultHook: ProbeFaults.hook)
         return try PostgresSignalStore(url: url, options: options)
+        #else
+        throw ProbeError("--postgres \(url): this probe was built without the package trait PostgreSQL (swift build --traits PostgreSQL)")
+        #endif
     }
     return try SQLiteSignalStore(path: try arguments.string("db"), options: .init(faultHook: ProbeFaults.hook))
 }
