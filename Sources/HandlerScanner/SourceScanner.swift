@@ -62,7 +62,8 @@ public enum SourceScanner {
         let currentDirectory = FileSystem.currentDirectory()
         let base = relativeTo.flatMap { $0.isEmpty ? nil : PathName.normalized($0, in: currentDirectory) }
         let entries = FileWalker.files(in: paths, currentDirectory: currentDirectory)
-        let names = entries.map { FileWalker.relative($0, toNormalized: base) }
+        let namer = FileWalker.Namer(base: base)
+        let names = entries.map(namer.name(of:))
         let scanned = scanFiles(entries, names: names)
         for index in entries.indices {
             let name = names[index]
@@ -141,9 +142,8 @@ public enum SourceScanner {
             let slots = ResultSlots(base: base)
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var reader = FileReader()
-                for index in stride(from: worker, to: entries.count, by: workers) {
-                    guard case .file(let path, _) = entries[index] else { continue }
-                    slots.base[index] = reader.withContents(of: path) { bytes in
+                for index in stride(from: worker, to: entries.count, by: workers) where entries[index].isFile {
+                    slots.base[index] = reader.withContents(of: entries[index].path) { bytes in
                         scanFile(bytes, file: names[index], validateUTF8: true)
                     }
                 }
