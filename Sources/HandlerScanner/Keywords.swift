@@ -63,8 +63,11 @@ enum Keywords {
 
     /// Keywords longer than eight bytes (rare lengths, compared byte by byte).
     private static func classifyLong(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
+        // Most long identifiers have other lengths: no look-ahead cursor is made for them.
+        let length = end - start
+        guard length == 9 || length == 11 || length == 14 || length == 15 else { return nil }
         let lexer = Lexer(bytes: bytes, position: start)
-        switch end - start {
+        switch length {
         case 9:
             if lexer.bytesEqual(start, end, "extension") { return .extension }
             if lexer.bytesEqual(start, end, "subscript") { return .subscript }
