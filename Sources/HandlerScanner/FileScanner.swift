@@ -188,7 +188,7 @@ struct FileScanner {
             let following = lookahead.next().kind
             guard following == .identifier || following == .at else { return }
             if keyword == .private || keyword == .fileprivate { sawPrivate = true }
-            sawAccess = HandlerDeclaration.AccessLevel(modifier: lexer.text(token))
+            sawAccess = Self.accessLevel(of: keyword)
         case .let, .var:
             // Not the end of a type header: `struct Vector<let count: Int>` (value generics).
             recordPrivateName()
@@ -205,6 +205,19 @@ struct FileScanner {
         default:
             pending = nil
             endModifiers()
+        }
+    }
+
+    /// The access level an access keyword names (`open` → `public`), without making a `String`: most
+    /// declarations of a library start with one.
+    private static func accessLevel(of keyword: Keyword) -> HandlerDeclaration.AccessLevel? {
+        switch keyword {
+        case .private: .private
+        case .fileprivate: .fileprivate
+        case .internal: .internal
+        case .package: .package
+        case .public, .open: .public
+        default: nil
         }
     }
 
