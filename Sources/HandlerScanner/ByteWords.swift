@@ -1,7 +1,7 @@
 /// Byte classes tested eight bytes at a time in one 64-bit word (SWAR), for the lexer's longest runs:
-/// identifiers and indentation. Each function returns a mask with the high bit of every byte that has
-/// the property set, and nothing else; the tests are exact per byte (no carry crosses a byte), so the
-/// first byte without the property is `mask.trailingZeroBitCount / 8` in a little-endian load.
+/// identifiers and the text of string literals. Each function returns a mask with the high bit of every
+/// byte that has the property set, and nothing else; the tests are exact per byte (no carry crosses a
+/// byte), so the first byte with the property is `mask.trailingZeroBitCount / 8` in a little-endian load.
 enum ByteWords {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let high: UInt64 = 0x8080_8080_8080_8080
@@ -18,6 +18,13 @@ enum ByteWords {
     static func differing(_ word: UInt64, from byte: UInt8) -> UInt64 {
         let difference = word ^ (ones &* UInt64(byte))
         return (((difference & low7) &+ low7) | difference) & high
+    }
+
+    /// Bytes equal to any of the four.
+    @inline(__always)
+    static func equal(_ word: UInt64, to a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) -> UInt64 {
+        ~(differing(word, from: a) & differing(word, from: b) & differing(word, from: c) & differing(word, from: d))
+            & high
     }
 
     /// Bytes `b` with `lower < b < upper` (both bounds excluded; `upper` at most 0x80). Bytes from 0x80

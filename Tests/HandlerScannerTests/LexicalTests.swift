@@ -411,3 +411,22 @@ struct IdentifierLexingTests {
         }
     }
 }
+
+/// String literals' text is skipped eight bytes at a time: at every length and alignment, an escaped
+/// quote, the closing quote and the line break that ends an unterminated string must each be seen.
+@Suite("String literal lengths and alignments")
+struct StringLexingTests {
+    @Test(arguments: 0...17)
+    func escapesClosingQuotesAndLineBreaksAreSeenAtEveryAlignment(length: Int) {
+        let text = String(repeating: "é", count: length / 2) + String(repeating: "x", count: length % 2)
+        for padding in 0..<8 {
+            let spaces = String(repeating: " ", count: padding)
+            let escaped = "let s\(spaces) = \"\(text)\\\"@handler func fake() {}\\\\\(text)\"\n@handler func real() {}\n"
+            #expect(ids(escaped) == ["real"], "\(escaped)")
+            let unterminated = "let s\(spaces) = \"\(text)\n@handler func real() {}\n"
+            #expect(ids(unterminated) == ["real"], "\(unterminated)")
+            let interpolated = "let s\(spaces) = \"\(text)\\(\"@handler func fake() {}\")\(text)\"\n@handler func real() {}\n"
+            #expect(ids(interpolated) == ["real"], "\(interpolated)")
+        }
+    }
+}
