@@ -11,6 +11,9 @@ enum FileWalker {
         var path: String
         /// `false` for a path that does not exist or cannot be listed.
         var isFile: Bool
+        /// `false` for a `.swift` path given directly and taken for a file without asking the file
+        /// system: reading it tells (see `files(in:currentDirectory:trustingSwiftNames:)`).
+        var isVerified = true
         /// For a file found in a directory: its normalized directory (`PathName.normalized`, ending in
         /// `/`), its path's UTF-8 offset where its path inside that directory starts. For a path
         /// given directly: its normalized form and `nil`.
@@ -32,11 +35,20 @@ enum FileWalker {
     /// for `.swift` files, skipping hidden files and folders (such as `.build`) and not following links
     /// to directories. A file is named by the path given plus its path inside the directory
     /// (`Sources/X/a.swift`, not an absolute path). Sorted by path, without duplicates.
-    static func files(in paths: [String], currentDirectory: String) -> [Entry] {
+    ///
+    /// With `trustingSwiftNames`, a path given directly whose name ends in `.swift` is taken for a file
+    /// without a `stat` (entries with `isVerified` false): the plugin names every file of a target, and
+    /// opening the file tells anyway. The caller must classify the paths again without trusting when
+    /// one of those turns out not to be a file, since a missing path or a directory is listed differently.
+    static func files(in paths: [String], currentDirectory: String, trustingSwiftNames: Bool) -> [Entry] {
         var entries: [Entry] = []
         var missing: [Entry] = []
         for path in paths {
             let normalized = PathName.normalized(path, in: currentDirectory)
+            if trustingSwiftNames, path.utf8.count > 6, path.utf8.reversed().starts(with: ".swift".utf8.reversed()) {
+                entries.append(Entry(path: path, isFile: true, isVerified: false, normalizedBase: normalized, insideStart: nil))
+                continue
+            }
             switch FileSystem.kind(of: path) {
             case .missing:
                 missing.append(Entry(path: path, isFile: false, normalizedBase: normalized, insideStart: nil))
@@ -119,6 +131,7 @@ enum PathName {
     /// `.` and empty components removed and `..` applied: `./A.swift`, `A.swift` and `B/../A.swift`
     /// are one file.
     static func normalized(_ path: String, in currentDirectory: String) -> String {
+        if isNormalized(path) { return path }
         var output: [UInt8] = []  // "/component" after "/component"; empty for the root
         output.reserveCapacity(currentDirectory.utf8.count + path.utf8.count + 1)
         func append(_ text: String) {
@@ -140,6 +153,21 @@ enum PathName {
         if !path.hasPrefix("/") { append(currentDirectory) }
         append(path)
         return output.isEmpty ? "/" : String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether `path` is already its normalized form: absolute, without empty, `.` or `..` components
+    /// and without a final `/` (as the plugin passes source files), so no new string is needed.
+    private static func isNormalized(_ path: String) -> Bool {
+        var utf8 = path.utf8[...]
+        guard utf8.first == slash, utf8.count > 1, utf8.last != slash else { return false }
+        while !utf8.isEmpty {
+            utf8 = utf8.dropFirst()  // the `/` before a component
+            let component = utf8.prefix { $0 != slash }
+            let length = component.count
+            if length == 0 || (length <= 2 && component.allSatisfy { $0 == dot }) { return false }
+            utf8 = utf8.dropFirst(length)
+        }
+        return true
     }
 
     private static let slash = UInt8(ascii: "/")
