@@ -31,6 +31,8 @@ struct FileScanner {
     private struct PendingType {
         var keyword: Keyword
         var name: String?
+        /// Where `name` is written (`nil` for an extension).
+        var nameRange: Range<Int>?
         var nesting: Int
         var isPrivate: Bool
         var isGeneric = false
@@ -65,8 +67,10 @@ struct FileScanner {
     /// a declaration starts, and by `->` (so `var f: @MainActor () -> Void` does not count).
     private var sawGlobalActor: String?
     /// Names this file declares `private` or `fileprivate` (or inside a private type or extension):
-    /// generated code, in another file, cannot name them.
-    private var privateNames: Set<String> = []
+    /// generated code, in another file, cannot name them. Kept as the byte ranges of the name tokens:
+    /// most files declare many and have no handler default to check them against, so the names are
+    /// made into strings only when one is (`markDefaultsNamingPrivateSymbols`).
+    private var privateNameRanges: [Range<Int>] = []
     private var blocks: [ConditionalBlock] = []
     private var handledUntil = 0
     /// The previous token was a `.`: a keyword after it is a member name (`.init`, `.class`).
@@ -151,6 +155,7 @@ struct FileScanner {
             }
             if pending?.name == nil {
                 pending?.name = lexer.text(token)
+                pending?.nameRange = token.start..<token.end
                 var lookahead = lexer
                 let following = lookahead.next()
                 if following.kind == .op, lexer.bytes[following.start] == UInt8(ascii: "<") { pending?.isGeneric = true }
@@ -183,7 +188,7 @@ struct FileScanner {
             let following = lookahead.next().kind
             guard following == .identifier || following == .at else { return }
             if keyword == .private || keyword == .fileprivate { sawPrivate = true }
-            sawAccess = HandlerDeclaration.AccessLevel(modifier: lexer.text(token))
+            sawAccess = Self.accessLevel(of: keyword)
         case .let, .var:
             // Not the end of a type header: `struct Vector<let count: Int>` (value generics).
             recordPrivateName()
@@ -203,6 +208,19 @@ struct FileScanner {
         }
     }
 
+    /// The access level an access keyword names (`open` → `public`), without making a `String`: most
+    /// declarations of a library start with one.
+    private static func accessLevel(of keyword: Keyword) -> HandlerDeclaration.AccessLevel? {
+        switch keyword {
+        case .private: .private
+        case .fileprivate: .fileprivate
+        case .internal: .internal
+        case .package: .package
+        case .public, .open: .public
+        default: nil
+        }
+    }
+
     /// Whether a declaration starting here is private: written so, or in a private type or extension.
     private var declaresPrivately: Bool {
         sawPrivate || scopes[scopes.count - 1].isPrivate
@@ -213,13 +231,17 @@ struct FileScanner {
         guard declaresPrivately else { return }
         var lookahead = lexer
         let name = lookahead.next()
-        if name.kind == .identifier { privateNames.insert(lexer.text(name).replacingBackticks()) }
+        if name.kind == .identifier { privateNameRanges.append(name.start..<name.end) }
     }
 
     /// Marks the parameters of this file's handlers whose default value names a private symbol of the
     /// file: generated code lets Swift apply those defaults (see
     /// `HandlerDeclaration.Parameter.isDefaultCopyable`).
     private mutating func markDefaultsNamingPrivateSymbols() {
+        guard !privateNameRanges.isEmpty,
+            handlers.contains(where: { $0.parameters.contains { $0.hasDefault && $0.defaultValue != nil } })
+        else { return }
+        let privateNames = Set(privateNameRanges.map { lexer.text(from: $0.lowerBound, to: $0.upperBound).replacingBackticks() })
         for handlerIndex in handlers.indices {
             for parameterIndex in handlers[handlerIndex].parameters.indices {
                 let parameter = handlers[handlerIndex].parameters[parameterIndex]
@@ -282,7 +304,7 @@ struct FileScanner {
             }
             if path.isEmpty { path = "_" }
             let isPrivate = type.isPrivate || parent.isPrivate
-            if isPrivate, type.keyword != .extension { privateNames.insert(name.replacingBackticks()) }
+            if isPrivate, type.keyword != .extension, let range = type.nameRange { privateNameRanges.append(range) }
             // Swift: a type's members default to `internal`, an extension's to its own modifier; both
             // are capped by the modifiers written around them (an extension without one caps nothing).
             let isExtension = type.keyword == .extension

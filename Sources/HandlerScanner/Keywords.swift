@@ -17,6 +17,10 @@ enum Keywords {
     static func classify(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
         let length = end - start
         guard length >= 3 else { return nil }
+        // Every keyword starts with one of these lowercase letters: type names and most other words
+        // are rejected on their first byte.
+        let first = bytes[start] &- UInt8(ascii: "a")
+        guard first < 26, keywordInitials & (1 << UInt32(first)) != 0 else { return nil }
         if length > 8 { return classifyLong(bytes, start, end) }
         var word: UInt64 = 0
         if start + 8 <= bytes.count, let base = bytes.baseAddress {
@@ -61,10 +65,17 @@ enum Keywords {
         return nil
     }
 
+    /// Bit `n` set when a keyword starts with the `n`th letter: a c d e f i l m o p s t v (a literal, so
+    /// reading it costs no lazy initialisation).
+    private static let keywordInitials: UInt32 = 0x2CD93D
+
     /// Keywords longer than eight bytes (rare lengths, compared byte by byte).
     private static func classifyLong(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
+        // Most long identifiers have other lengths: no look-ahead cursor is made for them.
+        let length = end - start
+        guard length == 9 || length == 11 || length == 14 || length == 15 else { return nil }
         let lexer = Lexer(bytes: bytes, position: start)
-        switch end - start {
+        switch length {
         case 9:
             if lexer.bytesEqual(start, end, "extension") { return .extension }
             if lexer.bytesEqual(start, end, "subscript") { return .subscript }

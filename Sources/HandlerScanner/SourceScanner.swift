@@ -61,18 +61,27 @@ public enum SourceScanner {
         var fileOrder: [String: Int] = [:]
         let currentDirectory = FileSystem.currentDirectory()
         let base = relativeTo.flatMap { $0.isEmpty ? nil : PathName.normalized($0, in: currentDirectory) }
-        let entries = FileWalker.files(in: paths, currentDirectory: currentDirectory)
-        let names = entries.map { FileWalker.relative($0, toNormalized: base) }
-        let scanned = scanFiles(entries, names: names)
+        let namer = FileWalker.Namer(base: base)
+        // The build plugin names every file of a target: `.swift` paths are first taken for files without
+        // asking the file system (opening them tells). Should one be missing or a directory, the paths
+        // are classified again, each asked, so the outcome is the same either way.
+        var entries = FileWalker.files(in: paths, currentDirectory: currentDirectory, trustingSwiftNames: true)
+        var names = entries.map(namer.name(of:))
+        var scanned = scanFiles(entries, names: names)
+        if scanned.contains(where: { if case .notAFile = $0 { true } else { false } }) {
+            entries = FileWalker.files(in: paths, currentDirectory: currentDirectory, trustingSwiftNames: false)
+            names = entries.map(namer.name(of:))
+            scanned = scanFiles(entries, names: names)
+        }
         for index in entries.indices {
             let name = names[index]
             if fileOrder[name] == nil { fileOrder[name] = fileOrder.count }
             switch scanned[index] {
-            case nil:
+            case .missing, .notAFile:
                 result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable("no such file or directory")))
-            case .failure(let failure):
+            case .unreadable(let failure):
                 result.diagnostics.append(fileDiagnostic(name, Diagnostics.unreadable(failure.reason)))
-            case .success(let fileResult):
+            case .scanned(let fileResult):
                 result.handlers.append(contentsOf: fileResult.handlers)
                 result.diagnostics.append(contentsOf: fileResult.diagnostics)
                 result.imports.append(contentsOf: fileResult.imports)
@@ -127,24 +136,40 @@ public enum SourceScanner {
 
     // MARK: - Internals
 
-    /// Reads and scans the files among `entries` (`nil` for a missing path), on one thread per processor
-    /// when there are enough files to pay for the threads: a large target's generation step is on its
-    /// build's critical path. Each result lands at its entry's index, so the outcome does not depend
-    /// on which thread finished first.
-    private static func scanFiles(
-        _ entries: [FileWalker.Entry], names: [String]
-    ) -> [Result<ScanResult, FileSystem.ReadFailure>?] {
-        var results = [Result<ScanResult, FileSystem.ReadFailure>?](repeating: nil, count: entries.count)
+    /// What reading and scanning one entry gave.
+    private enum FileOutcome {
+        case scanned(ScanResult)
+        case unreadable(FileSystem.ReadFailure)
+        case missing
+        /// A path taken for a file without asking (`FileWalker.Entry.isVerified`) is missing or a
+        /// directory.
+        case notAFile
+    }
+
+    /// Reads and scans the files among `entries`, on one thread per processor when there are enough
+    /// files to pay for the threads: a large target's generation step is on its build's critical path.
+    /// Each result lands at its entry's index, so the outcome does not depend on which thread finished
+    /// first.
+    private static func scanFiles(_ entries: [FileWalker.Entry], names: [String]) -> [FileOutcome] {
+        var results = [FileOutcome](repeating: .missing, count: entries.count)
         let workers = entries.count >= 64 ? min(FileSystem.processorCount(), 8) : 1
         results.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             let slots = ResultSlots(base: base)
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var reader = FileReader()
-                for index in stride(from: worker, to: entries.count, by: workers) {
-                    guard case .file(let path, _) = entries[index] else { continue }
-                    slots.base[index] = reader.withContents(of: path) { bytes in
+                for index in stride(from: worker, to: entries.count, by: workers) where entries[index].isFile {
+                    let entry = entries[index]
+                    let read = reader.withContents(of: entry.path) { bytes in
                         scanFile(bytes, file: names[index], validateUTF8: true)
+                    }
+                    switch read {
+                    case .success(let result):
+                        slots.base[index] = .scanned(result)
+                    case .failure(let failure):
+                        // Unverified, it may be no file at all (a directory fails to read, too).
+                        let isFile = entry.isVerified || FileSystem.kind(of: entry.path) == .other
+                        slots.base[index] = isFile ? .unreadable(failure) : .notAFile
                     }
                 }
             }
@@ -155,7 +180,7 @@ public enum SourceScanner {
     /// The result array's storage, shared by the scanning threads: each writes only the slots of its own
     /// indices, and the array is read only after all of them have finished.
     private struct ResultSlots: @unchecked Sendable {
-        let base: UnsafeMutablePointer<Result<ScanResult, FileSystem.ReadFailure>?>
+        let base: UnsafeMutablePointer<FileOutcome>
     }
 
     /// Scans one file's bytes (validating them first when asked).

@@ -116,4 +116,26 @@ struct FileWalkingTests {
             #expect(SourceScanner.scan(bytes: bytes, file: handler.file).handlers == [handler])
         }
     }
+
+    /// `.swift` paths given directly are opened without a `stat` first (the build plugin names every
+    /// file of a target); one that is a directory or missing is still walked or reported exactly as
+    /// when every path is asked first, whatever the other paths are.
+    @Test func swiftPathsThatAreNoFilesAreWalkedOrReportedLikeAnyOther() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try write("@handler func a() {}\n", "A.swift")
+        try write("@handler func d() {}\n", "folder.swift/D.swift")
+        let a = root.appendingPathComponent("A.swift").path
+        let folder = root.appendingPathComponent("folder.swift").path
+        let missing = root.appendingPathComponent("Missing.swift").path
+        let walked = scan([a, folder], relativeTo: nil)
+        #expect(walked.handlers.map(\.file) == [a, folder + "/D.swift"])
+        #expect(walked.diagnostics.isEmpty)
+        let reported = scan([missing, a, missing, root.path + "/./Missing.swift"], relativeTo: nil)
+        #expect(reported.handlers.map(\.name) == ["a"])
+        #expect(reported.diagnostics.map(\.file) == [root.path + "/./Missing.swift", missing, missing])
+        #expect(reported.diagnostics.allSatisfy { $0.message.contains("(no such file or directory)") })
+        // Absolute file paths as the plugin passes them, one spelled twice: scanned once.
+        let plugin = scan([folder + "/D.swift", a, root.path + "//A.swift"], relativeTo: nil)
+        #expect(plugin.handlers.map(\.file) == [a, folder + "/D.swift"])
+    }
 }

@@ -385,3 +385,48 @@ struct LexicalTests {
         #expect(ids(source) == ["real"])
     }
 }
+
+/// Identifiers are lexed eight bytes at a time: every length, alignment and byte class, ended by a
+/// byte just outside an identifier byte range, must give one token with exactly the identifier's text.
+@Suite("Identifier lengths and alignments")
+struct IdentifierLexingTests {
+    /// Letters at both ends of both cases, digits, `_`, `$` and a two-byte character.
+    private static let alphabet = Array("aZ_9$zA0mé")
+
+    private static func name(length: Int) -> String {
+        String((0..<length).map { $0 == 0 ? "a" : alphabet[$0 % alphabet.count] })
+    }
+
+    @Test(arguments: 1...19)
+    func anIdentifierEndsAtTheFirstByteOutsideIt(length: Int) {
+        let name = Self.name(length: length)
+        for padding in 0..<8 {
+            let spaces = String(repeating: " ", count: padding)
+            // Ended by `(`, ` ` and `:` (just after the digits), at every alignment within a word.
+            let source = "@handler\(spaces) func \(name)(\(spaces)\(name) \(name): Int) {}\n"
+            let handler = onlyHandler(source)
+            #expect(handler?.name == name, "\(source)")
+            #expect(handler?.parameters.first?.label == name, "\(source)")
+            #expect(handler?.parameters.first?.name == name, "\(source)")
+        }
+    }
+}
+
+/// String literals' text is skipped eight bytes at a time: at every length and alignment, an escaped
+/// quote, the closing quote and the line break that ends an unterminated string must each be seen.
+@Suite("String literal lengths and alignments")
+struct StringLexingTests {
+    @Test(arguments: 0...17)
+    func escapesClosingQuotesAndLineBreaksAreSeenAtEveryAlignment(length: Int) {
+        let text = String(repeating: "é", count: length / 2) + String(repeating: "x", count: length % 2)
+        for padding in 0..<8 {
+            let spaces = String(repeating: " ", count: padding)
+            let escaped = "let s\(spaces) = \"\(text)\\\"@handler func fake() {}\\\\\(text)\"\n@handler func real() {}\n"
+            #expect(ids(escaped) == ["real"], "\(escaped)")
+            let unterminated = "let s\(spaces) = \"\(text)\n@handler func real() {}\n"
+            #expect(ids(unterminated) == ["real"], "\(unterminated)")
+            let interpolated = "let s\(spaces) = \"\(text)\\(\"@handler func fake() {}\")\(text)\"\n@handler func real() {}\n"
+            #expect(ids(interpolated) == ["real"], "\(interpolated)")
+        }
+    }
+}
