@@ -31,6 +31,8 @@ final class PostgresConnections: Sendable {
             host: settings.host, port: settings.port, username: settings.username, password: settings.password,
             database: settings.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(5)
+        // The store's schema first: the prepared statements (PostgresStatements) name its tables unqualified.
+        configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
         let id = nextID.withLockedValue { value -> Int in
             value += 1
             return value
@@ -76,10 +78,12 @@ final class PostgresConnections: Sendable {
                 return result
             } catch {
                 let lost = Self.isConnectionLoss(error)
-                if lost || connection.isClosed {
+                if lost || connection.isClosed || error is PSQLError {
+                    // A statement failed: the connection is not reused, since a transaction may be open on it
+                    // and a statement whose preparation failed stays failed on it (postgres-nio keeps the error).
                     try? await connection.close()
                 } else {
-                    // A statement failed on a live connection: make sure no transaction stays open.
+                    // Our own check or decoding failed, not a statement: make sure no transaction stays open.
                     _ = try? await connection.query("ROLLBACK", logger: logger)
                     release(connection)
                 }

@@ -371,42 +371,13 @@ public final class PostgresSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         let keep = keepUntil.map(\.timeIntervalSince1970)
         let payloadData = ByteBuffer(bytes: payload)
-        let storedPayload = keep == nil ? ByteBuffer() : payloadData
-        // One statement: the signal's record (its revision serialises posts of the same signal), a
-        // delivery and its body per consumer that takes it, once consumers marked, and a NOTIFY per
-        // run that receives a delivery (its id as payload).
-        let query: PostgresQuery = """
-            WITH prev AS (SELECT revision FROM \(unescaped: s).signals WHERE signal_id = \(signalID) FOR UPDATE),
-            has AS (SELECT EXISTS (SELECT 1 FROM \(unescaped: s).consumers WHERE signal_id = \(signalID)) AS found),
-            gone AS (DELETE FROM \(unescaped: s).signals WHERE signal_id = \(signalID)
-                     AND NOT (SELECT found FROM has) AND \(keep)::float8 IS NULL),
-            sig AS (INSERT INTO \(unescaped: s).signals AS x (signal_id, revision, payload, posted_at, keep_until)
-                    SELECT \(signalID), COALESCE((SELECT revision FROM prev), 0) + 1, \(storedPayload), \(now), \(keep)
-                    WHERE (SELECT found FROM has) OR \(keep)::float8 IS NOT NULL
-                    ON CONFLICT (signal_id) DO UPDATE SET revision = x.revision + 1, payload = excluded.payload,
-                        posted_at = excluded.posted_at, keep_until = excluded.keep_until
-                    RETURNING revision),
-            c AS (SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, created_at
-                  FROM \(unescaped: s).consumers WHERE signal_id = \(signalID) AND (mode = 'every' OR delivered = 0) FOR UPDATE),
-            d AS (INSERT INTO \(unescaped: s).deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
-                                                         lifetime, handler_id, state, attempt, not_before, created_at)
-                  SELECT c.consumer_id || '/' || sig.revision, c.consumer_id, \(signalID), sig.revision, c.component, c.run_id,
-                         c.lifetime, c.handler_id, 'pending', 0, \(now), \(now)
-                  FROM c, sig ORDER BY c.created_at, c.consumer_id
-                  RETURNING id, consumer_id),
-            b AS (INSERT INTO \(unescaped: s).delivery_bodies (delivery_id, handler, payload)
-                  SELECT d.id, c.handler, \(payloadData) FROM d JOIN c USING (consumer_id)),
-            u AS (UPDATE \(unescaped: s).consumers SET delivered = 1
-                  WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = 'once')),
-            n AS (SELECT pg_notify(\(channel), owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o)
-            SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1),
-                   (SELECT count(*) FROM d)::bigint, (SELECT count(*) FROM n)::bigint
-            """
+        let statement = PostgresStatements.Post(signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
+                                                now: now, payload: payloadData, channel: channel)
         let hook = options.faultHook
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'", retry: .beforeSending) { connection, _ in
             if hook != nil { try await connection.query("BEGIN", logger: options.logger) }
             var result = (0, 0)
-            for try await (revision, deliveries, _) in try await connection.query(query, logger: options.logger).decode((Int, Int, Int).self) {
+            for try await (revision, deliveries, _) in try await connection.execute(statement, logger: options.logger) {
                 result = (revision, deliveries)
             }
             if let hook {
@@ -425,23 +396,11 @@ public final class PostgresSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         let running = inFlight.withLockedValue { Array($0) }
         let claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, _ in
-            // Due deliveries, and this run's claims that no delivery in progress holds (claimed by a
-            // statement whose answer was lost with its connection): claimed again, next attempt.
-            let rows = try await connection.query("""
-                WITH due AS (SELECT id FROM \(unescaped: s).deliveries
-                             WHERE owner_run = \(runID) AND ((state = 'pending' AND not_before <= \(now))
-                                   OR (state = 'claimed' AND claimed_by = \(runID) AND NOT (id = ANY(\(running)))))
-                             ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED),
-                c AS (UPDATE \(unescaped: s).deliveries d SET state = 'claimed', claimed_by = \(runID), attempt = d.attempt + 1
-                      FROM due WHERE d.id = due.id
-                      RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
-                SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision, c.attempt, b.handler, b.payload
-                FROM c LEFT JOIN \(unescaped: s).delivery_bodies b ON b.delivery_id = c.id ORDER BY c.id
-                """, logger: options.logger)
+            let rows = try await connection.execute(PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit),
+                                                     logger: options.logger)
             var claimed: [ClaimedDelivery] = []
             var bodiless: [Int64] = []
-            for try await (id, key, consumer, signal, revision, attempt, handler, payload)
-                in rows.decode((Int64, String, String, String, Int, Int, Data?, Data?).self) {
+            for try await (id, key, consumer, signal, revision, attempt, handler, payload) in rows {
                 guard let handler, let payload else {
                     bodiless.append(id)
                     continue
@@ -468,21 +427,10 @@ public final class PostgresSignalStore: SignalStore {
         defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
         let now = Date().timeIntervalSince1970
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
-            let completed = try await count(connection.query("""
-                WITH d AS (DELETE FROM \(unescaped: s).deliveries
-                           WHERE id = \(delivery.rowID) AND state = 'claimed' AND claimed_by = \(delivery.runID) AND attempt = \(delivery.attempt)
-                           RETURNING id, delivery_key, consumer_id, signal_id, revision),
-                b AS (DELETE FROM \(unescaped: s).delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
-                h AS (INSERT INTO \(unescaped: s).completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
-                      SELECT delivery_key, consumer_id, signal_id, revision, \(delivery.runID), \(delivery.attempt), \(now) FROM d),
-                k AS (DELETE FROM \(unescaped: s).consumers WHERE consumer_id IN (SELECT consumer_id FROM d) AND mode = 'once'
-                      RETURNING consumer_id, signal_id),
-                x AS (DELETE FROM \(unescaped: s).signals g WHERE g.signal_id IN (SELECT signal_id FROM k)
-                      AND (g.keep_until IS NULL OR g.keep_until < \(now))
-                      AND NOT EXISTS (SELECT 1 FROM \(unescaped: s).consumers o
-                                      WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
-                SELECT count(*) FROM d
-                """, logger: options.logger))
+            var completed = 0
+            for try await value in try await connection.execute(
+                PostgresStatements.Complete(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now),
+                logger: options.logger) { completed = value }
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
                 return try await count(connection.query("""
@@ -499,24 +447,22 @@ public final class PostgresSignalStore: SignalStore {
         let state = retryAt == nil ? "dead" : "pending"
         let notBefore = retryAt?.timeIntervalSince1970
         return try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
-            try await count(connection.query("""
-                WITH r AS (UPDATE \(unescaped: s).deliveries SET state = \(state), claimed_by = NULL, last_error = \(reason),
-                               not_before = COALESCE(\(notBefore)::float8, not_before)
-                           WHERE id = \(delivery.rowID) AND state = 'claimed' AND claimed_by = \(delivery.runID)
-                           AND attempt = \(delivery.attempt) RETURNING 1)
-                SELECT count(*) FROM r
-                """, logger: options.logger)) == 1
+            var released = 0
+            for try await value in try await connection.execute(
+                PostgresStatements.Release(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
+                                           state: state, reason: reason, notBefore: notBefore),
+                logger: options.logger) { released = value }
+            return released == 1
         }
     }
 
     public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
         try await prepare()
         return try await connections.run("finding the next retry of run \(runID)") { connection, _ in
-            let rows = try await connection.query("""
-                SELECT min(not_before) FROM \(unescaped: s).deliveries WHERE owner_run = \(runID) AND state = 'pending'
-                """, logger: options.logger)
             var next: Double?
-            for try await value in rows.decode(Double?.self) { next = value }
+            for try await value in try await connection.execute(PostgresStatements.NextRetry(runID: runID), logger: options.logger) {
+                next = value
+            }
             return next.map { Date(timeIntervalSince1970: $0) }
         }
     }
