@@ -141,6 +141,7 @@ public final class PostgresSignalStore: SignalStore {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
                 try await connection.query("DELETE FROM \(unescaped: s).completions WHERE completed_at < \(historyStart)",
                                            logger: options.logger)
+                try await forgetOldPosts(connection)
                 try await removeUnusedSignals(connection, now: now)
             }
         } catch {
@@ -265,6 +266,16 @@ public final class PostgresSignalStore: SignalStore {
         return report
     }
 
+    /// How long a post's id and result are kept (for a try after a lost connection, which comes within
+    /// `reconnectFor`): twice that, at least ten minutes.
+    var postMemory: Double { max(2 * options.reconnectFor.seconds, 600) }
+
+    /// Removes the ids of posts older than `postMemory` (at each run's start and liveness check).
+    func forgetOldPosts(_ connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM \(unescaped: s).posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
+                                   logger: options.logger)
+    }
+
     /// Removes signal records that no consumer uses and that are not (or no longer) kept.
     private func removeUnusedSignals(_ connection: PostgresConnection, now: Double) async throws {
         try await connection.query("""
@@ -371,19 +382,39 @@ public final class PostgresSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         let keep = keepUntil.map(\.timeIntervalSince1970)
         let payloadData = ByteBuffer(bytes: payload)
+        // The post's id, made here, is stored with its result: a try after a lost connection finds out
+        // whether the lost one was applied (then returns its result) instead of posting again.
+        let postID = UUID().uuidString
         let statement = PostgresStatements.Post(signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
-                                                now: now, payload: payloadData, channel: channel)
+                                                now: now, payload: payloadData, channel: channel, postID: postID)
         let hook = options.faultHook
-        let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'", retry: .beforeSending) { connection, _ in
-            if hook != nil { try await connection.query("BEGIN", logger: options.logger) }
+        let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
+            if isRetry {
+                try await connection.query("BEGIN", logger: options.logger)
+                // Takes the post's id; waits while the lost try's transaction is still open on the server.
+                let taken = try await count(connection.query("""
+                    WITH t AS (INSERT INTO \(unescaped: s).posts (post_id, signal_id, revision, deliveries, posted_at)
+                               VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
+                    SELECT count(*) FROM t
+                    """, logger: options.logger))
+                if taken == 0 {
+                    var applied = (0, 0)
+                    for try await row in try await connection.query("""
+                        SELECT revision, deliveries FROM \(unescaped: s).posts WHERE post_id = \(postID)
+                        """, logger: options.logger).decode((Int, Int).self) { applied = row }
+                    try await connection.query("COMMIT", logger: options.logger)
+                    options.logger.notice("signal store \(location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again")
+                    return applied
+                }
+            } else if hook != nil {
+                try await connection.query("BEGIN", logger: options.logger)
+            }
             var result = (0, 0)
             for try await (revision, deliveries, _) in try await connection.execute(statement, logger: options.logger) {
                 result = (revision, deliveries)
             }
-            if let hook {
-                hook(.postBeforeCommit)
-                try await connection.query("COMMIT", logger: options.logger)
-            }
+            hook?(.postBeforeCommit)
+            if isRetry || hook != nil { try await connection.query("COMMIT", logger: options.logger) }
             return result
         }
         return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)

@@ -17,9 +17,10 @@ import PostgresNIO
 /// error), so `PostgresConnections.run` closes a connection on which a statement failed.
 enum PostgresStatements {
     /// A post (one statement): the signal's record (its revision serialises posts of the same
-    /// signal), a delivery and its body per consumer that takes it, once consumers marked, and a
-    /// NOTIFY per run that receives a delivery (its id as payload). Returns the revision, the
-    /// number of deliveries and of notifications.
+    /// signal), a delivery and its body per consumer that takes it, once consumers marked, a NOTIFY
+    /// per run that receives a delivery (its id as payload), and the post's id with its result (so
+    /// a try after a lost connection can tell it was applied). Returns the revision, the number of
+    /// deliveries and of notifications.
     struct Post: PostgresPreparedStatement {
         static let sql = """
             WITH prev AS (SELECT revision FROM signals WHERE signal_id = $1 FOR UPDATE),
@@ -42,11 +43,15 @@ enum PostgresStatements {
             b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
                   SELECT d.id, c.handler, $5 FROM d JOIN c USING (consumer_id)),
             u AS (UPDATE consumers SET delivered = 1 WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = 'once')),
-            n AS (SELECT pg_notify($6, owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o)
-            SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1)::bigint,
-                   (SELECT count(*) FROM d)::bigint, (SELECT count(*) FROM n)::bigint
+            n AS (SELECT pg_notify($6, owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o),
+            r AS (SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1) AS revision,
+                         (SELECT count(*) FROM d) AS deliveries),
+            p AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
+                  SELECT $7, $1, r.revision, r.deliveries, $4 FROM r
+                  ON CONFLICT (post_id) DO UPDATE SET revision = excluded.revision, deliveries = excluded.deliveries)
+            SELECT r.revision::bigint, r.deliveries::bigint, (SELECT count(*) FROM n)::bigint FROM r
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .float8, .bytea, .float8, .bytea, .text]
+        static let bindingDataTypes: [PostgresDataType] = [.text, .float8, .bytea, .float8, .bytea, .text, .text]
         typealias Row = (Int, Int, Int)
 
         var signalID: String
@@ -57,15 +62,18 @@ enum PostgresStatements {
         var now: Double
         var payload: ByteBuffer
         var channel: String
+        /// The post's id, made before sending.
+        var postID: String
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
+            var bindings = PostgresBindings(capacity: 7)
             bindings.append(signalID)
             bindings.append(keepUntil)
             bindings.append(storedPayload)
             bindings.append(now)
             bindings.append(payload)
             bindings.append(channel)
+            bindings.append(postID)
             return bindings
         }
 
