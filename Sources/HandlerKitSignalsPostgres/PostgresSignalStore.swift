@@ -91,6 +91,11 @@ public final class PostgresSignalStore: SignalStore {
     /// Deliveries claimed through this store object and not yet completed or released: a claim by
     /// one of its runs that is not among them was lost with a connection, and is claimed again.
     private let inFlight = NIOLockedValueBox<Set<Int64>>([])
+    /// Whether a claim, completion or release failed since the last claim that looked for lost
+    /// claims: a delivery may be left claimed by one of this store's runs with no delivery in
+    /// progress holding it (a claim's answer lost after the server applied it, a completion that
+    /// failed), so the next claim looks for such claims too.
+    private let claimMayBeLost = NIOLockedValueBox(false)
 
     /// A store at `settings`; it connects when first used (or at `prepare()`).
     public init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
@@ -426,36 +431,68 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         let now = Date().timeIntervalSince1970
         let running = inFlight.withLockedValue { Array($0) }
-        let claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, _ in
-            let rows = try await connection.execute(PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit),
-                                                     logger: options.logger)
-            var claimed: [ClaimedDelivery] = []
-            var bodiless: [Int64] = []
-            for try await (id, key, consumer, signal, revision, attempt, handler, payload) in rows {
-                guard let handler, let payload else {
-                    bodiless.append(id)
-                    continue
+        let recovering = claimMayBeLost.withLockedValue { $0 }
+        let claimed: [ClaimedDelivery]
+        do {
+            claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
+                if recovering || isRetry {
+                    try await claim(PostgresStatements.ClaimWithLostClaims(runID: runID, now: now, running: running, limit: limit), connection)
+                } else {
+                    try await claim(PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit), connection)
                 }
-                claimed.append(ClaimedDelivery(rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
-                                               revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
-                                               attempt: attempt, runID: runID))
             }
-            if !bodiless.isEmpty {
-                // An unreadable record is parked with the reason, never dropped; the others go on.
-                try await connection.query("""
-                    UPDATE \(unescaped: s).deliveries SET state = 'dead', claimed_by = NULL,
-                        last_error = 'malformed record in table ''delivery_bodies'', key ''' || delivery_key || ''', column ''delivery_id'': the delivery''s body is missing'
-                    WHERE id = ANY(\(bodiless))
-                    """, logger: options.logger)
-            }
-            return claimed
+        } catch {
+            claimMayBeLost.withLockedValue { $0 = true }
+            throw error
         }
+        if recovering { claimMayBeLost.withLockedValue { $0 = false } }
         inFlight.withLockedValue { $0.formUnion(claimed.map { $0.rowID }) }
         return claimed
     }
 
+    /// Runs a claim statement for `runID`; deliveries whose body is missing are parked as dead.
+    private func claim<Statement: ClaimStatement>(_ statement: Statement, _ connection: PostgresConnection) async throws -> [ClaimedDelivery] {
+        let runID = statement.runID
+        let rows = try await connection.execute(statement, logger: options.logger)
+        var claimed: [ClaimedDelivery] = []
+        var bodiless: [Int64] = []
+        for try await (id, key, consumer, signal, revision, attempt, handler, payload) in rows {
+            guard let handler, let payload else {
+                bodiless.append(id)
+                continue
+            }
+            claimed.append(ClaimedDelivery(rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
+                                           revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
+                                           attempt: attempt, runID: runID))
+        }
+        if !bodiless.isEmpty {
+            // An unreadable record is parked with the reason, never dropped; the others go on.
+            try await connection.query("""
+                UPDATE \(unescaped: s).deliveries SET state = 'dead', claimed_by = NULL,
+                    last_error = 'malformed record in table ''delivery_bodies'', key ''' || delivery_key || ''', column ''delivery_id'': the delivery''s body is missing'
+                WHERE id = ANY(\(bodiless))
+                """, logger: options.logger)
+        }
+        return claimed
+    }
+
     public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+        try await settling(delivery) { () throws(SignalError) in try await completeClaimed(delivery) }
+    }
+
+    /// Runs `settle` for a delivery in progress, which is then no longer in progress; when it fails,
+    /// the delivery may stay claimed, so the next claim looks for lost claims.
+    private func settling(_ delivery: ClaimedDelivery, _ settle: () async throws(SignalError) -> Bool) async throws(SignalError) -> Bool {
         defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
+        do {
+            return try await settle()
+        } catch {
+            claimMayBeLost.withLockedValue { $0 = true }
+            throw error
+        }
+    }
+
+    private func completeClaimed(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
         let now = Date().timeIntervalSince1970
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
             var completed = 0
@@ -474,16 +511,15 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
-        let state = retryAt == nil ? "dead" : "pending"
-        let notBefore = retryAt?.timeIntervalSince1970
-        return try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
-            var released = 0
-            for try await value in try await connection.execute(
-                PostgresStatements.Release(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
-                                           state: state, reason: reason, notBefore: notBefore),
-                logger: options.logger) { released = value }
-            return released == 1
+        let statement = PostgresStatements.Release(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
+                                                   state: retryAt == nil ? "dead" : "pending", reason: reason,
+                                                   notBefore: retryAt?.timeIntervalSince1970)
+        return try await settling(delivery) { () throws(SignalError) in
+            try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
+                var released = 0
+                for try await value in try await connection.execute(statement, logger: options.logger) { released = value }
+                return released == 1
+            }
         }
     }
 

@@ -80,43 +80,48 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Int, Int).self) }
     }
 
-    /// Claims up to `limit` of a run's due deliveries, and the run's claims that no delivery in
-    /// progress holds (claimed by a statement whose answer was lost with its connection): claimed
-    /// again, next attempt. Returns them with their bodies (nil when the body is missing).
-    struct Claim: PostgresPreparedStatement {
+    /// Claims up to `limit` of a run's due deliveries (next attempt) and returns them with their
+    /// bodies (nil when the body is missing).
+    struct Claim: ClaimStatement {
         static let sql = """
             WITH due AS (SELECT id FROM deliveries
-                         WHERE owner_run = $1 AND ((state = 'pending' AND not_before <= $2)
-                               OR (state = 'claimed' AND claimed_by = $1 AND NOT (id = ANY($3))))
+                         WHERE owner_run = $1 AND state = 'pending' AND not_before <= $2 AND NOT (id = ANY($3))
                          ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
-            c AS (UPDATE deliveries d SET state = 'claimed', claimed_by = $1, attempt = d.attempt + 1
-                  FROM due WHERE d.id = due.id
-                  RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
-            SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload
-            FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id ORDER BY c.id
+            \(PostgresStatements.claimAndRead)
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .float8, .int8Array, .int8]
-        typealias Row = (Int64, String, String, String, Int, Int, Data?, Data?)
 
         var runID: String
         var now: Double
-        /// The run's deliveries in progress in this process (not claimed again).
         var running: [Int64]
         var limit: Int
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 4)
-            bindings.append(runID)
-            bindings.append(now)
-            bindings.append(running)
-            bindings.append(limit)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row {
-            try row.decode((Int64, String, String, String, Int, Int, Data?, Data?).self)
-        }
     }
+
+    /// `Claim`, and also the run's claims that no delivery in progress holds (claimed by a statement
+    /// whose answer was lost with its connection): claimed again, next attempt. Used after a claim
+    /// failed, since looking for them costs every claim a scan of the run's claimed entries.
+    struct ClaimWithLostClaims: ClaimStatement {
+        static let sql = """
+            WITH due AS (SELECT id FROM deliveries
+                         WHERE owner_run = $1 AND ((state = 'pending' AND not_before <= $2)
+                               OR (state = 'claimed' AND claimed_by = $1)) AND NOT (id = ANY($3))
+                         ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
+            \(PostgresStatements.claimAndRead)
+            """
+
+        var runID: String
+        var now: Double
+        var running: [Int64]
+        var limit: Int
+    }
+
+    /// What both claim statements do with the deliveries `due` selects.
+    static let claimAndRead = """
+        c AS (UPDATE deliveries d SET state = 'claimed', claimed_by = $1, attempt = d.attempt + 1
+              FROM due WHERE d.id = due.id
+              RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
+        SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload
+        FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id ORDER BY c.id
+        """
 
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
     /// and its body, records the completion, removes a once consumer and its signal when nothing else
@@ -206,6 +211,33 @@ enum PostgresStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Double?.self) }
+    }
+}
+
+/// A claim statement: for a run, at a time, leaving the deliveries in progress in this process alone.
+protocol ClaimStatement: PostgresPreparedStatement where Row == (Int64, String, String, String, Int, Int, Data?, Data?) {
+    var runID: String { get }
+    var now: Double { get }
+    /// The run's deliveries in progress in this process (never claimed again).
+    var running: [Int64] { get }
+    var limit: Int { get }
+    init(runID: String, now: Double, running: [Int64], limit: Int)
+}
+
+extension ClaimStatement {
+    static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8] }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(runID)
+        bindings.append(now)
+        bindings.append(running)
+        bindings.append(limit)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?).self)
     }
 }
 #endif
