@@ -31,30 +31,35 @@ final class PostgresConnections: Sendable {
             host: settings.host, port: settings.port, username: settings.username, password: settings.password,
             database: settings.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(5)
+        // The store's schema first: the prepared statements (PostgresStatements) name its tables unqualified.
+        configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
         let id = nextID.withLockedValue { value -> Int in
             value += 1
             return value
         }
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
-            everConnected.withLockedValue { $0 = true }
+            let first = everConnected.withLockedValue { reached in
+                defer { reached = true }
+                return !reached
+            }
+            if first {
+                logger.info("signal store \(settings.location): connected to the server")
+            } else {
+                logger.debug("signal store \(settings.location): opened connection \(id)")
+            }
             return connection
         } catch {
             throw unreachable(error)
         }
     }
 
-    /// How an operation may be tried again after the connection was lost during it.
-    enum Retry {
-        /// Only when no statement was sent (e.g. a post: it may have been stored).
-        case beforeSending
-        /// Always: the statement is guarded (runs again harmlessly) or only reads.
-        case always
-    }
-
-    /// Runs `body` on a pooled connection; connection losses are retried per `retry`, other errors thrown
-    /// as `SignalError`s of `operation`. `body` gets whether this is a retry after a lost connection.
-    func run<T: Sendable>(_ operation: @autoclosure () -> String, retry: Retry = .always,
+    /// Runs `body` on a pooled connection; after a connection loss it runs again on a fresh connection
+    /// (for `reconnectFor`), other errors are thrown as `SignalError`s of `operation`. `body` gets
+    /// whether this is a retry after a lost connection, so one whose first try may have been applied
+    /// (a completion, a post) finds out rather than applying it twice; the others are guarded (run
+    /// again harmlessly) or only read.
+    func run<T: Sendable>(_ operation: @autoclosure () -> String,
                           _ body: (PostgresConnection, _ isRetry: Bool) async throws -> T) async throws(SignalError) -> T {
         let giveUp = ContinuousClock.now + reconnectFor
         var wait = Duration.milliseconds(20)
@@ -76,14 +81,16 @@ final class PostgresConnections: Sendable {
                 return result
             } catch {
                 let lost = Self.isConnectionLoss(error)
-                if lost || connection.isClosed {
+                if lost || connection.isClosed || error is PSQLError {
+                    // A statement failed: the connection is not reused, since a transaction may be open on it
+                    // and a statement whose preparation failed stays failed on it (postgres-nio keeps the error).
                     try? await connection.close()
                 } else {
-                    // A statement failed on a live connection: make sure no transaction stays open.
+                    // Our own check or decoding failed, not a statement: make sure no transaction stays open.
                     _ = try? await connection.query("ROLLBACK", logger: logger)
                     release(connection)
                 }
-                if lost, retry == .always, ContinuousClock.now < giveUp {
+                if lost, ContinuousClock.now < giveUp {
                     logger.notice("signal store \(settings.location): connection lost during \(operation()), retrying")
                     isRetry = true
                     try? await Task.sleep(for: wait)
@@ -93,8 +100,7 @@ final class PostgresConnections: Sendable {
                 if lost {
                     throw SignalError.storeUnavailable(
                         path: settings.location,
-                        reason: "the connection to \(settings.host):\(settings.port) was lost during \(operation())"
-                            + (retry == .beforeSending ? "; it may or may not have been applied" : "") + ": \(Self.describe(error))")
+                        reason: "the connection to \(settings.host):\(settings.port) was lost during \(operation()): \(Self.describe(error))")
                 }
                 throw signalError(error, operation: operation())
             }
@@ -102,9 +108,9 @@ final class PostgresConnections: Sendable {
     }
 
     /// Runs `body` in one transaction (`BEGIN` … `COMMIT`) on a pooled connection.
-    func transaction<T: Sendable>(_ operation: @autoclosure () -> String, retry: Retry = .always,
+    func transaction<T: Sendable>(_ operation: @autoclosure () -> String,
                                   _ body: (PostgresConnection) async throws -> T) async throws(SignalError) -> T {
-        try await run(operation(), retry: retry) { connection, _ in
+        try await run(operation()) { connection, _ in
             try await connection.query("BEGIN", logger: logger)
             let result = try await body(connection)
             try await connection.query("COMMIT", logger: logger)

@@ -12,9 +12,10 @@ import PostgresNIO
 /// `heartbeat_at`, which is the server's clock (leases are judged by one clock).
 enum PostgresSchema {
     /// The schema version this code writes and reads.
-    static let version = 1
+    static let version = 2
 
-    /// `steps(schema)[n]` migrates version n to n + 1; `S` stands for the schema's name.
+    /// `steps(schema)[n]` migrates version n to n + 1 (`steps(schema).count == version`); `S` stands for
+    /// the schema's name.
     static func steps(_ schema: String) -> [String] {
         [
             """
@@ -91,6 +92,18 @@ enum PostgresSchema {
             );
             CREATE INDEX completions_by_key ON S.completions (delivery_key);
             CREATE INDEX completions_by_time ON S.completions (completed_at);
+            """,
+            // 2: each post's id (made by the posting process before sending) and result, so a post whose
+            // connection was lost is tried again without being applied twice; kept for a few minutes.
+            """
+            CREATE TABLE S.posts (
+                post_id text PRIMARY KEY,
+                signal_id text NOT NULL,
+                revision integer NOT NULL,
+                deliveries integer NOT NULL,
+                posted_at double precision NOT NULL
+            );
+            CREATE INDEX posts_by_time ON S.posts (posted_at);
             """,
         ].map { $0.replacingOccurrences(of: "S.", with: "\(schema).") }
     }

@@ -91,6 +91,11 @@ public final class PostgresSignalStore: SignalStore {
     /// Deliveries claimed through this store object and not yet completed or released: a claim by
     /// one of its runs that is not among them was lost with a connection, and is claimed again.
     private let inFlight = NIOLockedValueBox<Set<Int64>>([])
+    /// Whether a claim, completion or release failed since the last claim that looked for lost
+    /// claims: a delivery may be left claimed by one of this store's runs with no delivery in
+    /// progress holding it (a claim's answer lost after the server applied it, a completion that
+    /// failed), so the next claim looks for such claims too.
+    private let claimMayBeLost = NIOLockedValueBox(false)
 
     /// A store at `settings`; it connects when first used (or at `prepare()`).
     public init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
@@ -141,6 +146,7 @@ public final class PostgresSignalStore: SignalStore {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
                 try await connection.query("DELETE FROM \(unescaped: s).completions WHERE completed_at < \(historyStart)",
                                            logger: options.logger)
+                try await forgetOldPosts(connection)
                 try await removeUnusedSignals(connection, now: now)
             }
         } catch {
@@ -265,6 +271,16 @@ public final class PostgresSignalStore: SignalStore {
         return report
     }
 
+    /// How long a post's id and result are kept (for a try after a lost connection, which comes within
+    /// `reconnectFor`): twice that, at least ten minutes.
+    var postMemory: Double { max(2 * options.reconnectFor.seconds, 600) }
+
+    /// Removes the ids of posts older than `postMemory` (at each run's start and liveness check).
+    func forgetOldPosts(_ connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM \(unescaped: s).posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
+                                   logger: options.logger)
+    }
+
     /// Removes signal records that no consumer uses and that are not (or no longer) kept.
     private func removeUnusedSignals(_ connection: PostgresConnection, now: Double) async throws {
         try await connection.query("""
@@ -371,48 +387,39 @@ public final class PostgresSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         let keep = keepUntil.map(\.timeIntervalSince1970)
         let payloadData = ByteBuffer(bytes: payload)
-        let storedPayload = keep == nil ? ByteBuffer() : payloadData
-        // One statement: the signal's record (its revision serialises posts of the same signal), a
-        // delivery and its body per consumer that takes it, once consumers marked, and a NOTIFY per
-        // run that receives a delivery (its id as payload).
-        let query: PostgresQuery = """
-            WITH prev AS (SELECT revision FROM \(unescaped: s).signals WHERE signal_id = \(signalID) FOR UPDATE),
-            has AS (SELECT EXISTS (SELECT 1 FROM \(unescaped: s).consumers WHERE signal_id = \(signalID)) AS found),
-            gone AS (DELETE FROM \(unescaped: s).signals WHERE signal_id = \(signalID)
-                     AND NOT (SELECT found FROM has) AND \(keep)::float8 IS NULL),
-            sig AS (INSERT INTO \(unescaped: s).signals AS x (signal_id, revision, payload, posted_at, keep_until)
-                    SELECT \(signalID), COALESCE((SELECT revision FROM prev), 0) + 1, \(storedPayload), \(now), \(keep)
-                    WHERE (SELECT found FROM has) OR \(keep)::float8 IS NOT NULL
-                    ON CONFLICT (signal_id) DO UPDATE SET revision = x.revision + 1, payload = excluded.payload,
-                        posted_at = excluded.posted_at, keep_until = excluded.keep_until
-                    RETURNING revision),
-            c AS (SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, created_at
-                  FROM \(unescaped: s).consumers WHERE signal_id = \(signalID) AND (mode = 'every' OR delivered = 0) FOR UPDATE),
-            d AS (INSERT INTO \(unescaped: s).deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
-                                                         lifetime, handler_id, state, attempt, not_before, created_at)
-                  SELECT c.consumer_id || '/' || sig.revision, c.consumer_id, \(signalID), sig.revision, c.component, c.run_id,
-                         c.lifetime, c.handler_id, 'pending', 0, \(now), \(now)
-                  FROM c, sig ORDER BY c.created_at, c.consumer_id
-                  RETURNING id, consumer_id),
-            b AS (INSERT INTO \(unescaped: s).delivery_bodies (delivery_id, handler, payload)
-                  SELECT d.id, c.handler, \(payloadData) FROM d JOIN c USING (consumer_id)),
-            u AS (UPDATE \(unescaped: s).consumers SET delivered = 1
-                  WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = 'once')),
-            n AS (SELECT pg_notify(\(channel), owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o)
-            SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1),
-                   (SELECT count(*) FROM d)::bigint, (SELECT count(*) FROM n)::bigint
-            """
+        // The post's id, made here, is stored with its result: a try after a lost connection finds out
+        // whether the lost one was applied (then returns its result) instead of posting again.
+        let postID = UUID().uuidString
+        let statement = PostgresStatements.Post(signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
+                                                now: now, payload: payloadData, channel: channel, postID: postID)
         let hook = options.faultHook
-        let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'", retry: .beforeSending) { connection, _ in
-            if hook != nil { try await connection.query("BEGIN", logger: options.logger) }
+        let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
+            if isRetry {
+                try await connection.query("BEGIN", logger: options.logger)
+                // Takes the post's id; waits while the lost try's transaction is still open on the server.
+                let taken = try await count(connection.query("""
+                    WITH t AS (INSERT INTO \(unescaped: s).posts (post_id, signal_id, revision, deliveries, posted_at)
+                               VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
+                    SELECT count(*) FROM t
+                    """, logger: options.logger))
+                if taken == 0 {
+                    var applied = (0, 0)
+                    for try await row in try await connection.query("""
+                        SELECT revision, deliveries FROM \(unescaped: s).posts WHERE post_id = \(postID)
+                        """, logger: options.logger).decode((Int, Int).self) { applied = row }
+                    try await connection.query("COMMIT", logger: options.logger)
+                    options.logger.notice("signal store \(location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again")
+                    return applied
+                }
+            } else if hook != nil {
+                try await connection.query("BEGIN", logger: options.logger)
+            }
             var result = (0, 0)
-            for try await (revision, deliveries, _) in try await connection.query(query, logger: options.logger).decode((Int, Int, Int).self) {
+            for try await (revision, deliveries, _) in try await connection.execute(statement, logger: options.logger) {
                 result = (revision, deliveries)
             }
-            if let hook {
-                hook(.postBeforeCommit)
-                try await connection.query("COMMIT", logger: options.logger)
-            }
+            hook?(.postBeforeCommit)
+            if isRetry || hook != nil { try await connection.query("COMMIT", logger: options.logger) }
             return result
         }
         return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
@@ -424,65 +431,74 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         let now = Date().timeIntervalSince1970
         let running = inFlight.withLockedValue { Array($0) }
-        let claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, _ in
-            // Due deliveries, and this run's claims that no delivery in progress holds (claimed by a
-            // statement whose answer was lost with its connection): claimed again, next attempt.
-            let rows = try await connection.query("""
-                WITH due AS (SELECT id FROM \(unescaped: s).deliveries
-                             WHERE owner_run = \(runID) AND ((state = 'pending' AND not_before <= \(now))
-                                   OR (state = 'claimed' AND claimed_by = \(runID) AND NOT (id = ANY(\(running)))))
-                             ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED),
-                c AS (UPDATE \(unescaped: s).deliveries d SET state = 'claimed', claimed_by = \(runID), attempt = d.attempt + 1
-                      FROM due WHERE d.id = due.id
-                      RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
-                SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision, c.attempt, b.handler, b.payload
-                FROM c LEFT JOIN \(unescaped: s).delivery_bodies b ON b.delivery_id = c.id ORDER BY c.id
-                """, logger: options.logger)
-            var claimed: [ClaimedDelivery] = []
-            var bodiless: [Int64] = []
-            for try await (id, key, consumer, signal, revision, attempt, handler, payload)
-                in rows.decode((Int64, String, String, String, Int, Int, Data?, Data?).self) {
-                guard let handler, let payload else {
-                    bodiless.append(id)
-                    continue
+        let recovering = claimMayBeLost.withLockedValue { $0 }
+        let claimed: [ClaimedDelivery]
+        do {
+            claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
+                if recovering || isRetry {
+                    try await claim(PostgresStatements.ClaimWithLostClaims(runID: runID, now: now, running: running, limit: limit), connection)
+                } else {
+                    try await claim(PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit), connection)
                 }
-                claimed.append(ClaimedDelivery(rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
-                                               revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
-                                               attempt: attempt, runID: runID))
             }
-            if !bodiless.isEmpty {
-                // An unreadable record is parked with the reason, never dropped; the others go on.
-                try await connection.query("""
-                    UPDATE \(unescaped: s).deliveries SET state = 'dead', claimed_by = NULL,
-                        last_error = 'malformed record in table ''delivery_bodies'', key ''' || delivery_key || ''', column ''delivery_id'': the delivery''s body is missing'
-                    WHERE id = ANY(\(bodiless))
-                    """, logger: options.logger)
-            }
-            return claimed
+        } catch {
+            claimMayBeLost.withLockedValue { $0 = true }
+            throw error
         }
+        if recovering { claimMayBeLost.withLockedValue { $0 = false } }
         inFlight.withLockedValue { $0.formUnion(claimed.map { $0.rowID }) }
         return claimed
     }
 
+    /// Runs a claim statement for `runID`; deliveries whose body is missing are parked as dead.
+    private func claim<Statement: ClaimStatement>(_ statement: Statement, _ connection: PostgresConnection) async throws -> [ClaimedDelivery] {
+        let runID = statement.runID
+        let rows = try await connection.execute(statement, logger: options.logger)
+        var claimed: [ClaimedDelivery] = []
+        var bodiless: [Int64] = []
+        for try await (id, key, consumer, signal, revision, attempt, handler, payload) in rows {
+            guard let handler, let payload else {
+                bodiless.append(id)
+                continue
+            }
+            claimed.append(ClaimedDelivery(rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
+                                           revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
+                                           attempt: attempt, runID: runID))
+        }
+        if !bodiless.isEmpty {
+            // An unreadable record is parked with the reason, never dropped; the others go on.
+            try await connection.query("""
+                UPDATE \(unescaped: s).deliveries SET state = 'dead', claimed_by = NULL,
+                    last_error = 'malformed record in table ''delivery_bodies'', key ''' || delivery_key || ''', column ''delivery_id'': the delivery''s body is missing'
+                WHERE id = ANY(\(bodiless))
+                """, logger: options.logger)
+        }
+        return claimed
+    }
+
     public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+        try await settling(delivery) { () throws(SignalError) in try await completeClaimed(delivery) }
+    }
+
+    /// Runs `settle` for a delivery in progress, which is then no longer in progress; when it fails,
+    /// the delivery may stay claimed, so the next claim looks for lost claims.
+    private func settling(_ delivery: ClaimedDelivery, _ settle: () async throws(SignalError) -> Bool) async throws(SignalError) -> Bool {
         defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
+        do {
+            return try await settle()
+        } catch {
+            claimMayBeLost.withLockedValue { $0 = true }
+            throw error
+        }
+    }
+
+    private func completeClaimed(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
         let now = Date().timeIntervalSince1970
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
-            let completed = try await count(connection.query("""
-                WITH d AS (DELETE FROM \(unescaped: s).deliveries
-                           WHERE id = \(delivery.rowID) AND state = 'claimed' AND claimed_by = \(delivery.runID) AND attempt = \(delivery.attempt)
-                           RETURNING id, delivery_key, consumer_id, signal_id, revision),
-                b AS (DELETE FROM \(unescaped: s).delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
-                h AS (INSERT INTO \(unescaped: s).completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
-                      SELECT delivery_key, consumer_id, signal_id, revision, \(delivery.runID), \(delivery.attempt), \(now) FROM d),
-                k AS (DELETE FROM \(unescaped: s).consumers WHERE consumer_id IN (SELECT consumer_id FROM d) AND mode = 'once'
-                      RETURNING consumer_id, signal_id),
-                x AS (DELETE FROM \(unescaped: s).signals g WHERE g.signal_id IN (SELECT signal_id FROM k)
-                      AND (g.keep_until IS NULL OR g.keep_until < \(now))
-                      AND NOT EXISTS (SELECT 1 FROM \(unescaped: s).consumers o
-                                      WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
-                SELECT count(*) FROM d
-                """, logger: options.logger))
+            var completed = 0
+            for try await value in try await connection.execute(
+                PostgresStatements.Complete(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now),
+                logger: options.logger) { completed = value }
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
                 return try await count(connection.query("""
@@ -495,28 +511,25 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
-        let state = retryAt == nil ? "dead" : "pending"
-        let notBefore = retryAt?.timeIntervalSince1970
-        return try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
-            try await count(connection.query("""
-                WITH r AS (UPDATE \(unescaped: s).deliveries SET state = \(state), claimed_by = NULL, last_error = \(reason),
-                               not_before = COALESCE(\(notBefore)::float8, not_before)
-                           WHERE id = \(delivery.rowID) AND state = 'claimed' AND claimed_by = \(delivery.runID)
-                           AND attempt = \(delivery.attempt) RETURNING 1)
-                SELECT count(*) FROM r
-                """, logger: options.logger)) == 1
+        let statement = PostgresStatements.Release(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
+                                                   state: retryAt == nil ? "dead" : "pending", reason: reason,
+                                                   notBefore: retryAt?.timeIntervalSince1970)
+        return try await settling(delivery) { () throws(SignalError) in
+            try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
+                var released = 0
+                for try await value in try await connection.execute(statement, logger: options.logger) { released = value }
+                return released == 1
+            }
         }
     }
 
     public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
         try await prepare()
         return try await connections.run("finding the next retry of run \(runID)") { connection, _ in
-            let rows = try await connection.query("""
-                SELECT min(not_before) FROM \(unescaped: s).deliveries WHERE owner_run = \(runID) AND state = 'pending'
-                """, logger: options.logger)
             var next: Double?
-            for try await value in rows.decode(Double?.self) { next = value }
+            for try await value in try await connection.execute(PostgresStatements.NextRetry(runID: runID), logger: options.logger) {
+                next = value
+            }
             return next.map { Date(timeIntervalSince1970: $0) }
         }
     }

@@ -25,16 +25,24 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let connection = NIOLockedValueBox<PostgresConnection?>(nil)
     private let rescanInterval: Duration
+    private let logger: Logger
+    private let location: String
 
     init(connections: PostgresConnections, channel: String, rescanInterval: Duration,
          accepts: @escaping @Sendable (_ payload: String) -> Bool) {
         self.rescanInterval = rescanInterval
+        let logger = connections.logger
+        let location = connections.settings.location
+        self.logger = logger
+        self.location = location
         let listening = Task { [weak self] in
             var wait = Duration.milliseconds(20)
+            var lost = false
             while !Task.isCancelled {
                 do {
                     let connection = try await connections.connect()
                     self?.connection.withLockedValue { $0 = connection }
+                    if lost { logger.notice("signal store \(location): wake-up connection back, listening again") }
                     defer { Task { try? await connection.close() } }
                     if Task.isCancelled { break }
                     try await connection.listen(on: channel) { notifications in
@@ -45,7 +53,8 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    connections.logger.notice("signal store \(connections.settings.location): wake-up connection lost, reconnecting: \(PostgresConnections.describe(error))")
+                    lost = true
+                    logger.notice("signal store \(connections.settings.location): wake-up connection lost, reconnecting: \(PostgresConnections.describe(error))")
                 }
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))
@@ -54,8 +63,9 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
         task.withLockedValue { $0 = listening }
     }
 
-    func next(deadline: ContinuousClock.Instant) async {
-        let deadline = min(deadline, .now + rescanInterval)
+    func next(deadline requested: ContinuousClock.Instant) async {
+        let rescanAt = ContinuousClock.now + rescanInterval
+        let deadline = min(requested, rescanAt)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let started = state.withLockedValue { state -> Int? in
                 if state.woken || state.closed || deadline <= .now {
@@ -69,7 +79,8 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
             guard let started else { return continuation.resume() }
             Task { [weak self] in
                 try? await Task.sleep(until: deadline)
-                self?.resumeWaiter(ifGeneration: started)
+                guard let self, resumeWaiter(ifGeneration: started), deadline == rescanAt else { return }
+                logger.debug("signal store \(location): no wake-up for \(rescanInterval): rescanning")
             }
         }
     }
@@ -99,13 +110,16 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
         continuation?.resume()
     }
 
-    private func resumeWaiter(ifGeneration generation: Int) {
+    /// Resumes the waiting `next` if it is still the one of `generation`; returns whether it was.
+    @discardableResult
+    private func resumeWaiter(ifGeneration generation: Int) -> Bool {
         let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             guard state.generation == generation, let waiter = state.waiter else { return nil }
             state.waiter = nil
             return waiter
         }
         continuation?.resume()
+        return continuation != nil
     }
 
     deinit {

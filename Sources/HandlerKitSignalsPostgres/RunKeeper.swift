@@ -94,6 +94,7 @@ final class RunKeeper: Sendable {
                 if lastCheck.duration(to: .now) >= store.options.livenessCheckInterval {
                     lastCheck = .now
                     _ = try await store.takeOverDeadRuns(of: component, by: runID)
+                    try await store.forgetOldPosts(current)
                 }
             } catch {
                 if Task.isCancelled { break }

@@ -6,10 +6,12 @@ import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import Testing
 
-/// The PostgreSQL store with real processes (the probe, on its own connections and host ids): kill -9
-/// at injected points, a consumer killed while another process of its component runs, two "hosts"
-/// posting to each other, the server restarted mid-run, and a server that cannot be reached.
-@Suite("Signals on PostgreSQL: real processes, kill -9, restarts", .serialized,
+/// Faults only the PostgreSQL store has, with real processes (the probe, on its own connections and
+/// host ids): a consumer killed while another process of its component runs (taken over within
+/// seconds through the server's lock), a host that stops renewing its lease, two "hosts" posting to
+/// each other, the server restarted mid-run. The behaviour both stores share (kill -9 at injected
+/// points included) is tested on both by ProcessTests.
+@Suite("Signals on PostgreSQL: real processes, takeover, lease, two hosts, restarts", .serialized,
        .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresProcessTests {
     let folder = TemporaryFolder()
@@ -27,86 +29,10 @@ struct PostgresProcessTests {
         try Probe.start(arguments + ["--postgres", try url(), "--host", host], output: output)
     }
 
-    /// Registers one once consumer per signal `prefix0`… for component `app`; returns their ids.
-    func register(_ count: Int, prefix: String) async throws -> [String] {
-        let outcome = try await probe(["register", "--component", "app", "--log", log, "--signals", "\(count)", "--prefix", prefix])
-        #expect(outcome.status == 0, "\(outcome.output)")
-        return outcome.lines.compactMap { line in
-            let fields = line.split(separator: " ")
-            return fields.count >= 3 && fields[0] == "consumer" ? String(fields[1]) : nil
-        }
-    }
-
     /// Waits (up to `limit`; not a timing assertion) until `condition` holds.
     func waitUntil(_ limit: Duration = .seconds(120), _ condition: () async throws -> Bool) async throws {
         let end = ContinuousClock.now + limit
         while try await !condition(), ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
-    }
-
-    /// Every consumer process is killed at `point` at its second time there (after completing one
-    /// delivery); processes run until the store has nothing open. 40 deliveries: 39 kills per point.
-    @Test(arguments: ["afterClaim", "insideHandler", "beforeCompletion"])
-    func killedConsumersLoseNoDeliveryAndCompleteNoneTwice(point: String) async throws {
-        let consumers = try await register(40, prefix: "k")
-        let posted = try await probe(["post", "--component", "sync", "--signals", "40", "--prefix", "k"])
-        #expect(posted.status == 0, "\(posted.output)")
-        let store = try store()
-        var kills = 0
-        for _ in 0..<400 {
-            let outcome = try await probe(["consume", "--component", "app", "--kill-at", point, "--kill-after", "2"])
-            if outcome.killed {
-                kills += 1
-                continue
-            }
-            #expect(outcome.status == 0, "\(outcome.output)")
-            let left = try await store.statistics()
-            if left.pendingDeliveries + left.claimedDeliveries == 0 { break }
-            // The killed process's connection may not be closed on the server yet: its run still looks alive.
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let left = try await store.statistics()
-        #expect(left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0)
-        #expect(left.consumers == 0 && left.completions == 40)
-        let expected = Set(consumers.map { "\($0)/1" })
-        for key in expected { #expect(try await store.completions(of: DeliveryKey(key)).count == 1, "\(key) completed exactly once") }
-        let handlerLog = HandlerLog(path: log)
-        #expect(handlerLog.returnedKeys == expected, "every delivery's handler returned")
-        let ends = handlerLog.entries.filter(\.isEnd).count
-        switch point {
-        case "beforeCompletion": #expect(ends == expected.count + kills, "each killed completion's handler ran again")
-        case "insideHandler":
-            #expect(ends == expected.count)
-            #expect(handlerLog.interruptedRuns.count == kills)
-            for run in handlerLog.interruptedRuns { #expect(handlerLog.returned(run.key, after: run.index)) }
-        default: #expect(ends == expected.count)
-        }
-        #expect(kills >= 30)
-        print("signals_pg.kill_test point=\(point) kills=\(kills) deliveries=\(expected.count) handler_returns=\(ends)")
-        await store.close()
-    }
-
-    /// Posters killed inside the post's transaction (their second post) leave nothing of it; posting
-    /// again delivers once.
-    @Test func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce() async throws {
-        let consumers = try await register(30, prefix: "m")
-        var posted = 0
-        var kills = 0
-        while posted < 30, kills < 200 {
-            let outcome = try await probe(["post", "--component", "sync", "--signals", "30", "--prefix", "m", "--from", "\(posted)",
-                                           "--kill-at", "postBeforeCommit", "--kill-after", "2"])
-            let lines = outcome.lines.filter { $0.hasPrefix("posted ") }
-            #expect(lines.allSatisfy { $0.hasSuffix(" 1 1") }, "\(outcome.output)")
-            posted += lines.count
-            if outcome.killed { kills += 1 } else { #expect(outcome.status == 0, "\(outcome.output)") }
-        }
-        #expect(kills == 29, "each process posts once, then is killed inside its second post")
-        let consumed = try await probe(["consume", "--component", "app", "--stop"])
-        #expect(consumed.output.contains("idle 30"), "\(consumed.output)")
-        let store = try store()
-        for consumer in consumers { #expect(try await store.completions(of: DeliveryKey("\(consumer)/1")).count == 1) }
-        #expect(try await store.statistics() == .init(completions: 30))
-        print("signals_pg.kill_test point=postBeforeCommit kills=\(kills) deliveries=30")
-        await store.close()
     }
 
     /// A consumer process killed inside a handler while another process of its component runs: the
@@ -360,15 +286,76 @@ struct PostgresStoreErrorTests {
         let store = try PostgresTestServer.store(folder: folder.path)
         try await store.prepare()
         let schema = PostgresTestServer.schema(for: folder.path)
+        try await psql("UPDATE \(schema).schema_version SET version = 99")
+        let reopened = try PostgresTestServer.store(folder: folder.path)
+        await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 2)) { try await reopened.prepare() }
+        await store.close()
+    }
+
+    /// A store at schema version 1 (version 2's tables without the post ids that 2 added) is migrated
+    /// when opened, keeping its records: a consumer registered before is delivered a post made after.
+    @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+    func aStoreAtVersion1IsMigratedKeepingItsRecords() async throws {
+        let folder = TemporaryFolder()
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        let schema = PostgresTestServer.schema(for: folder.path)
+        let old = try PostgresTestServer.store(folder: folder.path)
+        let registering = try await manualCenter("app", store: old, registry: registry)
+        let consumer = try await registering.register(try Handler(id: "Sink.receive", registry: registry), for: "later")
+        try await registering.stop()
+        await old.close()
+        try await psql("DROP TABLE \(schema).posts; UPDATE \(schema).schema_version SET version = 1")
+
+        let store = try PostgresTestServer.store(folder: folder.path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        #expect(center.takeover.adoptedConsumers == 1)
+        #expect(try await center.post("later", payload: ["item": 5]).deliveries == 1)
+        #expect(try await center.deliverDue() == 1)
+        #expect(recorder.all.map(\.deliveryKey) == ["\(consumer.rawValue)/1"])
+        try await center.stop()
+        await store.close()
+    }
+
+    /// A completion that fails on the server (its table renamed away by an operator) is a typed
+    /// error, and completions work again once the table is back: the connection it failed on is not
+    /// reused (postgres-nio keeps a failed preparation's error for the connection's lifetime, so a
+    /// pooled connection would refuse every later completion).
+    @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+    func aStatementThatFailedOnTheServerDoesNotBreakTheStoreOnceTheCauseIsGone() async throws {
+        let folder = TemporaryFolder()
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        let store = try PostgresTestServer.store(folder: folder.path)
+        let schema = PostgresTestServer.schema(for: folder.path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        let consumer = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
+                                                 delivery: .everyRevision)
+        try await psql("ALTER TABLE \(schema).completions RENAME TO completions_away")
+        try await center.post("progress", payload: ["item": 1])
+        let error = await #expect(throws: SignalError.self) { try await center.deliverDue() }
+        #expect(error?.description.contains("relation \"completions\" does not exist") == true, "\(String(describing: error))")
+
+        try await psql("ALTER TABLE \(schema).completions_away RENAME TO completions")
+        try await center.post("progress", payload: ["item": 2])
+        // Revision 1's delivery is still claimed by this run: it is claimed again, runs again and completes.
+        #expect(try await center.deliverDue() == 2)
+        #expect(recorder.all.map(\.item) == [1, 1, 2])
+        for revision in 1...2 {
+            #expect(try await store.completions(of: DeliveryKey("\(consumer.rawValue)/\(revision)")).count == 1)
+        }
+        try await center.stop()
+        await store.close()
+    }
+
+    /// Runs `sql` on the test server with psql.
+    func psql(_ sql: String) async throws {
         let psql = Process()
         psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        psql.arguments = ["psql", try PostgresTestServer.requireURL(), "-q", "-c", "UPDATE \(schema).schema_version SET version = 99"]
+        psql.arguments = ["psql", try PostgresTestServer.requireURL(), "-q", "-c", sql]
         try psql.run()
         await Probe.finish(psql)
-        try #require(psql.terminationStatus == 0, "psql is needed to change the schema version")
-        let reopened = try PostgresTestServer.store(folder: folder.path)
-        await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 1)) { try await reopened.prepare() }
-        await store.close()
+        try #require(psql.terminationStatus == 0, "psql is needed to change the store behind its back: \(sql)")
     }
 }
 #endif

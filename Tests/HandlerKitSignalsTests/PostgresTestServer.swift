@@ -53,9 +53,10 @@ enum PostgresTestServer {
 }
 
 extension StoreKind {
-    static let postgres = StoreKind(name: "PostgreSQL") { folder in
-        try PostgresTestServer.store(folder: folder)
-    }
+    static let postgres = StoreKind(
+        name: "PostgreSQL",
+        open: { folder in try PostgresTestServer.store(folder: folder) },
+        probeArguments: { folder in ["--postgres", try PostgresTestServer.url(folder: folder), "--host", "host-a"] })
 }
 
 @Suite("Signals on PostgreSQL: the test server")

@@ -3,18 +3,22 @@ import HandlerKit
 import HandlerKitSignals
 import Testing
 
-/// A store the behavioural tests run against. Every conformance test takes one of `StoreKind.all`,
-/// so a second store (PostgreSQL) joins the same suite by adding itself there.
+/// A store the behavioural tests run against. Every conformance test (in-process and with real
+/// processes) takes one of `StoreKind.all`, so a second store (PostgreSQL) joins the same suites by
+/// adding itself there.
 struct StoreKind: Sendable, CustomTestStringConvertible {
     let name: String
     /// Opens a store whose files (if any) live in `folder`; called again with the same folder, it opens the same store.
     let open: @Sendable (_ folder: String) throws -> any SignalStore
+    /// The arguments that make the probe (handlerkit-signals-probe) open the store `open` opens for `folder`.
+    let probeArguments: @Sendable (_ folder: String) throws -> [String]
 
     var testDescription: String { name }
 
-    static let sqlite = StoreKind(name: "SQLite") { folder in
-        try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20)))
-    }
+    static let sqlite = StoreKind(
+        name: "SQLite",
+        open: { folder in try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20))) },
+        probeArguments: { folder in ["--db", folder + "/signals.sqlite"] })
 
     #if PostgreSQL
     static let all: [StoreKind] = [.sqlite] + PostgresTestServer.storeKinds

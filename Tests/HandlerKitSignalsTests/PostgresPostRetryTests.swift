@@ -1,0 +1,48 @@
+// Compiled with the package trait `PostgreSQL` only (Scripts/test.sh enables it).
+#if PostgreSQL && canImport(Glibc)
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import HandlerKitSignalsPostgres
+import Testing
+
+/// A post whose connection is lost mid-statement is tried again on a fresh connection and applied
+/// exactly once, whether the server had applied it (its answer lost) or never received it. The
+/// connection is really cut, by a proxy between the store and the server (ConnectionCutter).
+@Suite("Signals on PostgreSQL: a post whose connection is lost mid-statement",
+       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+struct PostgresPostRetryTests {
+    /// The name postgres-nio prepares the store's post statement under (`String(reflecting:)` of its type).
+    static let postStatement = "HandlerKitSignalsPostgres.PostgresStatements.Post"
+
+    @Test(arguments: [ConnectionCutter.Cut.afterAnswer, .beforeServer])
+    func aPostWhoseConnectionIsLostIsTriedAgainAndStoredOnce(cut: ConnectionCutter.Cut) async throws {
+        let folder = TemporaryFolder()
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        var settings = try PostgresSettings(url: try PostgresTestServer.requireURL())
+        settings.schema = PostgresTestServer.schema(for: folder.path)
+        let cutter = try ConnectionCutter(serverPort: settings.port)
+        defer { cutter.stop() }
+        settings.port = cutter.port
+        let store = try PostgresSignalStore(settings: settings)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        let consumer = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
+                                                 delivery: .everyRevision)
+
+        cutter.arm(statement: Self.postStatement, cut: cut)
+        let first = try await center.post("progress", payload: ["item": 1])
+        #expect(cutter.cuts == 1, "the post's connection was cut")
+        #expect(first.revision == 1 && first.deliveries == 1, "\(first)")
+        let second = try await center.post("progress", payload: ["item": 2])
+        #expect(second.revision == 2, "revision 1 was stored once")
+        #expect(try await center.deliverDue() == 2)
+        #expect(recorder.all.map(\.item) == [1, 2])
+        for revision in 1...2 {
+            #expect(try await store.completions(of: DeliveryKey("\(consumer.rawValue)/\(revision)")).count == 1)
+        }
+        try await center.stop()
+        await store.close()
+    }
+}
+#endif
