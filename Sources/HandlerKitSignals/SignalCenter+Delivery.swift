@@ -17,7 +17,17 @@ extension SignalCenter {
                     for rest in claimed[index...] { _ = try await store.release(rest, reason: "run stopped", retryAt: Date()) }
                     return completed
                 }
-                if try await deliver(delivery) { completed += 1 }
+                do {
+                    if try await deliver(delivery) { completed += 1 }
+                } catch {
+                    // The store failed to settle this delivery, which stays claimed (its handler may have
+                    // run). The claims not started are given back, so that they are not held until the
+                    // run ends; where the store cannot take them either, they are held until then.
+                    for rest in claimed[(index + 1)...] {
+                        _ = try? await store.release(rest, reason: "not started: \(error)", retryAt: Date())
+                    }
+                    throw error
+                }
             }
             // A short batch took everything that was due; what is posted meanwhile wakes the center again.
             if claimed.count < options.claimBatch { break }

@@ -1,0 +1,94 @@
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import Testing
+
+/// What a center does with the rest of a claimed batch when the store fails to settle one delivery.
+@Suite("Signals: a store failing to settle a delivery, against every store")
+struct SettleFailureTests {
+    let folder = TemporaryFolder()
+    let recorder = Recorder()
+    let registry: HandlerRegistry
+
+    init() throws { registry = try makeRegistry(recorder) }
+
+    @Test(arguments: StoreKind.all)
+    func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
+        let store = FailingCompletionStore(try kind.open(folder.path))
+        let center = try await manualCenter("app", store: store, registry: registry)
+        _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
+                                      delivery: .everyRevision)
+        for item in 1...3 { _ = try await center.post("progress", payload: ["item": item]) }
+
+        store.failNextCompletion()
+        await #expect(throws: SignalError.self) { try await center.deliverDue() }
+        // The first handler ran and its completion failed: it stays claimed by this run. The two
+        // claims that had not started are pending again rather than held until the run ends.
+        #expect(recorder.all.map(\.item) == [1])
+        var statistics = try await store.statistics()
+        #expect(statistics.claimedDeliveries == 1 && statistics.pendingDeliveries == 2)
+
+        #expect(try await center.deliverDue() == 2)
+        #expect(recorder.all.map(\.item) == [1, 2, 3])
+        statistics = try await store.statistics()
+        #expect(statistics.claimedDeliveries == 1 && statistics.pendingDeliveries == 0)
+        try await center.stop()
+    }
+}
+
+/// A store that throws `storeUnavailable` from `complete` once when told to, and otherwise forwards
+/// every call to the store it wraps.
+final class FailingCompletionStore: SignalStore {
+    private let base: any SignalStore
+    private let failing = Locked(false)  // HandlerKit's lock (package access)
+
+    init(_ base: any SignalStore) { self.base = base }
+
+    func failNextCompletion() { failing.withLock { $0 = true } }
+
+    var location: String { base.location }
+
+    func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+        if failing.withLock({ failing in defer { failing = false }; return failing }) { throw .storeUnavailable(path: location, reason: "the test cut the store off") }
+        return try await base.complete(delivery)
+    }
+
+    func beginRun(_ runID: String, component: String) async throws(SignalError) {
+        try await base.beginRun(runID, component: component)
+    }
+    func endRun(_ runID: String, component: String) async throws(SignalError) {
+        try await base.endRun(runID, component: component)
+    }
+    func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
+        try await base.takeOverDeadRuns(of: component, by: runID)
+    }
+    func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
+        try await base.insertConsumer(consumer)
+    }
+    func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool { try await base.removeConsumer(id) }
+    func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
+        try await base.consumers(of: component)
+    }
+    func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        try await base.post(signalID, payload: payload, keepUntil: keepUntil)
+    }
+    func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        try await base.claim(for: runID, limit: limit)
+    }
+    func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
+        try await base.release(delivery, reason: reason, retryAt: retryAt)
+    }
+    func nextRetry(for runID: String) async throws(SignalError) -> Date? { try await base.nextRetry(for: runID) }
+    func openDeliveries(for runID: String) async throws(SignalError) -> Int { try await base.openDeliveries(for: runID) }
+    func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
+        try await base.deadDeliveries(of: component)
+    }
+    func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
+        try await base.requeue(key, by: runID, component: component)
+    }
+    func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
+        try await base.completions(of: key)
+    }
+    func statistics() async throws(SignalError) -> SignalStoreStatistics { try await base.statistics() }
+    func makeWakeListener() throws(SignalError) -> any SignalWakeListener { try base.makeWakeListener() }
+}
