@@ -44,7 +44,7 @@ final class PostgresConnections: Sendable {
                 return !reached
             }
             if first {
-                logger.info("signal store \(settings.location): connected to the server")
+                logger.debug("signal store \(settings.location): connected to the server")
             } else {
                 logger.debug("signal store \(settings.location): opened connection \(id)")
             }
