@@ -431,7 +431,11 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         let now = Date().timeIntervalSince1970
         let running = inFlight.withLockedValue { Array($0) }
-        let recovering = claimMayBeLost.withLockedValue { $0 }
+        // Taken (and cleared) before the claim, so a failure of another operation meanwhile sets it again.
+        let recovering = claimMayBeLost.withLockedValue { mayBeLost in
+            defer { mayBeLost = false }
+            return mayBeLost
+        }
         let claimed: [ClaimedDelivery]
         do {
             claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
@@ -445,7 +449,6 @@ public final class PostgresSignalStore: SignalStore {
             claimMayBeLost.withLockedValue { $0 = true }
             throw error
         }
-        if recovering { claimMayBeLost.withLockedValue { $0 = false } }
         inFlight.withLockedValue { $0.formUnion(claimed.map { $0.rowID }) }
         return claimed
     }
