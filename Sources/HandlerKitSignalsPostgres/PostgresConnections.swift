@@ -39,15 +39,8 @@ final class PostgresConnections: Sendable {
         }
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
-            let first = everConnected.withLockedValue { reached in
-                defer { reached = true }
-                return !reached
-            }
-            if first {
-                logger.debug("signal store \(settings.location): connected to the server")
-            } else {
-                logger.debug("signal store \(settings.location): opened connection \(id)")
-            }
+            everConnected.withLockedValue { $0 = true }
+            logger.debug("signal store \(settings.location): opened connection \(id)")
             return connection
         } catch {
             throw unreachable(error)
