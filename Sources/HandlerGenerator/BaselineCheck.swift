@@ -9,9 +9,9 @@ import HandlerScanner
 /// type becoming optional or widening (`Int` → `Double`), and a parameter removed outright (values
 /// stored under it are kept and ignored). A handler that is gone has no line in the sources: it is
 /// reported at its entry in the baseline file, unless a new handler looks like its rename.
-public enum BaselineCheck {
+package enum BaselineCheck {
     /// The diagnostics for the handlers `scan` found against `baseline`, in file, then line order.
-    public static func diagnostics(_ scan: ScanResult, module: String, against baseline: Baseline) -> [ScanDiagnostic] {
+    package static func diagnostics(_ scan: ScanResult, module: String, against baseline: Baseline) -> [ScanDiagnostic] {
         let old = baseline.manifest
         if old.module != module {
             return [ScanDiagnostic(

@@ -67,7 +67,7 @@ enum EmbeddedTemplates {
 /// JSON conversion of the C struct `{{name}}` ({{location}}), so handlers can bind it:
 /// an object with one member per field.
 extension {{name}}: @retroactive Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init()
         let container = try decoder.container(keyedBy: CFieldKey.self)
 {{#decodeLines}}
@@ -75,7 +75,7 @@ extension {{name}}: @retroactive Codable {
 {{/decodeLines}}
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CFieldKey.self)
 {{#encodeLines}}
         {{text}}
@@ -87,11 +87,11 @@ extension {{name}}: @retroactive Codable {
 /// JSON conversion of the C enum `{{name}}` ({{location}}), so handlers can bind it:
 /// its raw value.
 extension {{name}}: @retroactive Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self = try CValueCoding.enumeration({{name}}.self, from: decoder)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
@@ -178,7 +178,7 @@ import {{name}}
 extension HandlerTable {
     /// Every `@handler` function of module `{{moduleName}}`.
 {{#hasHandlers}}
-    public static let {{tableName}}: HandlerTable = {
+    package static let {{tableName}}: HandlerTable = {
         var handlers: [HandlerDescriptor] = []
         handlers.reserveCapacity({{handlerCount}})
 {{#handlers}}
@@ -194,7 +194,7 @@ extension HandlerTable {
     }()
 {{/hasHandlers}}
 {{^hasHandlers}}
-    public static let {{tableName}} = HandlerTable(module: "{{moduleName}}", handlers: [])
+    package static let {{tableName}} = HandlerTable(module: "{{moduleName}}", handlers: [])
 {{/hasHandlers}}
 }
 {{#handlers}}

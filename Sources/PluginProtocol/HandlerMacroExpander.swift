@@ -2,14 +2,14 @@ import HandlerScanner
 
 /// Expands `@handler`: validates the declaration it is attached to with the project's scanner and
 /// reports misuse as diagnostics at the declaration. The expansion itself is always empty.
-public struct HandlerMacroExpander: Sendable {
+package struct HandlerMacroExpander: Sendable {
     /// The type name the macro declaration names in `#externalMacro(module:type:)`.
-    public static let implementationTypeName = "HandlerMacro"
+    package static let implementationTypeName = "HandlerMacro"
 
-    public init() {}
+    package init() {}
 
     /// The diagnostics for one `expandAttachedMacro` request, positioned in the compiler's file.
-    public func diagnostics(for request: AttachedMacroRequest) -> [PluginDiagnostic] {
+    package func diagnostics(for request: AttachedMacroRequest) -> [PluginDiagnostic] {
         let declaration = request.declSyntax
         let file = declaration.location.fileName
         let attributePosition = PluginDiagnostic.Position(
