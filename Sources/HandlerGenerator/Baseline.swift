@@ -31,12 +31,12 @@ package struct Baseline: Sendable {
         } catch {
             let index = (error as NSError).userInfo["NSJSONSerializationErrorIndex"] as? Int
             throw failure(file, index.map { line(ofOffset: $0, in: data) } ?? 1,
-                "the handler baseline is not valid JSON; rewrite it with `swift package update-handler-baseline`")
+                "the handler baseline is not valid JSON; rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
         guard let root = object as? [String: Any] else { throw failure(file, 1, "the handler baseline must be a JSON object") }
         guard root["format"] as? Int == HandlerManifest.formatVersion else {
             throw failure(file, line(ofKey: "format", in: text),
-                "the handler baseline has format \(root["format"].map { "\($0)" } ?? "(missing)"); this HandlerKit reads format \(HandlerManifest.formatVersion): rewrite it with `swift package update-handler-baseline`")
+                "the handler baseline has format \(root["format"].map { "\($0)" } ?? "(missing)"); this HandlerKit reads format \(HandlerManifest.formatVersion): rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
         guard let module = root["module"] as? String else { throw missing("module", "a string", file, text) }
         var rules = HandlerManifest.defaultRules

@@ -3,7 +3,7 @@ import HandlerScanner
 /// A module's handlers as stored handlers see them: ids, former ids and, per
 /// parameter, its name, former names, type, whether it is mandatory and whether it can be bound.
 ///
-/// Committed next to a target's sources as its baseline (`swift package update-handler-baseline`
+/// Committed next to a target's sources as its baseline (`swift package --allow-writing-to-package-directory update-handler-baseline`
 /// writes it; `handlergen manifest` prints it), it is what the build compares the handlers with.
 /// Its JSON is deterministic and diff-friendly: fixed key order, handlers sorted by id, one parameter
 /// per line. It names no file or line, so moving a handler does not change it.
@@ -113,7 +113,7 @@ package struct HandlerManifest: Sendable, Equatable {
     static let about =
         "The @handler functions of this module as stored handlers rely on them. The HandlerKit build plugin "
         + "reports every change that would stop stored handlers from rebuilding; after reviewing an "
-        + "intended change, update this file with `swift package update-handler-baseline`. 'rules' sets "
+        + "intended change, update this file with `swift package --allow-writing-to-package-directory update-handler-baseline`. 'rules' sets "
         + "each check to error, warning or ignore."
 }
 
