@@ -38,7 +38,7 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .malformedJSON(let reason, let line, let column, let offset):
-            "malformed handler JSON at line \(line), column \(column) (byte \(offset)): \(reason)"
+            "malformed JSON at line \(line), column \(column) (byte \(offset)): \(reason)"
         case .documentTooLarge(let size, let limit):
             "handler JSON is \(size) bytes, over the limit of \(limit) bytes (DecodingLimits.maximumDocumentSize)"
         case .nestingTooDeep(let limit, let line, let column):
