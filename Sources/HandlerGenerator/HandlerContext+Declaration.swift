@@ -135,7 +135,7 @@ extension HandlerContext {
             }
         }
 
-        var prefix = handler.returnType == nil ? "" : "_ = "
+        var prefix = ""
         let callThrows = handler.isThrows || (!bindsLocals && !parameters.isEmpty)
         if callThrows { prefix += "try " }
         if handler.isAsync { prefix += "await " }

@@ -65,7 +65,7 @@ import Testing
         }
 
         @handler(id: "cleanup.v1")
-        func cleanUp(_ reason: String, values: [String: [Int]]? = nil) -> Int { 0 }
+        func cleanUp(_ reason: String, values: [String: [Int]]? = nil) {}
 
         @MainActor enum Screen {
             @handler static func show(title: String) async {}
