@@ -67,7 +67,7 @@ enum EmbeddedTemplates {
 /// JSON conversion of the C struct `{{name}}` ({{location}}), so handlers can bind it:
 /// an object with one member per field.
 extension {{name}}: @retroactive Codable {
-    package init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         self.init()
         let container = try decoder.container(keyedBy: CFieldKey.self)
 {{#decodeLines}}
@@ -75,7 +75,7 @@ extension {{name}}: @retroactive Codable {
 {{/decodeLines}}
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CFieldKey.self)
 {{#encodeLines}}
         {{text}}
@@ -87,11 +87,11 @@ extension {{name}}: @retroactive Codable {
 /// JSON conversion of the C enum `{{name}}` ({{location}}), so handlers can bind it:
 /// its raw value.
 extension {{name}}: @retroactive Codable {
-    package init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         self = try CValueCoding.enumeration({{name}}.self, from: decoder)
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
@@ -161,7 +161,7 @@ extension {{name}}: @retroactive Codable {
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.{{tableName}})
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 {{#sourceImports}}
 {{#conditions}}
 #if {{expression}}
@@ -175,10 +175,14 @@ import HandlerKit
 import {{name}}
 {{/cImports}}
 
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
+
 extension HandlerTable {
     /// Every `@handler` function of module `{{moduleName}}`.
 {{#hasHandlers}}
-    package static let {{tableName}}: HandlerTable = {
+    public static let {{tableName}}: HandlerTable = {
         var handlers: [HandlerDescriptor] = []
         handlers.reserveCapacity({{handlerCount}})
 {{#handlers}}
@@ -194,7 +198,7 @@ extension HandlerTable {
     }()
 {{/hasHandlers}}
 {{^hasHandlers}}
-    package static let {{tableName}} = HandlerTable(module: "{{moduleName}}", handlers: [])
+    public static let {{tableName}} = HandlerTable(module: "{{moduleName}}", handlers: [])
 {{/hasHandlers}}
 }
 {{#handlers}}
@@ -249,10 +253,10 @@ extension {{enclosingType}} {
 {{#bindings}}
     {{bindingsName}}.bind("{{key}}", {{name}})
 {{/bindings}}
-    return try Handler(id: "{{id}}", bound: {{bindingsName}}, invalidation: {{invalidationName}}?.id, registry: {{registryName}})
+    return try Handler(id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}", bound: {{bindingsName}}, invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 {{^hasParameters}}
-    return try Handler(id: "{{id}}", invalidation: {{invalidationName}}?.id, registry: {{registryName}})
+    return try Handler(id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}", invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 }
 

@@ -109,6 +109,7 @@ package struct HandlerGenerator: Sendable {
         // `<name>HandlerID` name, so code naming it compiles whichever branch is active.
         var idsSeen: [String: [String]] = [:]
         var sections: [HandlerSection] = []
+        let tableName = SwiftSource.lowerCamelCase(moduleName)
         for (handler, callName) in zip(handlers, callNames) {
             let scope = Self.scope(of: handler) + "\u{0}" + handler.name
             let count = (seen[scope] ?? 0) + 1
@@ -117,7 +118,7 @@ package struct HandlerGenerator: Sendable {
             let idCount = idsSeen[scope]?.count ?? 1
             let context = HandlerContext(
                 handler, descriptorSuffix: count == 1 ? "" : "_\(count)", idSuffix: idCount == 1 ? "" : "_\(idCount)",
-                callName: callName, sourceLocations: sourceLocations)
+                callName: callName, sourceLocations: sourceLocations, moduleName: moduleName, tableName: tableName)
             let members = try Templates.render(context, template: Templates.descriptor) + "\n"
                 + Templates.render(context, template: Templates.reference) + "\n"
                 + Templates.render(context, template: Templates.call)
@@ -130,7 +131,6 @@ package struct HandlerGenerator: Sendable {
                 )
             )
         }
-        let tableName = SwiftSource.lowerCamelCase(moduleName)
         let sourceImports = Self.sourceImports(scan.imports)
         let importedUnconditionally = Set(sourceImports.filter(\.conditions.isEmpty).map(\.declaration))
         let file = FileContext(

@@ -30,6 +30,7 @@ public final class HandlerDescriptor: Sendable {
     let hasFormerParameterNames: Bool
 
     /// A handler whose function is synchronous.
+    @_spi(HandlerKitGenerated)
     public convenience init(
         id: String, formerIDs: [String] = [], parameters: [HandlerParameter],
         invoke: @escaping @Sendable (HandlerArguments) throws -> Void
@@ -38,6 +39,7 @@ public final class HandlerDescriptor: Sendable {
     }
 
     /// A handler whose function is `async`.
+    @_spi(HandlerKitGenerated)
     public convenience init(
         id: String, formerIDs: [String] = [], parameters: [HandlerParameter],
         invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void

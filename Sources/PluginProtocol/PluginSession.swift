@@ -34,10 +34,10 @@ package struct PluginSession: Sendable {
             }
             return .getCapabilityResult(PluginCapability(protocolVersion: Self.protocolVersion))
         case .expandAttachedMacro(let request):
-            let diagnostics = expander.diagnostics(for: request)
+            let (peers, diagnostics) = expander.expansion(for: request)
             return hostAcceptsUnifiedResult
-                ? .expandMacroResult(expandedSource: "", diagnostics: diagnostics)
-                : .expandAttachedMacroResult(expandedSources: [], diagnostics: diagnostics)
+                ? .expandMacroResult(expandedSource: peers.joined(separator: "\n"), diagnostics: diagnostics)
+                : .expandAttachedMacroResult(expandedSources: peers, diagnostics: diagnostics)
         case .expandFreestandingMacro(let request):
             let location = request.syntax.location
             let diagnostic = PluginDiagnostic(
