@@ -177,6 +177,22 @@ struct CompilerDiagnosticTests {
         #expect(result.output.contains("_handlerKitPluginOf_App_"), "\(result.output)")
     }
 
+    /// A handler that returns a value is refused at its arrow: the value would have nowhere to go.
+    @Test func aReturnedValueIsAnErrorAtTheArrow() async throws {
+        let source = """
+            enum Uploads {
+                @handler
+                static func retry(fileID: Int) -> Bool { true }
+            }
+            """
+        let result = try await typecheck(source)
+        let errors = result.reported.filter { $0.severity == "error" }
+        #expect(errors.count == 1, "\(result.output)")
+        #expect(errors.first?.line == 3 && errors.first?.column == 36, "\(result.output)")
+        #expect(errors.first?.message.hasPrefix(
+            "@handler function 'retry' returns Bool, but a handler's result has nowhere to go") == true, "\(result.output)")
+    }
+
     static let misuseSource = """
         enum Carbons {
             @handler
