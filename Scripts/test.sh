@@ -10,4 +10,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 bash Scripts/docs.sh
+bash Scripts/api.sh --reuse-graphs
 exec bash Scripts/with-postgres.sh swift test --enable-all-traits "$@"

@@ -6,7 +6,7 @@
 // the post (its commit included) to the start of the handler in the other process, on the wall clock
 // both processes share.
 import Foundation
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import NIOConcurrencyHelpers

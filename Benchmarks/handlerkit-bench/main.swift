@@ -74,8 +74,8 @@ let handler = try Handler(json: documentBytes, registry: registry)
 // the compiler and passed as a Double)…
 let call = try measure("call.handler_ns", 1_000_000) { try Mail.callFetchedHandler(handler, ratio: 0.5) }
 // …and through the dynamic form, whose call-time values are any Sendable values looked up by name.
-let callDictionary = try measure("call.handler_dictionary_ns", 1_000_000) { try handler.call(["ratio": 0.5]) }
-let callBoundOnly = try measure("call.handler_bound_only_ns", 1_000_000) { try handler.call() }
+let callDictionary = try measure("call.handler_dictionary_ns", 1_000_000) { try handler.callSynchronously(["ratio": 0.5]) }
+let callBoundOnly = try measure("call.handler_bound_only_ns", 1_000_000) { try handler.callSynchronously() }
 
 struct PlainDocument: Codable {
     struct Bound: Codable {
@@ -91,7 +91,7 @@ struct PlainDocument: Codable {
 let decoder = JSONDecoder()
 let jsonDecoder = try measure("decode.jsondecoder_ns", 50_000) { sink &+= try decoder.decode(PlainDocument.self, from: document).bound.count }
 
-let decodeAndCall = try measure("decode_and_call.handler_ns", 200_000) { try Handler(json: documentBytes, registry: registry).call() }
+let decodeAndCall = try measure("decode_and_call.handler_ns", 200_000) { try Handler(json: documentBytes, registry: registry).callSynchronously() }
 
 let archived: NSDictionary = [
     "id": "Mail.fetched", "name": "inbox-sync-service", "flag": true, "count": 4096, "ratio": 0.125,

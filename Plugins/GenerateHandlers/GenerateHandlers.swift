@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// `swift package generate-handlers [--target T]… [--output PATH] [--no-source-locations]`: writes the
+/// `swift package --allow-writing-to-package-directory generate-handlers [--target T]… [--output PATH] [--no-source-locations]`: writes the
 /// file the HandlerKit build plugin generates where a person can read it, via `handlergen review`.
 ///
 /// Without `--target` it takes every Swift target of the package that depends on HandlerKit and has
@@ -19,7 +19,7 @@ struct GenerateHandlers: CommandPlugin {
         let noSourceLocations = extractor.extractFlag(named: "no-source-locations") > 0
         guard extractor.remainingArguments.isEmpty, outputs.count <= 1 else {
             throw ReviewError.usage(
-                "unexpected arguments \(extractor.remainingArguments); usage: swift package generate-handlers "
+                "unexpected arguments \(extractor.remainingArguments); usage: swift package --allow-writing-to-package-directory generate-handlers "
                     + "[--target TARGET]… [--output PATH] [--no-source-locations]")
         }
         let package = context.package

@@ -1,7 +1,7 @@
 import Foundation
 import PackagePlugin
 
-/// `swift package update-handler-baseline [--target T]…`: writes (or updates) each target's committed
+/// `swift package --allow-writing-to-package-directory update-handler-baseline [--target T]…`: writes (or updates) each target's committed
 /// handler baseline, `.handlers-baseline.json` next to its sources, via `handlergen manifest`
 ///. Run it after reviewing a change the build reported, to accept it; the build
 /// plugin then checks later changes against the new baseline. The file's `rules` are kept.
@@ -14,7 +14,7 @@ struct UpdateHandlerBaseline: CommandPlugin {
         var extractor = ArgumentExtractor(arguments)
         let names = extractor.extractOption(named: "target")
         guard extractor.remainingArguments.isEmpty else {
-            throw BaselineError("unexpected arguments \(extractor.remainingArguments); usage: swift package "
+            throw BaselineError("unexpected arguments \(extractor.remainingArguments); usage: swift package --allow-writing-to-package-directory "
                 + "update-handler-baseline [--target TARGET]…")
         }
         let tool = try context.tool(named: "handlergen").url

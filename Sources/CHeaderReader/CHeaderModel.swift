@@ -1,22 +1,22 @@
 /// The result of reading C headers for a set of type names.
-public struct CHeaderModel: Sendable, Hashable {
+package struct CHeaderModel: Sendable, Hashable {
     /// The declarations found: the requested types and every named struct or enum they use, sorted by
     /// name. A type that cannot be converted is absent here and explained in ``diagnostics``.
-    public var declarations: [CDeclaration]
+    package var declarations: [CDeclaration]
     /// For each requested name that was found, the name of its declaration. The two differ only for a
     /// typedef of a tagged type (`typedef struct HKPoint_ {…} HKPoint;` maps `HKPoint` to `HKPoint_`).
-    public var resolvedNames: [String: String]
+    package var resolvedNames: [String: String]
     /// Requested names that the headers do not declare as a struct or enum (sorted). These are not C
     /// types for HandlerKit's purposes; typedefs of scalars (`typedef int32_t HKCount;`) are here too.
-    public var notFound: [String]
+    package var notFound: [String]
     /// Parse errors and unsupported types, sorted by location. Any `.error` means the headers or some
     /// requested type cannot be used.
-    public var diagnostics: [CHeaderDiagnostic]
+    package var diagnostics: [CHeaderDiagnostic]
     /// The libclang that read the headers, or nil when none was needed (no requested name occurs in
     /// the headers, so libclang was never loaded).
-    public var libclang: LibClangInfo?
+    package var libclang: LibClangInfo?
 
-    public init(declarations: [CDeclaration] = [], resolvedNames: [String: String] = [:],
+    package init(declarations: [CDeclaration] = [], resolvedNames: [String: String] = [:],
                 notFound: [String] = [], diagnostics: [CHeaderDiagnostic] = [],
                 libclang: LibClangInfo? = nil) {
         self.declarations = declarations
@@ -27,35 +27,35 @@ public struct CHeaderModel: Sendable, Hashable {
     }
 
     /// Whether any diagnostic is an error.
-    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+    package var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
 
     /// The declaration for a requested name or a declaration name.
-    public func declaration(named name: String) -> CDeclaration? {
+    package func declaration(named name: String) -> CDeclaration? {
         let target = resolvedNames[name] ?? name
         return declarations.first { $0.name == target }
     }
 
     /// The struct for a requested name or a declaration name.
-    public func structure(named name: String) -> CStruct? {
+    package func structure(named name: String) -> CStruct? {
         if case .structure(let value)? = declaration(named: name) { return value }
         return nil
     }
 
     /// The enum for a requested name or a declaration name.
-    public func enumeration(named name: String) -> CEnum? {
+    package func enumeration(named name: String) -> CEnum? {
         if case .enumeration(let value)? = declaration(named: name) { return value }
         return nil
     }
 }
 
 /// Which libclang was used.
-public struct LibClangInfo: Sendable, Hashable {
+package struct LibClangInfo: Sendable, Hashable {
     /// The path it was loaded from.
-    public var path: String
+    package var path: String
     /// Its version string, e.g. `clang version 21.0.0 …` or `Debian clang version 14.0.6`.
-    public var version: String
+    package var version: String
 
-    public init(path: String, version: String) {
+    package init(path: String, version: String) {
         self.path = path
         self.version = version
     }

@@ -13,26 +13,26 @@ import Foundation
 /// libclang is located (see ``LibClangLocator``) and loaded only when a requested name occurs in the
 /// headers; once loaded it stays loaded and is shared by every reader in the process. Reading is
 /// thread-safe: each call parses on its own.
-public struct CHeaderReader: Sendable {
+package struct CHeaderReader: Sendable {
     /// Where libclang is looked for.
-    public var locator: LibClangLocator
+    package var locator: LibClangLocator
 
     /// - Parameters:
     ///   - libclangPath: An explicit libclang (file, or directory containing it); when given, the only
     ///     one tried.
     ///   - environment: The environment consulted for `HANDLERKIT_LIBCLANG` and `PATH`.
-    public init(libclangPath: String? = nil,
+    package init(libclangPath: String? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         locator = LibClangLocator(explicitPath: libclangPath, environment: environment)
     }
 
-    public init(locator: LibClangLocator) {
+    package init(locator: LibClangLocator) {
         self.locator = locator
     }
 
     /// Loads libclang now (if not loaded yet) and tells which one it is.
     /// - Throws: ``CHeaderReaderError/libclangNotFound(tried:installHint:)``.
-    public func libclang() throws(CHeaderReaderError) -> LibClangInfo {
+    package func libclang() throws(CHeaderReaderError) -> LibClangInfo {
         try LibClang.load(from: locator).info
     }
 
@@ -45,7 +45,7 @@ public struct CHeaderReader: Sendable {
     ///   C structs or enums, and diagnostics (parse errors with file and line, unsupported types).
     /// - Throws: ``CHeaderReaderError`` when a header or include directory is missing, libclang cannot
     ///   be found, or libclang fails outright.
-    public func read(types names: some Sequence<String>,
+    package func read(types names: some Sequence<String>,
                      from sources: CHeaderSources) throws(CHeaderReaderError) -> CHeaderModel {
         let sources = try Self.normalized(sources)
         let requested = Set(names)

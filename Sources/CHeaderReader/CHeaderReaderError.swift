@@ -1,5 +1,5 @@
 /// Why C headers could not be read at all. (Problems inside headers are diagnostics, not errors.)
-public enum CHeaderReaderError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum CHeaderReaderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No usable libclang: every path tried, each with the reason it failed, and how to install one.
     case libclangNotFound(tried: [LibClangAttempt], installHint: String)
     /// A header file given to the reader does not exist.
@@ -9,7 +9,7 @@ public enum CHeaderReaderError: Error, Sendable, Hashable, CustomStringConvertib
     /// libclang could not parse at all (it returned this `CXErrorCode`; 2 means it crashed).
     case parseFailed(code: Int, libclangPath: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .libclangNotFound(let tried, let installHint):
             let lines = tried.map { "  \($0.path) (\($0.source.rawValue)): \($0.failure)" }
@@ -26,15 +26,15 @@ public enum CHeaderReaderError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 /// One place HandlerKit looked for libclang, and why it was not used.
-public struct LibClangAttempt: Sendable, Hashable {
+package struct LibClangAttempt: Sendable, Hashable {
     /// The path tried (a glob pattern when nothing matched it).
-    public var path: String
+    package var path: String
     /// Which rule of the search produced it.
-    public var source: LibClangSource
+    package var source: LibClangSource
     /// Why it was not used: not found, or the loader's message.
-    public var failure: String
+    package var failure: String
 
-    public init(path: String, source: LibClangSource, failure: String) {
+    package init(path: String, source: LibClangSource, failure: String) {
         self.path = path
         self.source = source
         self.failure = failure

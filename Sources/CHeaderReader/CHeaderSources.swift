@@ -1,22 +1,22 @@
 import Foundation
 
 /// The C headers to read and how to preprocess them (like a C target's compiler flags).
-public struct CHeaderSources: Sendable, Hashable {
+package struct CHeaderSources: Sendable, Hashable {
     /// The header files to read. They are parsed together, as one translation unit that includes each
     /// in turn (sorted by path), so they must be compatible with each other, as a C module's are.
-    public var headers: [String]
+    package var headers: [String]
     /// Directories searched by `#include` (`-I`).
-    public var includeDirectories: [String]
+    package var includeDirectories: [String]
     /// Preprocessor definitions, each `NAME` or `NAME=VALUE` (`-D`).
-    public var defines: [String]
+    package var defines: [String]
     /// Further clang arguments, passed last (e.g. `-isysroot`, `-target`).
-    public var extraArguments: [String]
+    package var extraArguments: [String]
     /// The language the headers are parsed as. Defaults to what Swift's importer uses on this platform,
     /// so that the model matches what Swift sees (this matters for `NS_ENUM`: Apple's macros expand to
     /// an enum with a fixed underlying type only in Objective-C, and to a plain integer typedef in C).
-    public var language: CHeaderLanguage
+    package var language: CHeaderLanguage
 
-    public init(headers: [String], includeDirectories: [String] = [], defines: [String] = [],
+    package init(headers: [String], includeDirectories: [String] = [], defines: [String] = [],
                 extraArguments: [String] = [], language: CHeaderLanguage = .swiftImporterDefault) {
         self.headers = headers
         self.includeDirectories = includeDirectories
@@ -28,7 +28,7 @@ public struct CHeaderSources: Sendable, Hashable {
     /// The headers of a C module: every `.h` file under its include directories (recursively, sorted),
     /// which are also the `#include` search path. This is what a SwiftPM C target's `include/` holds.
     /// - Throws: ``CHeaderReaderError/includeDirectoryNotFound(_:)`` for a directory that does not exist.
-    public static func module(includeDirectories: [String], defines: [String] = [], extraArguments: [String] = [],
+    package static func module(includeDirectories: [String], defines: [String] = [], extraArguments: [String] = [],
                               language: CHeaderLanguage = .swiftImporterDefault)
         throws(CHeaderReaderError) -> CHeaderSources {
         var headers: [String] = []
@@ -44,14 +44,14 @@ public struct CHeaderSources: Sendable, Hashable {
 }
 
 /// The language C headers are parsed as.
-public enum CHeaderLanguage: String, Sendable, Hashable {
+package enum CHeaderLanguage: String, Sendable, Hashable {
     /// C (`-x c -std=gnu11`), what Swift's importer uses where there is no Objective-C interop (Linux).
     case c
     /// Objective-C (`-x objective-c -std=gnu11`), what Swift's importer uses on Apple platforms.
     case objectiveC
 
     /// The mode Swift's importer parses C headers in on this platform.
-    public static var swiftImporterDefault: CHeaderLanguage {
+    package static var swiftImporterDefault: CHeaderLanguage {
         #if canImport(Darwin)
         return .objectiveC
         #else

@@ -1,42 +1,42 @@
 /// A position in a header file, as the user wrote it (for code from a macro, where the macro is used).
-public struct CSourceLocation: Sendable, Hashable, CustomStringConvertible {
+package struct CSourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// The header's path as libclang saw it (absolute for the headers HandlerKit passes in).
-    public var file: String
+    package var file: String
     /// 1-based line.
-    public var line: Int
+    package var line: Int
     /// 1-based column.
-    public var column: Int
+    package var column: Int
 
-    public init(file: String, line: Int, column: Int) {
+    package init(file: String, line: Int, column: Int) {
         self.file = file
         self.line = line
         self.column = column
     }
 
     /// `file:line:column`, the form compilers print.
-    public var description: String { "\(file):\(line):\(column)" }
+    package var description: String { "\(file):\(line):\(column)" }
 }
 
 /// A C integer type, described by what matters for a conversion: signedness and width on the target.
-public struct CIntegerType: Sendable, Hashable, CustomStringConvertible {
+package struct CIntegerType: Sendable, Hashable, CustomStringConvertible {
     /// Whether the type is signed (`int`, `int64_t`, `NSInteger`) or unsigned (`uint8_t`, `size_t`).
-    public var isSigned: Bool
+    package var isSigned: Bool
     /// Width in bits on the parsed target: 8, 16, 32 or 64.
-    public var bits: Int
+    package var bits: Int
 
-    public init(isSigned: Bool, bits: Int) {
+    package init(isSigned: Bool, bits: Int) {
         self.isSigned = isSigned
         self.bits = bits
     }
 
     /// The Swift fixed-width integer type of this width and signedness, e.g. `Int32` or `UInt8`.
-    public var swiftFixedWidthName: String { (isSigned ? "Int" : "UInt") + String(bits) }
+    package var swiftFixedWidthName: String { (isSigned ? "Int" : "UInt") + String(bits) }
 
-    public var description: String { swiftFixedWidthName }
+    package var description: String { swiftFixedWidthName }
 }
 
 /// What a struct field holds, reduced to the kinds HandlerKit can convert to and from JSON.
-public indirect enum CFieldType: Sendable, Hashable {
+package indirect enum CFieldType: Sendable, Hashable {
     /// A signed or unsigned integer (including plain `char`, `wchar_t`, and anonymous enums, which Swift
     /// imports as their integer type).
     case integer(CIntegerType)
@@ -59,20 +59,20 @@ public indirect enum CFieldType: Sendable, Hashable {
 }
 
 /// One field of a C struct.
-public struct CField: Sendable, Hashable {
+package struct CField: Sendable, Hashable {
     /// The field's name. Fields of anonymous struct members (C11 `struct { int a; };` inside a struct)
     /// are listed in place of that member, as Swift exposes them: as properties of the outer struct.
-    public var name: String
+    package var name: String
     /// What the field holds.
-    public var type: CFieldType
+    package var type: CFieldType
     /// The field's type as written in the header, e.g. `int32_t`, `const char *`, `HKColor`.
-    public var cTypeSpelling: String
+    package var cTypeSpelling: String
     /// The bit-field width, or nil when the field is not a bit-field.
-    public var bitWidth: Int?
+    package var bitWidth: Int?
     /// Where the field is declared.
-    public var location: CSourceLocation?
+    package var location: CSourceLocation?
 
-    public init(name: String, type: CFieldType, cTypeSpelling: String, bitWidth: Int? = nil,
+    package init(name: String, type: CFieldType, cTypeSpelling: String, bitWidth: Int? = nil,
                 location: CSourceLocation? = nil) {
         self.name = name
         self.type = type
@@ -83,17 +83,17 @@ public struct CField: Sendable, Hashable {
 }
 
 /// A C struct whose every field can be converted.
-public struct CStruct: Sendable, Hashable {
+package struct CStruct: Sendable, Hashable {
     /// The name Swift imports the struct under: its tag (`struct HKLine` → `HKLine`), or for an unnamed
     /// struct the typedef that names it (`typedef struct {…} HKPoint;` → `HKPoint`). Nil for an
     /// anonymous struct declared inline for a field.
-    public var name: String?
+    package var name: String?
     /// The fields, in declaration order.
-    public var fields: [CField]
+    package var fields: [CField]
     /// Where the struct is defined.
-    public var location: CSourceLocation?
+    package var location: CSourceLocation?
 
-    public init(name: String?, fields: [CField], location: CSourceLocation? = nil) {
+    package init(name: String?, fields: [CField], location: CSourceLocation? = nil) {
         self.name = name
         self.fields = fields
         self.location = location
@@ -101,14 +101,14 @@ public struct CStruct: Sendable, Hashable {
 }
 
 /// The value of an enum case, exact for every underlying type.
-public enum CEnumValue: Sendable, Hashable, CustomStringConvertible {
+package enum CEnumValue: Sendable, Hashable, CustomStringConvertible {
     /// The value of a case of an enum with a signed underlying type.
     case signed(Int64)
     /// The value of a case of an enum with an unsigned underlying type.
     case unsigned(UInt64)
 
     /// The value as a Swift integer literal.
-    public var description: String {
+    package var description: String {
         switch self {
         case .signed(let value): String(value)
         case .unsigned(let value): String(value)
@@ -117,32 +117,32 @@ public enum CEnumValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One case (enumerator) of a C enum.
-public struct CEnumCase: Sendable, Hashable {
+package struct CEnumCase: Sendable, Hashable {
     /// The enumerator's C name, e.g. `HKColorRed`.
-    public var name: String
+    package var name: String
     /// Its value.
-    public var value: CEnumValue
+    package var value: CEnumValue
 
-    public init(name: String, value: CEnumValue) {
+    package init(name: String, value: CEnumValue) {
         self.name = name
         self.value = value
     }
 }
 
 /// A named C enum, including `typedef enum : int32_t {…} Name;` and `NS_ENUM`/`CF_ENUM` typedefs.
-public struct CEnum: Sendable, Hashable {
+package struct CEnum: Sendable, Hashable {
     /// The name Swift imports the enum under (its tag, or the typedef that names it).
-    public var name: String
+    package var name: String
     /// The underlying integer type (Swift's `rawValue` type).
-    public var underlyingType: CIntegerType
+    package var underlyingType: CIntegerType
     /// The underlying type as written, e.g. `NSInteger`, `uint8_t`, or `unsigned int` when implicit.
-    public var underlyingTypeSpelling: String
+    package var underlyingTypeSpelling: String
     /// The cases in declaration order.
-    public var cases: [CEnumCase]
+    package var cases: [CEnumCase]
     /// Where the enum is defined.
-    public var location: CSourceLocation?
+    package var location: CSourceLocation?
 
-    public init(name: String, underlyingType: CIntegerType, underlyingTypeSpelling: String,
+    package init(name: String, underlyingType: CIntegerType, underlyingTypeSpelling: String,
                 cases: [CEnumCase], location: CSourceLocation? = nil) {
         self.name = name
         self.underlyingType = underlyingType
@@ -153,12 +153,12 @@ public struct CEnum: Sendable, Hashable {
 }
 
 /// A C type declaration HandlerKit can convert: a struct or an enum.
-public enum CDeclaration: Sendable, Hashable {
+package enum CDeclaration: Sendable, Hashable {
     case structure(CStruct)
     case enumeration(CEnum)
 
     /// The name Swift imports the type under.
-    public var name: String {
+    package var name: String {
         switch self {
         case .structure(let value): value.name ?? ""
         case .enumeration(let value): value.name
@@ -166,7 +166,7 @@ public enum CDeclaration: Sendable, Hashable {
     }
 
     /// Where the type is defined.
-    public var location: CSourceLocation? {
+    package var location: CSourceLocation? {
         switch self {
         case .structure(let value): value.location
         case .enumeration(let value): value.location

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The rule that produced a libclang candidate path.
-public enum LibClangSource: String, Sendable, Hashable {
+package enum LibClangSource: String, Sendable, Hashable {
     /// Given explicitly (API parameter or command-line option).
     case explicit
     /// The `HANDLERKIT_LIBCLANG` environment variable.
@@ -15,13 +15,13 @@ public enum LibClangSource: String, Sendable, Hashable {
 }
 
 /// One path where libclang may be.
-public struct LibClangCandidate: Sendable, Hashable {
-    public var path: String
-    public var source: LibClangSource
+package struct LibClangCandidate: Sendable, Hashable {
+    package var path: String
+    package var source: LibClangSource
     /// True when `path` is a glob pattern that matched nothing (kept so errors can list it).
-    public var isUnmatchedPattern: Bool
+    package var isUnmatchedPattern: Bool
 
-    public init(path: String, source: LibClangSource, isUnmatchedPattern: Bool = false) {
+    package init(path: String, source: LibClangSource, isUnmatchedPattern: Bool = false) {
         self.path = path
         self.source = source
         self.isUnmatchedPattern = isUnmatchedPattern
@@ -36,16 +36,16 @@ public struct LibClangCandidate: Sendable, Hashable {
 /// 3. otherwise the Swift toolchain's own `usr/lib/libclang` (found from `swift`/`swiftc` on `PATH`,
 ///    symbolic links resolved), then the system's (`/usr/lib/llvm-*/lib/libclang.so`, newest first, …),
 ///    then, on macOS, Xcode's (`xcrun --find clang` → `../lib/libclang.dylib`, then the default paths).
-public struct LibClangLocator: Sendable {
+package struct LibClangLocator: Sendable {
     /// The environment variable that names libclang's path.
-    public static let environmentVariable = "HANDLERKIT_LIBCLANG"
+    package static let environmentVariable = "HANDLERKIT_LIBCLANG"
 
     /// An explicit path, taking precedence over everything else.
-    public var explicitPath: String?
+    package var explicitPath: String?
     /// The environment consulted for `HANDLERKIT_LIBCLANG` and `PATH`.
-    public var environment: [String: String]
+    package var environment: [String: String]
 
-    public init(explicitPath: String? = nil,
+    package init(explicitPath: String? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.explicitPath = explicitPath
         self.environment = environment
@@ -60,7 +60,7 @@ public struct LibClangLocator: Sendable {
     #endif
 
     /// The candidate paths, in search order, without duplicates.
-    public func candidates() -> [LibClangCandidate] {
+    package func candidates() -> [LibClangCandidate] {
         if let explicitPath, !explicitPath.isEmpty {
             return [LibClangCandidate(path: Self.libraryPath(explicitPath), source: .explicit)]
         }
@@ -152,7 +152,7 @@ public struct LibClangLocator: Sendable {
     }
 
     /// How to get libclang on this platform, for the "not found" error.
-    public static var installHint: String {
+    package static var installHint: String {
         #if os(macOS)
         return "Install Xcode or the Command Line Tools (xcode-select --install), or set \(environmentVariable) "
             + "to the path of libclang.dylib."

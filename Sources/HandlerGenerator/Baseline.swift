@@ -3,10 +3,10 @@ import HandlerScanner
 
 /// A committed baseline file (`.handlers-baseline.json`), read for the build's check: the manifest, and
 /// where in the file each handler is, for reporting a handler that no longer exists.
-public struct Baseline: Sendable {
+package struct Baseline: Sendable {
     /// The file as given (diagnostics name it).
-    public var file: String
-    public var manifest: HandlerManifest
+    package var file: String
+    package var manifest: HandlerManifest
     /// The 1-based line of each handler's `"id"` member.
     var lines: [String: Int]
     /// The 1-based line of the `"module"` member.
@@ -15,7 +15,7 @@ public struct Baseline: Sendable {
     /// Reads the baseline at `path`.
     /// - Throws: `GeneratorError` at the file (and line, where known) when it cannot be read or is not a
     ///   baseline: not JSON, a missing or mistyped member, an unknown rule or severity.
-    public static func read(path: String) throws(GeneratorError) -> Baseline {
+    package static func read(path: String) throws(GeneratorError) -> Baseline {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw failure(path, 1, "cannot read the handler baseline; check that it is readable, or delete it to turn the check off")
         }
@@ -23,7 +23,7 @@ public struct Baseline: Sendable {
     }
 
     /// Parses baseline JSON `data`, naming `file` in diagnostics.
-    public static func parse(_ data: Data, file: String) throws(GeneratorError) -> Baseline {
+    package static func parse(_ data: Data, file: String) throws(GeneratorError) -> Baseline {
         let text = String(decoding: data, as: UTF8.self)
         let object: Any
         do {
@@ -31,12 +31,12 @@ public struct Baseline: Sendable {
         } catch {
             let index = (error as NSError).userInfo["NSJSONSerializationErrorIndex"] as? Int
             throw failure(file, index.map { line(ofOffset: $0, in: data) } ?? 1,
-                "the handler baseline is not valid JSON; rewrite it with `swift package update-handler-baseline`")
+                "the handler baseline is not valid JSON; rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
         guard let root = object as? [String: Any] else { throw failure(file, 1, "the handler baseline must be a JSON object") }
         guard root["format"] as? Int == HandlerManifest.formatVersion else {
             throw failure(file, line(ofKey: "format", in: text),
-                "the handler baseline has format \(root["format"].map { "\($0)" } ?? "(missing)"); this HandlerKit reads format \(HandlerManifest.formatVersion): rewrite it with `swift package update-handler-baseline`")
+                "the handler baseline has format \(root["format"].map { "\($0)" } ?? "(missing)"); this HandlerKit reads format \(HandlerManifest.formatVersion): rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
         guard let module = root["module"] as? String else { throw missing("module", "a string", file, text) }
         var rules = HandlerManifest.defaultRules

@@ -9,15 +9,15 @@ import HandlerScanner
 /// type becoming optional or widening (`Int` → `Double`), and a parameter removed outright (values
 /// stored under it are kept and ignored). A handler that is gone has no line in the sources: it is
 /// reported at its entry in the baseline file, unless a new handler looks like its rename.
-public enum BaselineCheck {
+package enum BaselineCheck {
     /// The diagnostics for the handlers `scan` found against `baseline`, in file, then line order.
-    public static func diagnostics(_ scan: ScanResult, module: String, against baseline: Baseline) -> [ScanDiagnostic] {
+    package static func diagnostics(_ scan: ScanResult, module: String, against baseline: Baseline) -> [ScanDiagnostic] {
         let old = baseline.manifest
         if old.module != module {
             return [ScanDiagnostic(
                 file: baseline.file, line: baseline.moduleLine, column: 1, severity: .error,
                 message: "the handler baseline is of module '\(old.module)', not '\(module)'; write this "
-                    + "module's with `swift package update-handler-baseline`")]
+                    + "module's with `swift package --allow-writing-to-package-directory update-handler-baseline`")]
         }
         var reporter = Reporter(rules: old.rules)
         let current = HandlerManifest(module: module, scan: scan)
@@ -43,7 +43,7 @@ public enum BaselineCheck {
                         + "is new: if '\(handler.function)' is '\(oldHandler.function)' renamed, add 'formerly: "
                         + "\"\(oldHandler.id)\"' to its @handler so that stored documents naming '\(oldHandler.id)' "
                         + "rebuild; if '\(oldHandler.id)' was removed on purpose, accept it with `swift package "
-                        + "update-handler-baseline`")
+                        + "--allow-writing-to-package-directory update-handler-baseline`")
                 continue
             }
             reporter.report(
@@ -51,7 +51,7 @@ public enum BaselineCheck {
                 "handler '\(oldHandler.id)' (\(oldHandler.function)) of the baseline no longer exists: stored "
                     + "documents naming it fail to rebuild (unknown handler); restore it, add @handler(formerly: "
                     + "\"\(oldHandler.id)\") to the handler that replaces it, or accept the removal with "
-                    + "`swift package update-handler-baseline`")
+                    + "`swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
         return reporter.diagnostics
     }
@@ -94,7 +94,7 @@ public enum BaselineCheck {
                     "parameter '\(oldParameter.name)' of handler '\(id)' is gone and \(names) \(added.count == 1 ? "is" : "are") "
                         + "new: if '\(example)' is '\(oldParameter.name)' renamed, add 'renamed: [\"\(oldParameter.name)\": "
                         + "\"\(example)\"]' to its @handler so that values stored under '\(oldParameter.name)' bind to it; if "
-                        + "'\(oldParameter.name)' was removed on purpose, accept it with `swift package update-handler-baseline`")
+                        + "'\(oldParameter.name)' was removed on purpose, accept it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
             }
             // The fix for a rename declares the former name, after which the parameter is not new.
             added.removeAll()
@@ -105,7 +105,7 @@ public enum BaselineCheck {
                 .mandatoryParameterAdded, at: declaration,
                 "new parameter '\(parameter.name)' of handler '\(id)' is mandatory: stored handlers did not bind it, "
                     + "so calling them fails (missing argument) unless every call passes it; give it a default value "
-                    + "or make it optional ('\(parameter.type)?'), or accept it with `swift package update-handler-baseline`")
+                    + "or make it optional ('\(parameter.type)?'), or accept it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
     }
 
@@ -119,14 +119,14 @@ public enum BaselineCheck {
                 .mandatoryParameterAdded, at: declaration,
                 "parameter \(name) of handler '\(id)' became mandatory: stored handlers that did not bind it fail "
                     + "to call (missing argument); give it a default value or keep it optional, or accept it with "
-                    + "`swift package update-handler-baseline`")
+                    + "`swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
         if old.isBindable == true && new.isBindable == false {
             reporter.report(
                 .bindableLost, at: declaration,
                 "parameter \(name) of handler '\(id)' was bindable ('\(old.type)') and its type '\(new.type)' cannot "
                     + "be bound: stored values of it no longer decode; keep a Codable type, or add a new parameter "
-                    + "and accept the change with `swift package update-handler-baseline`")
+                    + "and accept the change with `swift package --allow-writing-to-package-directory update-handler-baseline`")
             return
         }
         // No value can have been stored for a parameter that could not be bound.
@@ -142,13 +142,13 @@ public enum BaselineCheck {
                 .typeShapeChanged, at: declaration,
                 "parameter \(name) of handler '\(id)' changed type from '\(old.type)' to '\(new.type)': values "
                     + "stored as '\(old.type)' do not decode as '\(new.type)'; keep the type (add a new parameter "
-                    + "for the new one), or accept the break with `swift package update-handler-baseline`")
+                    + "for the new one), or accept the break with `swift package --allow-writing-to-package-directory update-handler-baseline`")
         } else {
             reporter.report(
                 .typeChanged, at: declaration,
                 "parameter \(name) of handler '\(id)' changed type from '\(old.type)' to '\(new.type)': values "
                     + "stored as '\(old.type)' may not decode; make sure they do, then accept the change with "
-                    + "`swift package update-handler-baseline`")
+                    + "`swift package --allow-writing-to-package-directory update-handler-baseline`")
         }
     }
 

@@ -8,19 +8,19 @@ import HandlerScanner
 /// explicit `init(from:)` and `encode(to:)` (see `CConversionWriter` for the JSON form). A decoded
 /// `const char *` points to a copy the runtime keeps for the life of the process (`CStringStorage`),
 /// because a C struct value cannot own memory.
-public struct CTypeConversions: Sendable {
+package struct CTypeConversions: Sendable {
     /// What the reader found for the handlers' parameter type names.
-    public var model: CHeaderModel
+    package var model: CHeaderModel
     /// The C modules that declare the types, imported by the generated file (sorted, unique).
-    public var imports: [String]
+    package var imports: [String]
 
-    public init(model: CHeaderModel = CHeaderModel(), imports: [String] = []) {
+    package init(model: CHeaderModel = CHeaderModel(), imports: [String] = []) {
         self.model = model
         self.imports = Array(Set(imports)).sorted()
     }
 
     /// No C types: the generated file is exactly what it is without C headers.
-    public static let none = CTypeConversions()
+    package static let none = CTypeConversions()
 
     /// Names that are never C types: Swift's own, which parameter types often spell. Not asking for them
     /// keeps libclang unloaded when a header merely mentions, say, `String` in a comment.
@@ -33,7 +33,7 @@ public struct CTypeConversions: Sendable {
     /// The names to look up in C headers for `scan`'s handlers: every identifier in a parameter type that
     /// is not a module qualifier (`CPoints.HKPoint` → `HKPoint`; `[HKPoint]?` and `Optional<HKColor>` give
     /// their element types), without Swift's own type names. Sorted and unique.
-    public static func candidateNames(in scan: ScanResult) -> [String] {
+    package static func candidateNames(in scan: ScanResult) -> [String] {
         var names: Set<String> = []
         for handler in scan.handlers {
             for parameter in handler.parameters {

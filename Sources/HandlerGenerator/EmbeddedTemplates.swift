@@ -161,7 +161,7 @@ extension {{name}}: @retroactive Codable {
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.{{tableName}})
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 {{#sourceImports}}
 {{#conditions}}
 #if {{expression}}
@@ -174,6 +174,10 @@ import HandlerKit
 {{#cImports}}
 import {{name}}
 {{/cImports}}
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `{{moduleName}}`.
@@ -249,10 +253,10 @@ extension {{enclosingType}} {
 {{#bindings}}
     {{bindingsName}}.bind("{{key}}", {{name}})
 {{/bindings}}
-    return try Handler(id: "{{id}}", bound: {{bindingsName}}, invalidation: {{invalidationName}}?.id, registry: {{registryName}})
+    return try Handler(id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}", bound: {{bindingsName}}, invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 {{^hasParameters}}
-    return try Handler(id: "{{id}}", invalidation: {{invalidationName}}?.id, registry: {{registryName}})
+    return try Handler(id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}", invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 }
 

@@ -3,7 +3,7 @@
 ///
 /// How each is reported is set in one place, the `rules` object of the baseline file; a rule it does
 /// not name gets its `defaultSeverity`.
-public enum EvolutionRule: String, CaseIterable, Sendable, Comparable {
+package enum EvolutionRule: String, CaseIterable, Sendable, Comparable {
     /// A handler id of the baseline is neither an id nor a former id any more.
     case handlerRemoved
     /// A parameter of the baseline is gone while the handler has a new one, with no former name.
@@ -18,15 +18,15 @@ public enum EvolutionRule: String, CaseIterable, Sendable, Comparable {
     case bindableLost
 
     /// `warning` for `typeChanged` (stored values may still decode), `error` for the others.
-    public var defaultSeverity: EvolutionSeverity {
+    package var defaultSeverity: EvolutionSeverity {
         self == .typeChanged ? .warning : .error
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// How a rule's findings are reported.
-public enum EvolutionSeverity: String, CaseIterable, Sendable {
+package enum EvolutionSeverity: String, CaseIterable, Sendable {
     /// A compiler error: the build fails.
     case error
     /// A compiler warning.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writing the generated file.
-public enum GeneratedFile {
+package enum GeneratedFile {
     /// Writes `text` to `path` unless the file already holds exactly that text, so an unchanged
     /// generated file keeps its modification time and does not trigger recompilation.
     /// Creates missing parent directories.
@@ -9,7 +9,7 @@ public enum GeneratedFile {
     /// - Returns: `true` when the file was written.
     /// - Throws: `GeneratorError` with a `path:1:1: error:` diagnostic when the file cannot be written.
     @discardableResult
-    public static func write(_ text: String, to path: String) throws(GeneratorError) -> Bool {
+    package static func write(_ text: String, to path: String) throws(GeneratorError) -> Bool {
         let data = Data(text.utf8)
         let url = URL(fileURLWithPath: path)
         if let existing = try? Data(contentsOf: url), existing == data {

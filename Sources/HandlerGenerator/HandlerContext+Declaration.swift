@@ -8,8 +8,10 @@ extension HandlerContext {
     ///     id under exclusive `#if` branches share the id's name).
     ///   - callName: the typed call's name (see `HandlerGenerator.callNames`).
     ///   - sourceLocations: whether to write `#sourceLocation` directives.
+    ///   - moduleName: the module's name; `tableName`: its `HandlerTable` property, without backticks.
     init(
-        _ handler: HandlerDeclaration, descriptorSuffix: String, idSuffix: String, callName: String, sourceLocations: Bool
+        _ handler: HandlerDeclaration, descriptorSuffix: String, idSuffix: String, callName: String, sourceLocations: Bool,
+        moduleName: String, tableName: String
     ) {
         let parameters = handler.parameters
         let names = Set(parameters.map(\.name))
@@ -39,6 +41,8 @@ extension HandlerContext {
         }
 
         id = SwiftSource.stringLiteralContent(handler.id)
+        self.moduleName = SwiftSource.stringLiteralContent(moduleName)
+        self.tableName = SwiftSource.stringLiteralContent(tableName)
         conditions = handler.conditions.map(ConditionContext.init)
         self.isMember = isMember
         self.enclosingType = enclosingType
@@ -135,7 +139,7 @@ extension HandlerContext {
             }
         }
 
-        var prefix = handler.returnType == nil ? "" : "_ = "
+        var prefix = ""
         let callThrows = handler.isThrows || (!bindsLocals && !parameters.isEmpty)
         if callThrows { prefix += "try " }
         if handler.isAsync { prefix += "await " }

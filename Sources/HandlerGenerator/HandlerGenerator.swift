@@ -72,19 +72,19 @@ import HandlerScanner
 /// its members and its table entry (an `#elseif`/`#else` branch as the conjunction of its negated earlier
 /// branches and its own condition). `#sourceLocation` maps every generated line that carries text from
 /// the user's declaration (types, default values, the `instance:` expression) to the user's line.
-public struct HandlerGenerator: Sendable {
+package struct HandlerGenerator: Sendable {
     /// The Swift module the handlers belong to.
-    public let moduleName: String
+    package let moduleName: String
 
     /// Whether the file maps the user's text back to the user's lines with `#sourceLocation`.
     ///
     /// Turn it off only for a generated file that is checked in and compiled from another path than the
     /// one it names: the compiler warns when a `#sourceLocation` path and the path it compiles the same
     /// file from differ but give the same `#fileID`. The build plugin passes the compiler's own paths.
-    public let sourceLocations: Bool
+    package let sourceLocations: Bool
 
     /// A generator for module `moduleName` (a plain identifier such as `Chat` or `MyApp_Core`).
-    public init(moduleName: String, sourceLocations: Bool = true) {
+    package init(moduleName: String, sourceLocations: Bool = true) {
         self.moduleName = moduleName
         self.sourceLocations = sourceLocations
     }
@@ -98,7 +98,7 @@ public struct HandlerGenerator: Sendable {
     ///   handlers share an id, the module name is not an identifier, or a C type cannot be converted
     ///   (a header that does not parse, a union, a pointer: reported at the header's line); nothing is
     ///   generated then.
-    public func generate(_ scan: ScanResult, cTypes: CTypeConversions = .none) throws(GeneratorError) -> String {
+    package func generate(_ scan: ScanResult, cTypes: CTypeConversions = .none) throws(GeneratorError) -> String {
         try validate(scan)
         let cErrors = cTypes.errors()
         if !cErrors.isEmpty { throw GeneratorError(diagnostics: cErrors) }
@@ -109,6 +109,7 @@ public struct HandlerGenerator: Sendable {
         // `<name>HandlerID` name, so code naming it compiles whichever branch is active.
         var idsSeen: [String: [String]] = [:]
         var sections: [HandlerSection] = []
+        let tableName = SwiftSource.lowerCamelCase(moduleName)
         for (handler, callName) in zip(handlers, callNames) {
             let scope = Self.scope(of: handler) + "\u{0}" + handler.name
             let count = (seen[scope] ?? 0) + 1
@@ -117,7 +118,7 @@ public struct HandlerGenerator: Sendable {
             let idCount = idsSeen[scope]?.count ?? 1
             let context = HandlerContext(
                 handler, descriptorSuffix: count == 1 ? "" : "_\(count)", idSuffix: idCount == 1 ? "" : "_\(idCount)",
-                callName: callName, sourceLocations: sourceLocations)
+                callName: callName, sourceLocations: sourceLocations, moduleName: moduleName, tableName: tableName)
             let members = try Templates.render(context, template: Templates.descriptor) + "\n"
                 + Templates.render(context, template: Templates.reference) + "\n"
                 + Templates.render(context, template: Templates.call)
@@ -130,7 +131,6 @@ public struct HandlerGenerator: Sendable {
                 )
             )
         }
-        let tableName = SwiftSource.lowerCamelCase(moduleName)
         let sourceImports = Self.sourceImports(scan.imports)
         let importedUnconditionally = Set(sourceImports.filter(\.conditions.isEmpty).map(\.declaration))
         let file = FileContext(

@@ -3,25 +3,25 @@ import HandlerScanner
 /// A module's handlers as stored handlers see them: ids, former ids and, per
 /// parameter, its name, former names, type, whether it is mandatory and whether it can be bound.
 ///
-/// Committed next to a target's sources as its baseline (`swift package update-handler-baseline`
+/// Committed next to a target's sources as its baseline (`swift package --allow-writing-to-package-directory update-handler-baseline`
 /// writes it; `handlergen manifest` prints it), it is what the build compares the handlers with.
 /// Its JSON is deterministic and diff-friendly: fixed key order, handlers sorted by id, one parameter
 /// per line. It names no file or line, so moving a handler does not change it.
-public struct HandlerManifest: Sendable, Equatable {
+package struct HandlerManifest: Sendable, Equatable {
     /// The file name of the baseline in a target's folder. Hidden, so SwiftPM does not report it as an
     /// unhandled file of the target.
-    public static let baselineFileName = ".handlers-baseline.json"
+    package static let baselineFileName = ".handlers-baseline.json"
     /// The version of the JSON form this generator writes and reads.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
 
-    public struct Handler: Sendable, Equatable {
-        public var id: String
+    package struct Handler: Sendable, Equatable {
+        package var id: String
         /// `Type.Path.name`, or `name` at file scope: what a message names.
-        public var function: String
-        public var formerIDs: [String]
-        public var parameters: [Parameter]
+        package var function: String
+        package var formerIDs: [String]
+        package var parameters: [Parameter]
 
-        public init(id: String, function: String, formerIDs: [String], parameters: [Parameter]) {
+        package init(id: String, function: String, formerIDs: [String], parameters: [Parameter]) {
             self.id = id
             self.function = function
             self.formerIDs = formerIDs
@@ -29,18 +29,18 @@ public struct HandlerManifest: Sendable, Equatable {
         }
     }
 
-    public struct Parameter: Sendable, Equatable {
+    package struct Parameter: Sendable, Equatable {
         /// The internal name: the key of its bound values.
-        public var name: String
-        public var formerNames: [String]
+        package var name: String
+        package var formerNames: [String]
         /// The type as written, whitespace removed.
-        public var type: String
+        package var type: String
         /// Neither optional nor defaulted.
-        public var isMandatory: Bool
+        package var isMandatory: Bool
         /// Whether a value can be bound: `nil` when only the compiler knows (a type of the app).
-        public var isBindable: Bool?
+        package var isBindable: Bool?
 
-        public init(name: String, formerNames: [String], type: String, isMandatory: Bool, isBindable: Bool?) {
+        package init(name: String, formerNames: [String], type: String, isMandatory: Bool, isBindable: Bool?) {
             self.name = name
             self.formerNames = formerNames
             self.type = type
@@ -49,24 +49,24 @@ public struct HandlerManifest: Sendable, Equatable {
         }
     }
 
-    public var module: String
+    package var module: String
     /// How each rule is reported, as the baseline file sets it (every rule, defaults filled in).
-    public var rules: [EvolutionRule: EvolutionSeverity]
+    package var rules: [EvolutionRule: EvolutionSeverity]
     /// Sorted by id.
-    public var handlers: [Handler]
+    package var handlers: [Handler]
 
-    public init(module: String, rules: [EvolutionRule: EvolutionSeverity] = Self.defaultRules, handlers: [Handler]) {
+    package init(module: String, rules: [EvolutionRule: EvolutionSeverity] = Self.defaultRules, handlers: [Handler]) {
         self.module = module
         self.rules = rules
         self.handlers = handlers.sorted { $0.id < $1.id }
     }
 
     /// Every rule at its default severity.
-    public static let defaultRules = Dictionary(uniqueKeysWithValues: EvolutionRule.allCases.map { ($0, $0.defaultSeverity) })
+    package static let defaultRules = Dictionary(uniqueKeysWithValues: EvolutionRule.allCases.map { ($0, $0.defaultSeverity) })
 
     /// The manifest of the handlers `scan` found. A handler declared in mutually exclusive `#if`
     /// branches under one id is listed once (its first declaration in file order).
-    public init(module: String, scan: ScanResult, rules: [EvolutionRule: EvolutionSeverity] = Self.defaultRules) {
+    package init(module: String, scan: ScanResult, rules: [EvolutionRule: EvolutionSeverity] = Self.defaultRules) {
         var seen: Set<String> = []
         var handlers: [Handler] = []
         for declaration in scan.handlers where seen.insert(declaration.id).inserted {
@@ -83,7 +83,7 @@ public struct HandlerManifest: Sendable, Equatable {
     // MARK: JSON
 
     /// The manifest as pretty-printed JSON, ending with a newline.
-    public var json: String {
+    package var json: String {
         var lines = ["{"]
         lines.append("  \"about\": \(ScanReport.string(Self.about)),")
         lines.append("  \"format\": \(Self.formatVersion),")
@@ -113,7 +113,7 @@ public struct HandlerManifest: Sendable, Equatable {
     static let about =
         "The @handler functions of this module as stored handlers rely on them. The HandlerKit build plugin "
         + "reports every change that would stop stored handlers from rebuilding; after reviewing an "
-        + "intended change, update this file with `swift package update-handler-baseline`. 'rules' sets "
+        + "intended change, update this file with `swift package --allow-writing-to-package-directory update-handler-baseline`. 'rules' sets "
         + "each check to error, warning or ignore."
 }
 

@@ -16,9 +16,9 @@ import HandlerScanner
 /// Keys appear in exactly this order; handlers and diagnostics are ordered by file, then line. `type` and
 /// `instance` are `null` when absent; `kind` is `static`, `instance` or `global`; a parameter's `type` is
 /// as written with all whitespace removed; `optional` is true for `T?`, `T!` and `Optional<T>`.
-public enum ScanReport {
+package enum ScanReport {
     /// The scan as one line of JSON (without a final newline).
-    public static func json(_ result: ScanResult) -> String {
+    package static func json(_ result: ScanResult) -> String {
         var out = "{\"handlers\":["
         for (index, handler) in sortedHandlers(result).enumerated() {
             if index > 0 { out += "," }
@@ -50,7 +50,7 @@ public enum ScanReport {
 
     /// The scan for people: one line per handler (`file:line: id  kind  signature`), then the diagnostics
     /// in the compiler's format, then a count. Ends with a newline.
-    public static func text(_ result: ScanResult) -> String {
+    package static func text(_ result: ScanResult) -> String {
         var out = ""
         for handler in sortedHandlers(result) {
             let parameters = handler.parameters.map { parameter in

@@ -1,14 +1,14 @@
 import HandlerScanner
 
 /// Scanning the paths the command line names.
-public enum SourceSet {
+package enum SourceSet {
     /// Scans `paths` (files, or directories searched recursively for `.swift` files) as one module,
     /// with each result's `file` relative to the path it was found under (a file given directly is
     /// named by its last path component), as `handlergen scan` prints them.
     ///
     /// Duplicate ids are checked across all paths. Unreadable, binary and invalid UTF-8 files give
     /// diagnostics.
-    public static func scanForListing(_ paths: [String]) -> ScanResult {
+    package static func scanForListing(_ paths: [String]) -> ScanResult {
         var result = ScanResult()
         for path in paths {
             let part = SourceScanner.scan(paths: [path], relativeTo: path)
@@ -28,7 +28,7 @@ public enum SourceSet {
 
     /// Scans `paths` as one module for generation, with `file` as the paths spell them (so
     /// `#sourceLocation` and diagnostics name files the compiler and the user can open).
-    public static func scanForGeneration(_ paths: [String]) -> ScanResult {
+    package static func scanForGeneration(_ paths: [String]) -> ScanResult {
         SourceScanner.scan(paths: paths, relativeTo: nil)
     }
 }

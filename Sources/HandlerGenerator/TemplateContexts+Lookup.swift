@@ -163,6 +163,8 @@ extension HandlerContext: MustacheParent {
         case "referenceRows": referenceRows
         case "bindings": bindings
         case "bindingsName": bindingsName
+        case "moduleName": moduleName
+        case "tableName": tableName
         case "invalidationName": invalidationName
         case "registryName": registryName
         case "callName": callName

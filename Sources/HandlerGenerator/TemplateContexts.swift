@@ -141,6 +141,11 @@ struct HandlerSection {
 struct HandlerContext {
     /// The handler id, escaped for a string literal.
     let id: String
+    /// The module's name, escaped for a string literal (the reference names it when the module's table
+    /// is not registered).
+    let moduleName: String
+    /// The module's `HandlerTable` property without backticks, escaped for a string literal.
+    let tableName: String
     /// The `#if` levels around the handler, outermost first; empty when unconditional.
     let conditions: [ConditionContext]
     /// `true` for static, class and instance methods (the generated members go in an extension of

@@ -53,30 +53,32 @@ extension CValueCoding {
     }
 }
 
+@_spi(HandlerKitGenerated)
 extension KeyedEncodingContainer where Key == CFieldKey {
     /// Encodes a `const char *` field as a string, or `null` for `NULL`.
-    public mutating func encodeCStringPointer(_ field: UnsafePointer<CChar>?, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public mutating func encodeCStringPointer(_ field: UnsafePointer<CChar>?, forKey key: Key) throws {
         try encode(CValueCoding.string(at: field, codingPath: codingPath + [key]), forKey: key)
     }
 }
 
 extension UnkeyedEncodingContainer {
     /// Encodes a `const char *` array element as a string, or `null` for `NULL`.
-    public mutating func encodeCStringPointer(_ field: UnsafePointer<CChar>?) throws {
+    @_spi(HandlerKitGenerated) public mutating func encodeCStringPointer(_ field: UnsafePointer<CChar>?) throws {
         try encode(CValueCoding.string(at: field, codingPath: codingPath))
     }
 }
 
+@_spi(HandlerKitGenerated)
 extension KeyedDecodingContainer where Key == CFieldKey {
     /// Decodes a string (or `null`) into a `const char *` field, pointing to a stored copy.
-    public func decodeCStringPointer(_ field: inout UnsafePointer<CChar>?, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public func decodeCStringPointer(_ field: inout UnsafePointer<CChar>?, forKey key: Key) throws {
         field = try CValueCoding.pointer(to: decode(String?.self, forKey: key), codingPath: codingPath + [key])
     }
 }
 
 extension UnkeyedDecodingContainer {
     /// Decodes the next element, a string (or `null`), into a `const char *` field.
-    public mutating func decodeCStringPointer(_ field: inout UnsafePointer<CChar>?) throws {
+    @_spi(HandlerKitGenerated) public mutating func decodeCStringPointer(_ field: inout UnsafePointer<CChar>?) throws {
         let path = codingPath
         field = try CValueCoding.pointer(to: decode(String?.self), codingPath: path)
     }

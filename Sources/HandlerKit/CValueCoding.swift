@@ -1,5 +1,5 @@
 // Support for the `Codable` conformances `handlergen` generates for C structs and enums that handlers
-// bind (README, "C types as handler parameters"). Generated code calls these; they are public only for that.
+// bind (README, "C types as handler parameters"). Generated code calls these through the SPI it imports.
 //
 // The JSON form of a C value: a struct is an object with one member per field (a field of an anonymous
 // nested struct is a nested object), a fixed-size array is an array of exactly its element count, a
@@ -7,6 +7,7 @@
 // and an enum is its raw value. Numbers are exact (see `HandlerValue`).
 
 /// A coding key written as a string literal, e.g. `forKey: "tag"`.
+@_spi(HandlerKitGenerated)
 public struct CFieldKey: CodingKey, ExpressibleByStringLiteral, Sendable {
     public let stringValue: String
     public var intValue: Int? { nil }
@@ -17,6 +18,7 @@ public struct CFieldKey: CodingKey, ExpressibleByStringLiteral, Sendable {
 }
 
 /// Conversions between C field storage and JSON values that generated code cannot spell inline.
+@_spi(HandlerKitGenerated)
 public enum CValueCoding {
     /// The enum value with the decoded raw value; an error when the type rejects it (Swift enums imported
     /// with `enum_extensibility(closed)`), never a crash.
@@ -92,30 +94,32 @@ public enum CValueCoding {
     }
 }
 
+@_spi(HandlerKitGenerated)
 extension KeyedEncodingContainer where Key == CFieldKey {
     /// Encodes a `char[capacity]` field as a string.
-    public mutating func encodeCString<T>(_ field: T, capacity: Int, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public mutating func encodeCString<T>(_ field: T, capacity: Int, forKey key: Key) throws {
         try encode(CValueCoding.string(in: field, capacity: capacity, codingPath: codingPath + [key]), forKey: key)
     }
 }
 
 extension UnkeyedEncodingContainer {
     /// Encodes a `char[capacity]` array element as a string.
-    public mutating func encodeCString<T>(_ field: T, capacity: Int) throws {
+    @_spi(HandlerKitGenerated) public mutating func encodeCString<T>(_ field: T, capacity: Int) throws {
         try encode(CValueCoding.string(in: field, capacity: capacity, codingPath: codingPath))
     }
 }
 
+@_spi(HandlerKitGenerated)
 extension KeyedDecodingContainer where Key == CFieldKey {
     /// Decodes a field of any `Decodable` type into `field` (its type is the field's own Swift type, so
     /// generated code need not spell `Int32` or `CLong`).
-    public func decodeCField<T: Decodable>(_ field: inout T, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public func decodeCField<T: Decodable>(_ field: inout T, forKey key: Key) throws {
         field = try decode(T.self, forKey: key)
     }
 
     /// Decodes an integer bit-field of `bits` bits; a value that does not fit is an error (assigning it
     /// would silently drop its high bits).
-    public func decodeCBitField<T: BinaryInteger & Decodable>(_ field: inout T, bits: Int, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public func decodeCBitField<T: BinaryInteger & Decodable>(_ field: inout T, bits: Int, forKey key: Key) throws {
         let value = try decode(T.self, forKey: key)
         guard CValueCoding.fits(value, bits: bits) else {
             throw DecodingError.dataCorrupted(.init(
@@ -125,13 +129,13 @@ extension KeyedDecodingContainer where Key == CFieldKey {
     }
 
     /// Decodes a string into a `char[capacity]` field.
-    public func decodeCString<T>(_ field: inout T, capacity: Int, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public func decodeCString<T>(_ field: inout T, capacity: Int, forKey key: Key) throws {
         let text = try decode(String.self, forKey: key)
         try CValueCoding.store(text, in: &field, capacity: capacity, codingPath: codingPath + [key])
     }
 
     /// The array of a fixed-size C array field, checked to hold exactly `count` elements.
-    public func nestedCArray(count: Int, forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    @_spi(HandlerKitGenerated) public func nestedCArray(count: Int, forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let container = try nestedUnkeyedContainer(forKey: key)
         try CValueCoding.checkCount(container.count, expected: count, codingPath: codingPath + [key])
         return container
@@ -140,19 +144,19 @@ extension KeyedDecodingContainer where Key == CFieldKey {
 
 extension UnkeyedDecodingContainer {
     /// Decodes the next element into `field`.
-    public mutating func decodeCField<T: Decodable>(_ field: inout T) throws {
+    @_spi(HandlerKitGenerated) public mutating func decodeCField<T: Decodable>(_ field: inout T) throws {
         field = try decode(T.self)
     }
 
     /// Decodes the next element, a string, into a `char[capacity]` field.
-    public mutating func decodeCString<T>(_ field: inout T, capacity: Int) throws {
+    @_spi(HandlerKitGenerated) public mutating func decodeCString<T>(_ field: inout T, capacity: Int) throws {
         let path = codingPath
         let text = try decode(String.self)
         try CValueCoding.store(text, in: &field, capacity: capacity, codingPath: path)
     }
 
     /// The next element, an array of exactly `count` elements (a nested fixed-size C array).
-    public mutating func nestedCArray(count: Int) throws -> any UnkeyedDecodingContainer {
+    @_spi(HandlerKitGenerated) public mutating func nestedCArray(count: Int) throws -> any UnkeyedDecodingContainer {
         let path = codingPath
         let container = try nestedUnkeyedContainer()
         try CValueCoding.checkCount(container.count, expected: count, codingPath: path)

@@ -5,6 +5,12 @@
 /// same name. `invalidate` runs the invalidation target (which shares the bound values) once and
 /// ends the handler; afterwards `call`, `bind` and `invalidate` throw `HandlerError.invalidated`.
 ///
+/// ```swift
+/// let handler = try Uploads.finishedHandler(fileID: 7)
+/// try await handler.call(["size": 1024])       // any handler, wherever you can `await`
+/// try handler.callSynchronously()              // a synchronous handler, from synchronous code
+/// ```
+///
 /// A handler is safe to use from many tasks at once: of concurrent invalidations exactly one wins.
 public final class Handler: Sendable {
     /// The id of the function this handler calls.
@@ -23,7 +29,8 @@ public final class Handler: Sendable {
 
     /// Creates a handler for the function registered as `id`, with values bound at creation.
     ///
-    /// - Throws: `HandlerError.unknownHandler` for an id that is not registered;
+    /// - Throws: `HandlerError.unknownHandler` for an id that is not registered
+    ///   (`.noHandlersRegistered` when no table is);
     ///   `.unknownArgument`, `.notBindable`, `.typeMismatch` or `.encodingFailed` for a bound value
     ///   that no parameter of the handler or its invalidation target can take.
     public convenience init(
@@ -31,6 +38,26 @@ public final class Handler: Sendable {
         registry: HandlerRegistry = .shared
     ) throws(HandlerError) {
         let target = try registry.resolve(id, path: "id")
+        try self.init(target: target, bound: bound, invalidation: invalidation, registry: registry)
+    }
+
+    /// What a generated reference (`Uploads.finishedHandler(fileID: 7)`) runs: as
+    /// ``init(id:bound:invalidation:registry:)``, but when the handler's module is not registered the
+    /// error names the table to register.
+    ///
+    /// - Throws: `HandlerError.moduleNotRegistered`; otherwise as ``init(id:bound:invalidation:registry:)``.
+    @_spi(HandlerKitGenerated)
+    public convenience init(
+        id: String, module: String, table: String, bound: HandlerBindings = [:], invalidation: String? = nil,
+        registry: HandlerRegistry = .shared
+    ) throws(HandlerError) {
+        let target = try registry.resolve(id, module: module, table: table, path: "id")
+        try self.init(target: target, bound: bound, invalidation: invalidation, registry: registry)
+    }
+
+    private convenience init(
+        target: HandlerDescriptor, bound: HandlerBindings, invalidation: String?, registry: HandlerRegistry
+    ) throws(HandlerError) {
         let invalidationTarget = try invalidation.map { id throws(HandlerError) in try registry.resolve(id, path: "invalidation") }
         let context = DecodingContext(registry: registry, limits: .default)
         let values = try Self.encode(bound, target: target, invalidationTarget: invalidationTarget, context: context)
@@ -72,17 +99,15 @@ public final class Handler: Sendable {
 
     // MARK: Calling
 
-    /// Calls a synchronous handler with call-time values.
+    /// Calls the handler with call-time values: a synchronous, `async` or actor-isolated function alike.
     ///
-    /// - Throws: `HandlerError.requiresAsync` if the function is `async` (use `await`);
-    ///   `.invalidated`, `.missingArgument`, `.typeMismatch`; or what the function throws.
-    public func call(_ arguments: consuming CallArguments = [:]) throws {
-        let bound = try activeBoundValues()
-        guard case .sync(let invoke) = target.invocation else { throw HandlerError.requiresAsync(handler: id) }
-        try invoke(HandlerArguments(handlerID: id, bound: bound, callTime: arguments))
-    }
-
-    /// Calls the handler, synchronous or `async`, with call-time values.
+    /// `try await handler.call()` works wherever it is written, top-level code included. From a
+    /// synchronous context, use ``callSynchronously(_:)``. A handler returns nothing: `@handler`
+    /// functions return `Void` (the attribute refuses others), since a stored handler may run in
+    /// another process, where no caller waits for a result.
+    ///
+    /// - Throws: `HandlerError.invalidated`, `.missingArgument`, `.typeMismatch`; or what the
+    ///   function throws.
     public func call(_ arguments: consuming CallArguments = [:]) async throws {
         let bound = try activeBoundValues()
         let handlerArguments = HandlerArguments(handlerID: id, bound: bound, callTime: arguments)
@@ -90,6 +115,21 @@ public final class Handler: Sendable {
         case .sync(let invoke): try invoke(handlerArguments)
         case .async(let invoke): try await invoke(handlerArguments)
         }
+    }
+
+    /// Calls a synchronous handler with call-time values, from a context that cannot `await`.
+    ///
+    /// A separate name rather than a synchronous overload of ``call(_:)``: the compiler picks a
+    /// synchronous overload in top-level code even under `try await`, which would refuse an `async`
+    /// handler there.
+    ///
+    /// - Throws: `HandlerError.requiresAsync` if the function is `async` or isolated to a global actor
+    ///   (call it with `try await handler.call()`); `.invalidated`, `.missingArgument`, `.typeMismatch`;
+    ///   or what the function throws.
+    public func callSynchronously(_ arguments: consuming CallArguments = [:]) throws {
+        let bound = try activeBoundValues()
+        guard case .sync(let invoke) = target.invocation else { throw HandlerError.requiresAsync(handler: id) }
+        try invoke(HandlerArguments(handlerID: id, bound: bound, callTime: arguments))
     }
 
     // MARK: Calling from generated typed calls
@@ -100,6 +140,7 @@ public final class Handler: Sendable {
     ///
     /// - Throws: `HandlerError.wrongHandler` if this handler calls another function than `id`;
     ///   `.invalidated`; `.requiresAsync` for an `async` function; or what `body` throws.
+    @_spi(HandlerKitGenerated)
     public func callBound(as id: String, _ body: (HandlerArguments) throws -> Void) throws {
         guard id == self.id else { throw HandlerError.wrongHandler(handler: self.id, expected: id) }
         if target.isAsync { throw HandlerError.requiresAsync(handler: self.id) }
@@ -111,6 +152,7 @@ public final class Handler: Sendable {
     ///
     /// It runs in the caller's isolation (`isolation`), so the typed call of a `@MainActor` handler,
     /// itself on the main actor, passes its main-actor body and call-time values without sending them.
+    @_spi(HandlerKitGenerated)
     public func callBound(
         as id: String, isolation: isolated (any Actor)? = #isolation, _ body: (HandlerArguments) async throws -> Void
     ) async throws {
@@ -120,21 +162,11 @@ public final class Handler: Sendable {
 
     // MARK: Invalidation
 
-    /// Ends the handler and calls a synchronous invalidation target once, with the bound values
-    /// and `arguments`. The handler ends even if the target then throws.
+    /// Ends the handler and calls its invalidation target, synchronous, `async` or actor-isolated,
+    /// once, with the bound values and `arguments`. The handler ends even if the target then throws.
     ///
-    /// - Throws: `HandlerError.invalidated` if it was already invalidated; `.requiresAsync` if the
-    ///   invalidation target is `async`; `.missingArgument` (before anything changes) if a mandatory
-    ///   argument of the target is absent; or what the target throws.
-    public func invalidate(_ arguments: CallArguments = [:]) throws {
-        if let invalidationTarget, invalidationTarget.isAsync {
-            throw HandlerError.requiresAsync(handler: invalidationTarget.id)
-        }
-        guard let handlerArguments = try beginInvalidation(arguments) else { return }
-        if case .sync(let invoke) = invalidationTarget?.invocation { try invoke(handlerArguments) }
-    }
-
-    /// Ends the handler and calls its invalidation target, synchronous or `async`, once.
+    /// - Throws: `HandlerError.invalidated` if it was already invalidated; `.missingArgument` (before
+    ///   anything changes) if a mandatory argument of the target is absent; or what the target throws.
     public func invalidate(_ arguments: CallArguments = [:]) async throws {
         guard let handlerArguments = try beginInvalidation(arguments) else { return }
         switch invalidationTarget?.invocation {
@@ -142,6 +174,19 @@ public final class Handler: Sendable {
         case .async(let invoke): try await invoke(handlerArguments)
         case nil: break
         }
+    }
+
+    /// Ends the handler and calls a synchronous invalidation target once, from a context that cannot
+    /// `await` (see ``callSynchronously(_:)`` for why this is not an overload of ``invalidate(_:)``).
+    ///
+    /// - Throws: `HandlerError.requiresAsync` (before anything changes) if the invalidation target is
+    ///   `async` or actor-isolated; otherwise as ``invalidate(_:)``.
+    public func invalidateSynchronously(_ arguments: CallArguments = [:]) throws {
+        if let invalidationTarget, invalidationTarget.isAsync {
+            throw HandlerError.requiresAsync(handler: invalidationTarget.id)
+        }
+        guard let handlerArguments = try beginInvalidation(arguments) else { return }
+        if case .sync(let invoke) = invalidationTarget?.invocation { try invoke(handlerArguments) }
     }
 
     /// Marks the handler invalidated (exactly one caller wins) and returns the invalidation

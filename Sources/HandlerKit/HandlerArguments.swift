@@ -7,6 +7,7 @@
 ///
 /// The accessors are `@inlinable` so that they are specialized for each parameter type in the
 /// module that calls them: reading an `Int`, `String`, `Bool` or `Double` costs no dynamic cast.
+@_spi(HandlerKitGenerated)
 public struct HandlerArguments: Sendable {
     /// The id of the handler being invoked (for error messages).
     public let handlerID: String

@@ -1,15 +1,7 @@
 /// A registered handler: its id, its parameters and the shim that extracts its arguments and
-/// invokes the function. Generated code creates one per `@handler` function.
-///
-/// ```swift
-/// HandlerDescriptor(
-///     id: "Carbons.enabled",
-///     parameters: [.required("account", Account.self), .optional("limit", Int.self)],
-///     invoke: { arguments in
-///         try Carbons.enabled(account: arguments.required("account"), limit: arguments.value("limit", default: 10))
-///     }
-/// )
-/// ```
+/// invokes the function. Generated code creates one per `@handler` function (its initializers are
+/// `@_spi(HandlerKitGenerated)`); you read them from a ``Handler/descriptor`` or
+/// ``HandlerRegistry/descriptor(for:)``.
 ///
 /// A final class rather than a struct: the registry, handlers and decoding pass it around, and a
 /// reference costs one retain where a copy of its id, parameters and shim cost three.
@@ -30,6 +22,7 @@ public final class HandlerDescriptor: Sendable {
     let hasFormerParameterNames: Bool
 
     /// A handler whose function is synchronous.
+    @_spi(HandlerKitGenerated)
     public convenience init(
         id: String, formerIDs: [String] = [], parameters: [HandlerParameter],
         invoke: @escaping @Sendable (HandlerArguments) throws -> Void
@@ -38,6 +31,7 @@ public final class HandlerDescriptor: Sendable {
     }
 
     /// A handler whose function is `async`.
+    @_spi(HandlerKitGenerated)
     public convenience init(
         id: String, formerIDs: [String] = [], parameters: [HandlerParameter],
         invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void

@@ -15,6 +15,11 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidDocument(path: String, reason: String)
     /// No handler with this id is registered. `path` says where the id came from (`id`, `invalidation`, …).
     case unknownHandler(id: String, path: String)
+    /// No handler table is registered at all, so no id resolves: register each module's generated
+    /// table at start-up (`try HandlerRegistry.shared.register(.myModule)`).
+    case noHandlersRegistered(id: String, path: String)
+    /// The handler belongs to `module`, whose generated table (`HandlerTable.<table>`) is not registered.
+    case moduleNotRegistered(id: String, module: String, table: String)
     /// Two registered handlers share an id.
     case duplicateHandler(id: String, existingModule: String, newModule: String)
     /// A mandatory argument was neither bound nor passed at call time.
@@ -30,7 +35,8 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
     case encodingFailed(handler: String, argument: String, reason: String)
     /// `call`, `bind` or `invalidate` on a handler that has been invalidated.
     case invalidated(handler: String)
-    /// The handler (or its invalidation target) is `async`; call it with `await`.
+    /// `callSynchronously` or `invalidateSynchronously` met an `async` or actor-isolated function;
+    /// call it with `try await handler.call()` (or `invalidate()`).
     case requiresAsync(handler: String)
     /// A generated typed call for one function was given a handler of another.
     case wrongHandler(handler: String, expected: String)
@@ -38,7 +44,7 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .malformedJSON(let reason, let line, let column, let offset):
-            "malformed handler JSON at line \(line), column \(column) (byte \(offset)): \(reason)"
+            "malformed JSON at line \(line), column \(column) (byte \(offset)): \(reason)"
         case .documentTooLarge(let size, let limit):
             "handler JSON is \(size) bytes, over the limit of \(limit) bytes (DecodingLimits.maximumDocumentSize)"
         case .nestingTooDeep(let limit, let line, let column):
@@ -48,7 +54,16 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidDocument(let path, let reason):
             "not a handler document at '\(path)': \(reason)"
         case .unknownHandler(let id, let path):
-            "unknown handler id '\(id)' at '\(path)': no @handler function with this id is registered"
+            "unknown handler id '\(id)' at '\(path)': no @handler function with this id is registered; if it "
+                + "belongs to a module whose table is not registered, register that table at start-up, "
+                + "e.g. `try HandlerRegistry.shared.register(.myModule)`"
+        case .noHandlersRegistered(let id, let path):
+            "handler id '\(id)' at '\(path)' cannot be resolved: no handler table is registered; register each "
+                + "module's generated table once at start-up, e.g. `try HandlerRegistry.shared.register(.myModule)` "
+                + "(the table is named after the module in lower camel case; see the top of its generated file)"
+        case .moduleNotRegistered(let id, let module, let table):
+            "handler '\(id)' belongs to module \(module), whose handler table is not registered; register it "
+                + "once at start-up: `try HandlerRegistry.shared.register(.\(table))`"
         case .duplicateHandler(let id, let existingModule, let newModule):
             "handler id '\(id)' of module \(newModule) is already registered by module \(existingModule)"
         case .missingArgument(let handler, let argument, let expectedType):
@@ -65,7 +80,8 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidated(let handler):
             "handler '\(handler)' has been invalidated; it can no longer be called, bound or invalidated"
         case .requiresAsync(let handler):
-            "handler '\(handler)' is async; call it with 'try await'"
+            "handler '\(handler)' is async or isolated to an actor, so it cannot run synchronously; "
+                + "call it with `try await handler.call()` (or `invalidate()`)"
         case .wrongHandler(let handler, let expected):
             "handler '\(handler)' was called through the typed call of '\(expected)'; call it with that function's own typed call or with call(_:)"
         }

@@ -1,12 +1,17 @@
 /// Marks a function as a HandlerKit handler: a function that can be referred to by a serializable
 /// handler value, stored as JSON and called later, possibly in another process.
 ///
-/// The attribute expands to nothing. Its implementation, the `HandlerKitMacros` compiler plugin,
-/// checks the declaration and reports misuse as a compiler error at the declaration: a `private` or
-/// `fileprivate` function, a generic function, an `inout` or variadic parameter, a handler in a
+/// Its implementation, the `HandlerKitMacros` compiler plugin, checks the declaration and reports
+/// misuse as a compiler error at the declaration: a `private` or `fileprivate` function, a generic
+/// function, an `inout` or variadic parameter, a function that returns a value, a handler in a
 /// protocol or a local function, an instance method without `instance:`, a static method with
-/// `instance:`, or an unknown attribute argument. The build-tool plugin finds the marked functions and
-/// generates their registration.
+/// `instance:`, or an unknown attribute argument. The build-tool plugin, `HandlerKitPlugin`, finds the
+/// marked functions and generates their registration; a target that uses `@handler` without it fails
+/// to compile at the attribute, with a message saying to add the plugin. (For that check the attribute
+/// adds a private overload of the function that only the generated file lets compile.)
+///
+/// A handler returns `Void`: it may run later or in another process, where no caller waits for a
+/// result. Report results through the handler's own effects, or bind a `Handler` to call back.
 ///
 /// The forms:
 ///
@@ -23,7 +28,7 @@
 /// A handler may be `async` and/or `throws`, and may live in an extension or a nested type
 /// (`Outer.Inner`). Its id is `Type.Path.name`, or just `name` at file scope, unless given with
 /// ``handler(id:)``.
-@attached(peer)
+@attached(peer, names: overloaded)
 public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
 
 /// Marks a function as a handler with a stable id that survives renames of the function or its type.
@@ -34,7 +39,7 @@ public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "Handl
 /// ```
 ///
 /// - Parameter id: the handler's id, stored in its JSON form; unique within the module.
-@attached(peer)
+@attached(peer, names: overloaded)
 public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
 
 /// Marks an instance method as a handler. `instance` tells how to find the object to call the method
@@ -48,7 +53,7 @@ public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", ty
 /// ```
 ///
 /// - Parameter instance: an expression of the method's type, written as a string literal.
-@attached(peer)
+@attached(peer, names: overloaded)
 public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
 
 /// Marks an instance method as a handler with a stable id; see ``handler(id:)`` and
@@ -57,7 +62,7 @@ public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacro
 /// - Parameters:
 ///   - id: the handler's id, stored in its JSON form; unique within the module.
 ///   - instance: an expression of the method's type, written as a string literal.
-@attached(peer)
+@attached(peer, names: overloaded)
 public macro handler(id: String, instance: String) =
     #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
 
@@ -75,7 +80,7 @@ public macro handler(id: String, instance: String) =
 /// ```
 ///
 /// A former id must not be another handler's id or former id (a compile error at both). The build
-/// checks the module's handlers against a committed baseline (`swift package update-handler-baseline`).
+/// checks the module's handlers against a committed baseline (`swift package --allow-writing-to-package-directory update-handler-baseline`).
 ///
 /// - Parameters:
 ///   - id: the handler's id, as in ``handler(id:)``; omitted for the default `Type.Path.name`.
@@ -83,7 +88,7 @@ public macro handler(id: String, instance: String) =
 ///   - formerly: the ids the handler had before, each a plain string literal.
 ///   - renamed: `["former": "current"]` for each renamed parameter (internal names); several former
 ///     names may map to one parameter.
-@attached(peer)
+@attached(peer, names: overloaded)
 public macro handler(
     id: String = "", instance: String = "", formerly: String..., renamed: KeyValuePairs<String, String> = [:]
 ) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")

@@ -17,22 +17,26 @@ public final class HandlerParameter: Sendable {
     private let takes: @Sendable (Any.Type) -> Bool?
 
     /// A mandatory parameter whose type is not `Decodable`: it can only be passed at call time.
+    @_spi(HandlerKitGenerated)
     public static func required<T>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
         unbindable(name, type, isMandatory: true, formerNames: formerNames)
     }
 
     /// A mandatory parameter of a `Decodable` type.
+    @_spi(HandlerKitGenerated)
     public static func required<T: Decodable>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
         bindable(name, type, isMandatory: true, formerNames: formerNames)
     }
 
     /// An optional parameter (`T?`, given as `T.self`, or one with a default value) whose type is
     /// not `Decodable`.
+    @_spi(HandlerKitGenerated)
     public static func optional<T>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
         unbindable(name, type, isMandatory: false, formerNames: formerNames)
     }
 
     /// An optional parameter (`T?`, given as `T.self`, or one with a default value) of a `Decodable` type.
+    @_spi(HandlerKitGenerated)
     public static func optional<T: Decodable>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
         bindable(name, type, isMandatory: false, formerNames: formerNames)
     }
@@ -70,7 +74,7 @@ public final class HandlerParameter: Sendable {
     /// `Any`, `any Sendable` (or `AnyObject` and `type` is a class); for an `Optional` `type`, when the
     /// parameter is optional (a `nil` is absent) and takes the wrapped type. `nil` when the parameter's
     /// type is another protocol: whether a value conforms is only known from the value. Else `false`.
-    public func accepts(_ type: Any.Type) -> Bool? {
+    package func accepts(_ type: Any.Type) -> Bool? {
         if let optional = type as? any OptionalType.Type {
             guard !isMandatory else { return false }
             return takes(optional.wrappedType)

@@ -12,6 +12,8 @@ public final class HandlerRegistry: Sendable {
         var formerIDs: [String: String] = [:]
         /// The same handlers (and their parameter names) by their bytes, for reading documents.
         var index = RegistryIndex.empty
+        /// Every module whose table is registered, also one without handlers.
+        var modules: Set<String> = []
 
         /// The module that registered `name` as an id or a former id, if any.
         func module(registering name: String) -> String? {
@@ -49,6 +51,7 @@ public final class HandlerRegistry: Sendable {
                 for former in descriptor.formerIDs { state.formerIDs[former] = descriptor.id }
             }
             state.index = RegistryIndex(state.entries.values.map(\.descriptor))
+            state.modules.insert(table.module)
         }
     }
 
@@ -69,8 +72,32 @@ public final class HandlerRegistry: Sendable {
         state.withLock { $0.index }
     }
 
+    /// The modules whose tables are registered, sorted.
+    public var registeredModules: [String] {
+        state.withLock { $0.modules.sorted() }
+    }
+
+    /// The handler registered under `id` or a former id `id`.
+    ///
+    /// - Throws: `HandlerError.noHandlersRegistered` when no table is registered at all (the usual
+    ///   cause: the start-up registration is missing), else `.unknownHandler`.
     func resolve(_ id: String, path: String) throws(HandlerError) -> HandlerDescriptor {
-        guard let descriptor = descriptor(for: id) else { throw .unknownHandler(id: id, path: path) }
+        let (descriptor, isEmpty) = state.withLock { state in
+            (state.entries[id]?.descriptor ?? state.formerIDs[id].flatMap { state.entries[$0]?.descriptor }, state.modules.isEmpty)
+        }
+        guard let descriptor else {
+            throw isEmpty ? .noHandlersRegistered(id: id, path: path) : .unknownHandler(id: id, path: path)
+        }
         return descriptor
+    }
+
+    /// The handler `id` of `module`, for generated code that knows both.
+    ///
+    /// - Throws: `HandlerError.moduleNotRegistered`, naming the table to register, when `module`'s
+    ///   table is not registered; else as ``resolve(_:path:)``.
+    func resolve(_ id: String, module: String, table: String, path: String) throws(HandlerError) -> HandlerDescriptor {
+        let isRegistered = state.withLock { $0.modules.contains(module) }
+        guard isRegistered else { throw .moduleNotRegistered(id: id, module: module, table: table) }
+        return try resolve(id, path: path)
     }
 }

@@ -10,6 +10,7 @@ public struct HandlerTable: Sendable {
     public let handlers: [HandlerDescriptor]
 
     /// A table of `module`'s handlers; generated code makes one per module.
+    @_spi(HandlerKitGenerated)
     public init(module: String, handlers: [HandlerDescriptor]) {
         self.module = module
         self.handlers = handlers

@@ -168,8 +168,9 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
 }
 
 extension DecodingError {
-    /// The coding path and explanation, e.g. `at 'origin.x': expected Double, found string "a"`.
-    var handlerKitDetail: String {
+    /// The coding path and explanation, e.g. `at 'origin.x': expected Double, found string "a"`; `nil`
+    /// for a mismatch of the whole value, which `HandlerError.typeMismatch` already states.
+    var handlerKitDetail: String? {
         let context: Context
         switch self {
         case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
@@ -177,6 +178,7 @@ extension DecodingError {
         }
         var path = context.codingPath.map(\.stringValue).joined(separator: ".")
         if case .keyNotFound(let key, _) = self { path += (path.isEmpty ? "" : ".") + key.stringValue }
+        if path.isEmpty, case .typeMismatch = self { return nil }
         return path.isEmpty ? context.debugDescription : "at '\(path)': \(context.debugDescription)"
     }
 }

@@ -482,10 +482,13 @@ struct JSONReader {
         return .nestingTooDeep(limit: maximumDepth, line: line, column: column)
     }
 
+    /// A malformed-JSON error at `position` (the current index by default). An error found at the end
+    /// of the bytes says the document is cut short, the usual cause (a partial write or copy).
     private func error(_ reason: String, at position: Int? = nil) -> HandlerError {
         let offset = min(position ?? index, bytes.count)
         let (line, column) = lineAndColumn(of: offset)
-        return .malformedJSON(reason: reason, line: line, column: column, offset: offset)
+        let explained = index >= bytes.count ? "\(reason): the document is truncated" : reason
+        return .malformedJSON(reason: explained, line: line, column: column, offset: offset)
     }
 
     /// 1-based line and column (in bytes) of `offset`; only computed when reporting an error.

@@ -245,7 +245,7 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
         do {
             switch entry.delivery {
             case .closure(let body): try body(sent)
-            case .handler(let handler, let arguments): try handler.call(arguments.callArguments(sent))
+            case .handler(let handler, let arguments): try handler.callSynchronously(arguments.callArguments(sent))
             case .backgroundClosure, .dormant: break
             }
             return nil

@@ -175,13 +175,18 @@ struct DeclarationParser {
             take()
         }
 
-        var returnType: String?
+        // A handler returns nothing: its result would have no caller to go to.
         if isOperator(peek(), "->") {
             let arrow = take()
             let tokens = collectReturnType()
-            if tokens.isEmpty { error(at: arrow.start, Diagnostics.missingReturnType(functionName)) }
-            let written = joinType(tokens)
-            returnType = (written.isEmpty || written == "Void" || written == "()") ? nil : written
+            if let first = tokens.first, let last = tokens.last {
+                if !Self.returnsNothing(joinType(tokens)) {
+                    let written = String(decoding: lexer.bytes[first.start..<last.end], as: UTF8.self)
+                    error(at: arrow.start, Diagnostics.returnsValue(functionName, type: written))
+                }
+            } else {
+                error(at: arrow.start, Diagnostics.missingReturnType(functionName))
+            }
         }
 
         let afterSignature = peek()
@@ -263,10 +268,15 @@ struct DeclarationParser {
         var declaration = HandlerDeclaration(
             file: file, line: position.line, column: position.column, id: id, hasExplicitID: explicitID != nil,
             type: typePath, name: functionName, kind: kind, instance: instance, isAsync: isAsync,
-            isThrows: isThrows, returnType: returnType, parameters: parameters, conditions: site.conditions,
+            isThrows: isThrows, parameters: parameters, conditions: site.conditions,
             access: access, globalActor: isNonisolated ? nil : globalActor ?? (kind == .global ? nil : site.scopeGlobalActor))
         declaration.formerIDs = formerIDs
         return ParsedHandler(declaration: declaration, diagnostics: diagnostics, headerEnd: headerEnd)
+    }
+
+    /// Whether a return type (whitespace removed) gives the caller no value: `Void`, `()`, `Never`.
+    static func returnsNothing(_ type: String) -> Bool {
+        ["Void", "()", "Swift.Void", "Never", "Swift.Never"].contains(type)
     }
 
     /// Whether an attribute name (its last component) is taken for a global actor: `MainActor`, or a

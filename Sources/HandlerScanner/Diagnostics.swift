@@ -63,6 +63,12 @@ enum Diagnostics {
         "the parameter list of @handler function '\(name)' is not closed: add ')'"
     }
 
+    static func returnsValue(_ name: String, type: String) -> String {
+        "@handler function '\(name)' returns \(type), but a handler's result has nowhere to go: a handler may run "
+            + "later or in another process, where no caller waits for it; return Void and report the result "
+            + "through the function's effects (or a Handler it is given to call back)"
+    }
+
     static func missingReturnType(_ name: String) -> String {
         "@handler function '\(name)' has '->' but no return type: write the type after '->' or remove '->'"
     }

@@ -61,8 +61,6 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
     public var instance: String?
     public var isAsync: Bool
     public var isThrows: Bool
-    /// The return type as written with whitespace removed, or `nil` for `Void`/no `->`.
-    public var returnType: String?
     public var parameters: [Parameter]
     /// The `#if` / `#elseif` / `#else` conditions the declaration sits under, outermost first.
     public var conditions: [Condition]
@@ -85,7 +83,7 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
     public init(
         file: String, line: Int, column: Int, id: String, hasExplicitID: Bool, type: String?,
         name: String, kind: Kind, instance: String?, isAsync: Bool, isThrows: Bool,
-        returnType: String?, parameters: [Parameter], conditions: [Condition],
+        parameters: [Parameter], conditions: [Condition],
         access: AccessLevel = .internal, globalActor: String? = nil
     ) {
         self.file = file
@@ -99,7 +97,6 @@ public struct HandlerDeclaration: Sendable, Hashable, Codable {
         self.instance = instance
         self.isAsync = isAsync
         self.isThrows = isThrows
-        self.returnType = returnType
         self.parameters = parameters
         self.conditions = conditions
         self.access = access

@@ -2,11 +2,11 @@
 ///
 /// A section's value, or the value a template is rendered with, that conforms is asked for each name
 /// the template uses; `nil` means "not mine", and the lookup goes on to the enclosing values.
-public protocol MustacheParent {
+package protocol MustacheParent {
     /// The value of the variable `name`, or `nil` when this value has none of that name.
     func child(named name: String) -> Any?
 }
 
 extension Dictionary: MustacheParent where Key == String {
-    public func child(named name: String) -> Any? { self[name] }
+    package func child(named name: String) -> Any? { self[name] }
 }

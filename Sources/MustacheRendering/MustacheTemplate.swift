@@ -6,17 +6,17 @@
 /// (empty: not at all), once for `true`, not for `false` or a missing value, and once with any other
 /// value as the innermost value; an inverted section renders exactly when a section would not. A
 /// variable is written with `String(describing:)`, HTML-escaped unless the content type is TEXT.
-public struct MustacheTemplate: Sendable {
+package struct MustacheTemplate: Sendable {
     let nodes: [MustacheNode]
 
     /// Parses `text`; `name` is used in error messages.
-    public init(parsing text: String, named name: String = "template") throws(MustacheError) {
+    package init(parsing text: String, named name: String = "template") throws(MustacheError) {
         var parser = MustacheParser(text, template: name)
         nodes = try parser.parse()
     }
 
     /// The template rendered with `value` as the outermost value names are looked up in.
-    public func render(_ value: Any) -> String {
+    package func render(_ value: Any) -> String {
         var renderer = MustacheRenderer(stack: [value])
         renderer.render(nodes)
         return renderer.output

@@ -7,30 +7,30 @@ import Darwin
 #endif
 
 /// An I/O failure on a file descriptor.
-public struct FileDescriptorError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct FileDescriptorError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The system call that failed.
-    public var operation: String
+    package var operation: String
     /// The `errno` it reported.
-    public var code: Int32
+    package var code: Int32
 
-    public init(operation: String, code: Int32) {
+    package init(operation: String, code: Int32) {
         self.operation = operation
         self.code = code
     }
 
-    public var description: String { "\(operation) failed (errno \(code))" }
+    package var description: String { "\(operation) failed (errno \(code))" }
 }
 
 /// Reads bytes from a file descriptor, retrying interrupted reads.
-public struct FileDescriptorReader: ByteReading {
+package struct FileDescriptorReader: ByteReading {
     /// The descriptor read from; not closed by this type.
-    public let descriptor: Int32
+    package let descriptor: Int32
 
-    public init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
-    public mutating func read(maxCount: Int) throws -> [UInt8] {
+    package mutating func read(maxCount: Int) throws -> [UInt8] {
         guard maxCount > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: maxCount)
         while true {
@@ -55,15 +55,15 @@ public struct FileDescriptorReader: ByteReading {
 }
 
 /// Writes bytes to a file descriptor, retrying interrupted and partial writes.
-public struct FileDescriptorWriter: ByteWriting {
+package struct FileDescriptorWriter: ByteWriting {
     /// The descriptor written to; not closed by this type.
-    public let descriptor: Int32
+    package let descriptor: Int32
 
-    public init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
-    public mutating func write(_ bytes: [UInt8]) throws {
+    package mutating func write(_ bytes: [UInt8]) throws {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { raw -> Int in

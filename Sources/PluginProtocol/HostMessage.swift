@@ -3,7 +3,7 @@
 /// On the wire each is a one-key JSON object, e.g. `{"getCapability":{"capability":{"protocolVersion":7}}}`.
 /// Kinds this plugin does not know decode to ``unknown(kind:)`` so that it can answer them instead of
 /// failing.
-public enum HostMessage: Codable, Equatable, Sendable {
+package enum HostMessage: Codable, Equatable, Sendable {
     /// The first message of a session: the host's protocol version, absent from old compilers.
     case getCapability(HostCapability?)
     /// Expand an attached macro such as `@handler`.
@@ -17,7 +17,7 @@ public enum HostMessage: Codable, Equatable, Sendable {
     case unknown(kind: String)
 
     /// The wire name of the message kind.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .getCapability: return "getCapability"
         case .expandAttachedMacro: return "expandAttachedMacro"
@@ -35,7 +35,7 @@ public enum HostMessage: Codable, Equatable, Sendable {
         case libraryPath, moduleName
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: MessageKindKey.self)
         let key = try MessageKindKey.single(in: container, decoder: decoder)
         switch key.stringValue {
@@ -57,7 +57,7 @@ public enum HostMessage: Codable, Equatable, Sendable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: MessageKindKey.self)
         let key = MessageKindKey(kind)
         switch self {
@@ -79,36 +79,36 @@ public enum HostMessage: Codable, Equatable, Sendable {
 }
 
 /// What the compiler says about itself in `getCapability`.
-public struct HostCapability: Codable, Equatable, Sendable {
+package struct HostCapability: Codable, Equatable, Sendable {
     /// The host's plugin protocol version: 7 for the Swift 6.0 to 6.3 compilers.
-    public var protocolVersion: Int
+    package var protocolVersion: Int
 
-    public init(protocolVersion: Int) {
+    package init(protocolVersion: Int) {
         self.protocolVersion = protocolVersion
     }
 }
 
 /// The fields of an `expandAttachedMacro` request.
-public struct AttachedMacroRequest: Codable, Equatable, Sendable {
-    public var macro: MacroReference
+package struct AttachedMacroRequest: Codable, Equatable, Sendable {
+    package var macro: MacroReference
     /// The role being expanded (`peer` for `@handler`); a string so unknown roles still decode.
-    public var macroRole: String
+    package var macroRole: String
     /// A unique string for naming expanded declarations; unused here.
-    public var discriminator: String
+    package var discriminator: String
     /// The attribute, e.g. `@handler(instance: "account.omemo")`, with its leading trivia.
-    public var attributeSyntax: SyntaxSnippet
+    package var attributeSyntax: SyntaxSnippet
     /// The declaration the attribute is attached to, attributes and leading trivia included.
-    public var declSyntax: SyntaxSnippet
-    public var parentDeclSyntax: SyntaxSnippet?
-    public var extendedTypeSyntax: SyntaxSnippet?
-    public var conformanceListSyntax: SyntaxSnippet?
+    package var declSyntax: SyntaxSnippet
+    package var parentDeclSyntax: SyntaxSnippet?
+    package var extendedTypeSyntax: SyntaxSnippet?
+    package var conformanceListSyntax: SyntaxSnippet?
     /// The enclosing declarations and closures, innermost first, with their members removed
     /// (`extension OMEMO {}`). Sent by compilers since Swift 6.0; `nil` from older ones.
-    public var lexicalContext: [SyntaxSnippet]?
+    package var lexicalContext: [SyntaxSnippet]?
     /// The compiler's build configuration as a JSON string (Swift 6.2 and later); unused here.
-    public var staticBuildConfiguration: String?
+    package var staticBuildConfiguration: String?
 
-    public init(
+    package init(
         macro: MacroReference, macroRole: String = "peer", discriminator: String = "",
         attributeSyntax: SyntaxSnippet, declSyntax: SyntaxSnippet,
         parentDeclSyntax: SyntaxSnippet? = nil, extendedTypeSyntax: SyntaxSnippet? = nil,
@@ -129,12 +129,12 @@ public struct AttachedMacroRequest: Codable, Equatable, Sendable {
 }
 
 /// The fields of an `expandFreestandingMacro` request that this plugin reads.
-public struct FreestandingMacroRequest: Codable, Equatable, Sendable {
-    public var macro: MacroReference
+package struct FreestandingMacroRequest: Codable, Equatable, Sendable {
+    package var macro: MacroReference
     /// The macro expansion expression or declaration.
-    public var syntax: SyntaxSnippet
+    package var syntax: SyntaxSnippet
 
-    public init(macro: MacroReference, syntax: SyntaxSnippet) {
+    package init(macro: MacroReference, syntax: SyntaxSnippet) {
         self.macro = macro
         self.syntax = syntax
     }

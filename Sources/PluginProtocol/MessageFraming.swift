@@ -2,19 +2,19 @@
 /// length followed by exactly that many bytes of UTF-8 JSON.
 
 /// A source of bytes, such as a pipe from the compiler or a buffer in a test.
-public protocol ByteReading {
+package protocol ByteReading {
     /// Reads at most `maxCount` bytes. Returns an empty array at the end of the input.
     mutating func read(maxCount: Int) throws -> [UInt8]
 }
 
 /// A destination for bytes, such as the pipe back to the compiler.
-public protocol ByteWriting {
+package protocol ByteWriting {
     /// Writes all of `bytes` or throws.
     mutating func write(_ bytes: [UInt8]) throws
 }
 
 /// Why a frame could not be read. Each one ends the session: the byte stream can no longer be trusted.
-public enum FramingError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum FramingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input ended inside the 8-byte length prefix.
     case truncatedLength(received: Int)
     /// The input ended before the announced number of body bytes arrived.
@@ -22,7 +22,7 @@ public enum FramingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The announced length is larger than any message the compiler sends.
     case tooLarge(length: UInt64, limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncatedLength(let received):
             return "input ended inside a message's length prefix (\(received) of 8 bytes)"
@@ -35,17 +35,17 @@ public enum FramingError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Encodes and decodes the frames of the plugin protocol.
-public enum MessageFraming {
+package enum MessageFraming {
     /// Size of the length prefix in bytes.
-    public static let lengthPrefixSize = 8
+    package static let lengthPrefixSize = 8
     /// The largest message body accepted. Compiler messages carry one declaration and its context,
     /// far below this; anything larger is treated as a corrupt stream instead of being allocated.
-    public static let maximumMessageLength = 256 * 1024 * 1024
+    package static let maximumMessageLength = 256 * 1024 * 1024
     /// Bytes requested per read, so a lying length prefix cannot make the reader allocate its claim.
     static let readChunkSize = 64 * 1024
 
     /// Returns `payload` preceded by its 8-byte little-endian length.
-    public static func frame(_ payload: [UInt8]) -> [UInt8] {
+    package static func frame(_ payload: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(lengthPrefixSize + payload.count)
         let length = UInt64(payload.count)
@@ -61,7 +61,7 @@ public enum MessageFraming {
     /// - Returns: the body, or `nil` when the input ended cleanly between messages or a zero length
     ///   (the protocol's explicit end of session) was read.
     /// - Throws: ``FramingError`` for a truncated or oversized frame, or what `input` throws.
-    public static func readMessage<Input: ByteReading>(from input: inout Input) throws -> [UInt8]? {
+    package static func readMessage<Input: ByteReading>(from input: inout Input) throws -> [UInt8]? {
         let prefix = try readUpTo(lengthPrefixSize, from: &input)
         if prefix.isEmpty {
             return nil
@@ -87,7 +87,7 @@ public enum MessageFraming {
     }
 
     /// Writes one framed message.
-    public static func writeMessage<Output: ByteWriting>(_ payload: [UInt8], to output: inout Output) throws {
+    package static func writeMessage<Output: ByteWriting>(_ payload: [UInt8], to output: inout Output) throws {
         try output.write(frame(payload))
     }
 

@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// The plugin's main loop: read a framed request, answer it, until the compiler closes the pipe.
-public enum PluginLoop {
+package enum PluginLoop {
     /// Why the loop ended.
-    public enum Ending: Equatable, Sendable {
+    package enum Ending: Equatable, Sendable {
         /// The input ended between messages, or a zero-length frame was read: the normal end.
         case endOfInput
         /// The byte stream broke (truncated or oversized frame); it cannot be resynchronized.
@@ -21,7 +21,7 @@ public enum PluginLoop {
 
         /// The process exit status for this ending: 0 for the normal end and for a vanished reader,
         /// 1 for a broken input stream.
-        public var exitStatus: Int32 {
+        package var exitStatus: Int32 {
             switch self {
             case .endOfInput, .outputFailed: return 0
             case .malformedInput, .inputFailed: return 1
@@ -29,7 +29,7 @@ public enum PluginLoop {
         }
 
         /// A message for standard error, or `nil` for the normal end.
-        public var explanation: String? {
+        package var explanation: String? {
             switch self {
             case .endOfInput: return nil
             case .malformedInput(let detail): return "malformed input from the compiler: \(detail)"
@@ -40,7 +40,7 @@ public enum PluginLoop {
     }
 
     /// Serves requests from `input` until it ends or breaks. Never traps on any input.
-    public static func run<Input: ByteReading, Output: ByteWriting>(
+    package static func run<Input: ByteReading, Output: ByteWriting>(
         session: inout PluginSession, input: inout Input, output: inout Output
     ) -> Ending {
         while true {
@@ -66,7 +66,7 @@ public enum PluginLoop {
     /// and returns the exit status. Standard output is kept for messages only: anything else that
     /// writes to it goes to standard error. A closed output pipe ends the loop instead of killing
     /// the process with `SIGPIPE`.
-    public static func runOnStandardStreams() -> Int32 {
+    package static func runOnStandardStreams() -> Int32 {
         _ = signal(SIGPIPE, SIG_IGN)
         var outputDescriptor = dup(STDOUT_FILENO)
         if outputDescriptor >= 0 {

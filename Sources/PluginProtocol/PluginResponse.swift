@@ -1,5 +1,5 @@
 /// A reply from the plugin to the compiler; every request gets exactly one.
-public enum PluginResponse: Codable, Equatable, Sendable {
+package enum PluginResponse: Codable, Equatable, Sendable {
     /// Answer to `getCapability`.
     case getCapabilityResult(PluginCapability)
     /// Answer to an expansion request, for hosts of protocol version 5 or later (all Swift 6 compilers).
@@ -13,7 +13,7 @@ public enum PluginResponse: Codable, Equatable, Sendable {
     case loadPluginLibraryResult(loaded: Bool, diagnostics: [PluginDiagnostic])
 
     /// The wire name of the message kind.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .getCapabilityResult: return "getCapabilityResult"
         case .expandMacroResult: return "expandMacroResult"
@@ -24,7 +24,7 @@ public enum PluginResponse: Codable, Equatable, Sendable {
     }
 
     /// The diagnostics the response carries (none for a capability answer).
-    public var diagnostics: [PluginDiagnostic] {
+    package var diagnostics: [PluginDiagnostic] {
         switch self {
         case .getCapabilityResult: return []
         case .expandMacroResult(_, let diagnostics),
@@ -39,7 +39,7 @@ public enum PluginResponse: Codable, Equatable, Sendable {
         case capability, expandedSource, expandedSources, diagnostics, loaded
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: MessageKindKey.self)
         let key = try MessageKindKey.single(in: container, decoder: decoder)
         let fields = try container.nestedContainer(keyedBy: Keys.self, forKey: key)
@@ -70,7 +70,7 @@ public enum PluginResponse: Codable, Equatable, Sendable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: MessageKindKey.self)
         var fields = container.nestedContainer(keyedBy: Keys.self, forKey: MessageKindKey(kind))
         switch self {
@@ -91,13 +91,13 @@ public enum PluginResponse: Codable, Equatable, Sendable {
 }
 
 /// What the plugin says about itself in answer to `getCapability`.
-public struct PluginCapability: Codable, Equatable, Sendable {
+package struct PluginCapability: Codable, Equatable, Sendable {
     /// The protocol version the plugin speaks.
-    public var protocolVersion: Int
+    package var protocolVersion: Int
     /// Optional features; this plugin offers none (no `load-plugin-library`).
-    public var features: [String]?
+    package var features: [String]?
 
-    public init(protocolVersion: Int, features: [String]? = nil) {
+    package init(protocolVersion: Int, features: [String]? = nil) {
         self.protocolVersion = protocolVersion
         self.features = features
     }

@@ -6,27 +6,27 @@ import Foundation
 
 /// The plugin's side of one conversation with the compiler: remembers the host's capability and
 /// answers each request. Every request gets one response, including requests it cannot read.
-public struct PluginSession: Sendable {
+package struct PluginSession: Sendable {
     /// The protocol version this plugin speaks (that of swift-syntax 600 to 603, i.e. Swift 6.0–6.3).
-    public static let protocolVersion = 7
+    package static let protocolVersion = 7
     /// The first host version that accepts `expandMacroResult`; older hosts get the legacy results.
-    public static let unifiedResultVersion = 5
+    package static let unifiedResultVersion = 5
 
     /// What the host announced, or `nil` before `getCapability` or when it sent no capability.
-    public private(set) var hostCapability: HostCapability?
+    package private(set) var hostCapability: HostCapability?
     private let expander: HandlerMacroExpander
 
-    public init(expander: HandlerMacroExpander = HandlerMacroExpander()) {
+    package init(expander: HandlerMacroExpander = HandlerMacroExpander()) {
         self.expander = expander
     }
 
     /// Whether the host takes the unified `expandMacroResult` (protocol version 5 or later).
-    public var hostAcceptsUnifiedResult: Bool {
+    package var hostAcceptsUnifiedResult: Bool {
         (hostCapability?.protocolVersion ?? 0) >= Self.unifiedResultVersion
     }
 
     /// The response to one decoded request.
-    public mutating func response(to message: HostMessage) -> PluginResponse {
+    package mutating func response(to message: HostMessage) -> PluginResponse {
         switch message {
         case .getCapability(let capability):
             if let capability {
@@ -34,10 +34,10 @@ public struct PluginSession: Sendable {
             }
             return .getCapabilityResult(PluginCapability(protocolVersion: Self.protocolVersion))
         case .expandAttachedMacro(let request):
-            let diagnostics = expander.diagnostics(for: request)
+            let (peers, diagnostics) = expander.expansion(for: request)
             return hostAcceptsUnifiedResult
-                ? .expandMacroResult(expandedSource: "", diagnostics: diagnostics)
-                : .expandAttachedMacroResult(expandedSources: [], diagnostics: diagnostics)
+                ? .expandMacroResult(expandedSource: peers.joined(separator: "\n"), diagnostics: diagnostics)
+                : .expandAttachedMacroResult(expandedSources: peers, diagnostics: diagnostics)
         case .expandFreestandingMacro(let request):
             let location = request.syntax.location
             let diagnostic = PluginDiagnostic(
@@ -65,7 +65,7 @@ public struct PluginSession: Sendable {
 
     /// The response to one message body: decodes it and answers it, or answers with an error
     /// diagnostic when it is not a message this plugin can read (invalid JSON, missing fields).
-    public mutating func response(toPayload payload: [UInt8]) -> PluginResponse {
+    package mutating func response(toPayload payload: [UInt8]) -> PluginResponse {
         let message: HostMessage
         do {
             message = try JSONDecoder().decode(HostMessage.self, from: Data(payload))
@@ -76,7 +76,7 @@ public struct PluginSession: Sendable {
     }
 
     /// Encodes a response as the JSON body of a frame.
-    public static func encode(_ response: PluginResponse) throws -> [UInt8] {
+    package static func encode(_ response: PluginResponse) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(response))

@@ -1,18 +1,18 @@
 /// A piece of source code the compiler sends with a request: the text of a syntax node, including its
 /// leading trivia (whitespace, comments), and where that text starts in its file.
-public struct SyntaxSnippet: Codable, Equatable, Sendable {
+package struct SyntaxSnippet: Codable, Equatable, Sendable {
     /// Where a snippet starts. `line` and `column` are 1-based (columns in UTF-8 bytes); `offset` is
     /// the 0-based UTF-8 offset in the file. Lexical-context snippets carry zeros: they have no place.
-    public struct Location: Codable, Equatable, Sendable {
+    package struct Location: Codable, Equatable, Sendable {
         /// `Module/File.swift`, as `#fileID` would produce.
-        public var fileID: String
+        package var fileID: String
         /// The file's path as the compiler knows it; diagnostics must name the same path.
-        public var fileName: String
-        public var offset: Int
-        public var line: Int
-        public var column: Int
+        package var fileName: String
+        package var offset: Int
+        package var line: Int
+        package var column: Int
 
-        public init(fileID: String, fileName: String, offset: Int, line: Int, column: Int) {
+        package init(fileID: String, fileName: String, offset: Int, line: Int, column: Int) {
             self.fileID = fileID
             self.fileName = fileName
             self.offset = offset
@@ -23,12 +23,12 @@ public struct SyntaxSnippet: Codable, Equatable, Sendable {
 
     /// The node's syntactic category: `declaration`, `statement`, `expression`, `type`, `pattern` or
     /// `attribute`. Kept as a string so that a category added by a later compiler does not fail decoding.
-    public var kind: String
+    package var kind: String
     /// The node's source text, leading trivia included.
-    public var source: String
-    public var location: Location
+    package var source: String
+    package var location: Location
 
-    public init(kind: String, source: String, location: Location) {
+    package init(kind: String, source: String, location: Location) {
         self.kind = kind
         self.source = source
         self.location = location
@@ -36,15 +36,15 @@ public struct SyntaxSnippet: Codable, Equatable, Sendable {
 }
 
 /// Names the macro a request is for: the `#externalMacro(module:type:)` pair and the name used.
-public struct MacroReference: Codable, Equatable, Sendable {
+package struct MacroReference: Codable, Equatable, Sendable {
     /// The plugin module, `HandlerKitMacros`.
-    public var moduleName: String
+    package var moduleName: String
     /// The implementation type named in `#externalMacro`, `HandlerMacro`.
-    public var typeName: String
+    package var typeName: String
     /// The macro's name as the compiler spelled it (may carry trailing whitespace).
-    public var name: String
+    package var name: String
 
-    public init(moduleName: String, typeName: String, name: String) {
+    package init(moduleName: String, typeName: String, name: String) {
         self.moduleName = moduleName
         self.typeName = typeName
         self.name = name

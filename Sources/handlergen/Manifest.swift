@@ -2,7 +2,7 @@ import Foundation
 import HandlerGenerator
 
 /// `handlergen manifest`: the module's handler manifest, the baseline the build checks
-/// against. What `swift package update-handler-baseline` runs.
+/// against. What `swift package --allow-writing-to-package-directory update-handler-baseline` runs.
 struct Manifest: Subcommand {
     static let outputOption = OptionSpec(
         name: "output", kind: .value(placeholder: "file"),

@@ -23,23 +23,23 @@ enum SecondProcess {
         }
         // The dynamic form: call-time values by name, checked when the handler runs.
         try expect("Mailbox.deliver", "call Mailbox.deliver with urgent: true") {
-            try handler("Mailbox.deliver").call(["urgent": true])
+            try handler("Mailbox.deliver").callSynchronously(["urgent": true])
         }
         try await expectAsync("Downloads.fetch", "call Downloads.fetch with attempt: 1, awaited (generated typed call)") {
             try await Downloads.callFetchHandler(handler("Downloads.fetch"), attempt: 1)
         }
         try expect("Upload.progress", "call Upload.progress with percent: 40") {
-            try handler("Upload.progress").call(["percent": 40])
+            try handler("Upload.progress").callSynchronously(["percent": 40])
         }
 
         Say.line("Invalidating the upload handler: its invalidation handler runs once with the bound file")
         try expect("Upload.cancelled", "invalidate Upload.progress with reason: \"user pressed cancel\"") {
-            try handler("Upload.progress").invalidate(["reason": "user pressed cancel"])
+            try handler("Upload.progress").invalidateSynchronously(["reason": "user pressed cancel"])
         }
 
         Say.line("Checking the errors a careless caller gets (thrown, typed, never a crash):")
         try expectError("calling the invalidated upload handler") {
-            try handler("Upload.progress").call(["percent": 90])
+            try handler("Upload.progress").callSynchronously(["percent": 90])
         }
         try await expectErrorAsync("calling Downloads.fetch without its mandatory 'attempt'") {
             try await handler("Downloads.fetch").call()

@@ -81,7 +81,7 @@ import Testing
     @Test func cStructBoundAtCreationSurvivesJSONAndReachesTheHandler() throws {
         let point = HKPoint(x: 1.5, y: -2.25, tag: 7)
         let handler = try fromJSON(try Geometry.moveHandler(point: point, registry: registry))
-        try handler.call(["offset": 1.0])
+        try handler.callSynchronously(["offset": 1.0])
         #expect(Received.shared.take() == ["move 2.5 -1.25 7"])
         #expect(handler.jsonString().contains(#""point":{"tag":7,"x":1.5,"y":-2.25}"#))
     }
@@ -94,7 +94,7 @@ import Testing
         let json = handler.jsonString()
         let rebuilt = try fromJSON(handler)
         #expect(rebuilt.jsonString() == json)
-        try rebuilt.call()
+        try rebuilt.callSynchronously()
         #expect(Received.shared.take() == ["inspect -9223372036854775808 5 9223372036854775807 200"])
         let received = try #require(Received.shared.lastEverything())
         #expect(Self.fields(received) == Self.fields(original))
@@ -112,14 +112,14 @@ import Testing
         var original = HKEverything()
         Self.store("", in: &original.name)
         let handler = try fromJSON(try Geometry.inspectHandler(everything: original, mode: .off, line: HKLine(), registry: registry))
-        try handler.call(["color": HKColorRed])
+        try handler.callSynchronously(["color": HKColorRed])
         #expect(Received.shared.take() == ["inspect 0 0 0 0"])
         #expect(Self.fields(try #require(Received.shared.lastEverything())) == Self.fields(original))
         #expect(handler.jsonString().contains(#""name":"""#))
 
         let points = [HKPoint(x: 0, y: -0.0, tag: .min), HKPoint(x: .pi, y: 1e308, tag: .max)]
         let collect = try fromJSON(try Geometry.collectHandler(points: points, state: .idle, registry: registry))
-        try collect.call()
+        try collect.callSynchronously()
         #expect(Received.shared.take() == ["collect 2 0"])
     }
 
@@ -157,7 +157,7 @@ import Testing
         }
         // An open (NS_ENUM-style) enum takes any raw value, as in C.
         let open = try Handler(json: json.replacingOccurrences(of: #""mode":1"#, with: #""mode":12"#), registry: registry)
-        try open.call()
+        try open.callSynchronously()
         #expect(Received.shared.take() == ["inspect 0 0 12 200"])
     }
 
@@ -181,10 +181,10 @@ import Testing
         let json = handler.jsonString()
         #expect(json.contains(#""label":{"notes":[null,""],"size":3,"text":"héllo ☃"}"#), "\(json)")
         let rebuilt = try fromJSON(handler)
-        try rebuilt.call()
+        try rebuilt.callSynchronously()
         #expect(Received.shared.take() == ["label héllo ☃ NULL  3"])
         // Decoding the same text twice points to the same stored copy.
-        try fromJSON(rebuilt).call()
+        try fromJSON(rebuilt).callSynchronously()
         #expect(Received.shared.take() == ["label héllo ☃ NULL  3"])
     }
 

@@ -32,16 +32,16 @@ import Testing
     @Test func staticHandlerWithNestedTypeAndDefaults() throws {
         let handler = try Carbons.enabledHandler(account: Account(id: "a1"), iqNode: .init(id: "iq1"), registry: registry)
         let rebuilt = try fromJSON(handler)
-        try rebuilt.call()
-        try rebuilt.call(["limit": 3, "note": "hello"])
+        try rebuilt.callSynchronously()
+        try rebuilt.callSynchronously(["limit": 3, "note": "hello"])
         #expect(Recorder.shared.take() == ["enabled a1 iq1 10 nil", "enabled a1 iq1 3 hello"])
     }
 
     @Test func classMethodThatThrows() throws {
         let handler = try fromJSON(try Service.restartHandler(registry: registry))
-        try handler.call(["reason": "update"])
+        try handler.callSynchronously(["reason": "update"])
         #expect(Recorder.shared.take() == ["restart update [1, 2]"])
-        #expect(throws: FixtureError(reason: "empty")) { try handler.call(["reason": ""]) }
+        #expect(throws: FixtureError(reason: "empty")) { try handler.callSynchronously(["reason": ""]) }
     }
 
     @Test func asyncInstanceHandlerFindsItsObjectThroughInstance() async throws {
@@ -60,8 +60,8 @@ import Testing
 
     @Test func nestedTypeInExtensionOfDottedType() throws {
         let handler = try fromJSON(try Outer.Inner.convertHandler(kind: .large, registry: registry))
-        try handler.call()
-        try handler.call(["values": ["a": 1, "b": 2]])
+        try handler.callSynchronously()
+        try handler.callSynchronously(["values": ["a": 1, "b": 2]])
         #expect(Recorder.shared.take() == ["convert large 0", "convert large 3"])
     }
 
@@ -72,42 +72,42 @@ import Testing
     }
 
     @Test func conditionalHandlers() throws {
-        try fromJSON(try Conditional.activeHandler(value: 7, registry: registry)).call()
-        try fromJSON(try Conditional.fallbackHandler(registry: registry)).call()
+        try fromJSON(try Conditional.activeHandler(value: 7, registry: registry)).callSynchronously()
+        try fromJSON(try Conditional.fallbackHandler(registry: registry)).callSynchronously()
         #expect(Recorder.shared.take() == ["active 7", "fallback fallback"])
     }
 
     @Test func fileScopeHandlersWithExplicitIDAndWithoutParameters() throws {
-        try fromJSON(try cleanUpHandler(reason: "done", registry: registry)).call()
-        try fromJSON(try pingHandler(registry: registry)).call()
+        try fromJSON(try cleanUpHandler(reason: "done", registry: registry)).callSynchronously()
+        try fromJSON(try pingHandler(registry: registry)).callSynchronously()
         #expect(Recorder.shared.take() == ["cleanUp done", "ping"])
     }
 
     @Test func optionalParameterWithNonNilDefault() throws {
         let handler = try fromJSON(try greetHandler(registry: registry))
-        try handler.call()
-        try handler.call(["name": "you"])
-        try fromJSON(try greetHandler(name: "bound", registry: registry)).call()
+        try handler.callSynchronously()
+        try handler.callSynchronously(["name": "you"])
+        try fromJSON(try greetHandler(name: "bound", registry: registry)).callSynchronously()
         #expect(Recorder.shared.take() == ["greet world", "greet you", "greet bound"])
     }
 
     @Test func nestedHandlerIsBoundAndCalled() throws {
         let inner = try cleanUpHandler(reason: "nested", registry: registry)
         let outer = try fromJSON(try chainHandler(next: inner, times: 2, registry: registry))
-        try outer.call()
+        try outer.callSynchronously()
         #expect(Recorder.shared.take() == ["cleanUp nested", "cleanUp nested"])
     }
 
     @Test func stringIDFormAndInvalidationTarget() throws {
         let handler = try Handler(id: "cleanup.v1", invalidation: "ping", registry: registry)
-        try fromJSON(handler).call(["reason": "by id"])
-        try fromJSON(handler).invalidate(["reason": "unused"])
+        try fromJSON(handler).callSynchronously(["reason": "by id"])
+        try fromJSON(handler).invalidateSynchronously(["reason": "unused"])
         #expect(Recorder.shared.take() == ["cleanUp by id", "ping"])
     }
 
     @Test func missingMandatoryArgumentIsATypedError() throws {
         let handler = try fromJSON(try cleanUpHandler(registry: registry))
-        #expect(throws: HandlerError.self) { try handler.call() }
+        #expect(throws: HandlerError.self) { try handler.callSynchronously() }
         #expect(Recorder.shared.take().isEmpty)
     }
 }

@@ -27,18 +27,18 @@ extension GeneratedCodeTests {
     /// The shim hops to the actor, so the handler can only be called with `await`.
     @Test func synchronousCallOfAMainActorHandlerThrowsRequiresAsync() throws {
         let handler = try Banner.showHandler(text: "hi", registry: registry)
-        #expect(throws: HandlerError.requiresAsync(handler: "Banner.show")) { try handler.call() }
+        #expect(throws: HandlerError.requiresAsync(handler: "Banner.show")) { try handler.callSynchronously() }
         #expect(Recorder.shared.take().isEmpty)
     }
 
     @Test func defaultsNamingPrivateSymbolsAreAppliedBySwift() throws {
         let handler = try Handler(json: Paging.fetchHandler(page: 1, registry: registry).jsonData(), registry: registry)
-        try handler.call()
-        try handler.call(["size": 5])
-        try handler.call(["origin": "here"])
+        try handler.callSynchronously()
+        try handler.callSynchronously(["size": 5])
+        try handler.callSynchronously(["origin": "here"])
         try Paging.callFetchHandler(handler, size: 7, origin: "typed")
         try Paging.callFetchHandler(handler)
-        try Handler(json: Paging.fetchHandler(page: 2, size: 9, registry: registry).jsonData(), registry: registry).call()
+        try Handler(json: Paging.fetchHandler(page: 2, size: 9, registry: registry).jsonData(), registry: registry).callSynchronously()
         #expect(Recorder.shared.take() == [
             "fetch 1 25 inbox", "fetch 1 5 inbox", "fetch 1 25 here",
             "fetch 1 7 typed", "fetch 1 25 inbox", "fetch 2 9 inbox",
@@ -49,7 +49,7 @@ extension GeneratedCodeTests {
         let handler = try cleanUpHandler(reason: "typed", invalidation: pingHandlerID, registry: registry)
         #expect(handler.invalidationID == "ping")
         #expect(Banner.showHandlerID == HandlerID("Banner.show"))
-        try Handler(json: handler.jsonData(), registry: registry).invalidate()
+        try Handler(json: handler.jsonData(), registry: registry).invalidateSynchronously()
         #expect(Recorder.shared.take() == ["ping"])
     }
 

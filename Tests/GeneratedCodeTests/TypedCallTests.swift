@@ -92,7 +92,7 @@ extension GeneratedCodeTests {
 
     @Test func anInvalidatedHandlerIsRefused() throws {
         let handler = try cleanUpHandler(reason: "r", registry: registry)
-        try handler.invalidate()
+        try handler.invalidateSynchronously()
         #expect(throws: HandlerError.invalidated(handler: "cleanup.v1")) { try callCleanUpHandler(handler) }
         #expect(Recorder.shared.take().isEmpty)
     }

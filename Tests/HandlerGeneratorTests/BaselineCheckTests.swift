@@ -58,7 +58,7 @@ import Testing
         let line = try #require(try Self.baseline(old).manifest.json.split(separator: "\n", omittingEmptySubsequences: false)
             .firstIndex { $0.contains("\"id\": \"Mail.send\"") }) + 1
         #expect(diagnostics == [
-            "App/.handlers-baseline.json:\(line):1: error: handler 'Mail.send' (Mail.send) of the baseline no longer exists: stored documents naming it fail to rebuild (unknown handler); restore it, add @handler(formerly: \"Mail.send\") to the handler that replaces it, or accept the removal with `swift package update-handler-baseline` [handlerRemoved]"
+            "App/.handlers-baseline.json:\(line):1: error: handler 'Mail.send' (Mail.send) of the baseline no longer exists: stored documents naming it fail to rebuild (unknown handler); restore it, add @handler(formerly: \"Mail.send\") to the handler that replaces it, or accept the removal with `swift package --allow-writing-to-package-directory update-handler-baseline` [handlerRemoved]"
         ])
     }
 
@@ -67,7 +67,7 @@ import Testing
             "enum Mail {\n    @handler static func fetch(box: String) {}\n}",
             "enum Post {\n    @handler static func fetch(box: String) {}\n}")
         #expect(diagnostics == [
-            "New.swift:2:5: error: handler id 'Mail.fetch' (Mail.fetch) of the baseline is gone and 'Post.fetch' is new: if 'Post.fetch' is 'Mail.fetch' renamed, add 'formerly: \"Mail.fetch\"' to its @handler so that stored documents naming 'Mail.fetch' rebuild; if 'Mail.fetch' was removed on purpose, accept it with `swift package update-handler-baseline` [handlerRemoved]"
+            "New.swift:2:5: error: handler id 'Mail.fetch' (Mail.fetch) of the baseline is gone and 'Post.fetch' is new: if 'Post.fetch' is 'Mail.fetch' renamed, add 'formerly: \"Mail.fetch\"' to its @handler so that stored documents naming 'Mail.fetch' rebuild; if 'Mail.fetch' was removed on purpose, accept it with `swift package --allow-writing-to-package-directory update-handler-baseline` [handlerRemoved]"
         ])
         // The function renamed in its type (same parameters) is recognised too.
         let renamed = try Self.check(Self.wrap("@handler static func fetch(box: String) {}"), Self.wrap("@handler static func load(box: String) {}"))
@@ -79,7 +79,7 @@ import Testing
         let diagnostics = try Self.check(
             Self.wrap("@handler static func fetch(box: String) {}"), Self.wrap("@handler static func fetch(folder: String) {}"))
         #expect(diagnostics == [
-            "New.swift:2:1: error: parameter 'box' of handler 'Mail.fetch' is gone and 'folder' is new: if 'folder' is 'box' renamed, add 'renamed: [\"box\": \"folder\"]' to its @handler so that values stored under 'box' bind to it; if 'box' was removed on purpose, accept it with `swift package update-handler-baseline` [parameterRenamed]"
+            "New.swift:2:1: error: parameter 'box' of handler 'Mail.fetch' is gone and 'folder' is new: if 'folder' is 'box' renamed, add 'renamed: [\"box\": \"folder\"]' to its @handler so that values stored under 'box' bind to it; if 'box' was removed on purpose, accept it with `swift package --allow-writing-to-package-directory update-handler-baseline` [parameterRenamed]"
         ])
     }
 
@@ -88,7 +88,7 @@ import Testing
             Self.wrap("@handler static func fetch(box: String) {}"),
             Self.wrap("@handler static func fetch(box: String, limit: Int, flag: Bool = false) {}"))
         #expect(diagnostics == [
-            "New.swift:2:1: error: new parameter 'limit' of handler 'Mail.fetch' is mandatory: stored handlers did not bind it, so calling them fails (missing argument) unless every call passes it; give it a default value or make it optional ('Int?'), or accept it with `swift package update-handler-baseline` [mandatoryParameterAdded]"
+            "New.swift:2:1: error: new parameter 'limit' of handler 'Mail.fetch' is mandatory: stored handlers did not bind it, so calling them fails (missing argument) unless every call passes it; give it a default value or make it optional ('Int?'), or accept it with `swift package --allow-writing-to-package-directory update-handler-baseline` [mandatoryParameterAdded]"
         ])
     }
 
@@ -188,7 +188,7 @@ import Testing
         let baseline = try Self.baseline(source)
         let diagnostics = BaselineCheck.diagnostics(SourceScanner.scan(source: source, file: "New.swift"), module: "Other", against: baseline)
         #expect(diagnostics.map(\.compilerFormatted) == [
-            "App/.handlers-baseline.json:4:1: error: the handler baseline is of module 'App', not 'Other'; write this module's with `swift package update-handler-baseline`"
+            "App/.handlers-baseline.json:4:1: error: the handler baseline is of module 'App', not 'Other'; write this module's with `swift package --allow-writing-to-package-directory update-handler-baseline`"
         ])
     }
 

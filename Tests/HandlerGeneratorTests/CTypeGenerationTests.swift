@@ -170,7 +170,7 @@ import Testing
         let parameters = ["HKPoint", "HKColor?", "[HKLine]", "CPoints.HKRect", "Optional<HKSize>", "[String:HKMap]", "Int", "Handler"]
         let handler = HandlerDeclaration(
             file: "a.swift", line: 1, column: 1, id: "h", hasExplicitID: false, type: nil, name: "h", kind: .global,
-            instance: nil, isAsync: false, isThrows: false, returnType: nil,
+            instance: nil, isAsync: false, isThrows: false,
             parameters: parameters.enumerated().map { index, type in
                 HandlerDeclaration.Parameter(
                     label: "p\(index)", name: "p\(index)", type: type, isOptional: false, hasDefault: false,

@@ -9,7 +9,7 @@ import Testing
 @Suite struct CompilerMappingTests {
     /// The runtime API generated code calls (as in Sources/HandlerKit), with empty bodies.
     static let runtimeStub = """
-        public struct HandlerArguments: Sendable {
+        @_spi(HandlerKitGenerated) public struct HandlerArguments: Sendable {
             public func required<T>(_ name: String) throws -> T { throw Stub() }
             public func required<T: Decodable>(_ name: String) throws -> T { throw Stub() }
             public func optional<T>(_ name: String) throws -> T? { nil }
@@ -19,14 +19,14 @@ import Testing
         }
         struct Stub: Error {}
         public struct HandlerParameter: Sendable {
-            public static func required<T>(_ name: String, _ type: T.Type) -> HandlerParameter { .init() }
-            public static func optional<T>(_ name: String, _ type: T.Type) -> HandlerParameter { .init() }
+            @_spi(HandlerKitGenerated) public static func required<T>(_ name: String, _ type: T.Type) -> HandlerParameter { .init() }
+            @_spi(HandlerKitGenerated) public static func optional<T>(_ name: String, _ type: T.Type) -> HandlerParameter { .init() }
         }
         public struct HandlerDescriptor: Sendable {
-            public init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {}
-            public init(id: String, parameters: [HandlerParameter], invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void) {}
+            @_spi(HandlerKitGenerated) public init(id: String, parameters: [HandlerParameter], invoke: @escaping @Sendable (HandlerArguments) throws -> Void) {}
+            @_spi(HandlerKitGenerated) public init(id: String, parameters: [HandlerParameter], invokeAsync: @escaping @Sendable (HandlerArguments) async throws -> Void) {}
         }
-        public struct HandlerTable: Sendable { public init(module: String, handlers: [HandlerDescriptor]) {} }
+        public struct HandlerTable: Sendable { @_spi(HandlerKitGenerated) public init(module: String, handlers: [HandlerDescriptor]) {} }
         public final class HandlerRegistry: Sendable { public static let shared = HandlerRegistry(); public init() {} }
         public struct HandlerBindings: Sendable {
             public init() {}
@@ -38,9 +38,9 @@ import Testing
             public init(_ id: String) { self.id = id }
         }
         public final class Handler: Sendable {
-            public init(id: String, bound: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
-            public func callBound(as id: String, _ body: (HandlerArguments) throws -> Void) throws {}
-            public func callBound(as id: String, isolation: isolated (any Actor)? = #isolation, _ body: (HandlerArguments) async throws -> Void) async throws {}
+            @_spi(HandlerKitGenerated) public init(id: String, module: String, table: String, bound: HandlerBindings = .init(), invalidation: String? = nil, registry: HandlerRegistry = .shared) throws {}
+            @_spi(HandlerKitGenerated) public func callBound(as id: String, _ body: (HandlerArguments) throws -> Void) throws {}
+            @_spi(HandlerKitGenerated) public func callBound(as id: String, isolation: isolated (any Actor)? = #isolation, _ body: (HandlerArguments) async throws -> Void) async throws {}
         }
         """
 
@@ -65,7 +65,7 @@ import Testing
         }
 
         @handler(id: "cleanup.v1")
-        func cleanUp(_ reason: String, values: [String: [Int]]? = nil) -> Int { 0 }
+        func cleanUp(_ reason: String, values: [String: [Int]]? = nil) {}
 
         @MainActor enum Screen {
             @handler static func show(title: String) async {}

@@ -39,12 +39,16 @@ import Testing
         ])
         let header = text.components(separatedBy: "extension HandlerTable")[0]
         #expect(header.hasSuffix("""
-            import HandlerKit
+            @_spi(HandlerKitGenerated) import HandlerKit
             @testable import Core
             import Foundation
             #if canImport(Glibc)
             import Glibc
             #endif
+
+            /// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+            /// fallback of the same name, whose message says to add the plugin.
+            enum _HandlerKitGeneratedFile {}
 
 
             """))

@@ -18,13 +18,13 @@ enum ModelFixtures {
     static func handler(
         file: String = "Sources/Chat/Handlers.swift", line: Int, column: Int = 5, id: String? = nil,
         type: String?, name: String, kind: HandlerDeclaration.Kind, instance: String? = nil,
-        async: Bool = false, throws: Bool = false, returnType: String? = nil,
+        async: Bool = false, throws: Bool = false,
         parameters: [Parameter] = [], conditions: [Condition] = []
     ) -> HandlerDeclaration {
         HandlerDeclaration(
             file: file, line: line, column: column, id: id ?? [type, name].compactMap { $0 }.joined(separator: "."),
             hasExplicitID: id != nil, type: type, name: name, kind: kind, instance: instance, isAsync: async,
-            isThrows: `throws`, returnType: returnType, parameters: parameters, conditions: conditions
+            isThrows: `throws`, parameters: parameters, conditions: conditions
         )
     }
 
@@ -54,7 +54,6 @@ enum ModelFixtures {
         ),
         handler(
             file: "Sources/Chat/Outer.swift", line: 20, type: "Outer.Inner", name: "ping", kind: .static,
-            returnType: "Int",
             conditions: [
                 Condition(branch: .if, expression: "os(Linux)", precedingExpressions: []),
                 Condition(branch: .elseif, expression: "DEBUG", precedingExpressions: ["FAST"]),
@@ -97,7 +96,7 @@ extension ModelFixtures {
         ),
         handler(
             file: "Sources/default/Names.swift", line: 30, type: "Names", name: "default", kind: .instance,
-            instance: "store.current ?? Names(\"fallback\")", throws: true, returnType: "Bool",
+            instance: "store.current ?? Names(\"fallback\")", throws: true,
             parameters: [
                 parameter("store", "Store", label: "in", line: 31),
                 parameter("for", "Int!", optional: true, line: 31),

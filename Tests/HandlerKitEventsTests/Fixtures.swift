@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitEvents
 
 /// Records what subscribers did, from any thread, in the order they did it.

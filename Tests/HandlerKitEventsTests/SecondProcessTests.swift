@@ -111,7 +111,7 @@ import Testing
 
         let run = try await Self.run("send", file.path(percentEncoded: false))
         #expect(run.status == 1)
-        #expect(run.lines.first?.hasPrefix("error: saved subscriptions are not readable: malformed handler JSON at line 1") == true, "\(run.lines)")
+        #expect(run.lines.first?.hasPrefix("error: saved subscriptions are not readable: malformed JSON at line 1") == true, "\(run.lines)")
         #expect(try Data(contentsOf: file) == damaged)
         #expect(try Data(contentsOf: file.appendingPathExtension("unreadable")) == damaged)
     }

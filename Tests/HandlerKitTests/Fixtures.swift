@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 
 /// Records what handlers did, from any thread.
 final class Recorder: @unchecked Sendable {
@@ -145,7 +145,7 @@ func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
             invoke: { arguments in
                 let next: Handler = try arguments.required("next")
                 recorder.record("chain \(next.id)")
-                try next.call(["amount": 7])
+                try next.callSynchronously(["amount": 7])
             }
         ),
     ]))

@@ -1,4 +1,4 @@
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Testing
 
 /// Former ids and former parameter names: documents written before a rename rebuild.
@@ -32,7 +32,7 @@ struct FormerNameTests {
         let registry = try registry(recorder)
         let handler = try Handler(json: #"{"bound":{"folder":"inbox","limit":3},"id":"Inbox.fetch","version":1}"#, registry: registry)
         #expect(handler.id == "Mail.fetch")
-        try handler.call()
+        try handler.callSynchronously()
         #expect(recorder.all == ["fetch inbox 3"])
         #expect(handler.jsonString() == #"{"bound":{"box":"inbox","limit":3},"id":"Mail.fetch","version":1}"#)
     }
@@ -43,8 +43,8 @@ struct FormerNameTests {
         let handler = try Handler(
             json: #"{"bound":{"dir":"spam"},"id":"fetchMail","invalidation":"Inbox.cancel","version":1}"#, registry: registry)
         #expect(handler.invalidationID == "Mail.cancel")
-        try handler.call()
-        try handler.invalidate()
+        try handler.callSynchronously()
+        try handler.invalidateSynchronously()
         #expect(recorder.all == ["fetch spam 10", "cancel"])
     }
 
@@ -77,13 +77,13 @@ struct FormerNameTests {
             HandlerDescriptor(id: "Outer.then", parameters: [.required("next", Handler.self)]) { arguments in
                 let next: Handler = try arguments.required("next")
                 recorder.record(next.jsonString())
-                try next.call()
+                try next.callSynchronously()
             }
         ]))
         let handler = try Handler(
             json: #"{"bound":{"next":{"bound":{"folder":"a"},"id":"Inbox.fetch","version":1}},"id":"Outer.then","version":1}"#,
             registry: registry)
-        try handler.call()
+        try handler.callSynchronously()
         #expect(recorder.all == [#"{"bound":{"box":"a"},"id":"Mail.fetch","version":1}"#, "fetch a 10"])
     }
 

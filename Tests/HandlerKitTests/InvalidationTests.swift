@@ -12,29 +12,29 @@ struct InvalidationTests {
     @Test func invalidationRunsTheTargetOnceWithTheSharedBoundValues() throws {
         let handler = try Handler(id: "Mail.fetched", bound: ["rid": "r-7", "success": true], invalidation: "Mail.cancelled",
                                   registry: registry)
-        try handler.invalidate(["done": true])
+        try handler.invalidateSynchronously(["done": true])
         #expect(recorder.all == ["cancelled true r-7"])
         #expect(handler.isInvalidated)
-        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.call(["account": Account(jid: "x")]) }
+        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.callSynchronously(["account": Account(jid: "x")]) }
         #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.bind(["rid": "again"]) }
-        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.invalidate(["done": true]) }
+        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.invalidateSynchronously(["done": true]) }
         #expect(recorder.all == ["cancelled true r-7"])
     }
 
     @Test func invalidatingWithoutATargetEndsTheHandler() throws {
         let handler = try Handler(id: "Counter.add", bound: ["amount": 1], registry: registry)
-        try handler.invalidate()
-        #expect(throws: HandlerError.invalidated(handler: "Counter.add")) { try handler.call() }
+        try handler.invalidateSynchronously()
+        #expect(throws: HandlerError.invalidated(handler: "Counter.add")) { try handler.callSynchronously() }
         #expect(recorder.all.isEmpty)
     }
 
     @Test func aMissingArgumentOfTheTargetLeavesTheHandlerValid() throws {
         let handler = try Handler(id: "Counter.add", bound: ["amount": 1], invalidation: "Mail.cancelled", registry: registry)
         #expect(throws: HandlerError.missingArgument(handler: "Mail.cancelled", argument: "done", expectedType: "Bool")) {
-            try handler.invalidate()
+            try handler.invalidateSynchronously()
         }
         #expect(!handler.isInvalidated)
-        try handler.invalidate(["done": false])
+        try handler.invalidateSynchronously(["done": false])
         #expect(recorder.all == ["cancelled false nil"])
     }
 
@@ -42,7 +42,7 @@ struct InvalidationTests {
         let handler = try Handler(id: "Counter.add", bound: ["amount": 1], invalidation: "Uploads.aborted", registry: registry)
         let rebuilt = try Handler(json: handler.jsonData(), registry: registry)
         #expect(rebuilt.invalidationID == "Uploads.aborted")
-        #expect(throws: HandlerError.requiresAsync(handler: "Uploads.aborted")) { try rebuilt.invalidate() }
+        #expect(throws: HandlerError.requiresAsync(handler: "Uploads.aborted")) { try rebuilt.invalidateSynchronously() }
         #expect(!rebuilt.isInvalidated)
     }
 
@@ -94,12 +94,5 @@ struct InvalidationTests {
         }
         #expect(recorder.count(prefix: "add") == 500)
         #expect(handler.boundValues["amount"] != nil)
-    }
-}
-
-extension Handler {
-    /// Calls the synchronous `invalidate` overload from an async context.
-    func invalidateSynchronously(_ arguments: CallArguments = [:]) throws {
-        try invalidate(arguments)
     }
 }

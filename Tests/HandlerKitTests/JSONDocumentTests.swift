@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Testing
 
 @Suite("Handler JSON documents")
@@ -42,7 +42,7 @@ struct JSONDocumentTests {
         let rebuilt = try Handler(json: handler.jsonData(), registry: registry)
         #expect(rebuilt.jsonData() == handler.jsonData())
         #expect(rebuilt.id == "Mail.fetched")
-        try rebuilt.call(["account": Account(jid: "a@b")])
+        try rebuilt.callSynchronously(["account": Account(jid: "a@b")])
         #expect(recorder.all == ["fetched a@b false timeout 10 r-9"])
     }
 
@@ -50,7 +50,7 @@ struct JSONDocumentTests {
         let json = #"{"bound":{"amount":1,"retired":[1,2]},"id":"Counter.add","version":1}"#
         let handler = try Handler(json: json, registry: registry)
         #expect(handler.jsonString() == json)
-        try handler.call()
+        try handler.callSynchronously()
         #expect(recorder.all == ["add 1"])
     }
 
@@ -147,8 +147,8 @@ struct JSONDocumentTests {
             try Handler(json: #"{"id":"Counter.add","invalidation":"Nope.none","version":1}"#, registry: registry)
         }
         #expect(invalidation == .unknownHandler(id: "Nope.none", path: "invalidation"))
-        // A registered id in another registry is not reachable either.
-        #expect(throws: HandlerError.unknownHandler(id: "Counter.add", path: "id")) {
+        // A registered id in another (empty) registry is not reachable either.
+        #expect(throws: HandlerError.noHandlersRegistered(id: "Counter.add", path: "id")) {
             try Handler(json: #"{"id":"Counter.add","version":1}"#, registry: HandlerRegistry())
         }
     }
@@ -180,7 +180,7 @@ struct JSONDocumentTests {
         }
         // A whole number is a fine Double.
         let moved = try Handler(json: #"{"bound":{"by":2,"point":{"x":1,"y":1.5}},"id":"Geometry.move","version":1}"#, registry: registry)
-        try moved.call()
+        try moved.callSynchronously()
         #expect(recorder.all == ["move 3.0 3.5"])
     }
 
@@ -235,7 +235,7 @@ struct DocumentBytesTests {
         let handler = try Handler(json: json, registry: registry)
         #expect(handler.id == "Counter.add")
         #expect(handler.jsonString() == #"{"bound":{"amount":4,"note":"x"},"id":"Counter.add","version":1}"#)
-        try handler.call()
+        try handler.callSynchronously()
         #expect(recorder.all == ["add 4"])
     }
 
@@ -264,8 +264,8 @@ struct DocumentBytesTests {
                 recorder.record("late \(value)")
             },
         ]))
-        try Handler(json: #"{"bound":{"value":7},"id":"Late.handler","version":1}"#, registry: registry).call()
-        try Handler(json: #"{"bound":{"amount":8},"id":"Counter.add","version":1}"#, registry: registry).call()
+        try Handler(json: #"{"bound":{"value":7},"id":"Late.handler","version":1}"#, registry: registry).callSynchronously()
+        try Handler(json: #"{"bound":{"amount":8},"id":"Counter.add","version":1}"#, registry: registry).callSynchronously()
         #expect(recorder.all == ["late 7", "add 8"])
     }
 
@@ -273,7 +273,7 @@ struct DocumentBytesTests {
     func integersReadFromBytesAreExact(text: String) throws {
         let json = #"{"bound":{"amount":"# + text + #"},"id":"Counter.add","version":1}"#
         let handler = try Handler(json: Array(json.utf8), registry: registry)
-        try handler.call()
+        try handler.callSynchronously()
         #expect(recorder.all == ["add \(Int(text) ?? -1)"])
         #expect(handler.jsonString() == json)
     }

@@ -1,4 +1,4 @@
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Testing
 
 /// Documents with random edits (seeded, so every run sees the same ones): each is rebuilt, called and
@@ -56,7 +56,7 @@ struct MutatedDocumentTests {
             }
             do {
                 let handler = try Handler(json: bytes, registry: registry)
-                try handler.call()
+                try handler.callSynchronously()
                 // What was rebuilt writes a document that reads back to the same bytes.
                 #expect(try Handler(json: handler.jsonData(), registry: registry).jsonData() == handler.jsonData())
                 rebuilt += 1

@@ -1,4 +1,4 @@
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Testing
 
 /// `HandlerParameter.accepts(_:)`: whether values of a type can be passed, decided from the types alone.

@@ -1,4 +1,4 @@
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Testing
 
 @Suite("Registry")

@@ -1,4 +1,4 @@
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Testing
 
 /// `Handler.callBound(as:_:)`: what a generated typed call (`<Type>.call<Name>Handler(_:…)`) runs.
@@ -47,7 +47,7 @@ struct TypedCallTests {
 
     @Test func anInvalidatedHandlerIsRefused() throws {
         let handler = try Handler(id: "Counter.add", bound: ["amount": 1], registry: registry)
-        try handler.invalidate()
+        try handler.invalidateSynchronously()
         #expect(throws: HandlerError.invalidated(handler: "Counter.add")) {
             try handler.callBound(as: "Counter.add") { _ in Issue.record("must not run") }
         }

@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Testing
 
 @Suite("Bound values round-trip exactly")
@@ -15,7 +15,7 @@ struct ValueRoundTripTests {
         let json = handler.jsonString()
         let rebuilt = try Handler(json: json, registry: registry)
         #expect(rebuilt.jsonString() == json, "the second encoding differs")
-        try rebuilt.call()
+        try rebuilt.callSynchronously()
         return (try extract(rebuilt), json)
     }
 
@@ -28,7 +28,7 @@ struct ValueRoundTripTests {
                 box.set(try arguments.required("values"))
             },
         ]))
-        try Handler(json: handler.jsonData(), registry: local).call()
+        try Handler(json: handler.jsonData(), registry: local).callSynchronously()
         guard let values = box.value else { throw HandlerFailure(code: 2) }
         return values
     }
@@ -106,7 +106,7 @@ struct ValueRoundTripTests {
         let json = outer.jsonString()
         #expect(json == #"{"bound":{"next":{"bound":{"amount":5},"id":"Counter.add","version":1}},"id":"Chain.then","version":1}"#)
         let rebuilt = try Handler(json: json, registry: registry)
-        try rebuilt.call()
+        try rebuilt.callSynchronously()
         #expect(recorder.all == ["chain Counter.add", "add 7"])
     }
 
@@ -151,7 +151,7 @@ struct ValueRoundTripTests {
         }
         for text in texts {
             let json = #"{"bound":{"value":"# + text + #"},"id":"Doubles.take","version":1}"#
-            try Handler(json: json, registry: local).call()
+            try Handler(json: json, registry: local).callSynchronously()
             let expected = try #require(Double(text))
             #expect(received.all.last == String(expected.bitPattern), "\(text)")
         }

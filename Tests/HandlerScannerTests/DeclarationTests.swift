@@ -28,7 +28,6 @@ struct DeclarationTests {
             HandlerDeclaration(
                 file: "Sources/App/Handlers.swift", line: 4, column: 5, id: "Carbons.enabled", hasExplicitID: false,
                 type: "Carbons", name: "enabled", kind: .static, instance: nil, isAsync: false, isThrows: false,
-                returnType: nil,
                 parameters: [
                     .init(label: "account", name: "account", type: "Account", isOptional: false, hasDefault: false,
                           defaultValue: nil, line: 5),
@@ -38,7 +37,7 @@ struct DeclarationTests {
             HandlerDeclaration(
                 file: "Sources/App/Handlers.swift", line: 9, column: 5, id: "OMEMO.bundleFetched",
                 hasExplicitID: false, type: "OMEMO", name: "bundleFetched", kind: .instance,
-                instance: "account.omemo", isAsync: true, isThrows: true, returnType: nil,
+                instance: "account.omemo", isAsync: true, isThrows: true,
                 parameters: [
                     .init(label: "account", name: "account", type: "Account", isOptional: false, hasDefault: false,
                           defaultValue: nil, line: 10),
@@ -54,7 +53,6 @@ struct DeclarationTests {
             HandlerDeclaration(
                 file: "Sources/App/Handlers.swift", line: 14, column: 1, id: "cleanup.v1", hasExplicitID: true,
                 type: nil, name: "cleanUp", kind: .global, instance: nil, isAsync: false, isThrows: false,
-                returnType: nil,
                 parameters: [
                     .init(label: "reason", name: "reason", type: "String", isOptional: false, hasDefault: false,
                           defaultValue: nil, line: 15)
@@ -181,9 +179,8 @@ struct DeclarationTests {
                     a: Int // first
                 ) async
                   throws
-                  -> String
+                  -> Void
                 {
-                    ""
                 }
             }
             """
@@ -192,7 +189,6 @@ struct DeclarationTests {
         #expect(handler?.line == 3)
         #expect(handler?.isAsync == true)
         #expect(handler?.isThrows == true)
-        #expect(handler?.returnType == "String")
         #expect(handler?.parameters.first?.line == 8)
     }
 

@@ -86,6 +86,38 @@ struct PluginClientTests {
         #expect(build.lines.contains { $0.hasPrefix(expected) }, "no '\(expected)' in:\n\(build.output)")
     }
 
+    /// `try await handler.call()` in a `main.swift` runs an `async` and a main-actor handler (a
+    /// synchronous overload of `call`, which top-level code would pick, would throw there).
+    @Test func topLevelCodeAwaitsAsyncAndMainActorHandlers() async throws {
+        let build = try await FixturePackage.shared.build(["--product", "TopLevelClient"])
+        try #require(build.status == 0, "\(build.output)")
+        let executable = FixturePackage.scratch.appending(path: "debug/TopLevelClient", directoryHint: .notDirectory)
+        let run = try await Subprocess.run(executable, [], timeLimit: 120)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.lines == [
+            "ok: top-level call of an async handler: Jobs.run name=sync",
+            "ok: top-level call of a main-actor handler: Screen.show title=inbox",
+            "ok: top-level call of a main-actor handler: Screen.show title=stored",
+            "TopLevelClient: done",
+        ], "\(run.output)")
+    }
+
+    /// A target with `@handler` and no build plugin fails at the attribute, saying to add the plugin;
+    /// the expansion the compiler shows names the module.
+    @Test func targetWithoutThePluginFailsAtTheAttribute() async throws {
+        let build = try await FixturePackage.shared.build(["--target", "NoPluginClient"])
+        #expect(build.status != 0, "built without the plugin:\n\(build.output)")
+        let copied = FixturePackage.packageCopy.appending(path: "Sources/NoPluginClient/Uploads.swift").path(percentEncoded: false)
+        #expect(build.lines.contains { $0.contains("error: ") && $0.contains("the HandlerKit build plugin did not run")
+            && $0.contains(#"plugins: [.plugin(name: "HandlerKitPlugin", package: "HandlerKit")]"#) }, "\(build.output)")
+        // The compiler shows the declaration (line 6) with the `@handler` line above it and its note.
+        #expect(build.output.contains("\(copied):6:41: note: expanded code originates here"), "\(build.output)")
+        #expect(build.output.contains("note: in expansion of macro 'handler' on static method 'finished(fileID:)' here"),
+                "\(build.output)")
+        #expect(build.output.contains("_handlerKitPluginOf_NoPluginClient_"), "\(build.output)")
+        #expect(!build.output.contains("cannot find"), "\(build.output)")
+    }
+
     @Test func handlersTakingFoundationTypesBuild() async throws {
         let build = try await FixturePackage.shared.build(["--target", "ImportsClient"])
         // The generated file repeats the sources' imports, so URL, Date, UUID and Data are in scope.

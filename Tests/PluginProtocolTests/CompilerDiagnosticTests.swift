@@ -16,29 +16,42 @@ struct CompilerDiagnosticTests {
         var description: String { "\(file):\(line):\(column): \(severity): \(message)" }
     }
 
-    /// The macro declarations: the package's own file when the sources are next to this test,
-    /// else the same declarations written out here.
-    static func macroDeclarations() -> String {
-        let packageFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/HandlerKit/HandlerMacro.swift")
-        if let text = try? String(contentsOf: packageFile, encoding: .utf8) {
-            return text
-        }
-        return """
-            @attached(peer)
-            public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            @attached(peer)
-            public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            @attached(peer)
-            public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            @attached(peer)
-            public macro handler(id: String, instance: String) =
-                #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            """
+    /// The text of `Sources/HandlerKit/<file>` when the sources are next to this test, else `fallback`.
+    static func packageFile(_ file: String, fallback: String) -> String {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/HandlerKit/\(file)")
+        return (try? String(contentsOf: url, encoding: .utf8)) ?? fallback
     }
 
-    /// Typechecks `source` (as `Handlers.swift`) with the macro declarations and the built plugin.
-    private func typecheck(_ source: String) async throws -> (outcome: ProcessOutcome, file: String, reported: [Reported], output: String) {
+    /// The macro declarations, exactly as HandlerKit declares them.
+    static func macroDeclarations() -> String {
+        packageFile("HandlerMacro.swift", fallback: """
+            @attached(peer, names: overloaded)
+            public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            @attached(peer, names: overloaded)
+            public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            @attached(peer, names: overloaded)
+            public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            @attached(peer, names: overloaded)
+            public macro handler(id: String, instance: String) =
+                #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+            """)
+    }
+
+    /// HandlerKit's unavailable fallback for the type the generated file declares.
+    static func generatedFileCheck() -> String {
+        packageFile("GeneratedFileCheck.swift", fallback: """
+            @available(*, unavailable, message: "add HandlerKitPlugin")
+            public enum _HandlerKitGeneratedFile {}
+            """)
+    }
+
+    /// Typechecks `source` (as `Handlers.swift` of module `App`, which imports a module `HandlerKit`
+    /// made of the macro declarations and the fallback) with the built plugin. With `generatedFile`,
+    /// the module also has the declaration the build plugin's file adds, as when the plugin ran.
+    private func typecheck(
+        _ source: String, generatedFile: Bool = true
+    ) async throws -> (outcome: ProcessOutcome, file: String, reported: [Reported], output: String) {
         let plugin = try #require(
             ExternalTools.pluginExecutable(),
             "the built HandlerKitMacros executable was not found; build it or set HANDLERKIT_MACROS_TOOL")
@@ -48,16 +61,30 @@ struct CompilerDiagnosticTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let declarations = directory.appendingPathComponent("HandlerMacro.swift")
+        let fallback = directory.appendingPathComponent("GeneratedFileCheck.swift")
         let handlers = directory.appendingPathComponent("Handlers.swift")
+        let generated = directory.appendingPathComponent("Generated.swift")
         try Self.macroDeclarations().write(to: declarations, atomically: true, encoding: .utf8)
+        try Self.generatedFileCheck().write(to: fallback, atomically: true, encoding: .utf8)
         try source.write(to: handlers, atomically: true, encoding: .utf8)
+        try "import HandlerKit\nenum _HandlerKitGeneratedFile {}\n".write(to: generated, atomically: true, encoding: .utf8)
+        let library = try await ChildProcess.run(
+            swiftc,
+            arguments: [
+                "-emit-module", "-parse-as-library", "-swift-version", "6", "-module-name", "HandlerKit",
+                "-emit-module-path", directory.appendingPathComponent("HandlerKit.swiftmodule").path,
+                declarations.path, fallback.path,
+            ],
+            timeout: .seconds(120))
+        #expect(library.status == 0, "\(String(decoding: library.standardOutput, as: UTF8.self))\(library.standardError)")
         let outcome = try await ChildProcess.run(
             swiftc,
             arguments: [
                 "-typecheck", "-swift-version", "6", "-module-name", "App", "-diagnostic-style=llvm",
+                "-I", directory.path, "-Xfrontend", "-import-module", "-Xfrontend", "HandlerKit",
                 "-load-plugin-executable", "\(plugin.path)#HandlerKitMacros",
-                declarations.path, handlers.path,
-            ],
+                handlers.path,
+            ] + (generatedFile ? [generated.path] : []),
             timeout: .seconds(120))
         let output = String(decoding: outcome.standardOutput, as: UTF8.self) + outcome.standardError
         return (outcome, handlers.path, Self.parse(output), output)
@@ -126,6 +153,44 @@ struct CompilerDiagnosticTests {
         #expect(result.outcome.exitedCleanly)
         #expect(result.outcome.status == 0, "\(result.output)")
         #expect(result.reported.isEmpty, "\(result.output)")
+    }
+
+    /// A target that uses `@handler` without the build plugin (no generated file): one error per
+    /// handler, saying to add `HandlerKitPlugin`, reported in the expansion of the `@handler` at that
+    /// line; the expansion's label names the module.
+    @Test func withoutTheBuildPluginEachHandlerFailsAtItsAttributeNamingThePlugin() async throws {
+        let result = try await typecheck(Self.validSource, generatedFile: false)
+        #expect(result.outcome.exitedCleanly)
+        #expect(result.outcome.status != 0, "\(result.output)")
+        let errors = result.reported.filter { $0.severity == "error" }
+        #expect(errors.count == 7, "\(result.output)")
+        #expect(errors.allSatisfy {
+            $0.message.contains("HandlerKit build plugin did not run")
+                && $0.message.contains(#".plugin(name: "HandlerKitPlugin", package: "HandlerKit")"#)
+        }, "\(result.output)")
+        let attributeLines = Self.validSource.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.element.contains("@handler") }.map { $0.offset + 1 }
+        let expansionNotes = result.reported.filter {
+            $0.severity == "note" && $0.file == result.file && $0.message.contains("in expansion of macro 'handler'")
+        }
+        #expect(expansionNotes.map(\.line).sorted() == attributeLines, "\(result.output)")
+        #expect(result.output.contains("_handlerKitPluginOf_App_"), "\(result.output)")
+    }
+
+    /// A handler that returns a value is refused at its arrow: the value would have nowhere to go.
+    @Test func aReturnedValueIsAnErrorAtTheArrow() async throws {
+        let source = """
+            enum Uploads {
+                @handler
+                static func retry(fileID: Int) -> Bool { true }
+            }
+            """
+        let result = try await typecheck(source)
+        let errors = result.reported.filter { $0.severity == "error" }
+        #expect(errors.count == 1, "\(result.output)")
+        #expect(errors.first?.line == 3 && errors.first?.column == 36, "\(result.output)")
+        #expect(errors.first?.message.hasPrefix(
+            "@handler function 'retry' returns Bool, but a handler's result has nowhere to go") == true, "\(result.output)")
     }
 
     static let misuseSource = """

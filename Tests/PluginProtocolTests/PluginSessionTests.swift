@@ -22,6 +22,9 @@ struct PluginSessionTests {
         return (try WireJSON.decodeResponse(bytes), try WireJSON.object(bytes))
     }
 
+    /// The peer a valid handler of module `App` expands to: it compiles only beside the generated file.
+    static let validPeer = "private static func `enabled`(_handlerKitPluginOf_App_474fccfb: _HandlerKitGeneratedFile) {}"
+
     @Test func modernHostGetsVersion7AndUnifiedExpansionResult() throws {
         var session = PluginSession()
         let (hello, helloJSON) = try respond(&session, Self.modernHello)
@@ -33,9 +36,9 @@ struct PluginSessionTests {
 
         let request = String(decoding: try WireJSON.encode(.expandAttachedMacro(Self.validRequest)), as: UTF8.self)
         let (expansion, expansionJSON) = try respond(&session, request)
-        #expect(expansion == .expandMacroResult(expandedSource: "", diagnostics: []))
+        #expect(expansion == .expandMacroResult(expandedSource: Self.validPeer, diagnostics: []))
         let fields = expansionJSON["expandMacroResult"] as? [String: Any]
-        #expect(fields?["expandedSource"] as? String == "")
+        #expect(fields?["expandedSource"] as? String == Self.validPeer)
         #expect((fields?["diagnostics"] as? [Any])?.isEmpty == true)
     }
 
@@ -48,8 +51,8 @@ struct PluginSessionTests {
 
         let (expansion, json) = try respond(
             &session, String(decoding: try WireJSON.encode(.expandAttachedMacro(Self.validRequest)), as: UTF8.self))
-        #expect(expansion == .expandAttachedMacroResult(expandedSources: [], diagnostics: []))
-        #expect((json["expandAttachedMacroResult"] as? [String: Any])?["expandedSources"] as? [String] == [])
+        #expect(expansion == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
+        #expect((json["expandAttachedMacroResult"] as? [String: Any])?["expandedSources"] as? [String] == [Self.validPeer])
     }
 
     @Test func hostOfProtocolVersion4GetsLegacyResult() throws {
@@ -57,13 +60,13 @@ struct PluginSessionTests {
         _ = try respond(&session, #"{"getCapability":{"capability":{"protocolVersion":4}}}"#)
         #expect(!session.hostAcceptsUnifiedResult)
         #expect(session.response(to: .expandAttachedMacro(Self.validRequest))
-            == .expandAttachedMacroResult(expandedSources: [], diagnostics: []))
+            == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
     }
 
     @Test func expansionBeforeAnyCapabilityExchangeIsAnswered() {
         var session = PluginSession()
         #expect(session.response(to: .expandAttachedMacro(Self.validRequest))
-            == .expandAttachedMacroResult(expandedSources: [], diagnostics: []))
+            == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
     }
 
     @Test func decodesARequestExactlyAsTheCompilerSendsIt() throws {
@@ -82,7 +85,9 @@ struct PluginSessionTests {
         #expect(request.parentDeclSyntax == nil)
         var session = PluginSession()
         _ = session.response(to: .getCapability(HostCapability(protocolVersion: 7)))
-        #expect(session.response(to: message) == .expandMacroResult(expandedSource: "", diagnostics: []))
+        #expect(session.response(to: message) == .expandMacroResult(
+            expandedSource: "private static func `enabled`(_handlerKitPluginOf_t1_40a8abc2: _HandlerKitGeneratedFile) {}",
+            diagnostics: []))
     }
 
     @Test func requestWithoutLexicalContextIsStillValidated() throws {
@@ -90,7 +95,7 @@ struct PluginSessionTests {
         request.lexicalContext = nil
         var session = PluginSession()
         _ = session.response(to: .getCapability(HostCapability(protocolVersion: 7)))
-        #expect(session.response(to: .expandAttachedMacro(request)) == .expandMacroResult(expandedSource: "", diagnostics: []))
+        #expect(session.response(to: .expandAttachedMacro(request)) == .expandMacroResult(expandedSource: Self.validPeer, diagnostics: []))
     }
 
     @Test func messageRoundTripsThroughTheModel() throws {

@@ -4,9 +4,13 @@
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.cTypeCodingTests)
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import CFixtureTypes
 import Foundation
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `CTypeCodingTests`.
@@ -40,7 +44,7 @@ extension Geometry {
         var bindings = HandlerBindings()
         bindings.bind("points", points)
         bindings.bind("state", state)
-        return try Handler(id: "Geometry.collect", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Geometry.collect", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.collect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -72,7 +76,7 @@ extension Geometry {
         bindings.bind("color", color)
         bindings.bind("mode", mode)
         bindings.bind("line", line)
-        return try Handler(id: "Geometry.inspect", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Geometry.inspect", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.inspect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -101,7 +105,7 @@ extension Geometry {
     nonisolated static func labelHandler(label: HKLabel? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("label", label)
-        return try Handler(id: "Geometry.label", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Geometry.label", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.label`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -131,7 +135,7 @@ extension Geometry {
         var bindings = HandlerBindings()
         bindings.bind("point", point)
         bindings.bind("offset", offset)
-        return try Handler(id: "Geometry.move", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Geometry.move", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Geometry.move`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).

@@ -4,7 +4,8 @@
 // with @handler in every form and lets the build plugin generate their registration. PluginEndToEndTests
 // copies this folder, builds it with `swift build` and checks what `PluginClient` prints; building
 // `MisuseClient` must fail with the generator's error at the private handler's line; `ImportsClient`
-// must build (handlers taking Foundation types). `ChatKit` is a library whose public and package
+// must build (handlers taking Foundation types); `TopLevelClient` calls handlers from top-level code;
+// building `NoPluginClient`, which uses @handler without the plugin, must fail at its @handler line. `ChatKit` is a library whose public and package
 // handlers `PluginClient` creates and calls through their generated helpers.
 import Foundation
 import PackageDescription
@@ -44,6 +45,17 @@ let package = Package(
             name: "MisuseClient",
             dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
             plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
+        ),
+        // `try await handler.call()` in top-level code.
+        .executableTarget(
+            name: "TopLevelClient",
+            dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)],
+            plugins: [.plugin(name: "HandlerKitPlugin", package: handlerKitIdentity)]
+        ),
+        // @handler without the build plugin: must fail at the attribute, naming the plugin.
+        .target(
+            name: "NoPluginClient",
+            dependencies: [.product(name: "HandlerKit", package: handlerKitIdentity)]
         ),
     ]
 )

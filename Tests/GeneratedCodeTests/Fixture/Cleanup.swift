@@ -21,5 +21,5 @@ func greet(name: String? = "world") {
 /// A nested handler is a value too: bound, stored in the JSON, called by the outer one.
 @handler
 func chain(next: Handler, times: Int = 1) throws {
-    for _ in 0..<times { try next.call() }
+    for _ in 0..<times { try next.callSynchronously() }
 }

@@ -10,12 +10,11 @@ enum Outer {
 }
 
 extension Outer.Inner {
-    /// Returns a value (the shim discards it); unlabeled parameter; optional collection.
+    /// Unlabeled parameter; optional collection.
     @handler
-    static func convert(_ kind: Kind, values: [String: Int]? = nil) throws -> Int {
+    static func convert(_ kind: Kind, values: [String: Int]? = nil) throws {
         let total = values?.values.reduce(0, +) ?? 0
         Recorder.shared.record("convert \(kind.rawValue) \(total)")
-        return total
     }
 
     /// An async static handler.

@@ -4,8 +4,12 @@
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.generatedCodeTests)
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import Foundation
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `GeneratedCodeTests`.
@@ -60,7 +64,7 @@ extension Banner {
     nonisolated static func showHandler(text: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("text", text)
-        return try Handler(id: "Banner.show", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Banner.show", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Banner.show`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -92,7 +96,7 @@ extension Carbons {
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Carbons.enabled", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -122,7 +126,7 @@ extension Conditional {
     nonisolated static func activeHandler(value: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.active", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Conditional.active", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.active`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -153,7 +157,7 @@ extension Conditional {
     nonisolated static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.alsoInactive", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Conditional.alsoInactive", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.alsoInactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -184,7 +188,7 @@ extension Conditional {
     nonisolated static func fallbackHandler(value: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.fallback", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Conditional.fallback", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.fallback`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -215,7 +219,7 @@ extension Conditional {
     nonisolated static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.inactive", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Conditional.inactive", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Conditional.inactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -253,7 +257,7 @@ extension OMEMO {
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "OMEMO.bundleFetched", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -274,7 +278,7 @@ extension Outer.Inner {
     nonisolated fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
         let parameters: [HandlerParameter] = [.required("kind", Kind.self), .optional("values", [String: Int].self)]
         return HandlerDescriptor(id: "Outer.Inner.convert", parameters: parameters, invoke: { arguments in
-            _ = try Outer.Inner.convert(arguments.required("kind"), values: arguments.optional("values"))
+            try Outer.Inner.convert(arguments.required("kind"), values: arguments.optional("values"))
         })
     }
 
@@ -286,13 +290,13 @@ extension Outer.Inner {
         var bindings = HandlerBindings()
         bindings.bind("kind", kind)
         bindings.bind("values", values)
-        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Outer.Inner.convert", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
     nonisolated static func callConvertHandler(_ handler: Handler, kind: Kind? = nil, values: [String: Int]? = nil) throws {
         try handler.callBound(as: "Outer.Inner.convert") { arguments in
-            _ = try Outer.Inner.convert(kind ?? arguments.required("kind"), values: values ?? arguments.optional("values"))
+            try Outer.Inner.convert(kind ?? arguments.required("kind"), values: values ?? arguments.optional("values"))
         }
     }
 }
@@ -315,7 +319,7 @@ extension Outer.Inner {
     nonisolated static func waitHandler(milliseconds: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("milliseconds", milliseconds)
-        return try Handler(id: "Outer.Inner.wait", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Outer.Inner.wait", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.wait`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -355,7 +359,7 @@ extension Paging {
         bindings.bind("page", page)
         bindings.bind("size", size)
         bindings.bind("origin", origin)
-        return try Handler(id: "Paging.fetch", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Paging.fetch", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Paging.fetch`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -393,7 +397,7 @@ extension Screens {
     nonisolated static func dismissHandler(animated: Bool? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("animated", animated)
-        return try Handler(id: "Screens.dismiss", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Screens.dismiss", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Screens.dismiss`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -422,7 +426,7 @@ extension Screens {
     nonisolated static func presentHandler(title: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("title", title)
-        return try Handler(id: "Screens.present", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Screens.present", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Screens.present`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -452,7 +456,7 @@ extension Service {
         var bindings = HandlerBindings()
         bindings.bind("reason", reason)
         bindings.bind("attempts", attempts)
-        return try Handler(id: "Service.restart", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Service.restart", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Service.restart`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -483,7 +487,7 @@ extension Session {
         bindings.bind("text", text)
         bindings.bind("connection", connection)
         bindings.bind("retries", retries)
-        return try Handler(id: "Session.send", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Session.send", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Session.send`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -512,7 +516,7 @@ func chainHandler(next: Handler? = nil, times: Int? = nil, invalidation: Handler
     var bindings = HandlerBindings()
     bindings.bind("next", next)
     bindings.bind("times", times)
-    return try Handler(id: "chain", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "chain", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `chain`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -539,7 +543,7 @@ var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
 func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "cleanup.v1", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -566,7 +570,7 @@ var greetHandlerID: HandlerID { HandlerID("greet") }
 func greetHandler(name: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("name", name)
-    return try Handler(id: "greet", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "greet", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `greet`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -591,7 +595,7 @@ var pingHandlerID: HandlerID { HandlerID("ping") }
 
 /// A new `Handler` for `ping` with these values bound (`nil` leaves one to be passed at call time).
 func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-    return try Handler(id: "ping", invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "ping", module: "GeneratedCodeTests", table: "generatedCodeTests", invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).

@@ -4,7 +4,11 @@
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.chat)
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `Chat`.
@@ -50,7 +54,7 @@ extension Badge {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("amount", amount)
-        return try Handler(id: "Badge.bumped", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Badge.bumped", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Badge.swift", line: 8)
@@ -90,7 +94,7 @@ extension Feed {
         var bindings = HandlerBindings()
         bindings.bind("items", items)
         bindings.bind("page", page)
-        return try Handler(id: "Feed.itemsFetched", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Feed.itemsFetched", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Feed.swift", line: 4)
@@ -130,7 +134,7 @@ extension Flags {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("on", on)
-        return try Handler(id: "Flags.toggle", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Flags.toggle", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Flags.swift", line: 3)
@@ -171,7 +175,7 @@ extension Flags {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("on", on)
-        return try Handler(id: "Flags.toggle", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Flags.toggle", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Flags.swift", line: 8)
@@ -236,7 +240,7 @@ extension Paging {
         bindings.bind("size", size)
         bindings.bind("sort", sort)
         bindings.bind("filter", filter)
-        return try Handler(id: "Paging.fetch", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Paging.fetch", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
@@ -307,7 +311,7 @@ extension Screen {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("title", title)
-        return try Handler(id: "Screen.present", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Screen.present", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Screen.swift", line: 12)
@@ -351,7 +355,7 @@ package var resetHandlerID: HandlerID { HandlerID("reset") }
 /// A new `Handler` for `reset` with these values bound (`nil` leaves one to be passed at call time).
 package func resetHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
-    return try Handler(id: "reset", invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "reset", module: "Chat", table: "chat", invalidation: invalidation?.id, registry: registry)
 }
 
 #sourceLocation(file: "Sources/Chat/Admin.swift", line: 1)

@@ -4,7 +4,11 @@
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.chat)
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `Chat`.
@@ -53,7 +57,7 @@ extension Carbons {
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Carbons.enabled", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 4)
@@ -101,7 +105,7 @@ extension OMEMO {
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "OMEMO.bundleFetched", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
@@ -157,7 +161,7 @@ extension Outer.Inner {
         bindings.bind("callback", callback)
         bindings.bind("values", values)
         bindings.bind("any", any)
-        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Outer.Inner.convert", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 30)
@@ -189,7 +193,7 @@ extension Outer.Inner {
         let parameters: [HandlerParameter] = []
         return HandlerDescriptor(id: "Outer.Inner.ping", parameters: parameters, invoke: { _ in
             #sourceLocation(file: "Sources/Chat/Outer.swift", line: 20)
-            _ = Outer.Inner.ping()
+            Outer.Inner.ping()
             #sourceLocation()
         })
     }
@@ -201,7 +205,7 @@ extension Outer.Inner {
     /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
         #sourceLocation()
-        return try Handler(id: "Outer.Inner.ping", invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Outer.Inner.ping", module: "Chat", table: "chat", invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/Chat/Outer.swift", line: 19)
@@ -210,7 +214,7 @@ extension Outer.Inner {
         #sourceLocation()
         try handler.callBound(as: "Outer.Inner.ping") { _ in
             #sourceLocation(file: "Sources/Chat/Outer.swift", line: 20)
-            _ = Outer.Inner.ping()
+            Outer.Inner.ping()
             #sourceLocation()
         }
     }
@@ -241,7 +245,7 @@ func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, regis
     #sourceLocation()
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "cleanup.v1", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 3)

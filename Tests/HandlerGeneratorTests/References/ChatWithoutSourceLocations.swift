@@ -4,7 +4,11 @@
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.chat)
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `Chat`.
@@ -47,7 +51,7 @@ extension Carbons {
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Carbons.enabled", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -84,7 +88,7 @@ extension OMEMO {
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "OMEMO.bundleFetched", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -129,7 +133,7 @@ extension Outer.Inner {
         bindings.bind("callback", callback)
         bindings.bind("values", values)
         bindings.bind("any", any)
-        return try Handler(id: "Outer.Inner.convert", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Outer.Inner.convert", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
@@ -156,7 +160,7 @@ extension Outer.Inner {
     nonisolated fileprivate static func pingHandlerDescriptor() -> HandlerDescriptor {
         let parameters: [HandlerParameter] = []
         return HandlerDescriptor(id: "Outer.Inner.ping", parameters: parameters, invoke: { _ in
-            _ = Outer.Inner.ping()
+            Outer.Inner.ping()
         })
     }
 
@@ -165,13 +169,13 @@ extension Outer.Inner {
 
     /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to be passed at call time).
     nonisolated static func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        return try Handler(id: "Outer.Inner.ping", invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Outer.Inner.ping", module: "Chat", table: "chat", invalidation: invalidation?.id, registry: registry)
     }
 
     /// Calls `handler`, a handler of `Outer.Inner.ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
     nonisolated static func callPingHandler(_ handler: Handler) throws {
         try handler.callBound(as: "Outer.Inner.ping") { _ in
-            _ = Outer.Inner.ping()
+            Outer.Inner.ping()
         }
     }
 }
@@ -195,7 +199,7 @@ var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
 func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "cleanup.v1", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
 }
 
 /// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).

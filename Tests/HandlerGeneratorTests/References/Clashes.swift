@@ -4,7 +4,11 @@
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.`default`)
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `default`.
@@ -34,7 +38,7 @@ extension Names {
             let store: Store = try arguments_.required("store"); let `for`: Int? = try arguments_.optional("for")
             let arguments: String = try arguments_.value("arguments", default: "a\\b")
             #sourceLocation(file: "Sources/default/Names.swift", line: 30)
-            _ = try (store.current ?? Names("fallback")).`default`(in: store, for: `for`, arguments)
+            try (store.current ?? Names("fallback")).`default`(in: store, for: `for`, arguments)
             #sourceLocation()
         })
     }
@@ -51,7 +55,7 @@ extension Names {
         bindings.bind("store", store)
         bindings.bind("for", `for`)
         bindings.bind("arguments", arguments)
-        return try Handler(id: "Names.default", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Names.default", module: "default", table: "default", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 30)
@@ -64,7 +68,7 @@ extension Names {
             let store: Store = try store ?? arguments_.required("store"); let `for`: Int? = try `for` ?? arguments_.optional("for")
             let arguments: String = try arguments ?? arguments_.value("arguments", default: "a\\b")
             #sourceLocation(file: "Sources/default/Names.swift", line: 30)
-            _ = try (store.current ?? Names("fallback")).`default`(in: store, for: `for`, arguments)
+            try (store.current ?? Names("fallback")).`default`(in: store, for: `for`, arguments)
             #sourceLocation()
         }
     }
@@ -97,7 +101,7 @@ extension Names {
         bindings_.bind("invalidation", invalidation)
         bindings_.bind("registry", registry)
         bindings_.bind("handlerInvalidation", handlerInvalidation)
-        return try Handler(id: "Names.names", bound: bindings_, invalidation: handlerInvalidation_?.id, registry: handlerRegistry)
+        return try Handler(id: "Names.names", module: "default", table: "default", bound: bindings_, invalidation: handlerInvalidation_?.id, registry: handlerRegistry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 1)
@@ -135,7 +139,7 @@ extension Names {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("a", a)
-        return try Handler(id: "Names.overload.a", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Names.overload.a", module: "default", table: "default", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 10)
@@ -174,7 +178,7 @@ extension Names {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("b", b)
-        return try Handler(id: "Names.overload.b", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(id: "Names.overload.b", module: "default", table: "default", bound: bindings, invalidation: invalidation?.id, registry: registry)
     }
 
     #sourceLocation(file: "Sources/default/Names.swift", line: 20)
@@ -208,7 +212,7 @@ var oddHandlerID: HandlerID { HandlerID("with \"quotes\" \\ and\ttab") }
 /// A new `Handler` for `with \"quotes\" \\ and\ttab` with these values bound (`nil` leaves one to be passed at call time).
 func oddHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
     #sourceLocation()
-    return try Handler(id: "with \"quotes\" \\ and\ttab", invalidation: invalidation?.id, registry: registry)
+    return try Handler(id: "with \"quotes\" \\ and\ttab", module: "default", table: "default", invalidation: invalidation?.id, registry: registry)
 }
 
 #sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 4)

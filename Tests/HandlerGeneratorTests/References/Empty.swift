@@ -4,7 +4,11 @@
 // Register the module's handlers once at start-up:
 //     try HandlerRegistry.shared.register(.urlTools)
 
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
+
+/// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+/// fallback of the same name, whose message says to add the plugin.
+enum _HandlerKitGeneratedFile {}
 
 extension HandlerTable {
     /// Every `@handler` function of module `URLTools`.

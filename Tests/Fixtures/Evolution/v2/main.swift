@@ -8,8 +8,8 @@ let folder = URL(fileURLWithPath: CommandLine.arguments[1])
 let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
 for file in files {
     let handler = try Handler(json: Data(contentsOf: folder.appending(path: file)))
-    try handler.call()
+    try handler.callSynchronously()
     print("saved: \(handler.jsonString())")
-    if handler.invalidationID != nil { try handler.invalidate() }
+    if handler.invalidationID != nil { try handler.invalidateSynchronously() }
 }
 print("rebuilt: \(files.count) documents")

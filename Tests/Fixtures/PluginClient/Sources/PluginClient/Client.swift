@@ -102,7 +102,7 @@ enum PluginClientMain {
 
     /// Calls `handler` from synchronous code (in async code `call` is the `async` overload).
     static func callSync(_ handler: Handler, _ arguments: CallArguments = [:]) throws {
-        try handler.call(arguments)
+        try handler.callSynchronously(arguments)
     }
 
     /// The handler rebuilt from its own JSON, as another process would.

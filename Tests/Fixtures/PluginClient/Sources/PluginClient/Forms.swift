@@ -68,10 +68,9 @@ enum Outer {
 
 extension Outer.Inner {
     @handler
-    static func convert(_ kind: Kind, values: [String: Int]? = nil) async throws -> Int {
+    static func convert(_ kind: Kind, values: [String: Int]? = nil) async throws {
         let total = values?.values.reduce(0, +) ?? 0
         Journal.shared.record("Outer.Inner.convert kind=\(kind.rawValue) total=\(total)")
-        return total
     }
 }
 
