@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs HandlerKit's whole test suite on a fresh machine: installs what the tests need beyond the
-# Swift toolchain (libclang, SQLite's headers, PostgreSQL: see install-dependencies.sh), builds the
+# Swift toolchain (libclang, SQLite's headers, PostgreSQL: see install-dependencies.sh), checks the
+# formatting of the Swift sources against .swift-format (`swift format lint --strict`), builds the
 # documentation with warnings as errors (Scripts/docs.sh: its build is the one `swift test` reuses, the
 # rest takes seconds), then `swift test` beside a throwaway PostgreSQL server (Scripts/with-postgres.sh),
 # which the PostgreSQL signal store's tests use. Every package trait is enabled (the PostgreSQL store
@@ -9,6 +10,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
+
+# Formatting, first because it takes seconds: every Swift file except generated code (the reference
+# files, the embedded copy of the templates) and the fixtures whose bytes or line numbers tests compare.
+# To fix what it reports, run the same `find` piped into `xargs -0 swift format --in-place --parallel`
+# (CONTRIBUTING.md, "Formatting").
+find Sources Tests Benchmarks Plugins Package.swift -name '*.swift' -not -path '*/.build/*' \
+    -not -path 'Sources/HandlerGenerator/EmbeddedTemplates.swift' \
+    -not -path 'Tests/HandlerGeneratorTests/References/*' -not -path 'Tests/*/Generated/*' \
+    -not -path 'Tests/*/Fixture/*' -not -path 'Tests/Fixtures/*' -print0 \
+    | xargs -0 swift format lint --strict --parallel
+
 bash Scripts/docs.sh
 bash Scripts/api.sh --reuse-graphs
 exec bash Scripts/with-postgres.sh swift test --enable-all-traits "$@"

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 //
-// Scanner throughput against SwiftParser (issue 3 item 6), in-process and as whole processes (issue 9
-// item 7: `handlergen scan` against `swiftparser-scan`). A separate package so that swift-syntax never
+// Scanner throughput against SwiftParser, in-process and as whole processes (`handlergen scan`
+// against `swiftparser-scan`). A separate package so that swift-syntax never
 // enters HandlerKit's own dependency graph. Run in this folder:
 //     swift build -c release --product handlergen && swift build -c release && swift run -c release ScannerBenchmark
 import PackageDescription

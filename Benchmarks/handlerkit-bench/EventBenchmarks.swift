@@ -1,4 +1,4 @@
-// The `event.*` figures of issue 10: sending to closure and handler subscribers, against a
+// The `event.*` figures: sending to closure and handler subscribers, against a
 // lock-guarded closure array (the floor) and NotificationCenter.
 import Foundation
 import HandlerKit

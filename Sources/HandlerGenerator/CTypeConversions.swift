@@ -2,7 +2,7 @@ import CHeaderReader
 import HandlerScanner
 
 /// The C structs and enums a module's handlers bind, as read from the headers of its C dependencies,
-/// and the C modules the generated file imports for them (HANDLERKIT.md §2, "C types").
+/// and the C modules the generated file imports for them.
 ///
 /// For each declaration the generated file gets `extension <Type>: @retroactive Codable` with an
 /// explicit `init(from:)` and `encode(to:)` (see `CConversionWriter` for the JSON form). A decoded

@@ -145,7 +145,8 @@ extension DeclarationParser {
             }
             take()
             modifiers.append((word, token))
-            if peek().kind == .leftParen, !peek().newlineBefore { skipBalanced() }  // `private(set)`, `nonisolated(unsafe)`
+            // A modifier's argument: `private(set)`, `nonisolated(unsafe)`.
+            if peek().kind == .leftParen, !peek().newlineBefore { skipBalanced() }
         }
     }
 }

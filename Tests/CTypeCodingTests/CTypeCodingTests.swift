@@ -5,7 +5,7 @@ import Testing
 
 /// Compiles the generated file of `Fixture/` — handlers whose parameters are C structs and enums of the
 /// CFixtureTypes target, with the `Codable` conformances handlergen generated from its header — and
-/// round-trips C values through handler JSON exactly (HANDLERKIT.md §2, "C types").
+/// round-trips C values through handler JSON exactly.
 ///
 /// `Generated/HandlerTable+CTypeCodingTests.swift` is checked in; HandlerGeneratorTests regenerates it
 /// with libclang from `Tests/Fixtures/CFixtureTypes/include` and compares it byte for byte.

@@ -1,7 +1,7 @@
 import HandlerKit
 import Testing
 
-/// Compiles the generated file for the fixture module (`Fixture/`, every form of HANDLERKIT.md §1) and
+/// Compiles the generated file for the fixture module (`Fixture/`, every form of `@handler` declaration) and
 /// calls each handler through the runtime: created through its generated reference, written as JSON,
 /// rebuilt from the JSON and called with call-time values (the typed calls are tested in
 /// `TypedCallTests.swift`, part of this suite).

@@ -1,7 +1,7 @@
 import HandlerKit
 import Testing
 
-/// Issue 9 in generated code: handlers isolated to the main actor, defaults the generated code
+/// In generated code: handlers isolated to the main actor, defaults the generated code
 /// leaves to Swift, and compiler-checked invalidation targets.
 ///
 /// An extension of `GeneratedCodeTests` so that these tests are serialized with the others, which

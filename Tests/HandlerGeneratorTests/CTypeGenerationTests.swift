@@ -3,7 +3,7 @@ import HandlerGenerator
 import HandlerScanner
 import Testing
 
-/// `handlergen` with C headers (issue 5): the conversions of the C types handlers bind, generated with
+/// `handlergen` with C headers: the conversions of the C types handlers bind, generated with
 /// each libclang this machine has, and every way reading the headers can fail.
 @Suite struct CTypeGenerationTests {
     /// The Swift toolchain's libclang and the system's (Debian's libclang-dev), where present.

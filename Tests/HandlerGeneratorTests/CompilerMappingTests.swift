@@ -210,7 +210,7 @@ import Testing
         #expect(!result.output.contains("warning:"), "\(result.output)")
     }
 
-    /// HANDLERKIT.md §3: a misspelt handler or a bound value of the wrong type is a compile error.
+    /// A misspelt handler or a bound value of the wrong type is a compile error.
     @Test(.enabled(if: swiftc != nil)) func referencesAreCompilerChecked() throws {
         let valid = Self.userSource + """
             func make() throws {
@@ -259,7 +259,7 @@ import Testing
         try expectErrorsAtTheUser([wrongType, misspelt, withoutAwait, otherHandler])
     }
 
-    /// Issue 9: the helpers of a `public` handler (or one in a `public extension`) are public, those
+    /// The helpers of a `public` handler (or one in a `public extension`) are public, those
     /// of a `package` handler are visible in the package, the others stay internal.
     @Test(.enabled(if: swiftc != nil)) func helpersTakeTheHandlersAccessLevelAcrossModules() throws {
         let library = """
@@ -316,7 +316,7 @@ import Testing
                 "\(otherPackage.output)")
     }
 
-    /// HANDLERKIT.md §3 with issue 9: a generated id stands for an invalidation target, so a misspelt
+    /// A generated id stands for an invalidation target, so a misspelt
     /// one (or a plain string) does not compile.
     @Test(.enabled(if: swiftc != nil)) func invalidationTargetsAreCompilerChecked() throws {
         let valid = Self.userSource + """

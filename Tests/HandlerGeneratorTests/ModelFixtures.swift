@@ -28,7 +28,7 @@ enum ModelFixtures {
         )
     }
 
-    /// The three handlers of HANDLERKIT.md §1 plus the forms around them.
+    /// The three handlers of the README's example plus the forms around them.
     static let chat: [HandlerDeclaration] = [
         handler(
             file: "Sources/Chat/Carbons.swift", line: 4, type: "Carbons", name: "enabled", kind: .static,
@@ -111,7 +111,7 @@ extension ModelFixtures {
 }
 
 extension ModelFixtures {
-    /// Issue 9: access levels, handlers isolated to a global actor, and defaults that name private
+    /// Access levels, handlers isolated to a global actor, and defaults that name private
     /// symbols of their file (left to Swift through call variants).
     static let accessAndIsolation: [HandlerDeclaration] = [
         access(.public, handler(

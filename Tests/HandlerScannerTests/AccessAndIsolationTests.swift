@@ -1,7 +1,7 @@
 import HandlerScanner
 import Testing
 
-/// What the generator needs beyond the declaration's shape (issue 9): the effective access level,
+/// What the generator needs beyond the declaration's shape: the effective access level,
 /// the global actor, and defaults that name private symbols of the file.
 @Suite("Access, isolation and private defaults")
 struct AccessAndIsolationTests {

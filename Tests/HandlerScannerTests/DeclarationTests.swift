@@ -4,7 +4,7 @@ import Testing
 /// The model the scanner fills in for valid declarations: ids, types, parameters, conditions.
 @Suite("Declarations")
 struct DeclarationTests {
-    @Test func contractExamples() {
+    @Test func documentedExamples() {
         let source = """
             import HandlerKit
 

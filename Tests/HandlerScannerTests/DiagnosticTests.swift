@@ -1,7 +1,7 @@
 import HandlerScanner
 import Testing
 
-/// Every misuse of issue 3 item 2: file, line, column, and a message that says how to fix it. A
+/// Every misuse of `@handler`: file, line, column, and a message that says how to fix it. A
 /// declaration with an error is not reported as a handler.
 @Suite("Diagnostics")
 struct DiagnosticTests {

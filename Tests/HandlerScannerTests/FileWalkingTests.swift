@@ -2,7 +2,7 @@ import Foundation
 import HandlerScanner
 import Testing
 
-/// How paths are walked and read (POSIX directory walking and file reading, issue 9): links, hidden
+/// How paths are walked and read (POSIX directory walking and file reading): links, hidden
 /// names, path spellings that name one file, files larger than one read, and read failures.
 @Suite("File walking")
 struct FileWalkingTests {

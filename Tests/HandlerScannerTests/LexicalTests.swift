@@ -1,7 +1,7 @@
 import HandlerScanner
 import Testing
 
-/// Every lexical case of issue 3 item 1: text in comments and strings is never reported, and real
+/// Every lexical case: text in comments and strings is never reported, and real
 /// declarations after tricky tokens are still found.
 @Suite("Lexical cases")
 struct LexicalTests {

@@ -22,7 +22,7 @@ struct PluginClientTests {
         "ok: Conditional.active value=7",
         "ok: Points.moved x=1.5 y=-0.0 tag=-7 direction=2",
         "ok: a handler under a false #if throws: unknown handler id 'Conditional.inactive'",
-        // Issue 9: helpers of another module's public and package handlers, main-actor handlers, a
+        // Helpers of another module's public and package handlers, main-actor handlers, a
         // default naming a private constant.
         #"ok: Feed.itemsFetched items=["i1", "i2"] page=2"#,
         "ok: Feed.cleared count=2",

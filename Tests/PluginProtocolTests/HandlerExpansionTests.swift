@@ -85,7 +85,7 @@ struct HandlerExpansionTests {
         #expect(diagnostics(declaration, context: context) == [])
     }
 
-    /// Each misuse of HANDLERKIT.md §1 that one declaration shows, with a word its message must contain.
+    /// Each misuse of `@handler` that one declaration shows, with a word its message must contain.
     static let misuses: [(name: String, declaration: String, context: [String], keyword: String)] = [
         ("private", "@handler\n    private static func hidden(account: Account) { }", carbons, "private"),
         ("fileprivate", "@handler\n    fileprivate static func halfHidden(account: Account) { }", carbons, "fileprivate"),

@@ -8,7 +8,7 @@
 
 #include "HKEnums.h"
 
-/// The example: a plain typedef of an anonymous struct.
+/// The commonest form: a plain typedef of an anonymous struct.
 typedef struct {
     double x;
     double y;

@@ -1,7 +1,7 @@
 import HandlerKit
 
 // Handlers of a library module, created and called from the PluginClient executable: their
-// generated helpers take the handlers' access levels (issue 9).
+// generated helpers take the handlers' access levels.
 
 /// A value bound across modules.
 public struct FeedItem: Codable, Sendable, Equatable {

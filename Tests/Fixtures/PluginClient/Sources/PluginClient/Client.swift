@@ -60,7 +60,7 @@ enum PluginClientMain {
         try callSync(roundTrip(Points.movedHandler(point: point, direction: HKDirectionDown)))
         try check("Points.moved x=1.5 y=-0.0 tag=-7 direction=2")
 
-        try await checkIssueNine()
+        try await checkAccessIsolationAndDefaults()
 
         try await checkThrows("a missing mandatory argument") { try callSync(Carbons.enabledHandler()) }
         try await checkThrows("a bound value of the wrong type in JSON") {
@@ -69,9 +69,9 @@ enum PluginClientMain {
         print("PluginClient: all \(Journal.shared.passedChecks) checks passed")
     }
 
-    /// Issue 9: ChatKit's public and package handlers through their generated helpers, across
+    /// ChatKit's public and package handlers through their generated helpers, across
     /// modules; handlers on the main actor; a default that names a private constant.
-    static func checkIssueNine() async throws {
+    static func checkAccessIsolationAndDefaults() async throws {
         let items = [FeedItem(id: "i1"), FeedItem(id: "i2")]
         let fetched = try roundTrip(Feed.itemsFetchedHandler(items: items, invalidation: Feed.clearedHandlerID))
         try Feed.callItemsFetchedHandler(fetched, page: 2)

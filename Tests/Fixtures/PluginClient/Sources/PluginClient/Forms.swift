@@ -1,7 +1,7 @@
 import ChatKit
 import HandlerKit
 
-// Every form of §1, each recording what it was called with in `Journal`.
+// Every form of `@handler` declaration, each recording what it was called with in `Journal`.
 
 /// Static methods; a defaulted parameter whose default is a member of the type; an optional one.
 enum Carbons {

@@ -1,7 +1,7 @@
 import ChatKit
 import HandlerKit
 
-// Issue 9 in a client module: handlers on the main actor (through the type, and through the
+// In a client module: handlers on the main actor (through the type, and through the
 // function), and a default value that names a private constant.
 
 /// Main-actor state the handlers use synchronously: the generated shims call them on the main actor.
