@@ -44,7 +44,7 @@ struct ConsumerEvolutionTests {
         return registry
     }
 
-    @Test(arguments: StoreKind.all)
+    @Test(arguments: StoreKind.inProcess)
     func aConsumerRegisteredByTheOldVersionIsDeliveredUnderItsNewNames(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let old = try version1()
@@ -64,7 +64,7 @@ struct ConsumerEvolutionTests {
         try await poster.stop()
     }
 
-    @Test(arguments: StoreKind.all)
+    @Test(arguments: StoreKind.inProcess)
     func aConsumerWhoseHandlerIsGoneIsParkedAsDeadNotDropped(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let old = try version1()

@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsSQLite
 import Testing
 
 /// Real processes, against every store (`StoreKind.all`): the probe registers, posts and consumes,

@@ -12,7 +12,7 @@ struct SettleFailureTests {
 
     init() throws { registry = try makeRegistry(recorder) }
 
-    @Test(arguments: StoreKind.all)
+    @Test(arguments: StoreKind.inProcess)
     func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
         let store = FailingCompletionStore(try kind.open(folder.path))
         let center = try await manualCenter("app", store: store, registry: registry)
@@ -40,7 +40,7 @@ struct SettleFailureTests {
 /// every call to the store it wraps.
 final class FailingCompletionStore: SignalStore {
     private let base: any SignalStore
-    private let failing = Locked(false)  // HandlerKit's lock (package access)
+    private let failing = Locked(false)
 
     init(_ base: any SignalStore) { self.base = base }
 
@@ -59,8 +59,11 @@ final class FailingCompletionStore: SignalStore {
     func endRun(_ runID: String, component: String) async throws(SignalError) {
         try await base.endRun(runID, component: component)
     }
-    func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
-        try await base.takeOverDeadRuns(of: component, by: runID)
+    func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
+        try await base.runs(of: component, besides: runID)
+    }
+    func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+        try await base.takeOver(run, of: component, by: runID)
     }
     func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
         try await base.insertConsumer(consumer)

@@ -1,11 +1,12 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsSQLite
 import Testing
 
-/// A store the behavioural tests run against. Every conformance test (in-process and with real
-/// processes) takes one of `StoreKind.all`, so a second store (PostgreSQL) joins the same suites by
-/// adding itself there.
+/// A store the behavioural tests run against. The tests with real processes take one of
+/// `StoreKind.all` (the stores processes share); the in-process ones take one of `StoreKind.inProcess`
+/// (those and the in-memory store).
 struct StoreKind: Sendable, CustomTestStringConvertible {
     let name: String
     /// Opens a store whose files (if any) live in `folder`; called again with the same folder, it opens the same store.
@@ -20,11 +21,21 @@ struct StoreKind: Sendable, CustomTestStringConvertible {
         open: { folder in try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20))) },
         probeArguments: { folder in ["--db", folder + "/signals.sqlite"] })
 
+    static let memory = StoreKind(
+        name: "in memory", open: { _ in InMemorySignalStore() },
+        probeArguments: { _ in throw StoreKindError(description: "the in-memory store is not shared with other processes") })
+
     #if PostgreSQL
     static let all: [StoreKind] = [.sqlite] + PostgresTestServer.storeKinds
     #else
     static let all: [StoreKind] = [.sqlite]
     #endif
+
+    static let inProcess: [StoreKind] = [.memory] + all
+}
+
+struct StoreKindError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// A fresh folder under the temporary directory, removed when the value is released.
@@ -52,21 +63,14 @@ struct Received: Sendable, Hashable {
 }
 
 /// What the test handlers did, in order. Thread-safe.
-final class Recorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received: [Received] = []
+final class Recorder: Sendable {
+    private let received = Locked<[Received]>([])
 
     func add(_ value: Received) {
-        lock.lock()
-        received.append(value)
-        lock.unlock()
+        received.withLock { $0.append(value) }
     }
 
-    var all: [Received] {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
-    }
+    var all: [Received] { received.withLock { $0 } }
 }
 
 /// A registry with the tests' handlers, which record into `recorder`:
@@ -114,4 +118,12 @@ func manualCenter(
 ) async throws -> SignalCenter {
     try await SignalCenter.start(component: component, store: store, registry: registry,
                                  options: .init(retry: retry, deliversAutomatically: false))
+}
+
+extension SignalStoreStatistics {
+    /// Nothing left but `completions` in the history.
+    init(completions: Int) {
+        self.init()
+        self.completions = completions
+    }
 }
