@@ -144,12 +144,27 @@ let package = Package(
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
         ),
-        // The signal tests: the conformance suite on every store, the stores' faults, and real processes
-        // killed at chosen points. The PostgreSQL ones need the trait and a server (Scripts/with-postgres.sh).
+        // What the signal test targets share: store kinds, the probe's runner, and the scenarios each
+        // target runs against its own stores (real processes killed at chosen points, app versions,
+        // settle failures).
+        .target(
+            name: "SignalsTestSupport",
+            dependencies: ["HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite"],
+            path: "Tests/SignalsTestSupport"
+        ),
+        // The signal tests that need no server: the conformance suite and the scenarios in memory and
+        // on SQLite, and the SQLite store's faults.
         .testTarget(
             name: "HandlerKitSignalsTests",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit",
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                            "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The signal tests that need a PostgreSQL server (and the trait): `bash Scripts/with-postgres.sh
+        // swift test --enable-all-traits --filter HandlerKitSignalsPostgresTests`.
+        .testTarget(
+            name: "HandlerKitSignalsPostgresTests",
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
+                           "handlerkit-signals-probe"]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),

@@ -28,7 +28,8 @@ public protocol SignalStore: Sendable {
     /// Takes over `run` of `component` if it is gone (its proof of life has lapsed): its claimed
     /// deliveries become pending again, its run-tied consumers and their open deliveries are removed,
     /// its durable consumers and remaining deliveries move to `runID`, its record is removed, and
-    /// `runID` is woken when this made deliveries due. `nil` when `run` is alive (nothing changed).
+    /// `runID` is woken when this made deliveries due. `nil` when `run` is alive, or is no longer
+    /// recorded and left nothing (nothing changed).
     func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport?
 
     /// Stores a consumer. When its signal is kept for late consumers, it receives the kept revision

@@ -2,10 +2,11 @@ import Foundation
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit
+import SignalsTestSupport
 import Testing
 
-/// The shipped conformance suite (`HandlerKitSignalsTestKit`) against each of the package's stores.
-@Suite("Signals: the conformance suite, against every store")
+/// The shipped conformance suite (`HandlerKitSignalsTestKit`) against the stores that need no server.
+@Suite("Signals: the conformance suite, in memory and on SQLite")
 struct ConformanceTests {
     let folder = TemporaryFolder()
 
@@ -19,13 +20,4 @@ struct ConformanceTests {
         let folder = folder.path
         try await check.run { try StoreKind.sqlite.open(folder) }
     }
-
-    #if PostgreSQL
-    @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)),
-          arguments: SignalStoreConformance.checks)
-    func postgres(_ check: SignalStoreConformance.Check) async throws {
-        let folder = folder.path
-        try await check.run { try StoreKind.postgres.open(folder) }
-    }
-    #endif
 }

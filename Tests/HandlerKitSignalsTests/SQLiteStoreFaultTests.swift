@@ -3,6 +3,7 @@ import GRDB
 import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
+import SignalsTestSupport
 import Testing
 
 /// The SQLite store under faults: newer schema, damaged files, long locks, a full store and

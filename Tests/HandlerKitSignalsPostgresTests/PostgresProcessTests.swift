@@ -4,6 +4,7 @@ import Foundation
 import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
+import SignalsTestSupport
 import Testing
 
 /// Faults only the PostgreSQL store has, with real processes (the probe, on its own connections and

@@ -4,16 +4,14 @@ import HandlerKitSignals
 import Testing
 
 /// What a center does with the rest of a claimed batch when the store fails to settle one delivery.
-@Suite("Signals: a store failing to settle a delivery, against every store")
-struct SettleFailureTests {
+package struct SettleFailureScenarios {
     let folder = TemporaryFolder()
     let recorder = Recorder()
     let registry: HandlerRegistry
 
-    init() throws { registry = try makeRegistry(recorder) }
+    package init() throws { registry = try makeRegistry(recorder) }
 
-    @Test(arguments: StoreKind.inProcess)
-    func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
+    package func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
         let store = FailingCompletionStore(try kind.open(folder.path))
         let center = try await manualCenter("app", store: store, registry: registry)
         _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
