@@ -1,8 +1,8 @@
 import HandlerKitSignals
 
-/// The conformance suite of the ``SignalStore`` protocol: the behaviour of
-/// <doc:HowADeliveryMoves> (in `HandlerKitSignals`), checked through `SignalCenter`'s public API and
-/// the store's own requirements. Every store of HandlerKit passes it; a third-party store runs it
+/// The conformance suite of the `SignalStore` protocol: the behaviour that the article "How a
+/// delivery moves" of `HandlerKitSignals` states, checked through `SignalCenter`'s public API and the
+/// store's own requirements. Every store of HandlerKit passes it; a third-party store runs it
 /// from its own tests, with any test framework:
 ///
 /// ```swift
