@@ -10,8 +10,11 @@
 //   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
 //   MustacheRendering  the subset of Mustache the templates use (handlergen stays free of dependencies)
 //   HandlerKitEvents   class- and instance-level events with closure and handler subscribers, saved subscriptions
-//   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once) on SQLite
-//   HandlerKitSignalsPostgres  the same signal center with its store on PostgreSQL, for several hosts
+//   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once): the
+//                      center, the rules of a delivery's life, the driver protocol and an in-memory store
+//   HandlerKitSignalsSQLite    the signal store on SQLite (GRDB), for the processes of one machine
+//   HandlerKitSignalsPostgres  the signal store on PostgreSQL (postgres-nio), for several hosts
+//   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
 import CompilerPluginSupport
 import PackageDescription
 
@@ -27,12 +30,15 @@ let package = Package(
         .plugin(name: "UpdateHandlerBaseline", targets: ["UpdateHandlerBaseline"]),
         .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
         .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
+        .library(name: "HandlerKitSignalsSQLite", targets: ["HandlerKitSignalsSQLite"]),
         .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
+        .library(name: "HandlerKitSignalsTestKit", targets: ["HandlerKitSignalsTestKit"]),
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
-    // dependencies (issue 12; fetching them was 4–6 s of a runtime-only client's clean build). A client of
-    // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`.
+    // dependencies (fetching them was 4–6 s of a runtime-only client's clean build). A client of
+    // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`; without
+    // it, the product's types are unavailable, with a message that says so.
     traits: [
         .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)"),
     ],
@@ -43,11 +49,11 @@ let package = Package(
     // package checkout and manifest compile for every client, even runtime-only ones). The packages
     // below serve only the products named beside them; clients of the other products do not build them.
     dependencies: [
-        // SQLite for HandlerKitSignals' store.
+        // SQLite for HandlerKitSignalsSQLite's store.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // PostgreSQL for HandlerKitSignalsPostgres' store; only clients of that product build it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // Its logging and lock helpers, named directly because that store uses them (postgres-nio depends
+        // Its logging and byte buffers, named directly because that store uses them (postgres-nio depends
         // on both already, so they add nothing to resolve or build).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -94,14 +100,14 @@ let package = Package(
         // one using only the runtime) build `handlergen` to generate the demo's file. `swift run` still
         // finds an executable target of the root package without a product.
         .executableTarget(
-            name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals"],
+            name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite"],
             plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift"),
-                           "HandlerKitSignalsPostgres", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"]))],
+            dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
+                           .product(name: "GRDB", package: "GRDB.swift"), "HandlerKitSignalsPostgres",
+                           .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -112,25 +118,53 @@ let package = Package(
         ),
         // Reads C structs and enums from headers with libclang, for bindable C types (issue 5).
         .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
-        // Signals (issue 11): durable cross-process delivery of persisted handlers, on SQLite through GRDB.
-        .target(name: "HandlerKitSignals", dependencies: ["HandlerKit", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Signals: durable cross-process delivery of persisted handlers. The core knows no database: the
+        // center, the rules, the driver protocol (`SignalStore`) and an in-memory store.
+        .target(name: "HandlerKitSignals", dependencies: ["HandlerKit"]),
+        // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
+        .target(
+            name: "HandlerKitSignalsSQLite",
+            dependencies: ["HandlerKit", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The store on PostgreSQL through postgres-nio: SQL, connections, locks and wake-ups only.
+        .target(
+            name: "HandlerKitSignalsPostgres",
+            dependencies: ["HandlerKit", "HandlerKitSignals",
+                           .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                           .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+                           .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"]))]
+        ),
+        // The conformance suite every signal store passes, shipped for third-party stores (no test
+        // framework: each check throws what it found wrong, so any framework can run it).
+        .target(name: "HandlerKitSignalsTestKit", dependencies: ["HandlerKit", "HandlerKitSignals"]),
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
         .executableTarget(
             name: "handlerkit-signals-probe",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres"],
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres"],
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
         ),
+        // What the signal test targets share: store kinds, the probe's runner, and the scenarios each
+        // target runs against its own stores (real processes killed at chosen points, app versions,
+        // settle failures).
+        .target(
+            name: "SignalsTestSupport",
+            dependencies: ["HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite"],
+            path: "Tests/SignalsTestSupport"
+        ),
+        // The signal tests that need no server: the conformance suite and the scenarios in memory and
+        // on SQLite, and the SQLite store's faults.
         .testTarget(
             name: "HandlerKitSignalsTests",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres", "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
+                           "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // Signals across hosts (issue 12): the signal store on PostgreSQL through postgres-nio.
-        .target(
-            name: "HandlerKitSignalsPostgres",
-            dependencies: ["HandlerKitSignals", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
-                           .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"]))]
+        // The signal tests that need a PostgreSQL server (and the trait): `bash Scripts/with-postgres.sh
+        // swift test --enable-all-traits --filter HandlerKitSignalsPostgresTests`.
+        .testTarget(
+            name: "HandlerKitSignalsPostgresTests",
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
+                           "handlerkit-signals-probe"]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),

@@ -7,8 +7,9 @@ import Foundation
 import GRDB
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsSQLite
 
-/// The `signals.*` figures (issue 11): posting, delivering in the same process and in another one,
+/// The `signals.*` figures: posting, delivering in the same process and in another one,
 /// throughput between two processes, an idle consumer's CPU, and a plain GRDB transaction as baseline.
 /// The other process is this executable again, started with `--signals-child DB`.
 enum SignalsBenchmark {
@@ -29,7 +30,7 @@ enum SignalsBenchmark {
             counter.withLock { $0 += index >= 0 ? 1 : 0 }
         }
 
-        static let counter = Guarded(0)
+        static let counter = Locked(0)
     }
 
     static func monotonicNanoseconds() -> UInt64 {
@@ -131,7 +132,7 @@ enum SignalsBenchmark {
             if statistics.pendingDeliveries + statistics.claimedDeliveries == 0 { break }
             try await Task.sleep(for: .milliseconds(1))
         }
-        report("signals.throughput_per_s", 10_000 / (clock.now - begin).secondsValue, "signals/s")
+        report("signals.throughput_per_s", 10_000 / (clock.now - begin).seconds, "signals/s")
 
         // An idle process with consumers: its CPU time over 10 s without traffic.
         if let idle = try await child.cpuPercent(over: .seconds(10)) {
@@ -147,7 +148,7 @@ enum SignalsBenchmark {
         for round in 0..<3 {
             let start = clock.now
             for index in 0..<count { try await body(round * count + index) }
-            best = min(best, (clock.now - start).secondsValue * 1e6 / Double(count))
+            best = min(best, (clock.now - start).seconds * 1e6 / Double(count))
         }
         return best
     }
@@ -211,7 +212,7 @@ final class Child: Sendable {
         guard let before = ticks() else { return nil }
         try await Task.sleep(for: duration)
         guard let after = ticks() else { return nil }
-        return (after - before) / Double(sysconf(Int32(_SC_CLK_TCK))) / duration.secondsValue * 100
+        return (after - before) / Double(sysconf(Int32(_SC_CLK_TCK))) / duration.seconds * 100
         #else
         return nil
         #endif
@@ -226,7 +227,7 @@ final class Child: Sendable {
 /// Lines from a file handle, read as they arrive.
 final class LineReader: Sendable {
     private let handle: FileHandle
-    private let buffer = Guarded(Data())
+    private let buffer = Locked(Data())
 
     init(_ handle: FileHandle) { self.handle = handle }
 
@@ -249,22 +250,4 @@ final class LineReader: Sendable {
 struct BenchmarkFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A lock-guarded value (the benchmark runs on macOS 13 too, before `Synchronization.Mutex`).
-final class Guarded<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
-extension Duration {
-    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -9,7 +9,6 @@ import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
-import NIOConcurrencyHelpers
 import PostgresNIO
 
 enum SignalsPostgresBench {
@@ -156,8 +155,8 @@ enum SignalsPostgresBench {
                                           delivery: .everyRevision)
         }
         _ = FileManager.default.createFile(atPath: readyPath(), contents: nil)
-        while received.withLockedValue({ $0.count }) < count { try await Task.sleep(for: .milliseconds(5)) }
-        let (latencies, end) = received.withLockedValue { ($0.latencies, $0.end) }
+        while received.withLock({ $0.count }) < count { try await Task.sleep(for: .milliseconds(5)) }
+        let (latencies, end) = received.withLock { ($0.latencies, $0.end) }
         var text = latencies.map { "lat \(String(format: "%.0f", $0))" }.joined(separator: "\n")
         text += "\nend \(end)\n"
         FileHandle.standardOutput.write(Data(text.utf8))
@@ -181,7 +180,7 @@ enum SignalsPostgresBench {
         var end = 0.0
     }
 
-    static let received = NIOLockedValueBox(Received())
+    static let received = Locked(Received())
 
     /// The consumers' handler: records the latency from `sentAt`.
     static let benchRegistry: HandlerRegistry = {
@@ -190,7 +189,7 @@ enum SignalsPostgresBench {
             HandlerDescriptor(id: "Bench.received", parameters: [.required("sentAt", Double.self)], invoke: { arguments in
                 let sentAt: Double = try arguments.required("sentAt")
                 let now = Date().timeIntervalSince1970
-                received.withLockedValue { state in
+                received.withLock { state in
                     state.count += 1
                     if sentAt > 0 { state.latencies.append((now - sentAt) * 1e6) }
                     state.end = now

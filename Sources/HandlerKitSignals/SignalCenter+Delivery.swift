@@ -105,6 +105,8 @@ extension SignalCenter {
         let handler: Handler
         do {
             handler = try Handler(json: delivery.handler, registry: registry)
+        } catch HandlerError.unknownHandler(let id, _) {
+            throw .handlerNotRegistered(handler: id, delivery: delivery.key.rawValue)
         } catch {
             throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "handler",
                                    reason: "the consumer's handler cannot be rebuilt in this process: \(error)")

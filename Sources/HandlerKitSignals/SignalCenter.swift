@@ -26,16 +26,16 @@ public final class SignalCenter: Sendable {
         public var claimBatch: Int
         /// Problems of the automatic delivery task (e.g. a store that stays busy), which it survives.
         public var onProblem: (@Sendable (SignalError) -> Void)?
-        /// For tests: called at `.afterClaim` and `.beforeCompletion` (e.g. to kill the process there).
-        public var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
+        /// For this package's tests: called at `.afterClaim` and `.beforeCompletion` (e.g. to kill the
+        /// process there).
+        package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(retry: RetryPolicy = RetryPolicy(), deliversAutomatically: Bool = true, claimBatch: Int = 16,
-                    onProblem: (@Sendable (SignalError) -> Void)? = nil, faultHook: (@Sendable (SignalFaultPoint) -> Void)? = nil) {
+                    onProblem: (@Sendable (SignalError) -> Void)? = nil) {
             self.retry = retry
             self.deliversAutomatically = deliversAutomatically
             self.claimBatch = max(1, claimBatch)
             self.onProblem = onProblem
-            self.faultHook = faultHook
         }
     }
 
@@ -53,7 +53,7 @@ public final class SignalCenter: Sendable {
     /// What this run took over from runs of its component that were gone when it started.
     public let takeover: TakeoverReport
     let options: Options
-    private let state = Protected(State())
+    private let state = Locked(State())
 
     private struct State {
         var stopped = false

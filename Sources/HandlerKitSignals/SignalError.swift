@@ -3,6 +3,9 @@
 public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store could not be opened or created at `path`.
     case storeUnavailable(path: String, reason: String)
+    /// The database (or PostgreSQL schema) at `path` holds something other than a signal store:
+    /// `found` says what. Nothing was changed; give the signal store a file (or schema) of its own.
+    case notASignalStore(path: String, found: String)
     /// The store was written by a newer version of HandlerKitSignals (schema `found`); this one reads
     /// up to `supported`. Nothing was changed.
     case newerSchema(path: String, found: Int, supported: Int)
@@ -21,6 +24,10 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     case runLock(path: String, reason: String)
     /// A stored record could not be read: `table`, the record's `key`, the `column` and why.
     case malformedRecord(table: String, key: String, column: String, reason: String)
+    /// The handler of delivery `delivery` is not registered in this process (an app version without
+    /// it, or a module not loaded). The delivery's record is intact: it is parked as dead, to be
+    /// requeued by a process that registers the handler.
+    case handlerNotRegistered(handler: String, delivery: String)
     /// A signal id is empty or too long.
     case invalidSignalID(String, reason: String)
     /// A payload value of `signal` could not be encoded, or uses a name HandlerKitSignals passes itself.
@@ -36,6 +43,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .storeUnavailable(let path, let reason):
             "signal store \(path) cannot be opened: \(reason)"
+        case .notASignalStore(let path, let found):
+            "\(path) is not a signal store, so it was left unchanged: it is \(found); give the signal store a file (or schema) of its own"
         case .newerSchema(let path, let found, let supported):
             "signal store \(path) has schema version \(found), newer than this HandlerKitSignals reads (up to \(supported)); it was left unchanged"
         case .storeBusy(let path, let operation, let waited):
@@ -52,6 +61,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "run lock file \(path): \(reason)"
         case .malformedRecord(let table, let key, let column, let reason):
             "malformed record in table '\(table)', key '\(key)', column '\(column)': \(reason)"
+        case .handlerNotRegistered(let handler, let delivery):
+            "delivery '\(delivery)': its handler '\(handler)' is not registered in this process; the delivery is intact: requeue it from a process that registers the handler"
         case .invalidSignalID(let id, let reason):
             "invalid signal id '\(id.prefix(80))': \(reason)"
         case .invalidPayload(let signal, let argument, let reason):

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The id of a signal: any non-empty string of at most 512 bytes, typically a UUID made when an
-/// action starts (`SignalID()`), which the action's result is later posted under.
+/// The id of a signal: any non-empty string of at most 512 bytes that neither begins nor ends with
+/// white space (an id read from a file with its newline would otherwise post to no one), typically a
+/// UUID made when an action starts (`SignalID()`), which the action's result is later posted under.
 public struct SignalID: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The id as stored.
     public let rawValue: String
@@ -32,6 +33,10 @@ public struct SignalID: Hashable, Sendable, CustomStringConvertible, Expressible
 
     func validated() throws(SignalError) -> String {
         if rawValue.isEmpty { throw .invalidSignalID(rawValue, reason: "it is empty") }
+        if let first = rawValue.unicodeScalars.first, let last = rawValue.unicodeScalars.last,
+           first.properties.isWhitespace || last.properties.isWhitespace {
+            throw .invalidSignalID(rawValue, reason: "it begins or ends with white space (trim an id read from a file or a line of input)")
+        }
         if rawValue.utf8.count > Self.maximumLength {
             throw .invalidSignalID(rawValue, reason: "it is \(rawValue.utf8.count) bytes long; the limit is \(Self.maximumLength)")
         }
@@ -62,8 +67,12 @@ public struct DeliveryKey: Hashable, Sendable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
-    init(consumer: String, revision: Int) {
-        rawValue = "\(consumer)/\(revision)"
+    /// What separates the consumer from the revision in a key (stores that build keys in SQL use it).
+    package static let separator = "/"
+
+    /// The key of `consumer`'s delivery of `revision`.
+    package init(consumer: String, revision: Int) {
+        rawValue = "\(consumer)\(Self.separator)\(revision)"
     }
 
     public var description: String { rawValue }

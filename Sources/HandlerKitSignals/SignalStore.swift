@@ -1,11 +1,14 @@
 import Foundation
 
-/// Where signals, consumers and deliveries live, and how runs prove they are alive and processes
-/// wake each other. `SQLiteSignalStore` is the embedded store; a PostgreSQL store implements the same
-/// protocol. `SignalCenter` is the API apps use; it calls the store.
+/// The driver protocol: where signals, consumers and deliveries live, how runs prove they are alive,
+/// and how processes wake each other. `SignalCenter` is the API apps use; it makes the decisions
+/// (what to claim, when to retry, when a delivery is dead, which runs to take over) and calls the
+/// store for each step. Stores: ``InMemorySignalStore`` (here), `SQLiteSignalStore`
+/// (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
-/// Every method is one atomic transaction (or none): a crash, a busy database or an error leaves
-/// either all of its changes or none.
+/// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
+/// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,
+/// effects and guarantees; `HandlerKitSignalsTestKit` checks a store against them.
 public protocol SignalStore: Sendable {
     /// Where the store is, for messages (a path or a URL without credentials).
     var location: String { get }
@@ -18,10 +21,16 @@ public protocol SignalStore: Sendable {
     /// and releases its lock. Durable consumers stay, for the component's next process.
     func endRun(_ runID: String, component: String) async throws(SignalError)
 
-    /// Takes over every other run of `component` that is gone (its lock is free): its claimed
-    /// deliveries run again, its durable consumers and their deliveries move to `runID`, its
-    /// run-tied consumers are removed. Runs that are alive are left alone.
-    func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport
+    /// The runs of `component` other than `runID` that the store knows of: those recorded, and those
+    /// its consumers and deliveries still name (a run may be gone while they remain).
+    func runs(of component: String, besides runID: String) async throws(SignalError) -> [String]
+
+    /// Takes over `run` of `component` if it is gone (its proof of life has lapsed): its claimed
+    /// deliveries become pending again, its run-tied consumers and their open deliveries are removed,
+    /// its durable consumers and remaining deliveries move to `runID`, its record is removed, and
+    /// `runID` is woken when this made deliveries due. `nil` when `run` is alive, or is no longer
+    /// recorded and left nothing (nothing changed).
+    func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport?
 
     /// Stores a consumer. When its signal is kept for late consumers, it receives the kept revision
     /// at once; returns how many deliveries that made (0 or 1).
@@ -71,6 +80,22 @@ public protocol SignalStore: Sendable {
 
     /// A listener that wakes when any process posts, registers or requeues.
     func makeWakeListener() throws(SignalError) -> any SignalWakeListener
+}
+
+extension SignalStore {
+    /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:by:)``
+    /// for each of ``runs(of:besides:)``), and reports what changed. Runs that are alive are left alone.
+    public func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
+        var report = TakeoverReport()
+        for run in try await runs(of: component, besides: runID) {
+            guard let taken = try await takeOver(run, of: component, by: runID) else { continue }
+            report.deadRuns.append(run)
+            report.interruptedDeliveries += taken.interruptedDeliveries
+            report.adoptedConsumers += taken.adoptedConsumers
+            report.removedConsumers += taken.removedConsumers
+        }
+        return report
+    }
 }
 
 /// Wakes a signal center when another process (or this one) changed what it may deliver.

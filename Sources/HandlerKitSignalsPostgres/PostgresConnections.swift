@@ -1,9 +1,9 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
 import Foundation
+import HandlerKit
 import HandlerKitSignals
 import Logging
-import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// The store's connections to the server: a few kept open and reused, a new one made when none is
@@ -14,9 +14,9 @@ final class PostgresConnections: Sendable {
     let settings: PostgresSettings
     let logger: Logger
     let reconnectFor: Duration
-    private let idle = NIOLockedValueBox<[PostgresConnection]>([])
-    private let everConnected = NIOLockedValueBox(false)
-    private let nextID = NIOLockedValueBox(0)
+    private let idle = Locked<[PostgresConnection]>([])
+    private let everConnected = Locked(false)
+    private let nextID = Locked(0)
     private static let keptIdle = 8
 
     init(settings: PostgresSettings, logger: Logger, reconnectFor: Duration) {
@@ -33,13 +33,13 @@ final class PostgresConnections: Sendable {
         configuration.options.connectTimeout = .seconds(5)
         // The store's schema first: the prepared statements (PostgresStatements) name its tables unqualified.
         configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
-        let id = nextID.withLockedValue { value -> Int in
+        let id = nextID.withLock { value -> Int in
             value += 1
             return value
         }
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
-            everConnected.withLockedValue { $0 = true }
+            everConnected.withLock { $0 = true }
             logger.debug("signal store \(settings.location): opened connection \(id)")
             return connection
         } catch {
@@ -62,7 +62,7 @@ final class PostgresConnections: Sendable {
             do {
                 connection = try await acquire()
             } catch {
-                guard everConnected.withLockedValue({ $0 }), ContinuousClock.now < giveUp else { throw error }
+                guard everConnected.withLock({ $0 }), ContinuousClock.now < giveUp else { throw error }
                 logger.notice("signal store \(settings.location): server unreachable during \(operation()), retrying: \(error)")
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))
@@ -113,7 +113,7 @@ final class PostgresConnections: Sendable {
 
     /// Closes the idle connections.
     func close() async {
-        let connections = idle.withLockedValue { list -> [PostgresConnection] in
+        let connections = idle.withLock { list -> [PostgresConnection] in
             defer { list.removeAll() }
             return list
         }
@@ -122,7 +122,7 @@ final class PostgresConnections: Sendable {
 
     deinit {
         // A connection must be closed before it is released: the task keeps them until they are.
-        let open = idle.withLockedValue { list -> [PostgresConnection] in
+        let open = idle.withLock { list -> [PostgresConnection] in
             defer { list.removeAll() }
             return list
         }
@@ -130,7 +130,7 @@ final class PostgresConnections: Sendable {
     }
 
     private func acquire() async throws(SignalError) -> PostgresConnection {
-        while let connection = idle.withLockedValue({ $0.popLast() }) {
+        while let connection = idle.withLock({ $0.popLast() }) {
             if !connection.isClosed { return connection }
         }
         return try await connect()
@@ -138,7 +138,7 @@ final class PostgresConnections: Sendable {
 
     private func release(_ connection: PostgresConnection) {
         guard !connection.isClosed else { return }
-        let kept = idle.withLockedValue { list -> Bool in
+        let kept = idle.withLock { list -> Bool in
             guard list.count < Self.keptIdle else { return false }
             list.append(connection)
             return true

@@ -1,9 +1,9 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
 import Foundation
+import HandlerKit
 import HandlerKitSignals
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 
@@ -55,15 +55,15 @@ public final class PostgresSignalStore: SignalStore {
         public var completionHistory: Duration
         /// Where the store logs takeovers, reconnections and migrations.
         public var logger: Logger
-        /// For tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's transaction.
-        public var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
+        /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
+        /// transaction.
+        package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(hostID: String = ProcessInfo.processInfo.hostName, lease: Duration = .seconds(30),
                     heartbeatInterval: Duration = .seconds(2), livenessCheckInterval: Duration = .seconds(2),
                     rescanInterval: Duration = .seconds(5), reconnectFor: Duration = .seconds(60),
                     completionHistory: Duration = .seconds(86_400),
-                    logger: Logger = Logger(label: "HandlerKitSignalsPostgres"),
-                    faultHook: (@Sendable (SignalFaultPoint) -> Void)? = nil) {
+                    logger: Logger = Logger(label: "HandlerKitSignalsPostgres")) {
             self.hostID = hostID
             self.lease = lease
             self.heartbeatInterval = heartbeatInterval
@@ -72,38 +72,38 @@ public final class PostgresSignalStore: SignalStore {
             self.reconnectFor = reconnectFor
             self.completionHistory = completionHistory
             self.logger = logger
-            self.faultHook = faultHook
         }
     }
 
     public let settings: PostgresSettings
     public let options: Options
     public var location: String { settings.location }
-    /// The schema's name, checked (it is written into SQL).
-    let s: String
+    /// The schema's name, checked (it is written into SQL). Statements name no schema: every
+    /// connection's `search_path` selects it.
+    let schema: String
     /// The advisory locks' namespace: `hashtext(namespace)` is their first key.
     let namespace: String
     /// The LISTEN/NOTIFY channel.
     let channel: String
     let connections: PostgresConnections
-    private let prepared = NIOLockedValueBox(false)
-    private let keepers = NIOLockedValueBox<[String: RunKeeper]>([:])
+    private let prepared = Locked(false)
+    private let keepers = Locked<[String: RunKeeper]>([:])
     /// Deliveries claimed through this store object and not yet completed or released: a claim by
     /// one of its runs that is not among them was lost with a connection, and is claimed again.
-    private let inFlight = NIOLockedValueBox<Set<Int64>>([])
+    private let inFlight = Locked<Set<Int64>>([])
     /// Whether a claim, completion or release failed since the last claim that looked for lost
     /// claims: a delivery may be left claimed by one of this store's runs with no delivery in
     /// progress holding it (a claim's answer lost after the server applied it, a completion that
     /// failed), so the next claim looks for such claims too.
-    private let claimMayBeLost = NIOLockedValueBox(false)
+    private let claimMayBeLost = Locked(false)
 
     /// A store at `settings`; it connects when first used (or at `prepare()`).
     public init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
         self.settings = settings
         self.options = options
-        s = try settings.validatedSchema()
-        namespace = "handlerkit_signals.\(s)"
-        channel = "\(s)_wake"
+        schema = try settings.validatedSchema()
+        namespace = "handlerkit_signals.\(schema)"
+        channel = "\(schema)_wake"
         connections = PostgresConnections(settings: settings, logger: options.logger, reconnectFor: options.reconnectFor)
     }
 
@@ -122,11 +122,11 @@ public final class PostgresSignalStore: SignalStore {
     /// - Throws: `SignalError.storeUnavailable` naming host and port when the server cannot be reached,
     ///   `.newerSchema` when the store was written by a newer version (left unchanged).
     public func prepare() async throws(SignalError) {
-        if prepared.withLockedValue({ $0 }) { return }
+        if prepared.withLock({ $0 }) { return }
         try await connections.transaction("creating or migrating the schema") { connection in
-            try await PostgresSchema.migrate(connection, schema: s, namespace: namespace, location: location, logger: options.logger)
+            try await PostgresSchema.migrate(connection, schema: schema, namespace: namespace, location: location, logger: options.logger)
         }
-        prepared.withLockedValue { $0 = true }
+        prepared.withLock { $0 = true }
     }
 
     /// Closes the store's idle connections (runs keep theirs until they end).
@@ -139,25 +139,25 @@ public final class PostgresSignalStore: SignalStore {
     public func beginRun(_ runID: String, component: String) async throws(SignalError) {
         try await prepare()
         let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
-        keepers.withLockedValue { $0[runID] = keeper }
+        keepers.withLock { $0[runID] = keeper }
         let now = Date().timeIntervalSince1970
         let historyStart = now - options.completionHistory.seconds
         do {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
-                try await connection.query("DELETE FROM \(unescaped: s).completions WHERE completed_at < \(historyStart)",
+                try await connection.query("DELETE FROM completions WHERE completed_at < \(historyStart)",
                                            logger: options.logger)
                 try await forgetOldPosts(connection)
                 try await removeUnusedSignals(connection, now: now)
             }
         } catch {
-            keepers.withLockedValue { $0[runID] = nil }
+            keepers.withLock { $0[runID] = nil }
             await keeper.stop(closing: true)
             throw error
         }
     }
 
     public func endRun(_ runID: String, component: String) async throws(SignalError) {
-        let keeper = keepers.withLockedValue { $0.removeValue(forKey: runID) }
+        let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
         await keeper?.stop(closing: false)
         let now = Date().timeIntervalSince1970
         do {
@@ -171,35 +171,27 @@ public final class PostgresSignalStore: SignalStore {
         await keeper?.stop(closing: true)
     }
 
-    public func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
+    public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
         try await prepare()
-        let candidates = try await connections.run("finding the runs of component '\(component)'") { connection, _ in
+        return try await connections.run("finding the runs of component '\(component)'") { connection, _ in
             try await strings(connection.query("""
-                SELECT run_id FROM \(unescaped: s).runs WHERE component = \(component) AND run_id <> \(runID)
-                UNION SELECT run_id FROM \(unescaped: s).consumers WHERE component = \(component) AND run_id <> \(runID)
-                UNION SELECT owner_run FROM \(unescaped: s).deliveries WHERE component = \(component) AND owner_run <> \(runID)
+                SELECT run_id FROM runs WHERE component = \(component) AND run_id <> \(runID)
+                UNION SELECT run_id FROM consumers WHERE component = \(component) AND run_id <> \(runID)
+                UNION SELECT owner_run FROM deliveries WHERE component = \(component) AND owner_run <> \(runID)
                 """, logger: options.logger))
         }
-        var report = TakeoverReport()
-        for candidate in candidates {
-            guard let taken = try await takeOver(candidate, component: component, by: runID) else { continue }
-            report.deadRuns.append(candidate)
-            report.interruptedDeliveries += taken.interruptedDeliveries
-            report.adoptedConsumers += taken.adoptedConsumers
-            report.removedConsumers += taken.removedConsumers
-        }
-        return report
     }
 
-    /// Takes over `candidate` if it is gone: no run record, its advisory lock free, or its lease
-    /// expired (then its lock connection is terminated). `nil` when it is alive or left nothing.
-    private func takeOver(_ candidate: String, component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+    /// A run is gone when it has no record, its advisory lock is free, or its lease expired (then
+    /// its lock connection is terminated). Also `nil` when a run without a record left nothing.
+    public func takeOver(_ candidate: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+        try await prepare()
         let lease = options.lease.seconds
         // A run whose lease expired may still hold its lock through a connection the server has not
         // noticed is gone: end that connection (best effort; needs the same role or pg_signal_backend).
         let expired = try await connections.run("checking the lease of run \(candidate)") { connection, _ in
             try await strings(connection.query("""
-                SELECT host FROM \(unescaped: s).runs WHERE run_id = \(candidate)
+                SELECT host FROM runs WHERE run_id = \(candidate)
                 AND extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease)
                 """, logger: options.logger)).first
         }
@@ -207,7 +199,7 @@ public final class PostgresSignalStore: SignalStore {
             options.logger.warning("signal store \(location): run \(candidate) of component '\(component)' on host \(host) renewed no lease for \(Int(lease)) s: taking it over and ending its connection")
             _ = try? await connections.run("ending the connection of run \(candidate)") { connection, _ in
                 try await connection.query("""
-                    SELECT pg_terminate_backend(backend_pid) FROM \(unescaped: s).runs WHERE run_id = \(candidate)
+                    SELECT pg_terminate_backend(backend_pid) FROM runs WHERE run_id = \(candidate)
                     """, logger: options.logger)
             }
         }
@@ -220,15 +212,15 @@ public final class PostgresSignalStore: SignalStore {
             let rows = try await connection.query("""
                 SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key)
                     OR extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease), host
-                FROM \(unescaped: s).runs WHERE run_id = \(candidate)
+                FROM runs WHERE run_id = \(candidate)
                 """, logger: options.logger)
             var found: (dead: Bool, host: String)?
             for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
             if let found, !found.dead { return nil }
             if found == nil {
                 let left = try await count(connection.query("""
-                    SELECT (SELECT count(*) FROM \(unescaped: s).consumers WHERE run_id = \(candidate))
-                         + (SELECT count(*) FROM \(unescaped: s).deliveries WHERE owner_run = \(candidate))
+                    SELECT (SELECT count(*) FROM consumers WHERE run_id = \(candidate))
+                         + (SELECT count(*) FROM deliveries WHERE owner_run = \(candidate))
                     """, logger: options.logger))
                 if left == 0 { return nil }
             }
@@ -246,27 +238,27 @@ public final class PostgresSignalStore: SignalStore {
     private func retire(_ run: String, _ connection: PostgresConnection, now: Double, adoptedBy: String?) async throws -> TakeoverReport {
         var report = TakeoverReport()
         report.interruptedDeliveries = try await count(connection.query("""
-            WITH r AS (UPDATE \(unescaped: s).deliveries SET state = 'pending', claimed_by = NULL
-                       WHERE claimed_by = \(run) AND state = 'claimed' RETURNING 1)
+            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), claimed_by = NULL
+                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) RETURNING 1)
             SELECT count(*) FROM r
             """, logger: options.logger))
         try await connection.query("""
-            WITH d AS (DELETE FROM \(unescaped: s).deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> 'dead' RETURNING id)
-            DELETE FROM \(unescaped: s).delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
+            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> \(unescaped: dead) RETURNING id)
+            DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
             """, logger: options.logger)
         report.removedConsumers = try await count(connection.query("""
-            WITH r AS (DELETE FROM \(unescaped: s).consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
+            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
             SELECT count(*) FROM r
             """, logger: options.logger))
         if let adoptedBy {
             report.adoptedConsumers = try await count(connection.query("""
-                WITH r AS (UPDATE \(unescaped: s).consumers SET run_id = \(adoptedBy) WHERE run_id = \(run) RETURNING 1)
+                WITH r AS (UPDATE consumers SET run_id = \(adoptedBy) WHERE run_id = \(run) RETURNING 1)
                 SELECT count(*) FROM r
                 """, logger: options.logger))
-            try await connection.query("UPDATE \(unescaped: s).deliveries SET owner_run = \(adoptedBy) WHERE owner_run = \(run)",
+            try await connection.query("UPDATE deliveries SET owner_run = \(adoptedBy) WHERE owner_run = \(run)",
                                        logger: options.logger)
         }
-        try await connection.query("DELETE FROM \(unescaped: s).runs WHERE run_id = \(run)", logger: options.logger)
+        try await connection.query("DELETE FROM runs WHERE run_id = \(run)", logger: options.logger)
         try await removeUnusedSignals(connection, now: now)
         return report
     }
@@ -277,15 +269,15 @@ public final class PostgresSignalStore: SignalStore {
 
     /// Removes the ids of posts older than `postMemory` (at each run's start and liveness check).
     func forgetOldPosts(_ connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM \(unescaped: s).posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
+        try await connection.query("DELETE FROM posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
                                    logger: options.logger)
     }
 
     /// Removes signal records that no consumer uses and that are not (or no longer) kept.
     private func removeUnusedSignals(_ connection: PostgresConnection, now: Double) async throws {
         try await connection.query("""
-            DELETE FROM \(unescaped: s).signals WHERE (keep_until IS NULL OR keep_until < \(now))
-            AND NOT EXISTS (SELECT 1 FROM \(unescaped: s).consumers c WHERE c.signal_id = signals.signal_id)
+            DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < \(now))
+            AND NOT EXISTS (SELECT 1 FROM consumers c WHERE c.signal_id = signals.signal_id)
             """, logger: options.logger)
     }
 
@@ -297,7 +289,7 @@ public final class PostgresSignalStore: SignalStore {
     /// Whether `run` is gone (no record, or its lock is free), tested inside the caller's transaction.
     private func isDead(_ run: String, _ connection: PostgresConnection) async throws -> Bool {
         let rows = try await connection.query("""
-            SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key) FROM \(unescaped: s).runs WHERE run_id = \(run)
+            SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key) FROM runs WHERE run_id = \(run)
             """, logger: options.logger)
         for try await free in rows.decode(Bool.self) { return free }
         return true
@@ -311,28 +303,28 @@ public final class PostgresSignalStore: SignalStore {
         return try await connections.transaction("registering consumer \(consumer.id) for signal '\(consumer.signalID)'") { connection in
             let handler = ByteBuffer(bytes: consumer.handler)
             try await connection.query("""
-                INSERT INTO \(unescaped: s).consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
+                INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
                 VALUES (\(consumer.id.rawValue), \(consumer.signalID), \(consumer.component), \(consumer.runID),
                         \(consumer.lifetime.rawValue), \(consumer.mode.rawValue), \(handler), \(consumer.handlerID), \(now))
                 """, logger: options.logger)
             let kept = try await connection.query("""
-                SELECT revision, payload FROM \(unescaped: s).signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)
+                SELECT revision, payload FROM signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)
                 """, logger: options.logger)
             var found: (revision: Int, payload: Data)?
             for try await (revision, payload) in kept.decode((Int, Data).self) { found = (revision, payload) }
             guard let found else { return 0 }
-            let key = "\(consumer.id.rawValue)/\(found.revision)"
+            let key = DeliveryKey(consumer: consumer.id.rawValue, revision: found.revision).rawValue
             try await connection.query("""
                 WITH d AS (
-                    INSERT INTO \(unescaped: s).deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
+                    INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                                             lifetime, handler_id, state, attempt, not_before, created_at)
                     VALUES (\(key), \(consumer.id.rawValue), \(consumer.signalID), \(found.revision), \(consumer.component),
-                            \(consumer.runID), \(consumer.lifetime.rawValue), \(consumer.handlerID), 'pending', 0, \(now), \(now))
+                            \(consumer.runID), \(consumer.lifetime.rawValue), \(consumer.handlerID), \(unescaped: pending), 0, \(now), \(now))
                     RETURNING id)
-                INSERT INTO \(unescaped: s).delivery_bodies (delivery_id, handler, payload) SELECT id, \(handler), \(ByteBuffer(data: found.payload)) FROM d
+                INSERT INTO delivery_bodies (delivery_id, handler, payload) SELECT id, \(handler), \(ByteBuffer(data: found.payload)) FROM d
                 """, logger: options.logger)
             if consumer.mode == .once {
-                try await connection.query("UPDATE \(unescaped: s).consumers SET delivered = 1 WHERE consumer_id = \(consumer.id.rawValue)",
+                try await connection.query("UPDATE consumers SET delivered = 1 WHERE consumer_id = \(consumer.id.rawValue)",
                                            logger: options.logger)
             }
             try await notify(connection, run: consumer.runID)
@@ -345,11 +337,11 @@ public final class PostgresSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         return try await connections.transaction("removing consumer \(id)") { connection in
             try await connection.query("""
-                WITH d AS (DELETE FROM \(unescaped: s).deliveries WHERE consumer_id = \(id.rawValue) AND state = 'pending' RETURNING id)
-                DELETE FROM \(unescaped: s).delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
+                WITH d AS (DELETE FROM deliveries WHERE consumer_id = \(id.rawValue) AND state = \(unescaped: pending) RETURNING id)
+                DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
                 """, logger: options.logger)
             let removed = try await count(connection.query("""
-                WITH r AS (DELETE FROM \(unescaped: s).consumers WHERE consumer_id = \(id.rawValue) RETURNING 1) SELECT count(*) FROM r
+                WITH r AS (DELETE FROM consumers WHERE consumer_id = \(id.rawValue) RETURNING 1) SELECT count(*) FROM r
                 """, logger: options.logger))
             try await removeUnusedSignals(connection, now: now)
             return removed > 0
@@ -361,20 +353,16 @@ public final class PostgresSignalStore: SignalStore {
         return try await connections.run("listing consumers") { connection, _ in
             let rows = try await connection.query("""
                 SELECT consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id
-                FROM \(unescaped: s).consumers WHERE \(component)::text IS NULL OR component = \(component)
+                FROM consumers WHERE \(component)::text IS NULL OR component = \(component)
                 ORDER BY created_at, consumer_id
                 """, logger: options.logger)
             var records: [ConsumerRecord] = []
             for try await (id, signal, component, run, lifetimeText, modeText, handler, handlerID)
                 in rows.decode((String, String, String, String, String, String, Data, String).self) {
-                guard let lifetime = ConsumerLifetime(rawValue: lifetimeText) else {
-                    throw SignalError.malformedRecord(table: "consumers", key: id, column: "lifetime", reason: "unknown lifetime '\(lifetimeText)'")
-                }
-                guard let mode = DeliveryMode(rawValue: modeText) else {
-                    throw SignalError.malformedRecord(table: "consumers", key: id, column: "mode", reason: "unknown mode '\(modeText)'")
-                }
-                records.append(ConsumerRecord(id: ConsumerID(id), signalID: signal, component: component, runID: run, lifetime: lifetime,
-                                              mode: mode, handler: [UInt8](handler), handlerID: handlerID))
+                records.append(ConsumerRecord(
+                    id: ConsumerID(id), signalID: signal, component: component, runID: run,
+                    lifetime: try ConsumerLifetime(stored: lifetimeText, consumer: id), mode: try DeliveryMode(stored: modeText, consumer: id),
+                    handler: [UInt8](handler), handlerID: handlerID))
             }
             return records
         }
@@ -398,14 +386,14 @@ public final class PostgresSignalStore: SignalStore {
                 try await connection.query("BEGIN", logger: options.logger)
                 // Takes the post's id; waits while the lost try's transaction is still open on the server.
                 let taken = try await count(connection.query("""
-                    WITH t AS (INSERT INTO \(unescaped: s).posts (post_id, signal_id, revision, deliveries, posted_at)
+                    WITH t AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
                                VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
                     SELECT count(*) FROM t
                     """, logger: options.logger))
                 if taken == 0 {
                     var applied = (0, 0)
                     for try await row in try await connection.query("""
-                        SELECT revision, deliveries FROM \(unescaped: s).posts WHERE post_id = \(postID)
+                        SELECT revision, deliveries FROM posts WHERE post_id = \(postID)
                         """, logger: options.logger).decode((Int, Int).self) { applied = row }
                     try await connection.query("COMMIT", logger: options.logger)
                     options.logger.notice("signal store \(location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again")
@@ -430,9 +418,9 @@ public final class PostgresSignalStore: SignalStore {
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         try await prepare()
         let now = Date().timeIntervalSince1970
-        let running = inFlight.withLockedValue { Array($0) }
+        let running = inFlight.withLock { Array($0) }
         // Taken (and cleared) before the claim, so a failure of another operation meanwhile sets it again.
-        let recovering = claimMayBeLost.withLockedValue { mayBeLost in
+        let recovering = claimMayBeLost.withLock { mayBeLost in
             defer { mayBeLost = false }
             return mayBeLost
         }
@@ -446,10 +434,10 @@ public final class PostgresSignalStore: SignalStore {
                 }
             }
         } catch {
-            claimMayBeLost.withLockedValue { $0 = true }
+            claimMayBeLost.withLock { $0 = true }
             throw error
         }
-        inFlight.withLockedValue { $0.formUnion(claimed.map { $0.rowID }) }
+        inFlight.withLock { $0.formUnion(claimed.map { $0.rowID }) }
         return claimed
     }
 
@@ -458,22 +446,21 @@ public final class PostgresSignalStore: SignalStore {
         let runID = statement.runID
         let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
-        var bodiless: [Int64] = []
+        var bodiless: [(id: Int64, key: String)] = []
         for try await (id, key, consumer, signal, revision, attempt, handler, payload) in rows {
             guard let handler, let payload else {
-                bodiless.append(id)
+                bodiless.append((id, key))
                 continue
             }
             claimed.append(ClaimedDelivery(rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
                                            revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
                                            attempt: attempt, runID: runID))
         }
-        if !bodiless.isEmpty {
-            // An unreadable record is parked with the reason, never dropped; the others go on.
+        // An unreadable record is parked with the reason, never dropped; the others go on.
+        for (id, key) in bodiless {
             try await connection.query("""
-                UPDATE \(unescaped: s).deliveries SET state = 'dead', claimed_by = NULL,
-                    last_error = 'malformed record in table ''delivery_bodies'', key ''' || delivery_key || ''', column ''delivery_id'': the delivery''s body is missing'
-                WHERE id = ANY(\(bodiless))
+                UPDATE deliveries SET state = \(unescaped: dead), claimed_by = NULL, last_error = \(SignalError.missingBody(of: key).description)
+                WHERE id = \(id)
                 """, logger: options.logger)
         }
         return claimed
@@ -486,11 +473,11 @@ public final class PostgresSignalStore: SignalStore {
     /// Runs `settle` for a delivery in progress, which is then no longer in progress; when it fails,
     /// the delivery may stay claimed, so the next claim looks for lost claims.
     private func settling(_ delivery: ClaimedDelivery, _ settle: () async throws(SignalError) -> Bool) async throws(SignalError) -> Bool {
-        defer { _ = inFlight.withLockedValue { $0.remove(delivery.rowID) } }
+        defer { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
         do {
             return try await settle()
         } catch {
-            claimMayBeLost.withLockedValue { $0 = true }
+            claimMayBeLost.withLock { $0 = true }
             throw error
         }
     }
@@ -505,7 +492,7 @@ public final class PostgresSignalStore: SignalStore {
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
                 return try await count(connection.query("""
-                    SELECT count(*) FROM \(unescaped: s).completions WHERE delivery_key = \(delivery.key.rawValue)
+                    SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
                     AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
                     """, logger: options.logger)) > 0
             }
@@ -515,7 +502,7 @@ public final class PostgresSignalStore: SignalStore {
 
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
         let statement = PostgresStatements.Release(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
-                                                   state: retryAt == nil ? "dead" : "pending", reason: reason,
+                                                   state: retryAt == nil ? .dead : .pending, reason: reason,
                                                    notBefore: retryAt?.timeIntervalSince1970)
         return try await settling(delivery) { () throws(SignalError) in
             try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
@@ -541,7 +528,7 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         return try await connections.run("counting the open deliveries of run \(runID)") { connection, _ in
             try await count(connection.query("""
-                SELECT count(*) FROM \(unescaped: s).deliveries WHERE owner_run = \(runID) AND state IN ('pending', 'claimed')
+                SELECT count(*) FROM deliveries WHERE owner_run = \(runID) AND state IN (\(unescaped: pending), \(unescaped: claimed))
                 """, logger: options.logger))
         }
     }
@@ -553,7 +540,7 @@ public final class PostgresSignalStore: SignalStore {
         return try await connections.run("listing dead deliveries") { connection, _ in
             let rows = try await connection.query("""
                 SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, COALESCE(last_error, 'unknown')
-                FROM \(unescaped: s).deliveries WHERE state = 'dead' AND (\(component)::text IS NULL OR component = \(component)) ORDER BY id
+                FROM deliveries WHERE state = \(unescaped: dead) AND (\(component)::text IS NULL OR component = \(component)) ORDER BY id
                 """, logger: options.logger)
             var dead: [DeadDelivery] = []
             for try await (key, signal, revision, consumer, component, handlerID, attempts, reason)
@@ -570,15 +557,15 @@ public final class PostgresSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         return try await connections.transaction("requeueing delivery \(key)") { connection in
             let rows = try await connection.query("""
-                SELECT owner_run, component FROM \(unescaped: s).deliveries WHERE delivery_key = \(key.rawValue) AND state = 'dead' FOR UPDATE
+                SELECT owner_run, component FROM deliveries WHERE delivery_key = \(key.rawValue) AND state = \(unescaped: dead) FOR UPDATE
                 """, logger: options.logger)
             var found: (owner: String, component: String)?
             for try await (owner, ownerComponent) in rows.decode((String, String).self) { found = (owner, ownerComponent) }
             guard var owner = found?.owner, let ownerComponent = found?.component else { return false }
             if owner != runID, ownerComponent == component, try await isDead(owner, connection) { owner = runID }
             try await connection.query("""
-                UPDATE \(unescaped: s).deliveries SET state = 'pending', attempt = 0, not_before = \(now), last_error = NULL,
-                    owner_run = \(owner) WHERE delivery_key = \(key.rawValue) AND state = 'dead'
+                UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,
+                    owner_run = \(owner) WHERE delivery_key = \(key.rawValue) AND state = \(unescaped: dead)
                 """, logger: options.logger)
             try await notify(connection, run: owner)
             return true
@@ -589,7 +576,7 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         return try await connections.run("reading the completions of \(key)") { connection, _ in
             let rows = try await connection.query("""
-                SELECT run_id, attempt FROM \(unescaped: s).completions WHERE delivery_key = \(key.rawValue) ORDER BY completed_at
+                SELECT run_id, attempt FROM completions WHERE delivery_key = \(key.rawValue) ORDER BY completed_at
                 """, logger: options.logger)
             var records: [CompletionRecord] = []
             for try await (run, attempt) in rows.decode((String, Int).self) {
@@ -603,11 +590,11 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         return try await connections.run("reading statistics") { connection, _ in
             let rows = try await connection.query("""
-                SELECT (SELECT count(*) FROM \(unescaped: s).runs), (SELECT count(*) FROM \(unescaped: s).consumers),
-                       (SELECT count(*) FROM \(unescaped: s).signals), (SELECT count(*) FROM \(unescaped: s).completions),
-                       (SELECT count(*) FROM \(unescaped: s).deliveries WHERE state = 'pending'),
-                       (SELECT count(*) FROM \(unescaped: s).deliveries WHERE state = 'claimed'),
-                       (SELECT count(*) FROM \(unescaped: s).deliveries WHERE state NOT IN ('pending', 'claimed'))
+                SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM consumers),
+                       (SELECT count(*) FROM signals), (SELECT count(*) FROM completions),
+                       (SELECT count(*) FROM deliveries WHERE state = \(unescaped: pending)),
+                       (SELECT count(*) FROM deliveries WHERE state = \(unescaped: claimed)),
+                       (SELECT count(*) FROM deliveries WHERE state NOT IN (\(unescaped: pending), \(unescaped: claimed)))
                 """, logger: options.logger)
             var statistics = SignalStoreStatistics()
             for try await (runs, consumers, signals, completions, pending, claimed, dead) in rows.decode((Int, Int, Int, Int, Int, Int, Int).self) {
@@ -626,7 +613,7 @@ public final class PostgresSignalStore: SignalStore {
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         let keepers = keepers
         return PostgresWakeListener(connections: connections, channel: channel, rescanInterval: options.rescanInterval) { run in
-            run.isEmpty || keepers.withLockedValue { $0[run] != nil }
+            run.isEmpty || keepers.withLock { $0[run] != nil }
         }
     }
 
@@ -645,10 +632,8 @@ public final class PostgresSignalStore: SignalStore {
     }
 }
 
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}
+/// The delivery states as the statements write them.
+private let pending = DeliveryState.pending.sqlLiteral
+private let claimed = DeliveryState.claimed.sqlLiteral
+private let dead = DeliveryState.dead.sqlLiteral
 #endif

@@ -1,12 +1,13 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
 import Foundation
+import HandlerKitSignals
 import PostgresNIO
 
 /// The statements run for every signal (post, claim, complete, release, next retry), prepared once per
 /// connection by postgres-nio and then only bound and executed: planning these statements anew each
-/// time cost the server more than running them (issue 12's profile: 450 µs of planning per post,
-/// 380 µs per completion).
+/// time cost the server more than running them (450 µs of planning per post, 380 µs per completion,
+/// in a profile of the benchmark).
 ///
 /// Their SQL is static (postgres-nio names a prepared statement after its type), so it names the
 /// store's tables without their schema: every connection of a store has the store's schema as its
@@ -36,8 +37,8 @@ enum PostgresStatements {
                   FROM consumers WHERE signal_id = $1 AND (mode = 'every' OR delivered = 0) FOR UPDATE),
             d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                           lifetime, handler_id, state, attempt, not_before, created_at)
-                  SELECT c.consumer_id || '/' || sig.revision, c.consumer_id, $1, sig.revision, c.component, c.run_id,
-                         c.lifetime, c.handler_id, 'pending', 0, $4, $4
+                  SELECT c.consumer_id || '\(DeliveryKey.separator)' || sig.revision, c.consumer_id, $1, sig.revision, c.component, c.run_id,
+                         c.lifetime, c.handler_id, \(pending), 0, $4, $4
                   FROM c, sig ORDER BY c.created_at, c.consumer_id
                   RETURNING id, consumer_id),
             b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
@@ -85,7 +86,7 @@ enum PostgresStatements {
     struct Claim: ClaimStatement {
         static let sql = """
             WITH due AS (SELECT id FROM deliveries
-                         WHERE owner_run = $1 AND state = 'pending' AND not_before <= $2 AND NOT (id = ANY($3))
+                         WHERE owner_run = $1 AND state = \(pending) AND not_before <= $2 AND NOT (id = ANY($3))
                          ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
             \(PostgresStatements.claimAndRead)
             """
@@ -102,8 +103,8 @@ enum PostgresStatements {
     struct ClaimWithLostClaims: ClaimStatement {
         static let sql = """
             WITH due AS (SELECT id FROM deliveries
-                         WHERE owner_run = $1 AND ((state = 'pending' AND not_before <= $2)
-                               OR (state = 'claimed' AND claimed_by = $1)) AND NOT (id = ANY($3))
+                         WHERE owner_run = $1 AND ((state = \(pending) AND not_before <= $2)
+                               OR (state = \(claimed) AND claimed_by = $1)) AND NOT (id = ANY($3))
                          ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
             \(PostgresStatements.claimAndRead)
             """
@@ -116,7 +117,7 @@ enum PostgresStatements {
 
     /// What both claim statements do with the deliveries `due` selects.
     static let claimAndRead = """
-        c AS (UPDATE deliveries d SET state = 'claimed', claimed_by = $1, attempt = d.attempt + 1
+        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1
               FROM due WHERE d.id = due.id
               RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
         SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload
@@ -129,7 +130,7 @@ enum PostgresStatements {
     struct Complete: PostgresPreparedStatement {
         static let sql = """
             WITH d AS (DELETE FROM deliveries
-                       WHERE id = $1 AND state = 'claimed' AND claimed_by = $2 AND attempt = $3
+                       WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3
                        RETURNING id, delivery_key, consumer_id, signal_id, revision),
             b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
             h AS (INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
@@ -168,7 +169,7 @@ enum PostgresStatements {
         static let sql = """
             WITH r AS (UPDATE deliveries SET state = $4, claimed_by = NULL, last_error = $5,
                            not_before = COALESCE($6, not_before)
-                       WHERE id = $1 AND state = 'claimed' AND claimed_by = $2 AND attempt = $3 RETURNING 1)
+                       WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3 RETURNING 1)
             SELECT count(*) FROM r
             """
         static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .text, .text, .float8]
@@ -178,7 +179,7 @@ enum PostgresStatements {
         var runID: String
         var attempt: Int
         /// `pending` or `dead`.
-        var state: String
+        var state: DeliveryState
         var reason: String
         var notBefore: Double?
 
@@ -187,7 +188,7 @@ enum PostgresStatements {
             bindings.append(rowID)
             bindings.append(runID)
             bindings.append(attempt)
-            bindings.append(state)
+            bindings.append(state.rawValue)
             bindings.append(reason)
             bindings.append(notBefore)
             return bindings
@@ -198,7 +199,7 @@ enum PostgresStatements {
 
     /// When a run's earliest pending delivery is due (seconds since 1970), or nil.
     struct NextRetry: PostgresPreparedStatement {
-        static let sql = "SELECT min(not_before) FROM deliveries WHERE owner_run = $1 AND state = 'pending'"
+        static let sql = "SELECT min(not_before) FROM deliveries WHERE owner_run = $1 AND state = \(pending)"
         static let bindingDataTypes: [PostgresDataType] = [.text]
         typealias Row = Double?
 
@@ -240,4 +241,7 @@ extension ClaimStatement {
         try row.decode((Int64, String, String, String, Int, Int, Data?, Data?).self)
     }
 }
+/// The delivery states as the statements write them.
+private let pending = DeliveryState.pending.sqlLiteral
+private let claimed = DeliveryState.claimed.sqlLiteral
 #endif

@@ -1,8 +1,8 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
+import HandlerKit
 import HandlerKitSignals
 import Logging
-import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// Wakes a signal center through `LISTEN` on the store's channel, on a connection of its own: every
@@ -21,9 +21,9 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
         var generation = 0
     }
 
-    private let state = NIOLockedValueBox(State())
-    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
-    private let connection = NIOLockedValueBox<PostgresConnection?>(nil)
+    private let state = Locked(State())
+    private let task = Locked<Task<Void, Never>?>(nil)
+    private let connection = Locked<PostgresConnection?>(nil)
     private let rescanInterval: Duration
     private let logger: Logger
     private let location: String
@@ -41,7 +41,7 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
             while !Task.isCancelled {
                 do {
                     let connection = try await connections.connect()
-                    self?.connection.withLockedValue { $0 = connection }
+                    self?.connection.withLock { $0 = connection }
                     if lost { logger.notice("signal store \(location): wake-up connection back, listening again") }
                     defer { Task { try? await connection.close() } }
                     if Task.isCancelled { break }
@@ -60,14 +60,14 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                 wait = min(wait * 2, .seconds(1))
             }
         }
-        task.withLockedValue { $0 = listening }
+        task.withLock { $0 = listening }
     }
 
     func next(deadline requested: ContinuousClock.Instant) async {
         let rescanAt = ContinuousClock.now + rescanInterval
         let deadline = min(requested, rescanAt)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let started = state.withLockedValue { state -> Int? in
+            let started = state.withLock { state -> Int? in
                 if state.woken || state.closed || deadline <= .now {
                     state.woken = false
                     return nil
@@ -86,20 +86,20 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     }
 
     func close() {
-        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.closed = true
             defer { state.waiter = nil }
             return state.waiter
         }
         continuation?.resume()
-        task.withLockedValue { $0 }?.cancel()
+        task.withLock { $0 }?.cancel()
         // Ends the wait for notifications (and so the listening task).
-        if let open = connection.withLockedValue({ $0 }) { Task { try? await open.close() } }
+        if let open = connection.withLock({ $0 }) { Task { try? await open.close() } }
     }
 
     /// A notification arrived: resumes a waiting `next`, or makes the next call return at once.
     private func wake() {
-        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.woken = true
                 return nil
@@ -113,7 +113,7 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     /// Resumes the waiting `next` if it is still the one of `generation`; returns whether it was.
     @discardableResult
     private func resumeWaiter(ifGeneration generation: Int) -> Bool {
-        let continuation = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.generation == generation, let waiter = state.waiter else { return nil }
             state.waiter = nil
             return waiter
@@ -123,7 +123,7 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     }
 
     deinit {
-        task.withLockedValue { $0 }?.cancel()
+        task.withLock { $0 }?.cancel()
     }
 }
 #endif

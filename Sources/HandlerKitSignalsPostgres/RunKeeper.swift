@@ -1,9 +1,9 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
 import Foundation
+import HandlerKit
 import HandlerKitSignals
 import Logging
-import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// Keeps one run alive on the server: a connection of its own holding the run's session-level
@@ -16,29 +16,28 @@ final class RunKeeper: Sendable {
     let runID: String
     let component: String
     private let lockKey: Int32
-    private let connection: NIOLockedValueBox<PostgresConnection?>
-    private let task = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let connection: Locked<PostgresConnection?>
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     private init(runID: String, component: String, lockKey: Int32, connection: PostgresConnection) {
         self.runID = runID
         self.component = component
         self.lockKey = lockKey
-        self.connection = NIOLockedValueBox(connection)
+        self.connection = Locked(connection)
     }
 
     /// Records the run and takes its lock (lock first: the record never exists without it).
     static func start(store: PostgresSignalStore, runID: String, component: String) async throws(SignalError) -> RunKeeper {
         let connection = try await store.connections.connect()
-        let s = store.s
         let logger = store.options.logger
         do {
             var key: Int32 = 0
-            for try await value in try await connection.query("SELECT nextval('\(unescaped: s).run_lock_keys')::integer",
+            for try await value in try await connection.query("SELECT nextval('run_lock_keys')::integer",
                                                               logger: logger).decode(Int32.self) { key = value }
             try await connection.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(key))", logger: logger)
             let keeper = RunKeeper(runID: runID, component: component, lockKey: key, connection: connection)
             try await keeper.record(on: connection, store: store)
-            keeper.task.withLockedValue { $0 = Task { await keeper.keepAlive(store: store) } }
+            keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
             return keeper
         } catch {
             try? await connection.close()
@@ -48,13 +47,13 @@ final class RunKeeper: Sendable {
 
     /// Stops renewing the lease; with `closing`, closes the connection, which releases the run's lock.
     func stop(closing: Bool) async {
-        let running = task.withLockedValue { task -> Task<Void, Never>? in
+        let running = task.withLock { task -> Task<Void, Never>? in
             defer { task = nil }
             return task
         }
         running?.cancel()
         await running?.value
-        guard closing, let open = connection.withLockedValue({ connection -> PostgresConnection? in
+        guard closing, let open = connection.withLock({ connection -> PostgresConnection? in
             defer { connection = nil }
             return connection
         }) else { return }
@@ -65,7 +64,7 @@ final class RunKeeper: Sendable {
         let now = Date().timeIntervalSince1970
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
         try await connection.query("""
-            INSERT INTO \(unescaped: store.s).runs (run_id, component, host, pid, lock_key, backend_pid, started_at, heartbeat_at)
+            INSERT INTO runs (run_id, component, host, pid, lock_key, backend_pid, started_at, heartbeat_at)
             VALUES (\(runID), \(component), \(store.options.hostID), \(pid), \(lockKey), pg_backend_pid(), \(now), clock_timestamp())
             ON CONFLICT (run_id) DO UPDATE SET lock_key = excluded.lock_key, backend_pid = excluded.backend_pid,
                 heartbeat_at = excluded.heartbeat_at
@@ -83,7 +82,7 @@ final class RunKeeper: Sendable {
                 let current = try await liveConnection(store: store)
                 var renewed = 0
                 for try await _ in try await current.query("""
-                    UPDATE \(unescaped: store.s).runs SET heartbeat_at = clock_timestamp(), backend_pid = pg_backend_pid()
+                    UPDATE runs SET heartbeat_at = clock_timestamp(), backend_pid = pg_backend_pid()
                     WHERE run_id = \(runID) RETURNING 1
                     """, logger: logger) { renewed += 1 }
                 if renewed == 0 {
@@ -99,7 +98,7 @@ final class RunKeeper: Sendable {
             } catch {
                 if Task.isCancelled { break }
                 logger.notice("signal store \(store.location): run \(runID) lost its connection, reconnecting: \(PostgresConnections.describe(error))")
-                if let broken = connection.withLockedValue({ connection -> PostgresConnection? in
+                if let broken = connection.withLock({ connection -> PostgresConnection? in
                     defer { connection = nil }
                     return connection
                 }) { try? await broken.close() }
@@ -110,7 +109,7 @@ final class RunKeeper: Sendable {
 
     /// The lock connection, reconnected (and the lock taken again) when it was lost.
     private func liveConnection(store: PostgresSignalStore) async throws -> PostgresConnection {
-        if let current = connection.withLockedValue({ $0 }), !current.isClosed { return current }
+        if let current = connection.withLock({ $0 }), !current.isClosed { return current }
         let fresh = try await store.connections.connect()
         do {
             try await fresh.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(lockKey))", logger: store.options.logger)
@@ -118,7 +117,7 @@ final class RunKeeper: Sendable {
             try? await fresh.close()
             throw error
         }
-        connection.withLockedValue { $0 = fresh }
+        connection.withLock { $0 = fresh }
         store.options.logger.notice("signal store \(store.location): run \(runID) reconnected and holds its lock again")
         return fresh
     }

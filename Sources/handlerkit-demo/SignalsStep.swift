@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsSQLite
 
 /// The signals step, in the spirit of ownCloud's example flow (HandlerKitSignals):
 ///

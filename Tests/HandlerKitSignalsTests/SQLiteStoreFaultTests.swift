@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsSQLite
+import SignalsTestSupport
 import Testing
 
 /// The SQLite store under faults: newer schema, damaged files, long locks, a full store and
@@ -23,6 +25,47 @@ struct SQLiteStoreFaultTests {
         #expect(version == 99)
         #expect(SignalError.newerSchema(path: path, found: 99, supported: 1).description
             == "signal store \(path) has schema version 99, newer than this HandlerKitSignals reads (up to 1); it was left unchanged")
+    }
+
+    /// An app's own database (a `photos` table) is refused, whatever its `user_version`, and left
+    /// byte for byte as it was: no tables added, not switched to WAL.
+    @Test(arguments: [0, 3])
+    func anAppDatabaseIsRefusedUntouched(userVersion: Int) async throws {
+        let app = try DatabaseQueue(path: path)
+        try await app.write { db in
+            try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('a.jpg')")
+            try db.execute(sql: "PRAGMA user_version = \(userVersion)")
+        }
+        try app.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let found = "an SQLite database with table 'photos', application id 0 (a signal store's is 1212896103) and user_version \(userVersion)"
+        let error = #expect(throws: SignalError.self) { try SQLiteSignalStore(path: path) }
+        #expect(error == .notASignalStore(path: path, found: found))
+        #expect(error?.description == "\(path) is not a signal store, so it was left unchanged: it is \(found); give the signal store a file (or schema) of its own")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func aDatabaseOfAnotherApplicationIsRefused() async throws {
+        try await DatabaseQueue(path: path).write { db in try db.execute(sql: "PRAGMA application_id = 42") }
+        #expect(throws: SignalError.notASignalStore(
+            path: path, found: "an SQLite database with no tables, application id 42 (a signal store's is 1212896103) and user_version 0")) {
+            try SQLiteSignalStore(path: path)
+        }
+    }
+
+    /// A new store is marked with the signal store's application id; a store made before stores were
+    /// marked (its tables at version 1, application id 0) is opened and marked.
+    @Test func aStoreIsMarkedAndAnUnmarkedOneIsRecognisedByItsTables() async throws {
+        _ = try SQLiteSignalStore(path: path)
+        func applicationID() async throws -> Int? {
+            try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA application_id") }
+        }
+        #expect(try await applicationID() == 1_212_896_103)
+        try await DatabaseQueue(path: path).write { db in try db.execute(sql: "PRAGMA application_id = 0") }
+        let reopened = try SQLiteSignalStore(path: path)
+        #expect(try await reopened.statistics() == SignalStoreStatistics())
+        #expect(try await applicationID() == 1_212_896_103)
     }
 
     @Test func aFileThatIsNotADatabaseIsATypedError() throws {

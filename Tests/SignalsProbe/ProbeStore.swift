@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsSQLite
 #if PostgreSQL
 import HandlerKitSignalsPostgres
 #endif
@@ -9,13 +10,15 @@ import HandlerKitSignalsPostgres
 func openProbeStore(_ arguments: ProbeArguments) throws -> any SignalStore {
     if let url = arguments.values["postgres"] {
         #if PostgreSQL
-        let options = PostgresSignalStore.Options(hostID: arguments.values["host"] ?? ProcessInfo.processInfo.hostName,
-                                                  lease: .seconds(try arguments.int("lease", default: 30)),
-                                                  faultHook: ProbeFaults.hook)
+        var options = PostgresSignalStore.Options(hostID: arguments.values["host"] ?? ProcessInfo.processInfo.hostName,
+                                                  lease: .seconds(try arguments.int("lease", default: 30)))
+        options.faultHook = ProbeFaults.hook
         return try PostgresSignalStore(url: url, options: options)
         #else
         throw ProbeError("--postgres \(url): this probe was built without the package trait PostgreSQL (swift build --traits PostgreSQL)")
         #endif
     }
-    return try SQLiteSignalStore(path: try arguments.string("db"), options: .init(faultHook: ProbeFaults.hook))
+    var options = SQLiteSignalStore.Options()
+    options.faultHook = ProbeFaults.hook
+    return try SQLiteSignalStore(path: try arguments.string("db"), options: options)
 }

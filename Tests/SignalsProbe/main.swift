@@ -103,9 +103,9 @@ func run() async throws {
         }
         try await center.stop()
     case "consume":
-        let center = try await SignalCenter.start(
-            component: component, store: store,
-            options: .init(retry: retry, deliversAutomatically: false, faultHook: ProbeFaults.hook))
+        var options = SignalCenter.Options(retry: retry, deliversAutomatically: false)
+        options.faultHook = ProbeFaults.hook
+        let center = try await SignalCenter.start(component: component, store: store, options: options)
         let takeover = center.takeover
         say("run \(center.runID) took over \(takeover.deadRuns.count) runs, \(takeover.interruptedDeliveries) interrupted, "
             + "\(takeover.adoptedConsumers) consumers adopted, \(takeover.removedConsumers) run-tied consumers removed")

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import HandlerKit
+import HandlerKitSignals
 
 /// The embedded signal store: one SQLite database file that every process of the machine opens
 /// (through GRDB), in WAL mode. Every write is one `BEGIN IMMEDIATE` transaction; a process that
@@ -23,17 +25,16 @@ public final class SQLiteSignalStore: SignalStore {
         /// The largest the database file may grow, in bytes (`nil`: no limit but the disk's). A write
         /// that would pass it fails with `SignalError.storeFull` and changes nothing.
         public var maximumSize: Int?
-        /// For tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's transaction.
-        public var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
+        /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
+        /// transaction.
+        package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
-                    completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil,
-                    faultHook: (@Sendable (SignalFaultPoint) -> Void)? = nil) {
+                    completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil) {
             self.busyTimeout = busyTimeout
             self.flushEveryCommit = flushEveryCommit
             self.completionHistory = completionHistory
             self.maximumSize = maximumSize
-            self.faultHook = faultHook
         }
     }
 
@@ -46,11 +47,21 @@ public final class SQLiteSignalStore: SignalStore {
 
     /// Opens (creating and migrating when needed) the store at `path`.
     ///
-    /// - Throws: `SignalError.newerSchema` for a store of a newer version (left unchanged),
-    ///   `.storeCorrupt` for a file that is not a signal store, `.storeReadOnly`, `.storeUnavailable`.
+    /// A signal store is marked with its own `PRAGMA application_id`; a database that holds anything
+    /// else is refused before anything is written to it.
+    ///
+    /// - Throws: `SignalError.notASignalStore` for a database that is not a signal store (left
+    ///   unchanged), `.newerSchema` for a signal store of a newer version (left unchanged),
+    ///   `.storeCorrupt` for a file that is not an SQLite database or is damaged, `.storeReadOnly`,
+    ///   `.storeUnavailable`.
     public init(path: String, options: Options = Options()) throws(SignalError) {
         self.path = path
         self.options = options
+        do {
+            try SQLiteSchema.checkExisting(path: path, busyMode: .callback(Self.busyCallback(budget: options.busyTimeout)))
+        } catch {
+            throw Self.signalError(error, path: path, operation: "opening the store", busyWait: options.busyTimeout.seconds)
+        }
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.busyMode = .callback(Self.busyCallback(budget: options.busyTimeout))
@@ -83,6 +94,26 @@ public final class SQLiteSignalStore: SignalStore {
     /// The file other processes are woken through.
     var wakePath: String { path + ".wake" }
 
+    // MARK: Statements run for every signal (built once)
+
+    private static let insertDeliverySQL = """
+        INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
+                                handler_id, state, attempt, not_before, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, \(pending), 0, ?, ?)
+        """
+    private static let anyDueSQL = """
+        SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = \(pending) AND not_before <= ?)
+        """
+    private static let claimSQL = """
+        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1
+        WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
+                     ORDER BY id LIMIT ?3)
+        RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt
+        """
+    private static let completeSQL = """
+        DELETE FROM deliveries WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+        """
+
     // MARK: Runs
 
     public func beginRun(_ runID: String, component: String) async throws(SignalError) {
@@ -112,31 +143,28 @@ public final class SQLiteSignalStore: SignalStore {
         runLocks.remove(runID)?.release()
     }
 
-    public func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
-        let candidates = try await read("finding the runs of component '\(component)'") { db in
+    public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
+        try await read("finding the runs of component '\(component)'") { db in
             try String.fetchAll(db, sql: """
                 SELECT run_id FROM runs WHERE component = ?1 AND run_id != ?2
                 UNION SELECT run_id FROM consumers WHERE component = ?1 AND run_id != ?2
                 UNION SELECT owner_run FROM deliveries WHERE component = ?1 AND owner_run != ?2
                 """, arguments: [component, runID])
         }
-        var report = TakeoverReport()
-        for candidate in candidates {
-            let lockPath = RunLockFile.path(of: candidate, in: runsDirectory)
-            let taken = try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> TakeoverReport in
-                let now = Date().timeIntervalSince1970
-                return try await self.write("taking over dead run \(candidate) of component '\(component)'") { db in
-                    try Self.retire(run: candidate, db: db, now: now, adoptedBy: runID)
-                }
+    }
+
+    /// A run is gone when its lock file is free (or missing); it is retired while this process holds
+    /// that lock, so two processes never take over the same run.
+    public func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+        let lockPath = RunLockFile.path(of: run, in: runsDirectory)
+        let taken = try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> TakeoverReport in
+            let now = Date().timeIntervalSince1970
+            return try await self.write("taking over dead run \(run) of component '\(component)'") { db in
+                try Self.retire(run: run, db: db, now: now, adoptedBy: runID)
             }
-            guard let taken else { continue }
-            report.deadRuns.append(candidate)
-            report.interruptedDeliveries += taken.interruptedDeliveries
-            report.adoptedConsumers += taken.adoptedConsumers
-            report.removedConsumers += taken.removedConsumers
         }
-        if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { WakeFile.notify(wakePath) }
-        return report
+        if let taken, taken.interruptedDeliveries > 0 || taken.adoptedConsumers > 0 { WakeFile.notify(wakePath) }
+        return taken
     }
 
     /// Ends `run` (cleanly, or found dead): its claims become pending again (each checked to be still
@@ -144,18 +172,18 @@ public final class SQLiteSignalStore: SignalStore {
     /// and with `adoptedBy` its durable consumers and remaining deliveries move to that run.
     private static func retire(run: String, db: Database, now: Double, adoptedBy: String?) throws -> TakeoverReport {
         var report = TakeoverReport()
-        let claims = try Row.fetchAll(db, sql: "SELECT id, attempt FROM deliveries WHERE claimed_by = ? AND state = 'claimed'",
+        let claims = try Row.fetchAll(db, sql: "SELECT id, attempt FROM deliveries WHERE claimed_by = ? AND state = \(claimed)",
                                       arguments: [run])
         for claim in claims {
             let id: Int64 = try column(claim, "id", table: "deliveries", key: run)
             let attempt: Int = try column(claim, "attempt", table: "deliveries", key: run)
             try db.execute(sql: """
-                UPDATE deliveries SET state = 'pending', claimed_by = NULL
-                WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
+                UPDATE deliveries SET state = \(pending), claimed_by = NULL
+                WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
                 """, arguments: [id, run, attempt])
             report.interruptedDeliveries += db.changesCount
         }
-        try deleteDeliveries(db, where: "owner_run = ? AND lifetime = 'run' AND state != 'dead'", arguments: [run])
+        try deleteDeliveries(db, where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", arguments: [run])
         try db.execute(sql: "DELETE FROM consumers WHERE run_id = ? AND lifetime = 'run'", arguments: [run])
         report.removedConsumers = db.changesCount
         if let adoptedBy {
@@ -205,7 +233,7 @@ public final class SQLiteSignalStore: SignalStore {
     public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
         let now = Date().timeIntervalSince1970
         return try await write("removing consumer \(id)") { db in
-            try Self.deleteDeliveries(db, where: "consumer_id = ? AND state = 'pending'", arguments: [id.rawValue])
+            try Self.deleteDeliveries(db, where: "consumer_id = ? AND state = \(pending)", arguments: [id.rawValue])
             try db.execute(sql: "DELETE FROM consumers WHERE consumer_id = ?", arguments: [id.rawValue])
             let removed = db.changesCount > 0
             try Self.removeUnusedSignals(db, now: now)
@@ -223,14 +251,8 @@ public final class SQLiteSignalStore: SignalStore {
                 func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
                     try Self.column(row, name, table: "consumers", key: key)
                 }
-                let lifetimeText: String = try value("lifetime")
-                let modeText: String = try value("mode")
-                guard let lifetime = ConsumerLifetime(rawValue: lifetimeText) else {
-                    throw SignalError.malformedRecord(table: "consumers", key: key, column: "lifetime", reason: "unknown lifetime '\(lifetimeText)'")
-                }
-                guard let mode = DeliveryMode(rawValue: modeText) else {
-                    throw SignalError.malformedRecord(table: "consumers", key: key, column: "mode", reason: "unknown mode '\(modeText)'")
-                }
+                let lifetime = try ConsumerLifetime(stored: try value("lifetime"), consumer: key)
+                let mode = try DeliveryMode(stored: try value("mode"), consumer: key)
                 let handler: Data = try value("handler")
                 return ConsumerRecord(id: ConsumerID(key), signalID: try value("signal_id"), component: try value("component"),
                                       runID: try value("run_id"), lifetime: lifetime, mode: mode,
@@ -292,12 +314,9 @@ public final class SQLiteSignalStore: SignalStore {
         _ db: Database, consumer: String, signalID: String, revision: Int, component: String, owner: String, lifetime: String,
         handler: some DatabaseValueConvertible, handlerID: String, payload: Data, now: Double
     ) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
-                                    handler_id, state, attempt, not_before, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
-            """).execute(arguments: [DeliveryKey(consumer: consumer, revision: revision).rawValue, consumer, signalID, revision,
-                                     component, owner, lifetime, handlerID, now, now])
+        try db.cachedStatement(sql: Self.insertDeliverySQL).execute(arguments: [
+            DeliveryKey(consumer: consumer, revision: revision).rawValue, consumer, signalID, revision,
+            component, owner, lifetime, handlerID, now, now])
         try db.cachedStatement(sql: "INSERT INTO delivery_bodies (delivery_id, handler, payload) VALUES (?, ?, ?)")
             .execute(arguments: [db.lastInsertedRowID, handler, payload])
     }
@@ -315,18 +334,11 @@ public final class SQLiteSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
         let due = try await read("looking for due deliveries of run \(runID)") { db in
-            try Bool.fetchOne(db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = 'pending' AND not_before <= ?)
-                """), arguments: [runID, now]) ?? false
+            try Bool.fetchOne(db.cachedStatement(sql: Self.anyDueSQL), arguments: [runID, now]) ?? false
         }
         guard due else { return [] }
         return try await write("claiming deliveries for run \(runID)") { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                UPDATE deliveries SET state = 'claimed', claimed_by = ?1, attempt = attempt + 1
-                WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = 'pending' AND not_before <= ?2
-                             ORDER BY id LIMIT ?3)
-                RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt
-                """), arguments: [runID, now, limit])
+            let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimSQL), arguments: [runID, now, limit])
             var claimed: [ClaimedDelivery] = []
             for row in rows {
                 do {
@@ -335,7 +347,7 @@ public final class SQLiteSignalStore: SignalStore {
                     claimed.append(try Self.claimedDelivery(row, body: body, runID: runID))
                 } catch {
                     // An unreadable record is parked with the reason, never dropped; the others go on.
-                    try db.execute(sql: "UPDATE deliveries SET state = 'dead', claimed_by = NULL, last_error = ? WHERE id = ?",
+                    try db.execute(sql: "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ? WHERE id = ?",
                                    arguments: ["\(error)", row["id"] as DatabaseValue])
                 }
             }
@@ -349,7 +361,7 @@ public final class SQLiteSignalStore: SignalStore {
             try column(row, name, table: "deliveries", key: key)
         }
         guard let body else {
-            throw SignalError.malformedRecord(table: "delivery_bodies", key: key, column: "delivery_id", reason: "the delivery's body is missing")
+            throw SignalError.missingBody(of: key)
         }
         let handler: Data = try column(body, "handler", table: "delivery_bodies", key: key)
         let payload: Data = try column(body, "payload", table: "delivery_bodies", key: key)
@@ -361,9 +373,7 @@ public final class SQLiteSignalStore: SignalStore {
     public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
         let now = Date().timeIntervalSince1970
         return try await write("completing delivery \(delivery.key)") { db in
-            try db.cachedStatement(sql: """
-                DELETE FROM deliveries WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
-                """).execute(arguments: [delivery.rowID, delivery.runID, delivery.attempt])
+            try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [delivery.rowID, delivery.runID, delivery.attempt])
             guard db.changesCount == 1 else { return false }
             try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [delivery.rowID])
             try db.cachedStatement(sql: """
@@ -387,13 +397,13 @@ public final class SQLiteSignalStore: SignalStore {
         try await write("releasing delivery \(delivery.key)") { db in
             if let retryAt {
                 try db.execute(sql: """
-                    UPDATE deliveries SET state = 'pending', claimed_by = NULL, not_before = ?, last_error = ?
-                    WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
+                    UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?
+                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
                     """, arguments: [retryAt.timeIntervalSince1970, reason, delivery.rowID, delivery.runID, delivery.attempt])
             } else {
                 try db.execute(sql: """
-                    UPDATE deliveries SET state = 'dead', claimed_by = NULL, last_error = ?
-                    WHERE id = ? AND state = 'claimed' AND claimed_by = ? AND attempt = ?
+                    UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?
+                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
                     """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
             }
             return db.changesCount == 1
@@ -402,14 +412,14 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
         try await read("finding the next retry of run \(runID)") { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(not_before) FROM deliveries WHERE owner_run = ? AND state = 'pending'",
+            try Double.fetchOne(db, sql: "SELECT MIN(not_before) FROM deliveries WHERE owner_run = ? AND state = \(pending)",
                                 arguments: [runID]).map { Date(timeIntervalSince1970: $0) }
         }
     }
 
     public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
         try await read("counting the open deliveries of run \(runID)") { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE owner_run = ? AND state IN ('pending', 'claimed')",
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))",
                              arguments: [runID]) ?? 0
         }
     }
@@ -420,7 +430,7 @@ public final class SQLiteSignalStore: SignalStore {
         try await read("listing dead deliveries") { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
-                FROM deliveries WHERE state = 'dead' AND (?1 IS NULL OR component = ?1) ORDER BY id
+                FROM deliveries WHERE state = \(dead) AND (?1 IS NULL OR component = ?1) ORDER BY id
                 """, arguments: [component])
             return rows.map { row in
                 // A record with an unreadable column is still listed (it can be requeued by its key),
@@ -445,7 +455,7 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
         let found = try await read("finding dead delivery \(key)") { db -> (owner: String, component: String)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT owner_run, component FROM deliveries WHERE delivery_key = ? AND state = 'dead'",
+            guard let row = try Row.fetchOne(db, sql: "SELECT owner_run, component FROM deliveries WHERE delivery_key = ? AND state = \(dead)",
                                              arguments: [key.rawValue]) else { return nil }
             return (try Self.column(row, "owner_run", table: "deliveries", key: key.rawValue),
                     try Self.column(row, "component", table: "deliveries", key: key.rawValue))
@@ -459,8 +469,8 @@ public final class SQLiteSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         let requeued = try await write("requeueing delivery \(key)") { [owner] db in
             try db.execute(sql: """
-                UPDATE deliveries SET state = 'pending', attempt = 0, not_before = ?, last_error = NULL, owner_run = ?
-                WHERE delivery_key = ? AND state = 'dead'
+                UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL, owner_run = ?
+                WHERE delivery_key = ? AND state = \(dead)
                 """, arguments: [now, owner, key.rawValue])
             return db.changesCount == 1
         }
@@ -487,10 +497,10 @@ public final class SQLiteSignalStore: SignalStore {
             statistics.completions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM completions") ?? 0
             for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state") {
                 let count: Int = try Self.column(row, "count", table: "deliveries", key: "COUNT(*)")
-                switch String.fromDatabaseValue(row["state"] as DatabaseValue) {
-                case "pending": statistics.pendingDeliveries = count
-                case "claimed": statistics.claimedDeliveries = count
-                default: statistics.deadDeliveries += count
+                switch String.fromDatabaseValue(row["state"] as DatabaseValue).flatMap(DeliveryState.init(rawValue:)) {
+                case .pending: statistics.pendingDeliveries = count
+                case .claimed: statistics.claimedDeliveries = count
+                case .dead, nil: statistics.deadDeliveries += count
                 }
             }
             return statistics
@@ -592,7 +602,7 @@ public final class SQLiteSignalStore: SignalStore {
 
 /// The lock files of this process's runs, by run id.
 private final class RunLocks: Sendable {
-    private let locks = Protected<[String: RunLockFile]>([:])
+    private let locks = Locked<[String: RunLockFile]>([:])
 
     func insert(_ file: RunLockFile, for runID: String) {
         locks.withLock { $0[runID] = file }
@@ -603,19 +613,7 @@ private final class RunLocks: Sendable {
     }
 }
 
-/// Where tests inject faults (e.g. kill the process there).
-public enum SignalFaultPoint: String, Sendable {
-    /// Inside a post's transaction, after its writes and before its commit.
-    case postBeforeCommit
-    /// After a delivery was claimed, before its handler runs.
-    case afterClaim
-    /// After the handler returned, before the delivery is completed.
-    case beforeCompletion
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}
+/// The delivery states as the statements write them.
+private let pending = DeliveryState.pending.sqlLiteral
+private let claimed = DeliveryState.claimed.sqlLiteral
+private let dead = DeliveryState.dead.sqlLiteral

@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import HandlerKit
+import HandlerKitSignals
 
 /// Cross-process wake-ups for one store, without polling.
 ///
@@ -32,22 +34,21 @@ enum WakeFile {
     /// The descriptor this process writes wake-ups with (opened on first use).
     private static let poster = Poster()
 
-    private final class Poster: @unchecked Sendable {
-        private let lock = NSLock()
-        private var descriptors: [String: Int32] = [:]
+    private final class Poster: Sendable {
+        private let descriptors = Locked<[String: Int32]>([:])
 
         func write(to path: String) {
-            lock.lock()
-            defer { lock.unlock() }
-            var fd = descriptors[path] ?? -1
-            if fd < 0 { fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
-            guard fd >= 0 else { return }
-            var byte: UInt8 = 1
-            if pwrite(fd, &byte, 1, 0) == 1 {
-                descriptors[path] = fd
-            } else {
-                closeDescriptor(fd)
-                descriptors[path] = nil
+            descriptors.withLock { descriptors in
+                var fd = descriptors[path] ?? -1
+                if fd < 0 { fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
+                guard fd >= 0 else { return }
+                var byte: UInt8 = 1
+                if pwrite(fd, &byte, 1, 0) == 1 {
+                    descriptors[path] = fd
+                } else {
+                    closeDescriptor(fd)
+                    descriptors[path] = nil
+                }
             }
         }
     }
@@ -60,18 +61,20 @@ func closeDescriptor(_ fd: Int32) {
 }
 
 /// A `SignalWakeListener` on a wake file (see `WakeFile`).
-final class WakeFileListener: SignalWakeListener, @unchecked Sendable {
-    // State is guarded by `lock`; the descriptors are set once in `init`.
-    private let lock = NSCondition()
-    private var woken = false
-    private var closed = false
-    private var waiter: CheckedContinuation<Void, Never>?
-    private var deadline: ContinuousClock.Instant?
+final class WakeFileListener: SignalWakeListener {
+    private struct State {
+        var woken = false
+        var closed = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var deadline: ContinuousClock.Instant?
+    }
+
+    private let state = Locked(State())
     private let notifyFD: Int32
     /// Written to interrupt `poll` when the deadline changes or the listener closes.
     private let interruptFDs: (read: Int32, write: Int32)
     #if canImport(Darwin)
-    private var token: Int32 = 0
+    private let token: Int32
     #endif
 
     init(path: String) throws(SignalError) {
@@ -110,25 +113,24 @@ final class WakeFileListener: SignalWakeListener, @unchecked Sendable {
 
     func next(deadline: ContinuousClock.Instant) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            lock.lock()
-            if woken || closed || deadline <= .now {
-                woken = false
-                lock.unlock()
-                continuation.resume()
-                return
+            let waits = state.withLock { state -> Bool in
+                if state.woken || state.closed || deadline <= .now {
+                    state.woken = false
+                    return false
+                }
+                state.waiter = continuation
+                state.deadline = deadline
+                return true
             }
-            waiter = continuation
-            self.deadline = deadline
-            lock.unlock()
-            interrupt()
+            if waits { interrupt() } else { continuation.resume() }
         }
     }
 
     func close() {
-        lock.lock()
-        let wasClosed = closed
-        closed = true
-        lock.unlock()
+        let wasClosed = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return state.closed
+        }
         if !wasClosed { interrupt() }
     }
 
@@ -141,21 +143,20 @@ final class WakeFileListener: SignalWakeListener, @unchecked Sendable {
     private func watch() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            lock.lock()
-            if closed {
-                let continuation = waiter
-                waiter = nil
-                lock.unlock()
-                continuation?.resume()
-                break
-            }
-            var timeout: Int32 = -1
-            if let deadline, waiter != nil {
+            let (closing, timeout) = state.withLock { state -> (CheckedContinuation<Void, Never>??, Int32) in
+                if state.closed {
+                    defer { state.waiter = nil }
+                    return (.some(state.waiter), -1)
+                }
+                guard let deadline = state.deadline, state.waiter != nil else { return (nil, -1) }
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
-                timeout = Int32(clamping: max(0, milliseconds + 1))
+                return (nil, Int32(clamping: max(0, milliseconds + 1)))
             }
-            lock.unlock()
+            if let closing {
+                closing?.resume()
+                break
+            }
 
             var fds = [pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: interruptFDs.read, events: Int16(POLLIN), revents: 0)]
@@ -164,16 +165,14 @@ final class WakeFileListener: SignalWakeListener, @unchecked Sendable {
             let notified = fds[0].revents != 0
             if notified { while read(notifyFD, &buffer, buffer.count) > 0 {} }
 
-            lock.lock()
-            if notified { woken = true }
-            var continuation: CheckedContinuation<Void, Never>?
-            if waiter != nil, woken || (deadline.map { $0 <= .now } ?? false) {
-                continuation = waiter
-                waiter = nil
-                deadline = nil
-                woken = false
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if notified { state.woken = true }
+                guard let waiter = state.waiter, state.woken || (state.deadline.map { $0 <= .now } ?? false) else { return nil }
+                state.waiter = nil
+                state.deadline = nil
+                state.woken = false
+                return waiter
             }
-            lock.unlock()
             continuation?.resume()
         }
         #if canImport(Darwin)

@@ -6,8 +6,9 @@ import Testing
 /// Consumers outlive the build that registered them: the next version of the app, which renamed the
 /// handler's function and a parameter with former names, still delivers to them; a consumer whose
 /// handler is gone altogether is parked as dead, never dropped.
-@Suite("Signals: consumers across app versions, against every store")
-struct ConsumerEvolutionTests {
+package struct ConsumerEvolutionScenarios {
+    package init() {}
+
     let folder = TemporaryFolder()
     let recorder = Recorder()
 
@@ -44,8 +45,7 @@ struct ConsumerEvolutionTests {
         return registry
     }
 
-    @Test(arguments: StoreKind.all)
-    func aConsumerRegisteredByTheOldVersionIsDeliveredUnderItsNewNames(kind: StoreKind) async throws {
+    package func aConsumerRegisteredByTheOldVersionIsDeliveredUnderItsNewNames(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let old = try version1()
         let first = try await manualCenter("app", store: store, registry: old)
@@ -64,8 +64,7 @@ struct ConsumerEvolutionTests {
         try await poster.stop()
     }
 
-    @Test(arguments: StoreKind.all)
-    func aConsumerWhoseHandlerIsGoneIsParkedAsDeadNotDropped(kind: StoreKind) async throws {
+    package func aConsumerWhoseHandlerIsGoneIsParkedAsDeadNotDropped(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let old = try version1()
         let first = try await manualCenter("app", store: store, registry: old)

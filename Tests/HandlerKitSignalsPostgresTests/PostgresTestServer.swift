@@ -3,6 +3,8 @@
 import Foundation
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
+import HandlerKitSignalsTestKit
+import SignalsTestSupport
 import Testing
 
 /// The PostgreSQL server the tests use: `HANDLERKIT_POSTGRES_URL`, which `Scripts/with-postgres.sh`
@@ -19,8 +21,6 @@ enum PostgresTestServer {
     /// Whether the PostgreSQL tests run (and fail if there is no server).
     static let isExpected = url != nil || unavailableReason != nil || isCI
     static let howToRun = "PostgreSQL store tests not run: HANDLERKIT_POSTGRES_URL is not set. Run them beside a throwaway server with `bash Scripts/with-postgres.sh swift test` (or `bash Scripts/test.sh`), or point HANDLERKIT_POSTGRES_URL at a server (postgres://user@127.0.0.1:5432/database)."
-
-    static let storeKinds: [StoreKind] = isExpected ? [.postgres] : []
 
     struct Unavailable: Error, CustomStringConvertible {
         var description: String
@@ -68,6 +68,19 @@ struct PostgresTestServerTests {
         try await store.prepare()
         #expect(try await store.statistics() == SignalStoreStatistics())
         await store.close()
+    }
+}
+
+/// The shipped conformance suite (`HandlerKitSignalsTestKit`) against the PostgreSQL store.
+@Suite("Signals: the conformance suite, on PostgreSQL",
+       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+struct PostgresConformanceTests {
+    let folder = TemporaryFolder()
+
+    @Test(arguments: SignalStoreConformance.checks)
+    func postgres(_ check: SignalStoreConformance.Check) async throws {
+        let folder = folder.path
+        try await check.run { try StoreKind.postgres.open(folder) }
     }
 }
 #endif

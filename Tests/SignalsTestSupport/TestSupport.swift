@@ -1,37 +1,47 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsSQLite
 import Testing
 
-/// A store the behavioural tests run against. Every conformance test (in-process and with real
-/// processes) takes one of `StoreKind.all`, so a second store (PostgreSQL) joins the same suites by
-/// adding itself there.
-struct StoreKind: Sendable, CustomTestStringConvertible {
-    let name: String
+/// A store the behavioural tests run against: the scenarios (`ProcessScenarios`, …) take one, and
+/// each test target passes its own (`HandlerKitSignalsTests`: in memory and SQLite, no server;
+/// `HandlerKitSignalsPostgresTests`: PostgreSQL).
+package struct StoreKind: Sendable, CustomTestStringConvertible {
+    package let name: String
     /// Opens a store whose files (if any) live in `folder`; called again with the same folder, it opens the same store.
-    let open: @Sendable (_ folder: String) throws -> any SignalStore
+    package let open: @Sendable (_ folder: String) throws -> any SignalStore
     /// The arguments that make the probe (handlerkit-signals-probe) open the store `open` opens for `folder`.
-    let probeArguments: @Sendable (_ folder: String) throws -> [String]
+    package let probeArguments: @Sendable (_ folder: String) throws -> [String]
 
-    var testDescription: String { name }
+    package init(name: String, open: @escaping @Sendable (_ folder: String) throws -> any SignalStore,
+                 probeArguments: @escaping @Sendable (_ folder: String) throws -> [String]) {
+        self.name = name
+        self.open = open
+        self.probeArguments = probeArguments
+    }
 
-    static let sqlite = StoreKind(
+    package var testDescription: String { name }
+
+    package static let sqlite = StoreKind(
         name: "SQLite",
         open: { folder in try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20))) },
         probeArguments: { folder in ["--db", folder + "/signals.sqlite"] })
 
-    #if PostgreSQL
-    static let all: [StoreKind] = [.sqlite] + PostgresTestServer.storeKinds
-    #else
-    static let all: [StoreKind] = [.sqlite]
-    #endif
+    package static let memory = StoreKind(
+        name: "in memory", open: { _ in InMemorySignalStore() },
+        probeArguments: { _ in throw StoreKindError(description: "the in-memory store is not shared with other processes") })
+}
+
+package struct StoreKindError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// A fresh folder under the temporary directory, removed when the value is released.
-final class TemporaryFolder: Sendable {
-    let path: String
+package final class TemporaryFolder: Sendable {
+    package let path: String
 
-    init() {
+    package init() {
         path = FileManager.default.temporaryDirectory
             .appending(path: "handlerkit-signals-\(UUID().uuidString)").path(percentEncoded: false)
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -43,37 +53,40 @@ final class TemporaryFolder: Sendable {
 }
 
 /// One run of a consumer's handler, as the test handlers record it.
-struct Received: Sendable, Hashable {
-    var handler: String
-    var item: Int?
-    var note: String?
-    var deliveryKey: String
-    var revision: Int
+package struct Received: Sendable, Hashable {
+    package var handler: String
+    package var item: Int?
+    package var note: String?
+    package var deliveryKey: String
+    package var revision: Int
+
+    package init(handler: String, item: Int? = nil, note: String? = nil, deliveryKey: String, revision: Int) {
+        self.handler = handler
+        self.item = item
+        self.note = note
+        self.deliveryKey = deliveryKey
+        self.revision = revision
+    }
 }
 
 /// What the test handlers did, in order. Thread-safe.
-final class Recorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received: [Received] = []
+package final class Recorder: Sendable {
+    package init() {}
 
-    func add(_ value: Received) {
-        lock.lock()
-        received.append(value)
-        lock.unlock()
+    private let received = Locked<[Received]>([])
+
+    package func add(_ value: Received) {
+        received.withLock { $0.append(value) }
     }
 
-    var all: [Received] {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
-    }
+    package var all: [Received] { received.withLock { $0 } }
 }
 
 /// A registry with the tests' handlers, which record into `recorder`:
 /// - `Sink.receive(item: Int, note: String?, deliveryKey: String, signalRevision: Int)`
 /// - `Sink.fail(deliveryKey: String)` always throws
 /// - `Sink.async(item: Int, deliveryKey: String)` is `async`
-func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
+package func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
     let registry = HandlerRegistry()
     try registry.register(HandlerTable(module: "SignalTests", handlers: [
         HandlerDescriptor(
@@ -104,14 +117,22 @@ func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
     return registry
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String { "the test handler fails on purpose" }
+package struct TestFailure: Error, CustomStringConvertible {
+    package var description: String { "the test handler fails on purpose" }
 }
 
 /// A center that delivers only when `deliverDue()` is called, so tests decide when.
-func manualCenter(
+package func manualCenter(
     _ component: String, store: any SignalStore, registry: HandlerRegistry, retry: RetryPolicy = RetryPolicy()
 ) async throws -> SignalCenter {
     try await SignalCenter.start(component: component, store: store, registry: registry,
                                  options: .init(retry: retry, deliversAutomatically: false))
+}
+
+extension SignalStoreStatistics {
+    /// Nothing left but `completions` in the history.
+    package init(completions: Int) {
+        self.init()
+        self.completions = completions
+    }
 }

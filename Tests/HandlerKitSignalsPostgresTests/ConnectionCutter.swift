@@ -2,6 +2,7 @@
 #if PostgreSQL && canImport(Glibc)
 import Foundation
 import Glibc
+import SignalsTestSupport
 
 /// A TCP proxy on 127.0.0.1 in front of the test server that forwards the PostgreSQL protocol both
 /// ways, and once armed cuts the first connection on which the client executes a chosen prepared

@@ -4,6 +4,7 @@ import Foundation
 import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
+import SignalsTestSupport
 import Testing
 
 /// Faults only the PostgreSQL store has, with real processes (the probe, on its own connections and
@@ -289,6 +290,24 @@ struct PostgresStoreErrorTests {
         try await psql("UPDATE \(schema).schema_version SET version = 99")
         let reopened = try PostgresTestServer.store(folder: folder.path)
         await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 2)) { try await reopened.prepare() }
+        await store.close()
+    }
+
+    /// A schema that holds tables of its own (an app's) is not taken over: the store refuses it,
+    /// naming what it found, and creates nothing in it.
+    @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+    func aSchemaThatHoldsOtherTablesIsRefusedUntouched() async throws {
+        let folder = TemporaryFolder()
+        let schema = PostgresTestServer.schema(for: folder.path)
+        try await psql("CREATE SCHEMA \(schema); CREATE TABLE \(schema).photos (id integer); CREATE TABLE \(schema).runs (id integer)")
+        let store = try PostgresTestServer.store(folder: folder.path)
+        let error = await #expect(throws: SignalError.self) { try await store.prepare() }
+        #expect(error == .notASignalStore(path: store.location, found: "a schema with other tables 'photos' and no signal store's schema_version"))
+        #expect(error?.description == "\(store.location) is not a signal store, so it was left unchanged: it is a schema with other tables 'photos' and no signal store's schema_version; give the signal store a file (or schema) of its own")
+        try await psql("""
+            DO $$ BEGIN IF (SELECT count(*) FROM pg_tables WHERE schemaname = '\(schema)') <> 2 THEN
+                RAISE EXCEPTION 'the store changed the schema'; END IF; END $$
+            """)
         await store.close()
     }
 

@@ -2,13 +2,14 @@ import Foundation
 import HandlerKitSignals
 import Testing
 
-/// Real processes, against every store (`StoreKind.all`): the probe registers, posts and consumes,
+/// Real processes, against a store that processes share: the probe registers, posts and consumes,
 /// and is killed with SIGKILL at injected points (it kills itself there, which is `kill -9` at
 /// exactly that point). Every test checks the store afterwards through the public API: no delivery
 /// lost, none completed twice, every interrupted handler run again. (Faults only PostgreSQL has, such
 /// as a server restart, are in PostgresProcessTests.)
-@Suite("Signals: real processes, kill -9 at injected points, against every store", .serialized)
-struct ProcessTests {
+package struct ProcessScenarios {
+    package init() {}
+
     let folder = TemporaryFolder()
     var log: String { folder.path + "/handlers.log" }
 
@@ -33,8 +34,7 @@ struct ProcessTests {
         return left.pendingDeliveries + left.claimedDeliveries == 0
     }
 
-    @Test(arguments: StoreKind.all)
-    func twoProcessesOfDifferentComponentsExchangeSignalsWhileBothRun(kind: StoreKind) async throws {
+    package func twoProcessesOfDifferentComponentsExchangeSignalsWhileBothRun(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let ready = folder.path + "/ready"
         let output = folder.path + "/serve.out"
@@ -57,8 +57,7 @@ struct ProcessTests {
         #expect(left.consumers == 0 && left.signals == 0 && left.pendingDeliveries == 0 && left.completions == 5)
     }
 
-    @Test(arguments: StoreKind.all)
-    func aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(kind: StoreKind) async throws {
+    package func aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let consumers = try await register(kind, 3, prefix: "d")
         let posted = try await probe(kind, ["post", "--component", "sync", "--signals", "3", "--prefix", "d"])
@@ -73,8 +72,7 @@ struct ProcessTests {
         #expect(try await store.statistics() == .init(completions: 3))
     }
 
-    @Test(arguments: StoreKind.all)
-    func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered(kind: StoreKind) async throws {
+    package func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         // The registering process exits without stopping its run, as a crash would end it.
         let tied = try await probe(kind, ["register", "--component", "app", "--log", log, "--signals", "3", "--prefix", "t",
@@ -92,8 +90,7 @@ struct ProcessTests {
 
     /// Kills consumers at `point` until one finishes with nothing left open: 40 once consumers and
     /// 40 every-revision consumers, two revisions posted to each signal: 120 deliveries.
-    @Test(arguments: StoreKind.all, ["afterClaim", "insideHandler", "beforeCompletion"])
-    func killedConsumersLoseNoDeliveryAndCompleteNoneTwice(kind: StoreKind, point: String) async throws {
+    package func killedConsumersLoseNoDeliveryAndCompleteNoneTwice(kind: StoreKind, point: String) async throws {
         let store = try kind.open(folder.path)
         var random = SeededRandom(seed: UInt64(point.utf8.count) &* 7919)
         let once = try await register(kind, 40, prefix: "k")
@@ -152,8 +149,7 @@ struct ProcessTests {
 
     /// Three consumer processes of the same component at once, each killed at random points: they
     /// take over each other's dead runs while the others are alive.
-    @Test(arguments: StoreKind.all)
-    func concurrentConsumersKilledAtRandomPointsCompleteEveryDeliveryOnce(kind: StoreKind) async throws {
+    package func concurrentConsumersKilledAtRandomPointsCompleteEveryDeliveryOnce(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         let once = try await register(kind, 30, prefix: "c")
         let every = try await register(kind, 30, prefix: "c", mode: "every")
@@ -200,8 +196,7 @@ struct ProcessTests {
 
     /// Kills posters inside the post's transaction: a killed post leaves nothing, so posting again
     /// makes revision 1 and each consumer gets exactly one delivery.
-    @Test(arguments: StoreKind.all)
-    func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce(kind: StoreKind) async throws {
+    package func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         var random = SeededRandom(seed: 42)
         let consumers = try await register(kind, 40, prefix: "m")

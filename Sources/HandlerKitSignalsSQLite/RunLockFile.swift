@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import HandlerKitSignals
 
 /// The proof that a run is alive: an exclusive `flock` on a lock file of its own, held for the life
 /// of the process. The kernel releases it when the process dies however it dies (kill -9 included),

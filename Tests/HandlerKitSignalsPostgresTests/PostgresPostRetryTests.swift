@@ -4,6 +4,7 @@ import Foundation
 import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
+import SignalsTestSupport
 import Testing
 
 /// A post whose connection is lost mid-statement is tried again on a fresh connection and applied

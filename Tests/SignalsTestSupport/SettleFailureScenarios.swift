@@ -4,16 +4,14 @@ import HandlerKitSignals
 import Testing
 
 /// What a center does with the rest of a claimed batch when the store fails to settle one delivery.
-@Suite("Signals: a store failing to settle a delivery, against every store")
-struct SettleFailureTests {
+package struct SettleFailureScenarios {
     let folder = TemporaryFolder()
     let recorder = Recorder()
     let registry: HandlerRegistry
 
-    init() throws { registry = try makeRegistry(recorder) }
+    package init() throws { registry = try makeRegistry(recorder) }
 
-    @Test(arguments: StoreKind.all)
-    func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
+    package func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
         let store = FailingCompletionStore(try kind.open(folder.path))
         let center = try await manualCenter("app", store: store, registry: registry)
         _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
@@ -40,7 +38,7 @@ struct SettleFailureTests {
 /// every call to the store it wraps.
 final class FailingCompletionStore: SignalStore {
     private let base: any SignalStore
-    private let failing = Locked(false)  // HandlerKit's lock (package access)
+    private let failing = Locked(false)
 
     init(_ base: any SignalStore) { self.base = base }
 
@@ -59,8 +57,11 @@ final class FailingCompletionStore: SignalStore {
     func endRun(_ runID: String, component: String) async throws(SignalError) {
         try await base.endRun(runID, component: component)
     }
-    func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
-        try await base.takeOverDeadRuns(of: component, by: runID)
+    func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
+        try await base.runs(of: component, besides: runID)
+    }
+    func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+        try await base.takeOver(run, of: component, by: runID)
     }
     func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
         try await base.insertConsumer(consumer)

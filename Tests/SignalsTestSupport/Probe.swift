@@ -1,9 +1,9 @@
 import Foundation
 
 /// Runs `handlerkit-signals-probe` (built next to the test bundle: the test target depends on it).
-enum Probe {
+package enum Probe {
     /// The probe next to the test bundle in the build folder.
-    static let executable: URL? = {
+    package static let executable: URL? = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appending(path: "handlerkit-signals-probe", directoryHint: .notDirectory)
@@ -14,21 +14,25 @@ enum Probe {
     }()
 
     /// How a probe process ended.
-    struct Outcome: Sendable {
-        var status: Int32
+    package struct Outcome: Sendable {
+        package var status: Int32
         /// Whether it died of SIGKILL (at an injected point).
-        var killed: Bool
-        var output: String
+        package var killed: Bool
+        package var output: String
 
-        var lines: [Substring] { output.split(separator: "\n") }
+        package var lines: [Substring] { output.split(separator: "\n") }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     /// Starts the probe with `arguments` (output to a file) without waiting for it.
-    static func start(_ arguments: [String], output: String) throws -> Process {
+    package static func start(_ arguments: [String], output: String) throws -> Process {
         guard let executable else { throw Failure(description: "handlerkit-signals-probe not found next to the test bundle") }
         guard FileManager.default.createFile(atPath: output, contents: nil) else {
             throw Failure(description: "cannot create \(output)")
@@ -46,7 +50,7 @@ enum Probe {
     }
 
     /// Runs the probe with `arguments` and waits for it (without blocking a thread of the pool).
-    static func run(_ arguments: [String], folder: String) async throws -> Outcome {
+    package static func run(_ arguments: [String], folder: String) async throws -> Outcome {
         let output = folder + "/probe-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = try start(arguments, output: output)
@@ -58,7 +62,7 @@ enum Probe {
     }
 
     /// Waits for `process` to end.
-    static func finish(_ process: Process) async {
+    package static func finish(_ process: Process) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 process.waitUntilExit()
@@ -69,16 +73,16 @@ enum Probe {
 }
 
 /// The probe handlers' log: `start <key> <item> <pid>` and `end <key> <item> <pid>` lines.
-struct HandlerLog {
-    struct Entry: Hashable {
-        var isEnd: Bool
-        var key: String
-        var pid: String
+package struct HandlerLog {
+    package struct Entry: Hashable {
+        package var isEnd: Bool
+        package var key: String
+        package var pid: String
     }
 
-    var entries: [Entry]
+    package var entries: [Entry]
 
-    init(path: String) {
+    package init(path: String) {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         entries = text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
@@ -88,11 +92,11 @@ struct HandlerLog {
     }
 
     /// Keys whose handler returned at least once.
-    var returnedKeys: Set<String> { Set(entries.filter(\.isEnd).map(\.key)) }
+    package var returnedKeys: Set<String> { Set(entries.filter(\.isEnd).map(\.key)) }
 
     /// Handler runs that started and never returned (their process was killed inside the handler):
     /// each as the key and the index of its `start` line.
-    var interruptedRuns: [(key: String, index: Int)] {
+    package var interruptedRuns: [(key: String, index: Int)] {
         entries.indices.compactMap { index in
             let entry = entries[index]
             guard !entry.isEnd else { return nil }
@@ -102,7 +106,7 @@ struct HandlerLog {
     }
 
     /// Whether the handler of `key` returned after the line at `index`.
-    func returned(_ key: String, after index: Int) -> Bool {
+    package func returned(_ key: String, after index: Int) -> Bool {
         entries[(index + 1)...].contains { $0.isEnd && $0.key == key }
     }
 }

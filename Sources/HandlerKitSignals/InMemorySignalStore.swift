@@ -1,0 +1,417 @@
+import Foundation
+import HandlerKit
+
+/// A complete signal store in this process's memory: the executable form of
+/// <doc:HowADeliveryMoves>, for an app's own tests and previews.
+///
+/// It keeps every guarantee of the other stores among the centers of one process (claims checked by
+/// run and attempt, takeover of runs that ended, retries, dead deliveries, kept signals, the history
+/// of completions), and nothing outlives the object: a run is alive from `beginRun` until `endRun`.
+///
+/// ```swift
+/// let store = InMemorySignalStore()
+/// let center = try await SignalCenter.start(component: "app", store: store)
+/// ```
+public final class InMemorySignalStore: SignalStore {
+    /// A name for messages (``location``).
+    public let name: String
+    /// How long completions stay in the history (``completions(of:)``).
+    public let completionHistory: Duration
+    public var location: String { "memory:\(name)" }
+    private let state = Locked(State())
+    private let listeners = Locked<[ObjectIdentifier: InMemoryWakeListener]>([:])
+
+    /// An empty store; `name` only appears in messages.
+    public init(name: String = "signals", completionHistory: Duration = .seconds(86_400)) {
+        self.name = name
+        self.completionHistory = completionHistory
+    }
+
+    private struct Consumer {
+        var record: ConsumerRecord
+        var delivered = false
+    }
+
+    private struct Signal {
+        var revision: Int
+        var payload: [UInt8]
+        var keepUntil: Date?
+    }
+
+    private struct Delivery {
+        var key: DeliveryKey
+        var consumerID: ConsumerID
+        var signalID: String
+        var revision: Int
+        var component: String
+        var ownerRun: String
+        var lifetime: ConsumerLifetime
+        var handlerID: String
+        var handler: [UInt8]
+        var payload: [UInt8]
+        var state: DeliveryState = .pending
+        var claimedBy: String?
+        var attempt = 0
+        var notBefore: Date
+        var lastError: String?
+    }
+
+    private struct Completion {
+        var record: CompletionRecord
+        var completedAt: Date
+    }
+
+    private struct State {
+        /// Live runs and their components.
+        var runs: [String: String] = [:]
+        /// In the order registered.
+        var consumers: [Consumer] = []
+        var signals: [String: Signal] = [:]
+        /// By row id, which grows in the order made.
+        var deliveries: [Int64: Delivery] = [:]
+        var nextRowID: Int64 = 1
+        var completions: [Completion] = []
+
+        mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
+            deliveries[nextRowID] = Delivery(
+                key: DeliveryKey(consumer: consumer.id.rawValue, revision: revision), consumerID: consumer.id,
+                signalID: consumer.signalID, revision: revision, component: consumer.component, ownerRun: consumer.runID,
+                lifetime: consumer.lifetime, handlerID: consumer.handlerID, handler: consumer.handler, payload: payload,
+                notBefore: now)
+            nextRowID += 1
+        }
+
+        /// Removes the signal records that no consumer uses and that are not (or no longer) kept.
+        mutating func removeUnusedSignals(now: Date) {
+            let used = Set(consumers.map(\.record.signalID))
+            signals = signals.filter { id, signal in
+                used.contains(id) || (signal.keepUntil.map { $0 >= now } ?? false)
+            }
+        }
+
+        /// The shared steps of a run's end and of its takeover (see `SignalStore.takeOver`).
+        mutating func retire(_ run: String, adoptedBy: String?, now: Date) -> TakeoverReport {
+            var report = TakeoverReport()
+            for (id, delivery) in deliveries where delivery.state == .claimed && delivery.claimedBy == run {
+                deliveries[id]?.state = .pending
+                deliveries[id]?.claimedBy = nil
+                report.interruptedDeliveries += 1
+            }
+            deliveries = deliveries.filter { _, delivery in
+                !(delivery.ownerRun == run && delivery.lifetime == .run && delivery.state != .dead)
+            }
+            let before = consumers.count
+            consumers.removeAll { $0.record.runID == run && $0.record.lifetime == .run }
+            report.removedConsumers = before - consumers.count
+            if let adoptedBy {
+                for index in consumers.indices where consumers[index].record.runID == run {
+                    consumers[index].record.runID = adoptedBy
+                    report.adoptedConsumers += 1
+                }
+                for (id, delivery) in deliveries where delivery.ownerRun == run { deliveries[id]?.ownerRun = adoptedBy }
+            }
+            runs[run] = nil
+            removeUnusedSignals(now: now)
+            return report
+        }
+
+        /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
+        func claimedRow(_ delivery: ClaimedDelivery) -> Delivery? {
+            guard let row = deliveries[delivery.rowID], row.state == .claimed, row.claimedBy == delivery.runID,
+                  row.attempt == delivery.attempt else { return nil }
+            return row
+        }
+    }
+
+    // MARK: Runs
+
+    public func beginRun(_ runID: String, component: String) async throws(SignalError) {
+        state.withLock { state in
+            state.runs[runID] = component
+            let now = Date()
+            let historyStart = now.addingTimeInterval(-completionHistory.seconds)
+            state.completions.removeAll { $0.completedAt < historyStart }
+            state.removeUnusedSignals(now: now)
+        }
+    }
+
+    public func endRun(_ runID: String, component: String) async throws(SignalError) {
+        _ = state.withLock { $0.retire(runID, adoptedBy: nil, now: Date()) }
+    }
+
+    public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
+        state.withLock { state in
+            var found = Set(state.runs.filter { $0.value == component }.keys)
+            found.formUnion(state.consumers.filter { $0.record.component == component }.map(\.record.runID))
+            found.formUnion(state.deliveries.values.filter { $0.component == component }.map(\.ownerRun))
+            found.remove(runID)
+            return found.sorted()
+        }
+    }
+
+    public func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+        let report = state.withLock { state -> TakeoverReport? in
+            guard state.runs[run] == nil else { return nil }
+            return state.retire(run, adoptedBy: runID, now: Date())
+        }
+        if let report, report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { wakeAll() }
+        return report
+    }
+
+    // MARK: Consumers
+
+    public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
+        let made = state.withLock { state -> Int in
+            let now = Date()
+            var stored = Consumer(record: consumer)
+            var made = 0
+            if let kept = state.signals[consumer.signalID], let until = kept.keepUntil, until >= now {
+                state.addDelivery(for: consumer, revision: kept.revision, payload: kept.payload, now: now)
+                stored.delivered = consumer.mode == .once
+                made = 1
+            }
+            state.consumers.append(stored)
+            return made
+        }
+        if made > 0 { wakeAll() }
+        return made
+    }
+
+    public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
+        state.withLock { state in
+            state.deliveries = state.deliveries.filter { $0.value.consumerID != id || $0.value.state != .pending }
+            let before = state.consumers.count
+            state.consumers.removeAll { $0.record.id == id }
+            state.removeUnusedSignals(now: Date())
+            return state.consumers.count < before
+        }
+    }
+
+    public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
+        state.withLock { state in
+            state.consumers.map(\.record).filter { component == nil || $0.component == component }
+        }
+    }
+
+    // MARK: Posting
+
+    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        let result = state.withLock { state -> PostResult in
+            let now = Date()
+            let revision = (state.signals[signalID]?.revision ?? 0) + 1
+            var deliveries = 0
+            var hasConsumer = false
+            for index in state.consumers.indices where state.consumers[index].record.signalID == signalID {
+                hasConsumer = true
+                let consumer = state.consumers[index]
+                if consumer.record.mode == .once && consumer.delivered { continue }
+                state.addDelivery(for: consumer.record, revision: revision, payload: payload, now: now)
+                if consumer.record.mode == .once { state.consumers[index].delivered = true }
+                deliveries += 1
+            }
+            if !hasConsumer && keepUntil == nil {
+                state.signals[signalID] = nil
+            } else {
+                state.signals[signalID] = Signal(revision: revision, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
+            }
+            return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+        }
+        if result.deliveries > 0 { wakeAll() }
+        return result
+    }
+
+    // MARK: Delivering
+
+    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        state.withLock { state in
+            let now = Date()
+            let due = state.deliveries
+                .filter { $0.value.ownerRun == runID && $0.value.state == .pending && $0.value.notBefore <= now }
+                .keys.sorted().prefix(max(0, limit))
+            return due.compactMap { id -> ClaimedDelivery? in
+                guard var row = state.deliveries[id] else { return nil }
+                row.state = .claimed
+                row.claimedBy = runID
+                row.attempt += 1
+                state.deliveries[id] = row
+                return ClaimedDelivery(rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
+                                       revision: row.revision, handler: row.handler, payload: row.payload,
+                                       attempt: row.attempt, runID: runID)
+            }
+        }
+    }
+
+    public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+        state.withLock { state in
+            guard state.claimedRow(delivery) != nil else { return false }
+            let now = Date()
+            state.deliveries[delivery.rowID] = nil
+            state.completions.append(Completion(
+                record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt), completedAt: now))
+            let before = state.consumers.count
+            state.consumers.removeAll { $0.record.id == delivery.consumerID && $0.record.mode == .once }
+            if state.consumers.count < before, let signal = state.signals[delivery.signalID],
+               !(signal.keepUntil.map { $0 >= now } ?? false),
+               !state.consumers.contains(where: { $0.record.signalID == delivery.signalID }) {
+                state.signals[delivery.signalID] = nil
+            }
+            return true
+        }
+    }
+
+    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
+        state.withLock { state in
+            guard var row = state.claimedRow(delivery) else { return false }
+            row.state = retryAt == nil ? .dead : .pending
+            row.claimedBy = nil
+            row.lastError = reason
+            if let retryAt { row.notBefore = retryAt }
+            state.deliveries[delivery.rowID] = row
+            return true
+        }
+    }
+
+    public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
+        state.withLock { state in
+            state.deliveries.values.filter { $0.ownerRun == runID && $0.state == .pending }.map(\.notBefore).min()
+        }
+    }
+
+    public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
+        state.withLock { state in
+            state.deliveries.values.count(where: { $0.ownerRun == runID && $0.state != .dead })
+        }
+    }
+
+    // MARK: Dead deliveries
+
+    public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
+        state.withLock { state in
+            state.deliveries.sorted { $0.key < $1.key }.map(\.value)
+                .filter { $0.state == .dead && (component == nil || $0.component == component) }
+                .map { DeadDelivery(key: $0.key, signalID: $0.signalID, revision: $0.revision, consumerID: $0.consumerID,
+                                    component: $0.component, handlerID: $0.handlerID, attempts: $0.attempt,
+                                    reason: $0.lastError ?? "unknown") }
+        }
+    }
+
+    public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
+        let requeued = state.withLock { state -> Bool in
+            guard let (id, row) = state.deliveries.first(where: { $0.value.key == key && $0.value.state == .dead }) else { return false }
+            var requeued = row
+            if row.ownerRun != runID, row.component == component, state.runs[row.ownerRun] == nil { requeued.ownerRun = runID }
+            requeued.state = .pending
+            requeued.attempt = 0
+            requeued.notBefore = Date()
+            requeued.lastError = nil
+            state.deliveries[id] = requeued
+            return true
+        }
+        if requeued { wakeAll() }
+        return requeued
+    }
+
+    public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
+        state.withLock { state in state.completions.map(\.record).filter { $0.key == key } }
+    }
+
+    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
+        state.withLock { state in
+            var statistics = SignalStoreStatistics()
+            statistics.runs = state.runs.count
+            statistics.consumers = state.consumers.count
+            statistics.signals = state.signals.count
+            statistics.completions = state.completions.count
+            for delivery in state.deliveries.values {
+                switch delivery.state {
+                case .pending: statistics.pendingDeliveries += 1
+                case .claimed: statistics.claimedDeliveries += 1
+                case .dead: statistics.deadDeliveries += 1
+                }
+            }
+            return statistics
+        }
+    }
+
+    // MARK: Wake-ups
+
+    public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
+        let listener = InMemoryWakeListener { [weak self] listener in
+            self?.listeners.withLock { $0[ObjectIdentifier(listener)] = nil }
+        }
+        listeners.withLock { $0[ObjectIdentifier(listener)] = listener }
+        return listener
+    }
+
+    private func wakeAll() {
+        for listener in listeners.withLock({ Array($0.values) }) { listener.wake() }
+    }
+}
+
+/// Wakes a center of an ``InMemorySignalStore`` when the store made deliveries due.
+final class InMemoryWakeListener: SignalWakeListener {
+    private struct State {
+        var woken = false
+        var closed = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var generation = 0
+    }
+
+    private let state = Locked(State())
+    private let onClose: @Sendable (InMemoryWakeListener) -> Void
+
+    init(onClose: @escaping @Sendable (InMemoryWakeListener) -> Void) {
+        self.onClose = onClose
+    }
+
+    func next(deadline: ContinuousClock.Instant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let started = state.withLock { state -> Int? in
+                if state.woken || state.closed || deadline <= .now {
+                    state.woken = false
+                    return nil
+                }
+                state.generation += 1
+                state.waiter = continuation
+                return state.generation
+            }
+            guard let started else { return continuation.resume() }
+            Task { [weak self] in
+                try? await Task.sleep(until: deadline)
+                self?.resume(ifGeneration: started)
+            }
+        }
+    }
+
+    func close() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.closed = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+        onClose(self)
+    }
+
+    /// Resumes a waiting `next`, or makes the next call return at once.
+    func wake() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.woken = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    private func resume(ifGeneration generation: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard state.generation == generation, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+}

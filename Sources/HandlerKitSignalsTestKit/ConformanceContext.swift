@@ -1,0 +1,129 @@
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+
+/// What a check works with: the store under test, a registry of handlers that record what they
+/// receive, and the assertions, which throw `ConformanceFailure`.
+struct ConformanceContext: Sendable {
+    let check: String
+    let store: any SignalStore
+    let recorder = Recorder()
+    let registry: HandlerRegistry
+
+    init(check: String, store: any SignalStore) throws {
+        self.check = check
+        self.store = store
+        registry = try makeRegistry(recorder)
+    }
+
+    /// A center that delivers only when `deliverDue()` is called, so checks decide when.
+    func center(_ component: String, registry: HandlerRegistry? = nil, retry: RetryPolicy = RetryPolicy()) async throws -> SignalCenter {
+        try await SignalCenter.start(component: component, store: store, registry: registry ?? self.registry,
+                                     options: .init(retry: retry, deliversAutomatically: false))
+    }
+
+    /// A handler of the checks' registry.
+    func handler(_ id: String) throws -> Handler {
+        try Handler(id: id, registry: registry)
+    }
+
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String, line: Int = #line) throws {
+        if !condition { throw ConformanceFailure(check: check, message: message(), line: line) }
+    }
+
+    func expectEqual<T: Equatable>(_ found: T, _ expected: T, _ what: String, line: Int = #line) throws {
+        if found != expected { throw ConformanceFailure(check: check, message: "\(what): expected \(expected), found \(found)", line: line) }
+    }
+
+    func require<T>(_ value: T?, _ what: String, line: Int = #line) throws -> T {
+        guard let value else { throw ConformanceFailure(check: check, message: "expected \(what), found none", line: line) }
+        return value
+    }
+
+    /// The `SignalError` `body` throws; a failure when it throws none or another error.
+    func error(_ what: String, line: Int = #line, _ body: () async throws -> Void) async throws -> SignalError {
+        do {
+            try await body()
+        } catch let error as SignalError {
+            return error
+        } catch {
+            throw ConformanceFailure(check: check, message: "\(what): expected a SignalError, got \(error)", line: line)
+        }
+        throw ConformanceFailure(check: check, message: "\(what): expected a SignalError, nothing was thrown", line: line)
+    }
+}
+
+/// One run of a consumer's handler, as the checks' handlers record it.
+struct Received: Sendable, Hashable {
+    var handler: String
+    var item: Int?
+    var note: String?
+    var deliveryKey: String
+    var revision: Int
+}
+
+/// What the checks' handlers did, in order.
+final class Recorder: Sendable {
+    private let received = Locked<[Received]>([])
+
+    func add(_ value: Received) {
+        received.withLock { $0.append(value) }
+    }
+
+    var all: [Received] { received.withLock { $0 } }
+}
+
+struct HandlerFailure: Error, CustomStringConvertible {
+    var description: String { "the test handler fails on purpose" }
+}
+
+/// A registry with the checks' handlers, which record into `recorder`:
+/// - `Sink.receive(item: Int, note: String?, deliveryKey: String, signalRevision: Int)`
+/// - `Sink.fail(deliveryKey: String)` always throws
+/// - `Sink.async(item: Int, deliveryKey: String)` is `async`
+func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
+    let registry = HandlerRegistry()
+    try registry.register(HandlerTable(module: "SignalConformance", handlers: [
+        HandlerDescriptor(
+            id: "Sink.receive",
+            parameters: [.required("item", Int.self), .optional("note", String.self),
+                         .required("deliveryKey", String.self), .required("signalRevision", Int.self)],
+            invoke: { arguments in
+                let item: Int = try arguments.required("item")
+                recorder.add(Received(handler: "Sink.receive", item: item,
+                                      note: try arguments.optional("note"), deliveryKey: try arguments.required("deliveryKey"),
+                                      revision: try arguments.required("signalRevision")))
+            }
+        ),
+        HandlerDescriptor(id: "Sink.fail", parameters: [.required("deliveryKey", String.self)], invoke: { arguments in
+            recorder.add(Received(handler: "Sink.fail", deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+            throw HandlerFailure()
+        }),
+        HandlerDescriptor(
+            id: "Sink.async", parameters: [.required("item", Int.self), .required("deliveryKey", String.self)],
+            invokeAsync: { arguments in
+                try await Task.sleep(for: .milliseconds(1))
+                let item: Int = try arguments.required("item")
+                recorder.add(Received(handler: "Sink.async", item: item,
+                                      deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+            }
+        ),
+    ]))
+    return registry
+}
+
+/// A value whose encoding always fails.
+struct Unencodable: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "never encodes"))
+    }
+}
+
+extension SignalStoreStatistics {
+    /// Nothing left but `completions` in the history.
+    static func only(completions: Int) -> SignalStoreStatistics {
+        var statistics = SignalStoreStatistics()
+        statistics.completions = completions
+        return statistics
+    }
+}
