@@ -105,7 +105,7 @@ extension SignalCenter {
         let handler: Handler
         do {
             handler = try Handler(json: delivery.handler, registry: registry)
-        } catch HandlerError.unknownHandler(let id, _) {
+        } catch HandlerError.unknownHandler(let id, _), HandlerError.noHandlersRegistered(let id, _) {
             throw .handlerNotRegistered(handler: id, delivery: delivery.key.rawValue)
         } catch {
             throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "handler",

@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitSignals
 
 /// What a check works with: the store under test, a registry of handlers that record what they

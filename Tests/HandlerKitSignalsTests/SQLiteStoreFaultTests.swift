@@ -172,8 +172,8 @@ struct SQLiteStoreFaultTests {
         let dead = Dictionary(uniqueKeysWithValues: try await center.deadDeliveries().map { ($0.signalID, $0) })
         #expect(dead.keys.sorted() == ["array", "garbage", "truncated"])
         let truncated = try #require(dead["truncated"])
-        #expect(truncated.reason.hasPrefix("malformed record in table 'deliveries', key '\(truncated.key)', column 'payload': malformed handler JSON at line 1, column 10"))
-        #expect(dead["garbage"]?.reason.contains("column 'handler': the consumer's handler cannot be rebuilt in this process: malformed handler JSON") == true)
+        #expect(truncated.reason.hasPrefix("malformed record in table 'deliveries', key '\(truncated.key)', column 'payload': malformed JSON at line 1, column 10"))
+        #expect(dead["garbage"]?.reason.contains("column 'handler': the consumer's handler cannot be rebuilt in this process: malformed JSON") == true)
         #expect(dead["array"]?.reason.hasSuffix("column 'payload': expected a JSON object, found array of 1 elements") == true)
         try await center.stop()
     }

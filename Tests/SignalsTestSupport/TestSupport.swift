@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKit
+@_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
 import Testing
