@@ -350,14 +350,7 @@ public final class InMemorySignalStore: SignalStore {
 
 /// Wakes a center of an ``InMemorySignalStore`` when the store made deliveries due.
 final class InMemoryWakeListener: SignalWakeListener {
-    private struct State {
-        var woken = false
-        var closed = false
-        var waiter: CheckedContinuation<Void, Never>?
-        var generation = 0
-    }
-
-    private let state = Locked(State())
+    private let signal = WakeSignal()
     private let onClose: @Sendable (InMemoryWakeListener) -> Void
 
     init(onClose: @escaping @Sendable (InMemoryWakeListener) -> Void) {
@@ -365,53 +358,16 @@ final class InMemoryWakeListener: SignalWakeListener {
     }
 
     func next(deadline: ContinuousClock.Instant) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let started = state.withLock { state -> Int? in
-                if state.woken || state.closed || deadline <= .now {
-                    state.woken = false
-                    return nil
-                }
-                state.generation += 1
-                state.waiter = continuation
-                return state.generation
-            }
-            guard let started else { return continuation.resume() }
-            Task { [weak self] in
-                try? await Task.sleep(until: deadline)
-                self?.resume(ifGeneration: started)
-            }
-        }
+        await signal.wait(until: deadline)
     }
 
     func close() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        signal.close()
         onClose(self)
     }
 
     /// Resumes a waiting `next`, or makes the next call return at once.
     func wake() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.woken = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    private func resume(ifGeneration generation: Int) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.generation == generation, let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
+        signal.wake()
     }
 }

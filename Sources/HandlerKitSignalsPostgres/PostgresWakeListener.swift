@@ -14,14 +14,7 @@ import PostgresNIO
 /// changed); the listener wakes only for runs of its own process (`accepts`), so posts for one host
 /// do not wake every other host.
 final class PostgresWakeListener: SignalWakeListener, Sendable {
-    private struct State {
-        var woken = false
-        var closed = false
-        var waiter: CheckedContinuation<Void, Never>?
-        var generation = 0
-    }
-
-    private let state = Locked(State())
+    private let signal = WakeSignal()
     private let task = Locked<Task<Void, Never>?>(nil)
     private let connection = Locked<PostgresConnection?>(nil)
     private let rescanInterval: Duration
@@ -66,32 +59,13 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     func next(deadline requested: ContinuousClock.Instant) async {
         let rescanAt = ContinuousClock.now + rescanInterval
         let deadline = min(requested, rescanAt)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let started = state.withLock { state -> Int? in
-                if state.woken || state.closed || deadline <= .now {
-                    state.woken = false
-                    return nil
-                }
-                state.generation += 1
-                state.waiter = continuation
-                return state.generation
-            }
-            guard let started else { return continuation.resume() }
-            Task { [weak self] in
-                try? await Task.sleep(until: deadline)
-                guard let self, resumeWaiter(ifGeneration: started), deadline == rescanAt else { return }
-                logger.debug("signal store \(location): no wake-up for \(rescanInterval): rescanning")
-            }
+        if await signal.wait(until: deadline), deadline == rescanAt {
+            logger.debug("signal store \(location): no wake-up for \(rescanInterval): rescanning")
         }
     }
 
     func close() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.closed = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        continuation?.resume()
+        signal.close()
         task.withLock { $0 }?.cancel()
         // Ends the wait for notifications (and so the listening task).
         if let open = connection.withLock({ $0 }) { Task { try? await open.close() } }
@@ -99,27 +73,7 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
 
     /// A notification arrived: resumes a waiting `next`, or makes the next call return at once.
     private func wake() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.woken = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        continuation?.resume()
-    }
-
-    /// Resumes the waiting `next` if it is still the one of `generation`; returns whether it was.
-    @discardableResult
-    private func resumeWaiter(ifGeneration generation: Int) -> Bool {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.generation == generation, let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            return waiter
-        }
-        continuation?.resume()
-        return continuation != nil
+        signal.wake()
     }
 
     deinit {
