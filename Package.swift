@@ -45,7 +45,7 @@ let package = Package(
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
     // than with swift-argument-parser, and its logic-free templates are rendered by MustacheRendering
-    // rather than swift-mustache (issue 9: the largest module of a plugin client's clean build, and a
+    // rather than swift-mustache (the largest module of a plugin client's clean build, and a
     // package checkout and manifest compile for every client, even runtime-only ones). The packages
     // below serve only the products named beside them; clients of the other products do not build them.
     dependencies: [
@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite"],
             plugins: ["HandlerKitPlugin"]),
-        // `swift run -c release handlerkit-bench`: issue 2's figures, measured on plugin-generated code.
+        // `swift run -c release handlerkit-bench`: the figures in Benchmarks/README.md, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
             dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
@@ -116,7 +116,7 @@ let package = Package(
             name: "CLibClang",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
-        // Reads C structs and enums from headers with libclang, for bindable C types (issue 5).
+        // Reads C structs and enums from headers with libclang, for bindable C types.
         .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
         // Signals: durable cross-process delivery of persisted handlers. The core knows no database: the
         // center, the rules, the driver protocol (`SignalStore`) and an in-memory store.
@@ -180,7 +180,7 @@ let package = Package(
         // Compiles the generated file of a fixture module covering every handler form and calls each
         // handler through the runtime (the file is regenerated and compared by HandlerGeneratorTests).
         .testTarget(name: "GeneratedCodeTests", dependencies: ["HandlerKit"]),
-        // A C target whose structs and enums handlers bind (issue 5); its header is read with libclang.
+        // A C target whose structs and enums handlers bind; its header is read with libclang.
         .target(name: "CFixtureTypes", path: "Tests/Fixtures/CFixtureTypes"),
         // Compiles the generated file (C type conversions included) of a fixture module binding the C
         // types of CFixtureTypes and round-trips edge values through the runtime's JSON (regenerated and
@@ -189,7 +189,7 @@ let package = Package(
         // Builds Tests/Fixtures/PluginClient with `swift build` (plugin + attribute on every form, and a
         // misuse) and runs the demo; depends on the demo so it is built first.
         .testTarget(name: "PluginEndToEndTests", dependencies: ["handlerkit-demo"]),
-        // Events (issue 10): AFFEvent's class- and instance-level events, with handler subscribers
+        // Events: AFFEvent's class- and instance-level events, with handler subscribers
         // that are saved and restored. The probe is a client built with the plugin: the tests run it as
         // a second process that restores saved subscriptions and sends.
         .target(name: "HandlerKitEvents", dependencies: ["HandlerKit"]),
