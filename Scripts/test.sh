@@ -11,15 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Scripts/install-dependencies.sh
 
-# Formatting, first because it takes seconds: every Swift file except generated code (the reference
-# files, the embedded copy of the templates) and the fixtures whose bytes or line numbers tests compare.
-# To fix what it reports, run the same `find` piped into `xargs -0 swift format --in-place --parallel`
-# (CONTRIBUTING.md, "Formatting").
-find Sources Tests Benchmarks Plugins Package.swift -name '*.swift' -not -path '*/.build/*' \
-    -not -path 'Sources/HandlerGenerator/EmbeddedTemplates.swift' \
-    -not -path 'Tests/HandlerGeneratorTests/References/*' -not -path 'Tests/*/Generated/*' \
-    -not -path 'Tests/*/Fixture/*' -not -path 'Tests/Fixtures/*' -print0 \
-    | xargs -0 swift format lint --strict --parallel
+# Formatting first, because it takes seconds (`bash Scripts/format.sh --fix` mends what it reports).
+bash Scripts/format.sh
 
 bash Scripts/docs.sh
 bash Scripts/api.sh --reuse-graphs
