@@ -40,7 +40,7 @@ let package = Package(
     // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`; without
     // it, the product's types are unavailable, with a message that says so.
     traits: [
-        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)"),
+        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)")
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -79,8 +79,13 @@ let package = Package(
         .plugin(
             name: "GenerateHandlers",
             capability: .command(
-                intent: .custom(verb: "generate-handlers", description: "Write the generated handler file of each @handler target for review"),
-                permissions: [.writeToPackageDirectory(reason: "Writes <Module>.handlers.swift.txt next to the target's sources (or to --output)")]
+                intent: .custom(
+                    verb: "generate-handlers",
+                    description: "Write the generated handler file of each @handler target for review"),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "Writes <Module>.handlers.swift.txt next to the target's sources (or to --output)")
+                ]
             ),
             dependencies: ["handlergen"]
         ),
@@ -89,8 +94,13 @@ let package = Package(
         .plugin(
             name: "UpdateHandlerBaseline",
             capability: .command(
-                intent: .custom(verb: "update-handler-baseline", description: "Write the handler baseline the build checks changes against, for each @handler target"),
-                permissions: [.writeToPackageDirectory(reason: "Writes .handlers-baseline.json next to the target's sources")]
+                intent: .custom(
+                    verb: "update-handler-baseline",
+                    description: "Write the handler baseline the build checks changes against, for each @handler target"
+                ),
+                permissions: [
+                    .writeToPackageDirectory(reason: "Writes .handlers-baseline.json next to the target's sources")
+                ]
             ),
             dependencies: ["handlergen"]
         ),
@@ -100,14 +110,17 @@ let package = Package(
         // one using only the runtime) build `handlergen` to generate the demo's file. `swift run` still
         // finds an executable target of the root package without a product.
         .executableTarget(
-            name: "handlerkit-demo", dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite"],
+            name: "handlerkit-demo",
+            dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite"],
             plugins: ["HandlerKitPlugin"]),
         // `swift run -c release handlerkit-bench`: the figures in Benchmarks/README.md, measured on plugin-generated code.
         .executableTarget(
             name: "handlerkit-bench",
-            dependencies: ["HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
-                           .product(name: "GRDB", package: "GRDB.swift"), "HandlerKitSignalsPostgres",
-                           .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"]))],
+            dependencies: [
+                "HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"), "HandlerKitSignalsPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
             path: "Benchmarks/handlerkit-bench",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -129,10 +142,12 @@ let package = Package(
         // The store on PostgreSQL through postgres-nio: SQL, connections, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsPostgres",
-            dependencies: ["HandlerKit", "HandlerKitSignals",
-                           .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
-                           .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
-                           .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"]))]
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
         ),
         // The conformance suite every signal store passes, shipped for third-party stores (no test
         // framework: each check throws what it found wrong, so any framework can run it).
@@ -156,15 +171,19 @@ let package = Package(
         // on SQLite, and the SQLite store's faults.
         .testTarget(
             name: "HandlerKitSignalsTests",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
-                           "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
+                "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // The signal tests that need a PostgreSQL server (and the trait): `bash Scripts/with-postgres.sh
         // swift test --enable-all-traits --filter HandlerKitSignalsPostgresTests`.
         .testTarget(
             name: "HandlerKitSignalsPostgresTests",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
-                           "handlerkit-signals-probe"]
+            dependencies: [
+                "HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
+                "handlerkit-signals-probe",
+            ]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
@@ -176,7 +195,8 @@ let package = Package(
         ),
         // Depends on the macro so the plugin executable is built for its process and compiler tests.
         .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros"]),
-        .testTarget(name: "HandlerGeneratorTests", dependencies: ["HandlerGenerator", "handlergen"], exclude: ["References"]),
+        .testTarget(
+            name: "HandlerGeneratorTests", dependencies: ["HandlerGenerator", "handlergen"], exclude: ["References"]),
         // Compiles the generated file of a fixture module covering every handler form and calls each
         // handler through the runtime (the file is regenerated and compared by HandlerGeneratorTests).
         .testTarget(name: "GeneratedCodeTests", dependencies: ["HandlerKit"]),

@@ -39,7 +39,9 @@ func eventFigures(registry: HandlerRegistry, callDictionary: Double?) throws {
     let observer = center.addObserver(forName: name, object: nil, queue: nil) { notification in
         sink &+= notification.userInfo?["data"] as? Int ?? 0
     }
-    let post = measure("event.notificationcenter_post_ns", 200_000) { center.post(name: name, object: nil, userInfo: ["data": 42]) }
+    let post = measure("event.notificationcenter_post_ns", 200_000) {
+        center.post(name: name, object: nil, userInfo: ["data": 42])
+    }
     center.removeObserver(observer)
 
     report("event.baseline_closure_array_ns", floor)
@@ -48,13 +50,13 @@ func eventFigures(registry: HandlerRegistry, callDictionary: Double?) throws {
     report("event.send_closure_x10_ns", sendTen)
     report("event.notificationcenter_post_ns", post)
     if let sendClosure, let floor {
-        report("ratio.event_send_closure_over_floor", sendClosure / floor, "x")       // target ≤ 3
+        report("ratio.event_send_closure_over_floor", sendClosure / floor, "x")  // target ≤ 3
     }
     if let sendClosure, let post {
         report("ratio.event_notificationcenter_over_send_closure", post / sendClosure, "x")  // target ≥ 10
     }
     if let sendTen, let sendClosure {
-        report("ratio.event_send_closure_x10_over_x1", sendTen / sendClosure, "x")   // linear: about 10 or less
+        report("ratio.event_send_closure_x10_over_x1", sendTen / sendClosure, "x")  // linear: about 10 or less
     }
     if let sendHandler, let callDictionary {
         report("event.send_handler_minus_call_dictionary_ns", sendHandler - callDictionary)  // target ≤ 100

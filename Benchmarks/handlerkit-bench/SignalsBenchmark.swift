@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import GRDB
 import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `signals.*` figures: posting, delivering in the same process and in another one,
 /// throughput between two processes, an idle consumer's CPU, and a plain GRDB transaction as baseline.
@@ -55,10 +56,13 @@ enum SignalsBenchmark {
     static func runChild(database: String) async throws {
         let registry = HandlerRegistry()
         try registry.register(.handlerkit_bench)
-        let center = try await SignalCenter.start(component: "bench-consumer", store: try SQLiteSignalStore(path: database),
-                                                  registry: registry)
-        _ = try await center.register(try Probe.timedHandler(registry: registry), for: "bench.timed", delivery: .everyRevision)
-        _ = try await center.register(try Probe.countedHandler(registry: registry), for: "bench.counted", delivery: .everyRevision)
+        let center = try await SignalCenter.start(
+            component: "bench-consumer", store: try SQLiteSignalStore(path: database),
+            registry: registry)
+        _ = try await center.register(
+            try Probe.timedHandler(registry: registry), for: "bench.timed", delivery: .everyRevision)
+        _ = try await center.register(
+            try Probe.countedHandler(registry: registry), for: "bench.counted", delivery: .everyRevision)
         FileHandle.standardOutput.write(Data("ready\n".utf8))
         _ = FileHandle.standardInput.readDataToEndOfFile()
         try await center.stop()
@@ -68,8 +72,10 @@ enum SignalsBenchmark {
 
     static func run(filter: String?) async throws {
         guard filter.map({ "signals.".hasPrefix($0) || $0.hasPrefix("signals.") }) ?? true else { return }
-        let folder = FileManager.default.temporaryDirectory.appending(path: "handlerkit-bench-signals-\(UUID().uuidString)")
-            .path(percentEncoded: false)
+        let folder = FileManager.default.temporaryDirectory.appending(
+            path: "handlerkit-bench-signals-\(UUID().uuidString)"
+        )
+        .path(percentEncoded: false)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let database = folder + "/signals.sqlite"
@@ -78,9 +84,11 @@ enum SignalsBenchmark {
         let store = try SQLiteSignalStore(path: database)
 
         // Posting with one consumer (which never delivers here: only the post's transaction is timed).
-        let holder = try await SignalCenter.start(component: "bench-holder", store: store, registry: registry,
-                                                  options: .init(deliversAutomatically: false))
-        _ = try await holder.register(try Probe.countedHandler(registry: registry), for: "bench.post", lifetime: .run, delivery: .everyRevision)
+        let holder = try await SignalCenter.start(
+            component: "bench-holder", store: store, registry: registry,
+            options: .init(deliversAutomatically: false))
+        _ = try await holder.register(
+            try Probe.countedHandler(registry: registry), for: "bench.post", lifetime: .run, delivery: .everyRevision)
         let post = try await perOperation(2_000) { index in
             _ = try await holder.post("bench.post", payload: ["index": index])
         }
@@ -91,9 +99,11 @@ enum SignalsBenchmark {
         report("signals.baseline_sqlite_txn_us", baseline, "us")
 
         // Post and deliver in the same process: the handler runs and the delivery is completed.
-        let local = try await SignalCenter.start(component: "bench-local", store: store, registry: registry,
-                                                 options: .init(deliversAutomatically: false))
-        _ = try await local.register(try Probe.countedHandler(registry: registry), for: "bench.local", lifetime: .run, delivery: .everyRevision)
+        let local = try await SignalCenter.start(
+            component: "bench-local", store: store, registry: registry,
+            options: .init(deliversAutomatically: false))
+        _ = try await local.register(
+            try Probe.countedHandler(registry: registry), for: "bench.local", lifetime: .run, delivery: .everyRevision)
         let roundtrip = try await perOperation(2_000) { index in
             _ = try await local.post("bench.local", payload: ["index": index])
             _ = try await local.deliverDue()
@@ -104,8 +114,9 @@ enum SignalsBenchmark {
 
         let child = try Child(database: database)
         defer { child.finish() }
-        let poster = try await SignalCenter.start(component: "bench-poster", store: store, registry: registry,
-                                                  options: .init(deliversAutomatically: false))
+        let poster = try await SignalCenter.start(
+            component: "bench-poster", store: store, registry: registry,
+            options: .init(deliversAutomatically: false))
 
         // Cross-process latency: post called → the handler starts in the other process, one at a time,
         // with the consumer idle (sleeping in poll) before each post.
@@ -113,7 +124,8 @@ enum SignalsBenchmark {
         for index in 0..<1_000 {
             let start = monotonicNanoseconds()
             _ = try await poster.post("bench.timed", payload: ["index": index])
-            guard let line = child.readLine(), let started = line.split(separator: " ").last.flatMap({ UInt64($0) }) else {
+            guard let line = child.readLine(), let started = line.split(separator: " ").last.flatMap({ UInt64($0) })
+            else {
                 throw BenchmarkFailure("the consuming process stopped reporting")
             }
             latencies.append(Double(started &- start) / 1_000)
@@ -158,7 +170,9 @@ enum SignalsBenchmark {
         configuration.journalMode = .wal
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let queue = try DatabaseQueue(path: folder + "/baseline.sqlite", configuration: configuration)
-        try await queue.write { db in try db.execute(sql: "CREATE TABLE rows (id INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE rows (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
+        }
         let body = Data(repeating: 0x61, count: rowSize)
         return try await perOperation(2_000) { _ in
             try await queue.writeWithoutTransaction { db in
@@ -203,7 +217,8 @@ final class Child: Sendable {
         #if os(Linux)
         func ticks() -> Double? {
             guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             // After the command: state is field 3, utime field 14, stime field 15 (1-based, of the whole line).
             guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }

@@ -17,18 +17,24 @@ enum SignalsPostgresBench {
     /// Runs the figures (or, as `signals_pg.child SCHEMA PREFIX SIGNALS COUNT`, a consumer process).
     static func main(_ arguments: [String]) async throws {
         guard let url = ProcessInfo.processInfo.environment[PostgresSettings.urlVariable] else {
-            print("signals_pg: HANDLERKIT_POSTGRES_URL is not set; run: bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.")
+            print(
+                "signals_pg: HANDLERKIT_POSTGRES_URL is not set; run: bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg."
+            )
             return
         }
-        if arguments.first == "signals_pg.child", arguments.count == 5, let signalCount = Int(arguments[3]), let count = Int(arguments[4]) {
-            try await consume(url: url, schema: arguments[1], prefix: arguments[2], signalCount: signalCount, count: count)
+        if arguments.first == "signals_pg.child", arguments.count == 5, let signalCount = Int(arguments[3]),
+            let count = Int(arguments[4])
+        {
+            try await consume(
+                url: url, schema: arguments[1], prefix: arguments[2], signalCount: signalCount, count: count)
             return
         }
         let schema = "bench_\(UInt32.random(in: 0...UInt32.max))"
         try await baseline(url: url)
         let store = try PostgresSignalStore(url: url + "?schema=" + schema)
         try await postCost(store)
-        let poster = try await SignalCenter.start(component: "bench-poster", store: store, options: .init(deliversAutomatically: false))
+        let poster = try await SignalCenter.start(
+            component: "bench-poster", store: store, options: .init(deliversAutomatically: false))
 
         // Latency: one consumer process, posts paced 2 ms apart so none waits behind another.
         let latencies = try await withConsumers(1, schema: schema, prefix: "lat", signalCount: 1, count: 2_000) {
@@ -38,19 +44,24 @@ enum SignalsPostgresBench {
             }
         }.latencies.sorted()
         print("signals_pg.cross_process_latency_p50_us: \(String(format: "%.0f", latencies[latencies.count / 2])) us")
-        print("signals_pg.cross_process_latency_p99_us: \(String(format: "%.0f", latencies[latencies.count * 99 / 100])) us")
+        print(
+            "signals_pg.cross_process_latency_p99_us: \(String(format: "%.0f", latencies[latencies.count * 99 / 100])) us"
+        )
 
         for consumers in [1, 4] {
             let start = Date().timeIntervalSince1970
-            let result = try await withConsumers(consumers, schema: schema, prefix: "tp\(consumers)", signalCount: 8,
-                                                 count: signals / consumers) {
+            let result = try await withConsumers(
+                consumers, schema: schema, prefix: "tp\(consumers)", signalCount: 8,
+                count: signals / consumers
+            ) {
                 // Four posting tasks, round robin over every consumer process's 8 signals.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for task in 0..<4 {
                         group.addTask {
                             for index in stride(from: task, to: signals, by: 4) {
                                 let signal = "tp\(consumers)\(index % consumers)-\(index / consumers % 8)"
-                                try await poster.post(SignalID(signal), payload: ["sentAt": Date().timeIntervalSince1970])
+                                try await poster.post(
+                                    SignalID(signal), payload: ["sentAt": Date().timeIntervalSince1970])
                             }
                         }
                     }
@@ -69,11 +80,13 @@ enum SignalsPostgresBench {
     static func baseline(url: String) async throws {
         let settings = try PostgresSettings(url: url)
         let connection = try await PostgresConnection.connect(
-            configuration: .init(host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-                                 database: settings.database, tls: .disable),
+            configuration: .init(
+                host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+                database: settings.database, tls: .disable),
             id: 1, logger: Logger(label: "bench"))
         let logger = Logger(label: "bench")
-        try await connection.query("CREATE TEMPORARY TABLE baseline (id bigserial PRIMARY KEY, body bytea NOT NULL)", logger: logger)
+        try await connection.query(
+            "CREATE TEMPORARY TABLE baseline (id bigserial PRIMARY KEY, body bytea NOT NULL)", logger: logger)
         let body = ByteBuffer(repeating: 7, count: 160)
         let rounds = 2_000
         let clock = ContinuousClock()
@@ -81,20 +94,26 @@ enum SignalsPostgresBench {
         for _ in 0..<rounds {
             try await connection.query("BEGIN", logger: logger)
             var id: Int64 = 0
-            for try await value in try await connection.query("INSERT INTO baseline (body) VALUES (\(body)) RETURNING id",
-                                                              logger: logger).decode(Int64.self) { id = value }
+            for try await value in try await connection.query(
+                "INSERT INTO baseline (body) VALUES (\(body)) RETURNING id",
+                logger: logger
+            ).decode(Int64.self) { id = value }
             try await connection.query("DELETE FROM baseline WHERE id = \(id)", logger: logger)
             try await connection.query("COMMIT", logger: logger)
         }
-        print("signals_pg.baseline_pg_txn_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us")
+        print(
+            "signals_pg.baseline_pg_txn_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us"
+        )
         try await connection.close()
     }
 
     /// A post with one consumer (in this process, not delivering), committed.
     static func postCost(_ store: PostgresSignalStore) async throws {
-        let center = try await SignalCenter.start(component: "bench-post", store: store, options: .init(deliversAutomatically: false))
-        let consumer = try await center.register(try Handler(id: "Bench.received", registry: benchRegistry), for: "post-cost",
-                                                 delivery: .everyRevision)
+        let center = try await SignalCenter.start(
+            component: "bench-post", store: store, options: .init(deliversAutomatically: false))
+        let consumer = try await center.register(
+            try Handler(id: "Bench.received", registry: benchRegistry), for: "post-cost",
+            delivery: .everyRevision)
         let rounds = 2_000
         let clock = ContinuousClock()
         let start = clock.now
@@ -111,11 +130,14 @@ enum SignalsPostgresBench {
     }
 
     /// Starts `processes` consumer processes, runs `posting`, and collects what they measured.
-    static func withConsumers(_ processes: Int, schema: String, prefix: String, signalCount: Int, count: Int,
-                              _ posting: () async throws -> Void) async throws -> Result {
+    static func withConsumers(
+        _ processes: Int, schema: String, prefix: String, signalCount: Int, count: Int,
+        _ posting: () async throws -> Void
+    ) async throws -> Result {
         var children: [(Process, URL)] = []
         for index in 0..<processes {
-            let output = FileManager.default.temporaryDirectory.appending(path: "signals-pg-\(schema)-\(prefix)\(index).out")
+            let output = FileManager.default.temporaryDirectory.appending(
+                path: "signals-pg-\(schema)-\(prefix)\(index).out")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -126,7 +148,9 @@ enum SignalsPostgresBench {
         }
         // Each child creates `<output>.ready` once its consumers are registered.
         for (_, output) in children {
-            while !FileManager.default.fileExists(atPath: output.path + ".ready") { try await Task.sleep(for: .milliseconds(10)) }
+            while !FileManager.default.fileExists(atPath: output.path + ".ready") {
+                try await Task.sleep(for: .milliseconds(10))
+            }
         }
         try await posting()
         var result = Result()
@@ -135,8 +159,12 @@ enum SignalsPostgresBench {
             let text = try String(contentsOf: output, encoding: .utf8)
             for line in text.split(separator: "\n") {
                 let fields = line.split(separator: " ")
-                if fields.count == 2, fields[0] == "lat", let value = Double(fields[1]) { result.latencies.append(value) }
-                if fields.count == 2, fields[0] == "end", let value = Double(fields[1]) { result.end = max(result.end, value) }
+                if fields.count == 2, fields[0] == "lat", let value = Double(fields[1]) {
+                    result.latencies.append(value)
+                }
+                if fields.count == 2, fields[0] == "end", let value = Double(fields[1]) {
+                    result.end = max(result.end, value)
+                }
             }
             try? FileManager.default.removeItem(at: output)
             try? FileManager.default.removeItem(atPath: output.path + ".ready")
@@ -148,11 +176,13 @@ enum SignalsPostgresBench {
     /// `count` deliveries ran; prints each latency and the time of the last.
     static func consume(url: String, schema: String, prefix: String, signalCount: Int, count: Int) async throws {
         let store = try PostgresSignalStore(url: url + "?schema=" + schema)
-        let center = try await SignalCenter.start(component: "bench-\(prefix)", store: store, registry: benchRegistry,
-                                                  options: .init(claimBatch: 64))
+        let center = try await SignalCenter.start(
+            component: "bench-\(prefix)", store: store, registry: benchRegistry,
+            options: .init(claimBatch: 64))
         for index in 0..<signalCount {
-            _ = try await center.register(try Handler(id: "Bench.received", registry: benchRegistry), for: SignalID("\(prefix)-\(index)"),
-                                          delivery: .everyRevision)
+            _ = try await center.register(
+                try Handler(id: "Bench.received", registry: benchRegistry), for: SignalID("\(prefix)-\(index)"),
+                delivery: .everyRevision)
         }
         _ = FileManager.default.createFile(atPath: readyPath(), contents: nil)
         while received.withLock({ $0.count }) < count { try await Task.sleep(for: .milliseconds(5)) }
@@ -166,7 +196,8 @@ enum SignalsPostgresBench {
 
     /// The child's `.ready` file: its standard output's path (a file in the temporary directory) + `.ready`.
     static func readyPath() -> String {
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/1")) ?? "/tmp/signals-pg-unknown"
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/1")) ?? "/tmp/signals-pg-unknown"
         return path + ".ready"
     }
 
@@ -185,17 +216,22 @@ enum SignalsPostgresBench {
     /// The consumers' handler: records the latency from `sentAt`.
     static let benchRegistry: HandlerRegistry = {
         let registry = HandlerRegistry()
-        try? registry.register(HandlerTable(module: "SignalsPostgresBench", handlers: [
-            HandlerDescriptor(id: "Bench.received", parameters: [.required("sentAt", Double.self)], invoke: { arguments in
-                let sentAt: Double = try arguments.required("sentAt")
-                let now = Date().timeIntervalSince1970
-                received.withLock { state in
-                    state.count += 1
-                    if sentAt > 0 { state.latencies.append((now - sentAt) * 1e6) }
-                    state.end = now
-                }
-            }),
-        ]))
+        try? registry.register(
+            HandlerTable(
+                module: "SignalsPostgresBench",
+                handlers: [
+                    HandlerDescriptor(
+                        id: "Bench.received", parameters: [.required("sentAt", Double.self)],
+                        invoke: { arguments in
+                            let sentAt: Double = try arguments.required("sentAt")
+                            let now = Date().timeIntervalSince1970
+                            received.withLock { state in
+                                state.count += 1
+                                if sentAt > 0 { state.latencies.append((now - sentAt) * 1e6) }
+                                state.end = now
+                            }
+                        })
+                ]))
         return registry
     }()
 }

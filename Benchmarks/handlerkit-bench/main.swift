@@ -25,8 +25,10 @@ enum Mail {
 let registry = HandlerRegistry()
 try registry.register(.handlerkit_bench)
 
-let document = try Mail.fetchedHandler(name: "inbox-sync-service", flag: true, count: 4096, ratio: 0.125, registry: registry)
-    .jsonData()
+let document = try Mail.fetchedHandler(
+    name: "inbox-sync-service", flag: true, count: 4096, ratio: 0.125, registry: registry
+)
+.jsonData()
 let documentBytes = [UInt8](document)
 
 let filter = CommandLine.arguments.dropFirst().first
@@ -37,13 +39,17 @@ if let filter, filter.hasPrefix("signals_pg") {
     try await SignalsPostgresBench.main(Array(CommandLine.arguments.dropFirst()))
     exit(0)
     #else
-    print("signals_pg.: built without the package trait PostgreSQL; run `swift run -c release --traits PostgreSQL handlerkit-bench signals_pg.`")
+    print(
+        "signals_pg.: built without the package trait PostgreSQL; run `swift run -c release --traits PostgreSQL handlerkit-bench signals_pg.`"
+    )
     exit(1)
     #endif
 }
 
 /// Nanoseconds per operation of `name`: the best of `rounds` rounds of `iterations` calls.
-func measure(_ name: String, _ iterations: Int = 200_000, rounds: Int = 7, _ body: () throws -> Void) rethrows -> Double? {
+func measure(
+    _ name: String, _ iterations: Int = 200_000, rounds: Int = 7, _ body: () throws -> Void
+) rethrows -> Double? {
     if let filter, !name.hasPrefix(filter) { return nil }
     var best = Double.infinity
     let clock = ContinuousClock()
@@ -68,14 +74,18 @@ let closures: [String: @Sendable (String, Bool, Int) -> Void] = [
     "Mail.otherHandlerName": { _, _, _ in },
 ]
 var key = "Mail.fetchedWithCount"
-let direct = measure("call.direct_dictionary_closure_ns", 2_000_000) { closures[key]?("inbox-sync-service", true, 4096) }
+let direct = measure("call.direct_dictionary_closure_ns", 2_000_000) {
+    closures[key]?("inbox-sync-service", true, 4096)
+}
 
 let handler = try Handler(json: documentBytes, registry: registry)
 // 3 bound values and 1 call-time value, through the generated typed call (the value is checked by
 // the compiler and passed as a Double)…
 let call = try measure("call.handler_ns", 1_000_000) { try Mail.callFetchedHandler(handler, ratio: 0.5) }
 // …and through the dynamic form, whose call-time values are any Sendable values looked up by name.
-let callDictionary = try measure("call.handler_dictionary_ns", 1_000_000) { try handler.callSynchronously(["ratio": 0.5]) }
+let callDictionary = try measure("call.handler_dictionary_ns", 1_000_000) {
+    try handler.callSynchronously(["ratio": 0.5])
+}
 let callBoundOnly = try measure("call.handler_bound_only_ns", 1_000_000) { try handler.callSynchronously() }
 
 struct PlainDocument: Codable {
@@ -90,9 +100,13 @@ struct PlainDocument: Codable {
     var version: Int
 }
 let decoder = JSONDecoder()
-let jsonDecoder = try measure("decode.jsondecoder_ns", 50_000) { sink &+= try decoder.decode(PlainDocument.self, from: document).bound.count }
+let jsonDecoder = try measure("decode.jsondecoder_ns", 50_000) {
+    sink &+= try decoder.decode(PlainDocument.self, from: document).bound.count
+}
 
-let decodeAndCall = try measure("decode_and_call.handler_ns", 200_000) { try Handler(json: documentBytes, registry: registry).callSynchronously() }
+let decodeAndCall = try measure("decode_and_call.handler_ns", 200_000) {
+    try Handler(json: documentBytes, registry: registry).callSynchronously()
+}
 
 let archived: NSDictionary = [
     "id": "Mail.fetched", "name": "inbox-sync-service", "flag": true, "count": 4096, "ratio": 0.125,

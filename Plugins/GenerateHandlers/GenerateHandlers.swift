@@ -35,14 +35,17 @@ struct GenerateHandlers: CommandPlugin {
             let output = destinations.outputArgument(for: target)
             var arguments = ["review", "--module", target.moduleName, "--output", output]
             if noSourceLocations { arguments.append("--no-source-locations") }
-            arguments += CHeaderDirectories.of(target).flatMap { ["--c-header-directory", $0.path(percentEncoded: false)] }
+            arguments += CHeaderDirectories.of(target).flatMap {
+                ["--c-header-directory", $0.path(percentEncoded: false)]
+            }
             arguments += target.sourceFiles(withSuffix: "swift").map { $0.url.path(percentEncoded: false) }.sorted()
             // A target with errors does not stop the others; its errors are printed by handlergen.
             if try ToolRun.run(tool, arguments: arguments) != 0 { failed.append(target.name) }
         }
         if destinations.isNextToSources && failed.count < targets.count {
-            print("note: SwiftPM reports a .txt file in a target's folder as unhandled until it is removed; "
-                + "delete it after review, or write it elsewhere with --output")
+            print(
+                "note: SwiftPM reports a .txt file in a target's folder as unhandled until it is removed; "
+                    + "delete it after review, or write it elsewhere with --output")
         }
         if !failed.isEmpty { throw ReviewError.toolFailed(targets: failed) }
     }

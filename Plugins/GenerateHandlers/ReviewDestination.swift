@@ -27,12 +27,14 @@ struct ReviewDestination {
         }
         if output == "-" {
             guard targetCount == 1 else {
-                throw ReviewError.usage("--output - prints one file, but \(targetCount) targets are selected: name one with --target")
+                throw ReviewError.usage(
+                    "--output - prints one file, but \(targetCount) targets are selected: name one with --target")
             }
             kind = .standardOutput
             return
         }
-        let url = output.hasPrefix("/")
+        let url =
+            output.hasPrefix("/")
             ? URL(fileURLWithPath: output)
             : packageDirectory.appending(path: output, directoryHint: .inferFromPath)
         var isDirectory: ObjCBool = false
@@ -42,7 +44,8 @@ struct ReviewDestination {
             kind = .folder(url)
         } else if targetCount > 1 {
             throw ReviewError.usage(
-                "--output \(output) names one file, but \(targetCount) targets are selected: give a folder (ending in /) or one --target")
+                "--output \(output) names one file, but \(targetCount) targets are selected: give a folder (ending in /) or one --target"
+            )
         } else {
             kind = .file(url)
         }
@@ -58,9 +61,11 @@ struct ReviewDestination {
     func outputArgument(for target: SwiftSourceModuleTarget) -> String {
         let name = "\(target.moduleName).handlers.swift.txt"
         switch kind {
-        case .nextToSources: return target.directoryURL.appending(path: name, directoryHint: .notDirectory).path(percentEncoded: false)
+        case .nextToSources:
+            return target.directoryURL.appending(path: name, directoryHint: .notDirectory).path(percentEncoded: false)
         case .file(let url): return url.path(percentEncoded: false)
-        case .folder(let url): return url.appending(path: name, directoryHint: .notDirectory).path(percentEncoded: false)
+        case .folder(let url):
+            return url.appending(path: name, directoryHint: .notDirectory).path(percentEncoded: false)
         case .standardOutput: return "-"
         }
     }

@@ -69,11 +69,13 @@ struct GenerationCommand {
     /// A module name for a product name as Xcode derives it: every character that cannot appear in
     /// an identifier becomes `_`, and a leading digit gets a `_` before it.
     static func moduleName(forProductNamed name: String) -> String {
-        var result = String(name.unicodeScalars.map { scalar in
-            let isIdentifier = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-                || ("0"..."9").contains(scalar) || scalar == "_"
-            return isIdentifier ? Character(scalar) : "_"
-        })
+        var result = String(
+            name.unicodeScalars.map { scalar in
+                let isIdentifier =
+                    ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                    || ("0"..."9").contains(scalar) || scalar == "_"
+                return isIdentifier ? Character(scalar) : "_"
+            })
         if result.isEmpty { return "_" }
         if let first = result.unicodeScalars.first, ("0"..."9").contains(first) { result = "_" + result }
         return result

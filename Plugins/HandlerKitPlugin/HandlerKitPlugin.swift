@@ -39,7 +39,9 @@ struct HandlerKitPlugin: BuildToolPlugin {
 
     /// The `.h` files under `directory`, recursively.
     static func headers(under directory: URL) -> [URL] {
-        guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return [] }
+        guard let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else {
+            return []
+        }
         return files.compactMap { $0 as? URL }.filter { $0.pathExtension == "h" }
     }
 }

@@ -14,8 +14,9 @@ struct UpdateHandlerBaseline: CommandPlugin {
         var extractor = ArgumentExtractor(arguments)
         let names = extractor.extractOption(named: "target")
         guard extractor.remainingArguments.isEmpty else {
-            throw BaselineError("unexpected arguments \(extractor.remainingArguments); usage: swift package --allow-writing-to-package-directory "
-                + "update-handler-baseline [--target TARGET]…")
+            throw BaselineError(
+                "unexpected arguments \(extractor.remainingArguments); usage: swift package --allow-writing-to-package-directory "
+                    + "update-handler-baseline [--target TARGET]…")
         }
         let tool = try context.tool(named: "handlergen").url
         let targets = try Self.targets(named: names, in: context.package)
@@ -28,7 +29,8 @@ struct UpdateHandlerBaseline: CommandPlugin {
             let sources = target.sourceFiles(withSuffix: "swift").map { $0.url.path(percentEncoded: false) }.sorted()
             let process = Process()
             process.executableURL = tool
-            process.arguments = ["manifest", "--module", target.moduleName, "--output", output.path(percentEncoded: false)] + sources
+            process.arguments =
+                ["manifest", "--module", target.moduleName, "--output", output.path(percentEncoded: false)] + sources
             try process.run()
             process.waitUntilExit()
             if process.terminationStatus == 0 {
@@ -37,14 +39,18 @@ struct UpdateHandlerBaseline: CommandPlugin {
                 failed.append(target.name)
             }
         }
-        if !failed.isEmpty { throw BaselineError("no baseline written for \(failed.joined(separator: ", ")): fix the errors above") }
+        if !failed.isEmpty {
+            throw BaselineError("no baseline written for \(failed.joined(separator: ", ")): fix the errors above")
+        }
     }
 
     /// The targets named, or every Swift target that depends on HandlerKit and mentions `@handler`.
     static func targets(named names: [String], in package: Package) throws -> [SwiftSourceModuleTarget] {
         if !names.isEmpty {
             return try package.targets(named: names).map { target in
-                guard let swiftTarget = target as? SwiftSourceModuleTarget else { throw BaselineError("\(target.name) is not a Swift target") }
+                guard let swiftTarget = target as? SwiftSourceModuleTarget else {
+                    throw BaselineError("\(target.name) is not a Swift target")
+                }
                 return swiftTarget
             }
         }

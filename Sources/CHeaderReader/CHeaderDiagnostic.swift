@@ -19,8 +19,10 @@ package struct CHeaderDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// anonymous nested struct).
     package var fieldName: String?
 
-    package init(severity: Severity, message: String, location: CSourceLocation? = nil,
-                typeName: String? = nil, fieldName: String? = nil) {
+    package init(
+        severity: Severity, message: String, location: CSourceLocation? = nil,
+        typeName: String? = nil, fieldName: String? = nil
+    ) {
         self.severity = severity
         self.message = message
         self.location = location

@@ -16,9 +16,11 @@ package struct CHeaderModel: Sendable, Hashable {
     /// the headers, so libclang was never loaded).
     package var libclang: LibClangInfo?
 
-    package init(declarations: [CDeclaration] = [], resolvedNames: [String: String] = [:],
-                notFound: [String] = [], diagnostics: [CHeaderDiagnostic] = [],
-                libclang: LibClangInfo? = nil) {
+    package init(
+        declarations: [CDeclaration] = [], resolvedNames: [String: String] = [:],
+        notFound: [String] = [], diagnostics: [CHeaderDiagnostic] = [],
+        libclang: LibClangInfo? = nil
+    ) {
         self.declarations = declarations
         self.resolvedNames = resolvedNames
         self.notFound = notFound

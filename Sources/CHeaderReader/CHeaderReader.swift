@@ -21,8 +21,10 @@ package struct CHeaderReader: Sendable {
     ///   - libclangPath: An explicit libclang (file, or directory containing it); when given, the only
     ///     one tried.
     ///   - environment: The environment consulted for `HANDLERKIT_LIBCLANG` and `PATH`.
-    package init(libclangPath: String? = nil,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(
+        libclangPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         locator = LibClangLocator(explicitPath: libclangPath, environment: environment)
     }
 
@@ -45,8 +47,10 @@ package struct CHeaderReader: Sendable {
     ///   C structs or enums, and diagnostics (parse errors with file and line, unsupported types).
     /// - Throws: ``CHeaderReaderError`` when a header or include directory is missing, libclang cannot
     ///   be found, or libclang fails outright.
-    package func read(types names: some Sequence<String>,
-                     from sources: CHeaderSources) throws(CHeaderReaderError) -> CHeaderModel {
+    package func read(
+        types names: some Sequence<String>,
+        from sources: CHeaderSources
+    ) throws(CHeaderReaderError) -> CHeaderModel {
         let sources = try Self.normalized(sources)
         let requested = Set(names)
         let mentioned = HeaderMentions.names(requested, mentionedIn: HeaderMentions.files(of: sources))
@@ -96,7 +100,7 @@ package struct CHeaderReader: Sendable {
         var seen: Set<CHeaderDiagnostic> = []
         return diagnostics.filter { seen.insert($0).inserted }.sorted { a, b in
             switch (a.location, b.location) {
-            case let (x?, y?):
+            case (let x?, let y?):
                 if x.file != y.file { return x.file < y.file }
                 if x.line != y.line { return x.line < y.line }
                 if x.column != y.column { return x.column < y.column }

@@ -16,8 +16,10 @@ package struct CHeaderSources: Sendable, Hashable {
     /// an enum with a fixed underlying type only in Objective-C, and to a plain integer typedef in C).
     package var language: CHeaderLanguage
 
-    package init(headers: [String], includeDirectories: [String] = [], defines: [String] = [],
-                extraArguments: [String] = [], language: CHeaderLanguage = .swiftImporterDefault) {
+    package init(
+        headers: [String], includeDirectories: [String] = [], defines: [String] = [],
+        extraArguments: [String] = [], language: CHeaderLanguage = .swiftImporterDefault
+    ) {
         self.headers = headers
         self.includeDirectories = includeDirectories
         self.defines = defines
@@ -28,9 +30,12 @@ package struct CHeaderSources: Sendable, Hashable {
     /// The headers of a C module: every `.h` file under its include directories (recursively, sorted),
     /// which are also the `#include` search path. This is what a SwiftPM C target's `include/` holds.
     /// - Throws: ``CHeaderReaderError/includeDirectoryNotFound(_:)`` for a directory that does not exist.
-    package static func module(includeDirectories: [String], defines: [String] = [], extraArguments: [String] = [],
-                              language: CHeaderLanguage = .swiftImporterDefault)
-        throws(CHeaderReaderError) -> CHeaderSources {
+    package static func module(
+        includeDirectories: [String], defines: [String] = [], extraArguments: [String] = [],
+        language: CHeaderLanguage = .swiftImporterDefault
+    )
+        throws(CHeaderReaderError) -> CHeaderSources
+    {
         var headers: [String] = []
         for directory in includeDirectories {
             guard FileSystem.isDirectory(directory) else {
@@ -38,8 +43,9 @@ package struct CHeaderSources: Sendable, Hashable {
             }
             headers += FileSystem.files(under: directory, recursive: true).filter { $0.hasSuffix(".h") }
         }
-        return CHeaderSources(headers: Array(Set(headers)).sorted(), includeDirectories: includeDirectories,
-                              defines: defines, extraArguments: extraArguments, language: language)
+        return CHeaderSources(
+            headers: Array(Set(headers)).sorted(), includeDirectories: includeDirectories,
+            defines: defines, extraArguments: extraArguments, language: language)
     }
 }
 

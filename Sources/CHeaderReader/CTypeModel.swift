@@ -72,8 +72,10 @@ package struct CField: Sendable, Hashable {
     /// Where the field is declared.
     package var location: CSourceLocation?
 
-    package init(name: String, type: CFieldType, cTypeSpelling: String, bitWidth: Int? = nil,
-                location: CSourceLocation? = nil) {
+    package init(
+        name: String, type: CFieldType, cTypeSpelling: String, bitWidth: Int? = nil,
+        location: CSourceLocation? = nil
+    ) {
         self.name = name
         self.type = type
         self.cTypeSpelling = cTypeSpelling
@@ -142,8 +144,10 @@ package struct CEnum: Sendable, Hashable {
     /// Where the enum is defined.
     package var location: CSourceLocation?
 
-    package init(name: String, underlyingType: CIntegerType, underlyingTypeSpelling: String,
-                cases: [CEnumCase], location: CSourceLocation? = nil) {
+    package init(
+        name: String, underlyingType: CIntegerType, underlyingTypeSpelling: String,
+        cases: [CEnumCase], location: CSourceLocation? = nil
+    ) {
         self.name = name
         self.underlyingType = underlyingType
         self.underlyingTypeSpelling = underlyingTypeSpelling

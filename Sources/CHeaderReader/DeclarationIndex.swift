@@ -22,8 +22,9 @@ struct DeclarationIndex {
                 guard typedefs[name] == nil else { continue }
                 typedefs[name] = cursor
                 if let declaration = underlyingDeclaration(ofTypedef: cursor),
-                   !Self.isIdentifier(clang.spelling(declaration)),
-                   typedefNames[declaration, clang] == nil {
+                    !Self.isIdentifier(clang.spelling(declaration)),
+                    typedefNames[declaration, clang] == nil
+                {
                     typedefNames[declaration, clang] = name
                 }
             case CursorKind.structDecl, CursorKind.unionDecl, CursorKind.enumDecl:
@@ -65,10 +66,13 @@ struct DeclarationIndex {
     /// libclang versions ("", "struct (unnamed at …)", "(anonymous struct at …)"); none is an identifier.
     static func isIdentifier(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
-              first.isASCII
+            first.isASCII
         else { return false }
-        return text.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic
-            || ("0"..."9").contains($0)) }
+        return text.unicodeScalars.allSatisfy {
+            $0.isASCII
+                && ($0 == "_" || $0.properties.isAlphabetic
+                    || ("0"..."9").contains($0))
+        }
     }
 }
 

@@ -45,7 +45,8 @@ enum HeaderMentions {
             current.removeAll(keepingCapacity: true)
         }
         for byte in data {
-            let isWordByte = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            let isWordByte =
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "_")

@@ -22,9 +22,10 @@ final class LibClang: @unchecked Sendable {
     /// `<libdir>/clang/<version>` next to the library (or next to the file its symbolic links lead to)
     /// that holds the builtin headers, preferring the version libclang reports.
     static func resourceDirectory(library path: String, version: String) -> String? {
-        let major = version.range(of: "version ").map { range in
-            String(version[range.upperBound...].prefix { $0.isNumber })
-        } ?? ""
+        let major =
+            version.range(of: "version ").map { range in
+                String(version[range.upperBound...].prefix { $0.isNumber })
+            } ?? ""
         let libraryDirectories = [path, FileSystem.resolvingSymlinks(path)]
             .map { ($0 as NSString).deletingLastPathComponent }
         var found: [String] = []
@@ -58,21 +59,27 @@ final class LibClang: @unchecked Sendable {
         var attempts: [LibClangAttempt] = []
         for candidate in locator.candidates() {
             if candidate.isUnmatchedPattern {
-                attempts.append(LibClangAttempt(path: candidate.path, source: candidate.source,
-                                                failure: "no match"))
+                attempts.append(
+                    LibClangAttempt(
+                        path: candidate.path, source: candidate.source,
+                        failure: "no match"))
                 continue
             }
             guard FileSystem.isFile(candidate.path) else {
-                attempts.append(LibClangAttempt(path: candidate.path, source: candidate.source,
-                                                failure: "not found"))
+                attempts.append(
+                    LibClangAttempt(
+                        path: candidate.path, source: candidate.source,
+                        failure: "not found"))
                 continue
             }
             switch cache.load(candidate.path, opener: open) {
             case .success(let library):
                 return library
             case .failure(let message):
-                attempts.append(LibClangAttempt(path: candidate.path, source: candidate.source,
-                                                failure: message.text))
+                attempts.append(
+                    LibClangAttempt(
+                        path: candidate.path, source: candidate.source,
+                        failure: message.text))
             }
         }
         throw .libclangNotFound(tried: attempts, installHint: LibClangLocator.installHint)

@@ -45,8 +45,10 @@ package struct LibClangLocator: Sendable {
     /// The environment consulted for `HANDLERKIT_LIBCLANG` and `PATH`.
     package var environment: [String: String]
 
-    package init(explicitPath: String? = nil,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(
+        explicitPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.explicitPath = explicitPath
         self.environment = environment
     }
@@ -111,8 +113,10 @@ package struct LibClangLocator: Sendable {
             .map(\.1)
         var result: [LibClangCandidate] = []
         if versions.isEmpty {
-            result.append(LibClangCandidate(path: "/usr/lib/llvm-*/lib/libclang.so", source: .system,
-                                            isUnmatchedPattern: true))
+            result.append(
+                LibClangCandidate(
+                    path: "/usr/lib/llvm-*/lib/libclang.so", source: .system,
+                    isUnmatchedPattern: true))
         }
         for name in versions {
             result.append(LibClangCandidate(path: "/usr/lib/\(name)/lib/libclang.so", source: .system))
@@ -136,15 +140,20 @@ package struct LibClangLocator: Sendable {
         var result: [LibClangCandidate] = []
         if let clang = Self.run("/usr/bin/xcrun", ["--find", "clang"]) {
             let binDirectory = (clang as NSString).deletingLastPathComponent
-            let library = (((binDirectory as NSString).deletingLastPathComponent as NSString)
+            let library =
+                (((binDirectory as NSString).deletingLastPathComponent as NSString)
                 .appendingPathComponent("lib") as NSString).appendingPathComponent(Self.libraryFileName)
             result.append(LibClangCandidate(path: library, source: .xcode))
         }
-        result.append(LibClangCandidate(
-            path: "/Applications/Xcode.app/Contents/Developer/Toolchains/XcodeDefault.xctoolchain/usr/lib/libclang.dylib",
-            source: .xcode))
-        result.append(LibClangCandidate(path: "/Library/Developer/CommandLineTools/usr/lib/libclang.dylib",
-                                        source: .xcode))
+        result.append(
+            LibClangCandidate(
+                path:
+                    "/Applications/Xcode.app/Contents/Developer/Toolchains/XcodeDefault.xctoolchain/usr/lib/libclang.dylib",
+                source: .xcode))
+        result.append(
+            LibClangCandidate(
+                path: "/Library/Developer/CommandLineTools/usr/lib/libclang.dylib",
+                source: .xcode))
         return result
         #else
         return []
@@ -180,7 +189,7 @@ package struct LibClangLocator: Sendable {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0,
-              let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first
+            let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first
         else { return nil }
         return String(line)
     }

@@ -23,8 +23,9 @@ final class TranslationUnit {
         var unit: UnsafeMutableRawPointer?
         let code = Self.withCStrings(arguments) { argv in
             contents.withCString { text in
-                hk_clang_parse(clang.library.handle, index, mainFile, text, UInt(strlen(text)), argv,
-                               Int32(arguments.count), Self.options, &unit)
+                hk_clang_parse(
+                    clang.library.handle, index, mainFile, text, UInt(strlen(text)), argv,
+                    Int32(arguments.count), Self.options, &unit)
             }
         }
         guard code == 0, let unit else {
@@ -52,8 +53,9 @@ final class TranslationUnit {
             guard diagnostic.severity >= DiagnosticSeverity.error else { continue }
             let message = diagnostic.message.map { String(cString: $0) } ?? "unknown error"
             let location = diagnostic.location.file.map {
-                CSourceLocation(file: String(cString: $0), line: Int(diagnostic.location.line),
-                                column: Int(diagnostic.location.column))
+                CSourceLocation(
+                    file: String(cString: $0), line: Int(diagnostic.location.line),
+                    column: Int(diagnostic.location.column))
             }
             result.append(CHeaderDiagnostic(severity: .error, message: message, location: location))
         }
@@ -75,7 +77,8 @@ final class TranslationUnit {
         }
         #if os(macOS)
         if !sources.extraArguments.contains("-isysroot"),
-           let sdk = LibClangLocator.run("/usr/bin/xcrun", ["--show-sdk-path"]) {
+            let sdk = LibClangLocator.run("/usr/bin/xcrun", ["--show-sdk-path"])
+        {
             arguments += ["-isysroot", sdk]
         }
         #endif
@@ -87,8 +90,10 @@ final class TranslationUnit {
     }
 
     /// Calls `body` with a C `argv` for `strings`, valid during the call.
-    private static func withCStrings<R>(_ strings: [String],
-                                        _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    private static func withCStrings<R>(
+        _ strings: [String],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R
+    ) -> R {
         let copies = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { UnsafePointer($0) }

@@ -38,9 +38,10 @@ struct TypeModelBuilder {
             return .notFound
         }
         if clang.kind(declaration) == CursorKind.unionDecl {
-            diagnostics.append(CHeaderDiagnostic(
-                severity: .error, message: "'\(name)' is a union; HandlerKit cannot convert unions",
-                location: clang.location(declaration), typeName: name))
+            diagnostics.append(
+                CHeaderDiagnostic(
+                    severity: .error, message: "'\(name)' is a union; HandlerKit cannot convert unions",
+                    location: clang.location(declaration), typeName: name))
             return .unsupported
         }
         guard let declarationName = modelNamed(declaration, requestedAs: name) else { return .unsupported }
@@ -56,17 +57,19 @@ struct TypeModelBuilder {
         case .failed?:
             return nil
         case .inProgress?:
-            diagnostics.append(CHeaderDiagnostic(
-                severity: .error, message: "'\(name)' contains itself", location: clang.location(declaration),
-                typeName: name))
+            diagnostics.append(
+                CHeaderDiagnostic(
+                    severity: .error, message: "'\(name)' contains itself", location: clang.location(declaration),
+                    typeName: name))
             return nil
         case nil:
             break
         }
         guard let definition = clang.definition(declaration) else {
-            diagnostics.append(CHeaderDiagnostic(
-                severity: .error, message: "'\(name)' is declared but never defined in the headers",
-                location: clang.location(declaration), typeName: name))
+            diagnostics.append(
+                CHeaderDiagnostic(
+                    severity: .error, message: "'\(name)' is declared but never defined in the headers",
+                    location: clang.location(declaration), typeName: name))
             states[declaration, clang] = .failed
             return nil
         }
@@ -89,27 +92,34 @@ struct TypeModelBuilder {
     private mutating func modelEnum(_ definition: HKClangCursor, name: String) -> CEnum? {
         let integerType = clang.enumIntegerType(definition)
         guard let underlying = integer(clang.canonical(integerType)) else {
-            diagnostics.append(CHeaderDiagnostic(
-                severity: .error,
-                message: "enum '\(name)' has underlying type '\(clang.spelling(integerType))', which is not an integer",
-                location: clang.location(definition), typeName: name))
+            diagnostics.append(
+                CHeaderDiagnostic(
+                    severity: .error,
+                    message:
+                        "enum '\(name)' has underlying type '\(clang.spelling(integerType))', which is not an integer",
+                    location: clang.location(definition), typeName: name))
             return nil
         }
         let cases = clang.children(definition)
             .filter { clang.kind($0) == CursorKind.enumConstantDecl }
             .map { constant in
-                CEnumCase(name: clang.spelling(constant),
-                          value: underlying.isSigned ? .signed(clang.enumConstantValue(constant))
-                                                     : .unsigned(clang.enumConstantUnsignedValue(constant)))
+                CEnumCase(
+                    name: clang.spelling(constant),
+                    value: underlying.isSigned
+                        ? .signed(clang.enumConstantValue(constant))
+                        : .unsigned(clang.enumConstantUnsignedValue(constant)))
             }
-        return CEnum(name: name, underlyingType: underlying, underlyingTypeSpelling: clang.spelling(integerType),
-                     cases: cases, location: clang.location(definition))
+        return CEnum(
+            name: name, underlyingType: underlying, underlyingTypeSpelling: clang.spelling(integerType),
+            cases: cases, location: clang.location(definition))
     }
 
     /// Models a struct definition; `owner` names the top-level type for diagnostics and `fieldPrefix`
     /// the path of fields leading to an anonymous nested struct (`inner.`).
-    private mutating func modelStruct(_ definition: HKClangCursor, name: String?, owner: String,
-                                      fieldPrefix: String) -> CStruct? {
+    private mutating func modelStruct(
+        _ definition: HKClangCursor, name: String?, owner: String,
+        fieldPrefix: String
+    ) -> CStruct? {
         guard let fields = fields(of: definition, owner: owner, fieldPrefix: fieldPrefix) else { return nil }
         return CStruct(name: name, fields: fields, location: clang.location(definition))
     }
@@ -126,14 +136,16 @@ struct TypeModelBuilder {
                 let canonical = clang.canonical(type)
                 let member = index.normalized(clang.declaration(canonical))
                 if canonical.kind == TypeKind.record, clang.kind(member) == CursorKind.structDecl,
-                   let inner = fields(of: member, owner: owner, fieldPrefix: fieldPrefix) {
+                    let inner = fields(of: member, owner: owner, fieldPrefix: fieldPrefix)
+                {
                     result += inner
                 } else {
                     if canonical.kind == TypeKind.record, clang.kind(member) == CursorKind.unionDecl {
-                        diagnostics.append(CHeaderDiagnostic(
-                            severity: .error,
-                            message: "'\(owner)' has an anonymous union member; HandlerKit cannot convert unions",
-                            location: location, typeName: owner))
+                        diagnostics.append(
+                            CHeaderDiagnostic(
+                                severity: .error,
+                                message: "'\(owner)' has an anonymous union member; HandlerKit cannot convert unions",
+                                location: location, typeName: owner))
                     }
                     failed = true
                 }
@@ -144,20 +156,25 @@ struct TypeModelBuilder {
                 failed = true
                 continue
             }
-            result.append(CField(name: name, type: fieldType, cTypeSpelling: clang.spelling(type),
-                                 bitWidth: clang.bitWidth(field), location: location))
+            result.append(
+                CField(
+                    name: name, type: fieldType, cTypeSpelling: clang.spelling(type),
+                    bitWidth: clang.bitWidth(field), location: location))
         }
         return failed ? nil : result
     }
 
-    private mutating func fieldType(_ type: HKClangType, owner: String, fieldPath: String,
-                                    location: CSourceLocation?) -> CFieldType? {
+    private mutating func fieldType(
+        _ type: HKClangType, owner: String, fieldPath: String,
+        location: CSourceLocation?
+    ) -> CFieldType? {
         let canonical = clang.canonical(type)
         let spelling = clang.spelling(type)
         func unsupported(_ reason: String) -> CFieldType? {
-            diagnostics.append(CHeaderDiagnostic(
-                severity: .error, message: "field '\(fieldPath)' of '\(owner)' \(reason)",
-                location: location, typeName: owner, fieldName: fieldPath))
+            diagnostics.append(
+                CHeaderDiagnostic(
+                    severity: .error, message: "field '\(fieldPath)' of '\(owner)' \(reason)",
+                    location: location, typeName: owner, fieldName: fieldPath))
             return nil
         }
         switch canonical.kind {

@@ -17,7 +17,9 @@ package struct Baseline: Sendable {
     ///   baseline: not JSON, a missing or mistyped member, an unknown rule or severity.
     package static func read(path: String) throws(GeneratorError) -> Baseline {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw failure(path, 1, "cannot read the handler baseline; check that it is readable, or delete it to turn the check off")
+            throw failure(
+                path, 1,
+                "cannot read the handler baseline; check that it is readable, or delete it to turn the check off")
         }
         return try parse(data, file: path)
     }
@@ -30,13 +32,19 @@ package struct Baseline: Sendable {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
             let index = (error as NSError).userInfo["NSJSONSerializationErrorIndex"] as? Int
-            throw failure(file, index.map { line(ofOffset: $0, in: data) } ?? 1,
-                "the handler baseline is not valid JSON; rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
+            throw failure(
+                file, index.map { line(ofOffset: $0, in: data) } ?? 1,
+                "the handler baseline is not valid JSON; rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`"
+            )
         }
-        guard let root = object as? [String: Any] else { throw failure(file, 1, "the handler baseline must be a JSON object") }
+        guard let root = object as? [String: Any] else {
+            throw failure(file, 1, "the handler baseline must be a JSON object")
+        }
         guard root["format"] as? Int == HandlerManifest.formatVersion else {
-            throw failure(file, line(ofKey: "format", in: text),
-                "the handler baseline has format \(root["format"].map { "\($0)" } ?? "(missing)"); this HandlerKit reads format \(HandlerManifest.formatVersion): rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
+            throw failure(
+                file, line(ofKey: "format", in: text),
+                "the handler baseline has format \(root["format"].map { "\($0)" } ?? "(missing)"); this HandlerKit reads format \(HandlerManifest.formatVersion): rewrite it with `swift package --allow-writing-to-package-directory update-handler-baseline`"
+            )
         }
         guard let module = root["module"] as? String else { throw missing("module", "a string", file, text) }
         var rules = HandlerManifest.defaultRules
@@ -45,8 +53,10 @@ package struct Baseline: Sendable {
             for (name, value) in ruleObject.sorted(by: { $0.key < $1.key }) {
                 let at = line(ofKey: name, in: text)
                 guard let rule = EvolutionRule(rawValue: name) else {
-                    throw failure(file, at, "unknown rule '\(name)' in the handler baseline; the rules are "
-                        + EvolutionRule.allCases.sorted().map(\.rawValue).joined(separator: ", "))
+                    throw failure(
+                        file, at,
+                        "unknown rule '\(name)' in the handler baseline; the rules are "
+                            + EvolutionRule.allCases.sorted().map(\.rawValue).joined(separator: ", "))
                 }
                 guard let word = value as? String, let severity = EvolutionSeverity(rawValue: word) else {
                     throw failure(file, at, "rule '\(name)' must be \"error\", \"warning\" or \"ignore\"")
@@ -62,7 +72,8 @@ package struct Baseline: Sendable {
                 let function = entry["function"] as? String, let formerIDs = entry["formerIDs"] as? [String],
                 let parameterValues = entry["parameters"] as? [Any]
             else {
-                throw failure(file, line(ofKey: "handlers", in: text),
+                throw failure(
+                    file, line(ofKey: "handlers", in: text),
                     "each handler of the baseline needs \"id\", \"function\", \"formerIDs\" and \"parameters\"")
             }
             let at = line(ofID: id, in: text)
@@ -72,14 +83,18 @@ package struct Baseline: Sendable {
                     let formerNames = parameter["formerNames"] as? [String], let type = parameter["type"] as? String,
                     let mandatory = parameter["mandatory"] as? Bool, parameter["bindable"] != nil
                 else {
-                    throw failure(file, at, "each parameter of handler '\(id)' in the baseline needs \"name\", "
-                        + "\"formerNames\", \"type\", \"mandatory\" and \"bindable\"")
+                    throw failure(
+                        file, at,
+                        "each parameter of handler '\(id)' in the baseline needs \"name\", "
+                            + "\"formerNames\", \"type\", \"mandatory\" and \"bindable\"")
                 }
-                parameters.append(HandlerManifest.Parameter(
-                    name: name, formerNames: formerNames, type: type, isMandatory: mandatory,
-                    isBindable: parameter["bindable"] as? Bool))
+                parameters.append(
+                    HandlerManifest.Parameter(
+                        name: name, formerNames: formerNames, type: type, isMandatory: mandatory,
+                        isBindable: parameter["bindable"] as? Bool))
             }
-            handlers.append(HandlerManifest.Handler(id: id, function: function, formerIDs: formerIDs, parameters: parameters))
+            handlers.append(
+                HandlerManifest.Handler(id: id, function: function, formerIDs: formerIDs, parameters: parameters))
             lines[id] = at
         }
         return Baseline(
@@ -88,7 +103,9 @@ package struct Baseline: Sendable {
     }
 
     private static func failure(_ file: String, _ line: Int, _ message: String) -> GeneratorError {
-        GeneratorError(diagnostics: [ScanDiagnostic(file: file, line: line, column: 1, severity: .error, message: message)])
+        GeneratorError(diagnostics: [
+            ScanDiagnostic(file: file, line: line, column: 1, severity: .error, message: message)
+        ])
     }
 
     private static func missing(_ key: String, _ kind: String, _ file: String, _ text: String) -> GeneratorError {

@@ -11,18 +11,23 @@ import HandlerScanner
 /// reported at its entry in the baseline file, unless a new handler looks like its rename.
 package enum BaselineCheck {
     /// The diagnostics for the handlers `scan` found against `baseline`, in file, then line order.
-    package static func diagnostics(_ scan: ScanResult, module: String, against baseline: Baseline) -> [ScanDiagnostic] {
+    package static func diagnostics(_ scan: ScanResult, module: String, against baseline: Baseline) -> [ScanDiagnostic]
+    {
         let old = baseline.manifest
         if old.module != module {
-            return [ScanDiagnostic(
-                file: baseline.file, line: baseline.moduleLine, column: 1, severity: .error,
-                message: "the handler baseline is of module '\(old.module)', not '\(module)'; write this "
-                    + "module's with `swift package --allow-writing-to-package-directory update-handler-baseline`")]
+            return [
+                ScanDiagnostic(
+                    file: baseline.file, line: baseline.moduleLine, column: 1, severity: .error,
+                    message: "the handler baseline is of module '\(old.module)', not '\(module)'; write this "
+                        + "module's with `swift package --allow-writing-to-package-directory update-handler-baseline`")
+            ]
         }
         var reporter = Reporter(rules: old.rules)
         let current = HandlerManifest(module: module, scan: scan)
         var declarations: [String: HandlerDeclaration] = [:]
-        for declaration in scan.handlers where declarations[declaration.id] == nil { declarations[declaration.id] = declaration }
+        for declaration in scan.handlers where declarations[declaration.id] == nil {
+            declarations[declaration.id] = declaration
+        }
         let oldIDs = Set(old.handlers.map(\.id))
         // Current handlers that answer no id of the baseline: new, or renamed without a former id.
         var unmatched = current.handlers.filter { handler in
@@ -61,9 +66,10 @@ package enum BaselineCheck {
     static func looksRenamed(_ old: HandlerManifest.Handler, to new: HandlerManifest.Handler) -> Bool {
         let baseName = { (function: String) in function.split(separator: ".").last.map(String.init) ?? function }
         if baseName(old.function) == baseName(new.function) { return true }
-        return !old.parameters.isEmpty && old.parameters.allSatisfy { parameter in
-            new.parameters.contains { $0.name == parameter.name || $0.formerNames.contains(parameter.name) }
-        }
+        return !old.parameters.isEmpty
+            && old.parameters.allSatisfy { parameter in
+                new.parameters.contains { $0.name == parameter.name || $0.formerNames.contains(parameter.name) }
+            }
     }
 
     static func compareParameters(
@@ -76,8 +82,9 @@ package enum BaselineCheck {
         }
         var gone: [HandlerManifest.Parameter] = []
         for oldParameter in old.parameters {
-            guard let parameter = new.parameters.first(where: { $0.name == oldParameter.name })
-                ?? new.parameters.first(where: { $0.formerNames.contains(oldParameter.name) })
+            guard
+                let parameter = new.parameters.first(where: { $0.name == oldParameter.name })
+                    ?? new.parameters.first(where: { $0.formerNames.contains(oldParameter.name) })
             else {
                 // A value could only be stored under it if it was bindable; one removed outright is ignored.
                 if oldParameter.isBindable != false { gone.append(oldParameter) }
@@ -94,7 +101,8 @@ package enum BaselineCheck {
                     "parameter '\(oldParameter.name)' of handler '\(id)' is gone and \(names) \(added.count == 1 ? "is" : "are") "
                         + "new: if '\(example)' is '\(oldParameter.name)' renamed, add 'renamed: [\"\(oldParameter.name)\": "
                         + "\"\(example)\"]' to its @handler so that values stored under '\(oldParameter.name)' bind to it; if "
-                        + "'\(oldParameter.name)' was removed on purpose, accept it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
+                        + "'\(oldParameter.name)' was removed on purpose, accept it with `swift package --allow-writing-to-package-directory update-handler-baseline`"
+                )
             }
             // The fix for a rename declares the former name, after which the parameter is not new.
             added.removeAll()
@@ -105,7 +113,8 @@ package enum BaselineCheck {
                 .mandatoryParameterAdded, at: declaration,
                 "new parameter '\(parameter.name)' of handler '\(id)' is mandatory: stored handlers did not bind it, "
                     + "so calling them fails (missing argument) unless every call passes it; give it a default value "
-                    + "or make it optional ('\(parameter.type)?'), or accept it with `swift package --allow-writing-to-package-directory update-handler-baseline`")
+                    + "or make it optional ('\(parameter.type)?'), or accept it with `swift package --allow-writing-to-package-directory update-handler-baseline`"
+            )
         }
     }
 
@@ -126,7 +135,8 @@ package enum BaselineCheck {
                 .bindableLost, at: declaration,
                 "parameter \(name) of handler '\(id)' was bindable ('\(old.type)') and its type '\(new.type)' cannot "
                     + "be bound: stored values of it no longer decode; keep a Codable type, or add a new parameter "
-                    + "and accept the change with `swift package --allow-writing-to-package-directory update-handler-baseline`")
+                    + "and accept the change with `swift package --allow-writing-to-package-directory update-handler-baseline`"
+            )
             return
         }
         // No value can have been stored for a parameter that could not be bound.
@@ -142,7 +152,8 @@ package enum BaselineCheck {
                 .typeShapeChanged, at: declaration,
                 "parameter \(name) of handler '\(id)' changed type from '\(old.type)' to '\(new.type)': values "
                     + "stored as '\(old.type)' do not decode as '\(new.type)'; keep the type (add a new parameter "
-                    + "for the new one), or accept the break with `swift package --allow-writing-to-package-directory update-handler-baseline`")
+                    + "for the new one), or accept the break with `swift package --allow-writing-to-package-directory update-handler-baseline`"
+            )
         } else {
             reporter.report(
                 .typeChanged, at: declaration,
@@ -168,9 +179,10 @@ package enum BaselineCheck {
             case .warning: severity = .warning
             case .ignore: return
             }
-            diagnostics.append(ScanDiagnostic(
-                file: file, line: line, column: column, severity: severity,
-                message: message + " [\(rule.rawValue)]"))
+            diagnostics.append(
+                ScanDiagnostic(
+                    file: file, line: line, column: column, severity: severity,
+                    message: message + " [\(rule.rawValue)]"))
         }
     }
 }

@@ -58,8 +58,12 @@ struct CConversionWriter {
         case .anonymousStructure(let inner):
             let nested = nextContainer()
             let binding = inner.fields.isEmpty ? "_" : nested
-            encodeLines.append("\(inner.fields.isEmpty ? "_" : "var \(nested)") = \(container).nestedContainer(keyedBy: CFieldKey.self\(forKey))")
-            decodeLines.append("\(inner.fields.isEmpty ? "_" : "let \(binding)") = try \(container).nestedContainer(keyedBy: CFieldKey.self\(forKey))")
+            encodeLines.append(
+                "\(inner.fields.isEmpty ? "_" : "var \(nested)") = \(container).nestedContainer(keyedBy: CFieldKey.self\(forKey))"
+            )
+            decodeLines.append(
+                "\(inner.fields.isEmpty ? "_" : "let \(binding)") = try \(container).nestedContainer(keyedBy: CFieldKey.self\(forKey))"
+            )
             for field in inner.fields {
                 add(field, of: path, container: nested, keyed: true)
             }

@@ -70,7 +70,8 @@ package struct CTypeConversions: Sendable {
     }
 
     static func scanDiagnostic(_ message: String, at location: CSourceLocation?) -> ScanDiagnostic {
-        ScanDiagnostic(file: location?.file ?? "<C headers>", line: location?.line ?? 1,
-                       column: location?.column ?? 1, severity: .error, message: message)
+        ScanDiagnostic(
+            file: location?.file ?? "<C headers>", line: location?.line ?? 1,
+            column: location?.column ?? 1, severity: .error, message: message)
     }
 }

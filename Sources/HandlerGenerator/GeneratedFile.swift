@@ -21,7 +21,9 @@ package enum GeneratedFile {
             try data.write(to: url, options: .atomic)
         } catch {
             throw GeneratorError(diagnostics: [
-                .init(file: path, line: 1, column: 1, severity: .error, message: "cannot write the generated file: \(error.localizedDescription)")
+                .init(
+                    file: path, line: 1, column: 1, severity: .error,
+                    message: "cannot write the generated file: \(error.localizedDescription)")
             ])
         }
         return true

@@ -10,7 +10,8 @@ extension HandlerContext {
     ///   - sourceLocations: whether to write `#sourceLocation` directives.
     ///   - moduleName: the module's name; `tableName`: its `HandlerTable` property, without backticks.
     init(
-        _ handler: HandlerDeclaration, descriptorSuffix: String, idSuffix: String, callName: String, sourceLocations: Bool,
+        _ handler: HandlerDeclaration, descriptorSuffix: String, idSuffix: String, callName: String,
+        sourceLocations: Bool,
         moduleName: String, tableName: String
     ) {
         let parameters = handler.parameters
@@ -80,7 +81,8 @@ extension HandlerContext {
                 kind: parameter.isMandatory ? "required" : "optional",
                 key: SwiftSource.stringLiteralContent(parameter.name),
                 metatype: metatype,
-                formerNames: parameter.formerNames.isEmpty ? "" : ", formerly: " + Self.stringArray(parameter.formerNames),
+                formerNames: parameter.formerNames.isEmpty
+                    ? "" : ", formerly: " + Self.stringArray(parameter.formerNames),
                 separator: separator
             )
         }
@@ -89,12 +91,14 @@ extension HandlerContext {
 
         let accessors = parameters.map { Self.accessor($0) }
         if bindsLocals {
-            localRows = Self.rows(parameters, separators: .statements, defaultsSpanLines: true) { parameter, separator in
+            localRows = Self.rows(parameters, separators: .statements, defaultsSpanLines: true) {
+                parameter, separator in
                 let (accessor, defaultValue) = Self.accessor(parameter)
                 let type = SwiftType(scanned: parameter.type)
                 return LocalItem(
                     name: SwiftSource.identifier(parameter.name),
-                    type: parameter.isDefaultCopyable ? type.localType : type.optionalType(isOptional: parameter.isOptional),
+                    type: parameter.isDefaultCopyable
+                        ? type.localType : type.optionalType(isOptional: parameter.isOptional),
                     accessor: accessor,
                     key: SwiftSource.stringLiteralContent(parameter.name),
                     hasDefault: defaultValue != nil,
@@ -131,7 +135,8 @@ extension HandlerContext {
                 let (accessor, defaultValue) = accessors[index]
                 index += 1
                 let key = SwiftSource.stringLiteralContent(parameter.name)
-                let value = defaultValue.map { "\(argumentsName).\(accessor)(\"\(key)\", default: \($0))" }
+                let value =
+                    defaultValue.map { "\(argumentsName).\(accessor)(\"\(key)\", default: \($0))" }
                     ?? "\(argumentsName).\(accessor)(\"\(key)\")"
                 return ArgumentItem(
                     label: Self.label(parameter), value: value,
@@ -155,7 +160,8 @@ extension HandlerContext {
         }
 
         // The reference function: the parameters as optionals, then the invalidation target and registry.
-        let invalidationName = names.contains("invalidation") ? Self.freeName("handlerInvalidation", avoiding: names) : "invalidation"
+        let invalidationName =
+            names.contains("invalidation") ? Self.freeName("handlerInvalidation", avoiding: names) : "invalidation"
         let registryName = names.contains("registry") ? Self.freeName("handlerRegistry", avoiding: names) : "registry"
         self.invalidationName = invalidationName
         self.registryName = registryName
@@ -222,9 +228,12 @@ extension HandlerContext {
     ) -> [CallVariant] {
         let count = 1 << hidden.count
         return (0..<count).reversed().map { mask in
-            let present = Set(hidden.indices.filter { mask & (1 << (hidden.count - 1 - $0)) != 0 }.map { hidden[$0].name })
+            let present = Set(
+                hidden.indices.filter { mask & (1 << (hidden.count - 1 - $0)) != 0 }.map { hidden[$0].name })
             let omitted = Set(hidden.map(\.name)).subtracting(present)
-            let conditions = hidden.filter { present.contains($0.name) }.map { "let " + SwiftSource.identifier($0.name) }
+            let conditions = hidden.filter { present.contains($0.name) }.map {
+                "let " + SwiftSource.identifier($0.name)
+            }
             let opening: String
             if mask == count - 1 {
                 opening = "if " + conditions.joined(separator: ", ") + " {"
@@ -247,7 +256,8 @@ extension HandlerContext {
     /// A default of a function type is written `(default) as Type`: inside `value(_:default:)`'s
     /// autoclosure a closure literal would otherwise not be inferred `@Sendable` (or otherwise typed) as in
     /// the declaration.
-    private static func accessor(_ parameter: HandlerDeclaration.Parameter) -> (accessor: String, defaultValue: String?) {
+    private static func accessor(_ parameter: HandlerDeclaration.Parameter) -> (accessor: String, defaultValue: String?)
+    {
         if parameter.hasDefault, !parameter.isDefaultCopyable { return ("optional", nil) }
         var defaultValue = parameter.hasDefault ? parameter.defaultValue : nil
         let type = SwiftType(scanned: parameter.type)
@@ -270,10 +280,12 @@ extension HandlerContext {
     /// The receiver of an instance handler's call: the `instance:` expression, parenthesized unless it
     /// is a plain member chain such as `account.omemo`.
     private static func instanceReceiver(_ expression: String) -> String {
-        let plain = !expression.isEmpty && expression.unicodeScalars.allSatisfy { scalar in
-            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
-                || scalar == "_" || scalar == "." || scalar == "`"
-        }
+        let plain =
+            !expression.isEmpty
+            && expression.unicodeScalars.allSatisfy { scalar in
+                ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || scalar == "_" || scalar == "." || scalar == "`"
+            }
         return plain ? expression : "(\(expression))"
     }
 
@@ -348,7 +360,8 @@ extension HandlerContext {
                 return makeItem(parameters[index], separator)
             }
             return RowContext(
-                isContinuation: groupIndex > 0, blankLines: String(repeating: "\n", count: group.blankLines), items: items)
+                isContinuation: groupIndex > 0, blankLines: String(repeating: "\n", count: group.blankLines),
+                items: items)
         }
     }
 }

@@ -119,7 +119,8 @@ package struct HandlerGenerator: Sendable {
             let context = HandlerContext(
                 handler, descriptorSuffix: count == 1 ? "" : "_\(count)", idSuffix: idCount == 1 ? "" : "_\(idCount)",
                 callName: callName, sourceLocations: sourceLocations, moduleName: moduleName, tableName: tableName)
-            let members = try Templates.render(context, template: Templates.descriptor) + "\n"
+            let members =
+                try Templates.render(context, template: Templates.descriptor) + "\n"
                 + Templates.render(context, template: Templates.reference) + "\n"
                 + Templates.render(context, template: Templates.call)
             sections.append(
@@ -140,7 +141,8 @@ package struct HandlerGenerator: Sendable {
             handlerCount: sections.count,
             handlers: sections,
             sourceImports: sourceImports,
-            cImports: cTypes.imports.filter { !importedUnconditionally.contains("import \($0)") }.map(ImportContext.init),
+            cImports: cTypes.imports.filter { !importedUnconditionally.contains("import \($0)") }.map(
+                ImportContext.init),
             cTypes: try Self.cTypeSections(cTypes.model)
         )
         return try Templates.render(file, template: Templates.file)
@@ -198,10 +200,13 @@ package struct HandlerGenerator: Sendable {
         for key in branches.keys where key.isTestable {
             branches[Key(module: key.module, isTestable: false)] = nil
         }
-        return branches.keys.sorted { ($0.module, $0.isTestable ? 1 : 0) < ($1.module, $1.isTestable ? 1 : 0) }.flatMap { key in
+        return branches.keys.sorted { ($0.module, $0.isTestable ? 1 : 0) < ($1.module, $1.isTestable ? 1 : 0) }.flatMap
+        { key in
             let sets = branches[key] ?? []
             let declaration = (key.isTestable ? "@testable import " : "import ") + key.module
-            if sets.contains(where: \.isEmpty) { return [SourceImportContext(declaration: declaration, conditions: [])] }
+            if sets.contains(where: \.isEmpty) {
+                return [SourceImportContext(declaration: declaration, conditions: [])]
+            }
             return sets.map { SourceImportContext(declaration: declaration, conditions: $0.map(ConditionContext.init)) }
         }
     }
@@ -210,16 +215,19 @@ package struct HandlerGenerator: Sendable {
     static func cTypeSections(_ model: CHeaderModel) throws(GeneratorError) -> [CTypeSection] {
         var sections: [CTypeSection] = []
         for declaration in model.declarations {
-            let location = declaration.location.map { "\($0.file.split(separator: "/").last ?? ""):\($0.line)" } ?? "C header"
+            let location =
+                declaration.location.map { "\($0.file.split(separator: "/").last ?? ""):\($0.line)" } ?? "C header"
             let context: CTypeContext
             switch declaration {
             case .structure(let structure):
                 let writer = CConversionWriter(structure)
                 context = CTypeContext(
                     name: declaration.name, location: location, isStructure: true,
-                    decodeLines: writer.decodeLines.map(LineContext.init), encodeLines: writer.encodeLines.map(LineContext.init))
+                    decodeLines: writer.decodeLines.map(LineContext.init),
+                    encodeLines: writer.encodeLines.map(LineContext.init))
             case .enumeration:
-                context = CTypeContext(name: declaration.name, location: location, isStructure: false, decodeLines: [], encodeLines: [])
+                context = CTypeContext(
+                    name: declaration.name, location: location, isStructure: false, decodeLines: [], encodeLines: [])
             }
             let text = try Templates.render(context, template: Templates.cType)
             sections.append(CTypeSection(name: declaration.name, text: indented(text, by: "")))
@@ -248,13 +256,15 @@ package struct HandlerGenerator: Sendable {
             diagnostics.append(
                 ScanDiagnostic(
                     file: "<command line>", line: 1, column: 1, severity: .error,
-                    message: "module name '\(moduleName)' is not a Swift identifier; pass the target's module name (letters, digits and '_')"
+                    message:
+                        "module name '\(moduleName)' is not a Swift identifier; pass the target's module name (letters, digits and '_')"
                 )
             )
         }
         // The scanner reports duplicate ids itself; a scan with errors is refused with its own diagnostics.
         if diagnostics.isEmpty {
-            diagnostics = Self.duplicateIDs(in: scan.handlers) + SourceScanner.formerIDCollisions(in: scan.handlers)
+            diagnostics =
+                Self.duplicateIDs(in: scan.handlers) + SourceScanner.formerIDCollisions(in: scan.handlers)
                 + Self.incompleteDeclarations(in: scan.handlers) + Self.tooManyOmittedDefaults(in: scan.handlers)
         }
         if !diagnostics.isEmpty {
@@ -277,7 +287,8 @@ package struct HandlerGenerator: Sendable {
             diagnostics.append(
                 ScanDiagnostic(
                     file: handler.file, line: handler.line, column: handler.column, severity: .error,
-                    message: "duplicate handler id '\(handler.id)' (also used at \(places)); give one of them another id with @handler(id: \"…\")"
+                    message:
+                        "duplicate handler id '\(handler.id)' (also used at \(places)); give one of them another id with @handler(id: \"…\")"
                 )
             )
         }
@@ -291,13 +302,15 @@ package struct HandlerGenerator: Sendable {
             let problem: String
             switch handler.kind {
             case .instance where handler.instance?.isEmpty ?? true:
-                problem = "instance method '\(handler.name)' needs @handler(instance: \"…\") to say how the shim finds its object"
+                problem =
+                    "instance method '\(handler.name)' needs @handler(instance: \"…\") to say how the shim finds its object"
             case .instance where handler.type == nil, .static where handler.type == nil:
                 problem = "method '\(handler.name)' has no enclosing type"
             default:
                 return nil
             }
-            return ScanDiagnostic(file: handler.file, line: handler.line, column: handler.column, severity: .error, message: problem)
+            return ScanDiagnostic(
+                file: handler.file, line: handler.line, column: handler.column, severity: .error, message: problem)
         }
     }
 
@@ -322,11 +335,16 @@ package struct HandlerGenerator: Sendable {
     }
 
     /// Whether one declaration needs a condition to be false that the other needs to be true.
-    static func areExclusive(_ first: [HandlerDeclaration.Condition], _ second: [HandlerDeclaration.Condition]) -> Bool {
+    static func areExclusive(_ first: [HandlerDeclaration.Condition], _ second: [HandlerDeclaration.Condition]) -> Bool
+    {
         for a in first {
             for b in second {
-                if a.branch != .else, !a.expression.isEmpty, b.precedingExpressions.contains(a.expression) { return true }
-                if b.branch != .else, !b.expression.isEmpty, a.precedingExpressions.contains(b.expression) { return true }
+                if a.branch != .else, !a.expression.isEmpty, b.precedingExpressions.contains(a.expression) {
+                    return true
+                }
+                if b.branch != .else, !b.expression.isEmpty, a.precedingExpressions.contains(b.expression) {
+                    return true
+                }
             }
         }
         return false

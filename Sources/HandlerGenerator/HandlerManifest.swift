@@ -62,7 +62,8 @@ package struct HandlerManifest: Sendable, Equatable {
     }
 
     /// Every rule at its default severity.
-    package static let defaultRules = Dictionary(uniqueKeysWithValues: EvolutionRule.allCases.map { ($0, $0.defaultSeverity) })
+    package static let defaultRules = Dictionary(
+        uniqueKeysWithValues: EvolutionRule.allCases.map { ($0, $0.defaultSeverity) })
 
     /// The manifest of the handlers `scan` found. A handler declared in mutually exclusive `#if`
     /// branches under one id is listed once (its first declaration in file order).
@@ -153,7 +154,8 @@ extension HandlerManifest.Parameter {
     var json: String {
         let bindable = isBindable.map { "\($0)" } ?? "null"
         let former = HandlerManifest.list(formerNames)
-        return "{\"name\": \(ScanReport.string(name)), \"formerNames\": \(former), \"type\": \(ScanReport.string(type)), "
+        return
+            "{\"name\": \(ScanReport.string(name)), \"formerNames\": \(former), \"type\": \(ScanReport.string(type)), "
             + "\"mandatory\": \(isMandatory), \"bindable\": \(bindable)}"
     }
 }

@@ -18,12 +18,17 @@ indirect enum ParameterTypeShape: Equatable, Sendable {
     /// The shape of `type`, with optionality removed (`T?`, `T!`, `Optional<T>`).
     init(type: String) {
         let base = Self.withoutOptional(Self.withoutAttributes(type))
-        if let element = Self.generic(base, ["Array", "Set", "ContiguousArray"]) ?? Self.bracketed(base, dictionary: false) {
+        if let element = Self.generic(base, ["Array", "Set", "ContiguousArray"])
+            ?? Self.bracketed(base, dictionary: false)
+        {
             let shape = ParameterTypeShape(type: element)
             self = shape == .unbindable ? .unbindable : .array(shape)
         } else if let pair = Self.bracketed(base, dictionary: true) ?? Self.generic(base, ["Dictionary"]) {
             let parts = Self.splitTopLevel(pair, separators: [":", ","])
-            guard parts.count == 2 else { self = .unknown; return }
+            guard parts.count == 2 else {
+                self = .unknown
+                return
+            }
             let value = ParameterTypeShape(type: parts[1])
             if value == .unbindable {
                 self = .unbindable
@@ -100,7 +105,9 @@ indirect enum ParameterTypeShape: Equatable, Sendable {
     static func withoutAttributes(_ type: String) -> String {
         var text = Substring(type)
         while text.hasPrefix("@") {
-            guard let end = text.dropFirst().firstIndex(where: { !($0.isLetter || $0.isNumber || $0 == "_") }) else { break }
+            guard let end = text.dropFirst().firstIndex(where: { !($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                break
+            }
             text = text[end...]
         }
         if text.hasPrefix("sending") || text.hasPrefix("borrowing") || text.hasPrefix("consuming") {
@@ -113,7 +120,8 @@ indirect enum ParameterTypeShape: Equatable, Sendable {
         var text = type
         while text.hasSuffix("?") || text.hasSuffix("!") { text.removeLast() }
         if let wrapped = generic(text, ["Optional"]) { return withoutOptional(wrapped) }
-        if text.hasPrefix("("), text.hasSuffix(")"), splitTopLevel(String(text.dropFirst().dropLast()), separators: [","]).count == 1,
+        if text.hasPrefix("("), text.hasSuffix(")"),
+            splitTopLevel(String(text.dropFirst().dropLast()), separators: [","]).count == 1,
             !text.contains("->")
         {
             return withoutOptional(String(text.dropFirst().dropLast()))
@@ -147,7 +155,9 @@ indirect enum ParameterTypeShape: Equatable, Sendable {
     /// The inside of `[…]` when the brackets enclose the whole type: a dictionary's (`K:V`) when
     /// `dictionary`, else an array's element.
     private static func bracketed(_ type: String, dictionary: Bool) -> String? {
-        guard type.hasPrefix("["), type.hasSuffix("]"), splitTopLevel(type, separators: ["\u{0}"]) == [type] else { return nil }
+        guard type.hasPrefix("["), type.hasSuffix("]"), splitTopLevel(type, separators: ["\u{0}"]) == [type] else {
+            return nil
+        }
         var depth = 0
         for (offset, character) in type.enumerated() {
             if character == "[" { depth += 1 }

@@ -63,7 +63,8 @@ package enum ScanReport {
             if let instance = handler.instance { kind += " (instance: \(instance))" }
             let function = [handler.type, handler.name].compactMap { $0 }.joined(separator: ".")
             let former = handler.formerIDs.isEmpty ? "" : " (formerly \(handler.formerIDs.joined(separator: ", ")))"
-            out += "\(handler.file):\(handler.line): \(handler.id)\(former)  \(kind)  \(function)(\(parameters.joined(separator: ", ")))\(effects)\n"
+            out +=
+                "\(handler.file):\(handler.line): \(handler.id)\(former)  \(kind)  \(function)(\(parameters.joined(separator: ", ")))\(effects)\n"
         }
         for diagnostic in sortedDiagnostics(result) {
             out += diagnostic.compilerFormatted + "\n"

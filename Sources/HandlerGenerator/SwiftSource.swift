@@ -47,7 +47,8 @@ enum SwiftSource {
         }
         if upperPrefix == 0 { return name }
         // In `URLTools` the `T` starts the next word and stays upper case.
-        let lowered = upperPrefix > 1 && upperPrefix < characters.count && characters[upperPrefix].isLetter
+        let lowered =
+            upperPrefix > 1 && upperPrefix < characters.count && characters[upperPrefix].isLetter
             ? upperPrefix - 1 : upperPrefix
         return String(characters[..<lowered]).lowercased() + String(characters[lowered...])
     }
@@ -57,7 +58,8 @@ enum SwiftSource {
     static func isPlainIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
         return name.unicodeScalars.allSatisfy { scalar in
-            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || scalar == "_"
         }
     }
 }

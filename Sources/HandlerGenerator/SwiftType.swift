@@ -38,7 +38,8 @@ struct SwiftType: Equatable {
         if text.hasSuffix("?") || text.hasSuffix("!") {
             return SwiftType(spelled: String(text.dropLast()))
         }
-        if text.hasPrefix("Optional<"), text.hasSuffix(">"), Self.closingIndex(of: text, openingAt: 8) == text.count - 1 {
+        if text.hasPrefix("Optional<"), text.hasSuffix(">"), Self.closingIndex(of: text, openingAt: 8) == text.count - 1
+        {
             return SwiftType(spelled: String(text.dropFirst(9).dropLast()))
         }
         return nil
@@ -133,7 +134,10 @@ struct SwiftType: Equatable {
                         if characters[end] == "(" { depth += 1 }
                         if characters[end] == ")" {
                             depth -= 1
-                            if depth == 0 { end += 1; break }
+                            if depth == 0 {
+                                end += 1
+                                break
+                            }
                         }
                         end += 1
                     }

@@ -57,7 +57,9 @@ enum Templates {
                 library[name] = try MustacheTemplate(parsing: text, named: "\(name).mustache")
             } catch {
                 return .failure(
-                    templateError("template does not parse: \(error.message)", file: "Templates/\(name).mustache", line: error.line, column: error.column))
+                    templateError(
+                        "template does not parse: \(error.message)", file: "Templates/\(name).mustache",
+                        line: error.line, column: error.column))
             }
         }
         return .success(library)
@@ -94,7 +96,8 @@ enum Templates {
         for (name, text) in texts.sorted(by: { $0.key < $1.key }) {
             var hashes = "#"
             while text.contains("\"" + hashes) || text.contains("\\" + hashes) { hashes += "#" }
-            swift += "        \"\(SwiftSource.stringLiteralContent(name))\": \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes),\n"
+            swift +=
+                "        \"\(SwiftSource.stringLiteralContent(name))\": \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes),\n"
         }
         swift += "    ]\n}\n"
         return swift

@@ -106,7 +106,8 @@ struct BoundValue: Sendable {
             let digit = utf8[position] &- UInt8(ascii: "0")
             guard digit <= 9 else { return nil }
             let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflowedAgain) = isNegative
+            let (next, overflowedAgain) =
+                isNegative
                 ? shifted.subtractingReportingOverflow(Int(digit)) : shifted.addingReportingOverflow(Int(digit))
             guard !overflowed, !overflowedAgain else { return nil }
             value = next
@@ -179,7 +180,8 @@ struct BoundValue: Sendable {
     func hasFastScalar<T>(of type: T.Type) -> Bool {
         switch value {
         case .number where T.self == Int.self: integer != nil
-        case .number where T.self == Double.self: double != nil || (integer.map { $0.magnitude <= Self.exactDoubleLimit } ?? false)
+        case .number where T.self == Double.self:
+            double != nil || (integer.map { $0.magnitude <= Self.exactDoubleLimit } ?? false)
         case .string where T.self == String.self: true
         case .bool where T.self == Bool.self: true
         default: false

@@ -35,8 +35,10 @@ extension CValueCoding {
     static func string(at pointer: UnsafePointer<CChar>?, codingPath: [any CodingKey]) throws -> String? {
         guard let pointer else { return nil }
         guard let text = String(validatingCString: pointer) else {
-            throw EncodingError.invalidValue(pointer, .init(
-                codingPath: codingPath, debugDescription: "const char * holds bytes that are not UTF-8"))
+            throw EncodingError.invalidValue(
+                pointer,
+                .init(
+                    codingPath: codingPath, debugDescription: "const char * holds bytes that are not UTF-8"))
         }
         return text
     }
@@ -46,8 +48,9 @@ extension CValueCoding {
     static func pointer(to text: String?, codingPath: [any CodingKey]) throws -> UnsafePointer<CChar>? {
         guard let text else { return nil }
         guard !text.utf8.contains(0) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: codingPath, debugDescription: "string contains NUL, which a const char * cannot hold"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath, debugDescription: "string contains NUL, which a const char * cannot hold"))
         }
         return CStringStorage.pointer(for: text)
     }
@@ -56,7 +59,9 @@ extension CValueCoding {
 @_spi(HandlerKitGenerated)
 extension KeyedEncodingContainer where Key == CFieldKey {
     /// Encodes a `const char *` field as a string, or `null` for `NULL`.
-    @_spi(HandlerKitGenerated) public mutating func encodeCStringPointer(_ field: UnsafePointer<CChar>?, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public mutating func encodeCStringPointer(
+        _ field: UnsafePointer<CChar>?, forKey key: Key
+    ) throws {
         try encode(CValueCoding.string(at: field, codingPath: codingPath + [key]), forKey: key)
     }
 }
@@ -71,7 +76,9 @@ extension UnkeyedEncodingContainer {
 @_spi(HandlerKitGenerated)
 extension KeyedDecodingContainer where Key == CFieldKey {
     /// Decodes a string (or `null`) into a `const char *` field, pointing to a stored copy.
-    @_spi(HandlerKitGenerated) public func decodeCStringPointer(_ field: inout UnsafePointer<CChar>?, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public func decodeCStringPointer(
+        _ field: inout UnsafePointer<CChar>?, forKey key: Key
+    ) throws {
         field = try CValueCoding.pointer(to: decode(String?.self, forKey: key), codingPath: codingPath + [key])
     }
 }

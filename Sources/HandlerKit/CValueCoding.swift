@@ -27,8 +27,9 @@ public enum CValueCoding {
         let container = try decoder.singleValueContainer()
         let raw = try container.decode(T.RawValue.self)
         guard let value = T(rawValue: raw) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "\(raw) is not a value of \(T.self)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath, debugDescription: "\(raw) is not a value of \(T.self)"))
         }
         return value
     }
@@ -65,7 +66,8 @@ public enum CValueCoding {
         }
         let utf8 = Array(text.utf8)
         guard utf8.count < capacity else {
-            throw failure("string of \(utf8.count) UTF-8 bytes does not fit char[\(capacity)] (at most \(capacity - 1))")
+            throw failure(
+                "string of \(utf8.count) UTF-8 bytes does not fit char[\(capacity)] (at most \(capacity - 1))")
         }
         guard !utf8.contains(0) else { throw failure("string contains NUL, which char[\(capacity)] cannot hold") }
         withUnsafeMutableBytes(of: &field) { storage in
@@ -88,8 +90,10 @@ public enum CValueCoding {
     static func checkCount(_ count: Int?, expected: Int, codingPath: [any CodingKey]) throws {
         guard count == expected else {
             let found = count.map { "\($0) elements" } ?? "an array of unknown length"
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: codingPath, debugDescription: "expected an array of \(expected) elements, found \(found)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "expected an array of \(expected) elements, found \(found)"))
         }
     }
 }
@@ -97,7 +101,8 @@ public enum CValueCoding {
 @_spi(HandlerKitGenerated)
 extension KeyedEncodingContainer where Key == CFieldKey {
     /// Encodes a `char[capacity]` field as a string.
-    @_spi(HandlerKitGenerated) public mutating func encodeCString<T>(_ field: T, capacity: Int, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public mutating func encodeCString<T>(_ field: T, capacity: Int, forKey key: Key) throws
+    {
         try encode(CValueCoding.string(in: field, capacity: capacity, codingPath: codingPath + [key]), forKey: key)
     }
 }
@@ -119,11 +124,14 @@ extension KeyedDecodingContainer where Key == CFieldKey {
 
     /// Decodes an integer bit-field of `bits` bits; a value that does not fit is an error (assigning it
     /// would silently drop its high bits).
-    @_spi(HandlerKitGenerated) public func decodeCBitField<T: BinaryInteger & Decodable>(_ field: inout T, bits: Int, forKey key: Key) throws {
+    @_spi(HandlerKitGenerated) public func decodeCBitField<T: BinaryInteger & Decodable>(
+        _ field: inout T, bits: Int, forKey key: Key
+    ) throws {
         let value = try decode(T.self, forKey: key)
         guard CValueCoding.fits(value, bits: bits) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: codingPath + [key], debugDescription: "\(value) does not fit a \(bits)-bit field"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath + [key], debugDescription: "\(value) does not fit a \(bits)-bit field"))
         }
         field = value
     }
@@ -135,7 +143,9 @@ extension KeyedDecodingContainer where Key == CFieldKey {
     }
 
     /// The array of a fixed-size C array field, checked to hold exactly `count` elements.
-    @_spi(HandlerKitGenerated) public func nestedCArray(count: Int, forKey key: Key) throws -> any UnkeyedDecodingContainer {
+    @_spi(HandlerKitGenerated) public func nestedCArray(
+        count: Int, forKey key: Key
+    ) throws -> any UnkeyedDecodingContainer {
         let container = try nestedUnkeyedContainer(forKey: key)
         try CValueCoding.checkCount(container.count, expected: count, codingPath: codingPath + [key])
         return container

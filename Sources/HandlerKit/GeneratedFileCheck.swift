@@ -4,6 +4,7 @@
 /// compiler reports its message at the `@handler` line. Not for use in code.
 @available(
     *, unavailable,
-    message: "this target uses @handler but the HandlerKit build plugin did not run for it: add `plugins: [.plugin(name: \"HandlerKitPlugin\", package: \"HandlerKit\")]` to the target in Package.swift (its name is in this parameter's label)"
+    message:
+        "this target uses @handler but the HandlerKit build plugin did not run for it: add `plugins: [.plugin(name: \"HandlerKitPlugin\", package: \"HandlerKit\")]` to the target in Package.swift (its name is in this parameter's label)"
 )
 public enum _HandlerKitGeneratedFile {}

@@ -11,8 +11,9 @@ extension Handler {
         guard target.hasFormerParameterNames || invalidationTarget?.hasFormerParameterNames == true else { return }
         for index in entries.indices {
             let name = entries[index].name
-            guard let current = target.currentParameterName(forFormer: name)
-                ?? invalidationTarget?.currentParameterName(forFormer: name),
+            guard
+                let current = target.currentParameterName(forFormer: name)
+                    ?? invalidationTarget?.currentParameterName(forFormer: name),
                 !entries.contains(where: { $0.name == current })
             else { continue }
             entries[index].name = current

@@ -79,7 +79,9 @@ extension Handler {
             throw .documentTooLarge(size: buffer.count, limit: limits.maximumDocumentSize)
         }
         let depth = limits.effectiveDepth
-        if let parts = try JSONReader.parseDocument(buffer, maximumDepth: depth, registry: registry.index) { return parts }
+        if let parts = try JSONReader.parseDocument(buffer, maximumDepth: depth, registry: registry.index) {
+            return parts
+        }
         let value = try JSONReader.parse(buffer, maximumDepth: depth)
         throw .invalidDocument(path: "$", reason: "expected an object, found \(value.kindDescription)")
     }
@@ -104,13 +106,15 @@ extension Handler {
     /// bound values.
     convenience init(parts: DocumentParts, context: DecodingContext) throws(HandlerError) {
         if let name = parts.unknownMember {
-            throw .invalidDocument(path: name, reason: "unknown member; a handler document has bound, id, invalidation, version")
+            throw .invalidDocument(
+                path: name, reason: "unknown member; a handler document has bound, id, invalidation, version")
         }
         switch parts.version {
         case .number(let text)? where text == Self.documentVersionText: break
         case .number(let text)?: throw .unsupportedVersion(found: text, supported: Self.documentVersion)
         case nil: throw .invalidDocument(path: "version", reason: "missing")
-        case let other?: throw .invalidDocument(path: "version", reason: "expected a number, found \(other.kindDescription)")
+        case let other?:
+            throw .invalidDocument(path: "version", reason: "expected a number, found \(other.kindDescription)")
         }
         guard let id = parts.id else { throw .invalidDocument(path: "id", reason: "missing") }
         let target: HandlerDescriptor
@@ -121,7 +125,8 @@ extension Handler {
         }
         var invalidationTarget = parts.invalidationTarget
         if invalidationTarget == nil, let value = parts.invalidation {
-            invalidationTarget = try context.registry.resolve(try Self.string(value, path: "invalidation"), path: "invalidation")
+            invalidationTarget = try context.registry.resolve(
+                try Self.string(value, path: "invalidation"), path: "invalidation")
         }
         if let other = parts.boundOther {
             throw .invalidDocument(path: "bound", reason: "expected an object, found \(other.kindDescription)")
@@ -129,11 +134,13 @@ extension Handler {
         var bound = parts.bound ?? []
         Self.renameFormerParameters(&bound, target: target, invalidationTarget: invalidationTarget)
         for entry in bound {
-            try Self.validate(entry.value, named: entry.name, target: target,
-                              invalidationTarget: invalidationTarget, context: context)
+            try Self.validate(
+                entry.value, named: entry.name, target: target,
+                invalidationTarget: invalidationTarget, context: context)
         }
-        self.init(target: target, invalidationTarget: invalidationTarget,
-                  bound: BoundValues(bound, context: context), context: context)
+        self.init(
+            target: target, invalidationTarget: invalidationTarget,
+            bound: BoundValues(bound, context: context), context: context)
     }
 
     private static let documentVersionText = String(documentVersion)

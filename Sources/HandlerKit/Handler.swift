@@ -58,13 +58,19 @@ public final class Handler: Sendable {
     private convenience init(
         target: HandlerDescriptor, bound: HandlerBindings, invalidation: String?, registry: HandlerRegistry
     ) throws(HandlerError) {
-        let invalidationTarget = try invalidation.map { id throws(HandlerError) in try registry.resolve(id, path: "invalidation") }
+        let invalidationTarget = try invalidation.map { id throws(HandlerError) in
+            try registry.resolve(id, path: "invalidation")
+        }
         let context = DecodingContext(registry: registry, limits: .default)
         let values = try Self.encode(bound, target: target, invalidationTarget: invalidationTarget, context: context)
-        self.init(target: target, invalidationTarget: invalidationTarget, bound: BoundValues(values, context: context), context: context)
+        self.init(
+            target: target, invalidationTarget: invalidationTarget, bound: BoundValues(values, context: context),
+            context: context)
     }
 
-    init(target: HandlerDescriptor, invalidationTarget: HandlerDescriptor?, bound: BoundValues, context: DecodingContext) {
+    init(
+        target: HandlerDescriptor, invalidationTarget: HandlerDescriptor?, bound: BoundValues, context: DecodingContext
+    ) {
         self.id = target.id
         self.invalidationID = invalidationTarget?.id
         self.target = target
@@ -217,7 +223,8 @@ public final class Handler: Sendable {
         for parameter in descriptor.parameters where parameter.isMandatory {
             let isBound = bound.value(named: parameter.name).map { $0.value != .null } ?? false
             if !isBound && !callTime.contains(parameter.name) {
-                throw .missingArgument(handler: descriptor.id, argument: parameter.name, expectedType: parameter.typeName)
+                throw .missingArgument(
+                    handler: descriptor.id, argument: parameter.name, expectedType: parameter.typeName)
             }
         }
     }
@@ -245,7 +252,9 @@ public final class Handler: Sendable {
             case .value(let encoded):
                 value = encoded
             }
-            try validate(BoundValue(value), named: name, target: target, invalidationTarget: invalidationTarget, context: context)
+            try validate(
+                BoundValue(value), named: name, target: target, invalidationTarget: invalidationTarget, context: context
+            )
             values[name] = value
         }
         return values

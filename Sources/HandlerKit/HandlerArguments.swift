@@ -99,8 +99,9 @@ public struct HandlerArguments: Sendable {
     func callTimeValue<T>(_ value: any Sendable, _ name: String) throws -> T? {
         if let typed = exactly(value, as: T.self) ?? (value as? T) { return typed }
         if isAbsent(value) { return nil }
-        throw HandlerError.typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
-                                        found: "a call-time value of type \(type(of: value))", detail: nil)
+        throw HandlerError.typeMismatch(
+            handler: handlerID, argument: name, expectedType: "\(T.self)",
+            found: "a call-time value of type \(type(of: value))", detail: nil)
     }
 
     /// A bound value as `T` through the full decoder; `nil` for `null`.
@@ -110,11 +111,13 @@ public struct HandlerArguments: Sendable {
         do {
             return try HandlerValueDecoder.decode(type, from: value, context: bound.context)
         } catch let error as DecodingError {
-            throw .typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
-                                found: value.kindDescription, detail: error.handlerKitDetail)
+            throw .typeMismatch(
+                handler: handlerID, argument: name, expectedType: "\(T.self)",
+                found: value.kindDescription, detail: error.handlerKitDetail)
         } catch {
-            throw .typeMismatch(handler: handlerID, argument: name, expectedType: "\(T.self)",
-                                found: value.kindDescription, detail: "\(error)")
+            throw .typeMismatch(
+                handler: handlerID, argument: name, expectedType: "\(T.self)",
+                found: value.kindDescription, detail: "\(error)")
         }
     }
 

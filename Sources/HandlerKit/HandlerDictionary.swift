@@ -66,7 +66,8 @@ public struct HandlerDictionary: Sendable {
             }
         }
         guard case .object(let entries) = value else {
-            throw .invalidDocument(path: "$", reason: "expected an object of handler documents by key, found \(value.kindDescription)")
+            throw .invalidDocument(
+                path: "$", reason: "expected an object of handler documents by key, found \(value.kindDescription)")
         }
         self.init(entries: entries, context: DecodingContext(registry: registry, limits: limits))
     }

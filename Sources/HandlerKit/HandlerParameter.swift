@@ -18,26 +18,34 @@ public final class HandlerParameter: Sendable {
 
     /// A mandatory parameter whose type is not `Decodable`: it can only be passed at call time.
     @_spi(HandlerKitGenerated)
-    public static func required<T>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+    public static func required<T>(
+        _ name: String, _ type: T.Type, formerly formerNames: [String] = []
+    ) -> HandlerParameter {
         unbindable(name, type, isMandatory: true, formerNames: formerNames)
     }
 
     /// A mandatory parameter of a `Decodable` type.
     @_spi(HandlerKitGenerated)
-    public static func required<T: Decodable>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+    public static func required<T: Decodable>(
+        _ name: String, _ type: T.Type, formerly formerNames: [String] = []
+    ) -> HandlerParameter {
         bindable(name, type, isMandatory: true, formerNames: formerNames)
     }
 
     /// An optional parameter (`T?`, given as `T.self`, or one with a default value) whose type is
     /// not `Decodable`.
     @_spi(HandlerKitGenerated)
-    public static func optional<T>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+    public static func optional<T>(
+        _ name: String, _ type: T.Type, formerly formerNames: [String] = []
+    ) -> HandlerParameter {
         unbindable(name, type, isMandatory: false, formerNames: formerNames)
     }
 
     /// An optional parameter (`T?`, given as `T.self`, or one with a default value) of a `Decodable` type.
     @_spi(HandlerKitGenerated)
-    public static func optional<T: Decodable>(_ name: String, _ type: T.Type, formerly formerNames: [String] = []) -> HandlerParameter {
+    public static func optional<T: Decodable>(
+        _ name: String, _ type: T.Type, formerly formerNames: [String] = []
+    ) -> HandlerParameter {
         bindable(name, type, isMandatory: false, formerNames: formerNames)
     }
 
@@ -49,7 +57,9 @@ public final class HandlerParameter: Sendable {
             check: DecodableCheck<T>(), takes: takesValues(of: T.self))
     }
 
-    private static func unbindable<T>(_ name: String, _ type: T.Type, isMandatory: Bool, formerNames: [String]) -> HandlerParameter {
+    private static func unbindable<T>(
+        _ name: String, _ type: T.Type, isMandatory: Bool, formerNames: [String]
+    ) -> HandlerParameter {
         HandlerParameter(
             name: name, typeName: String(describing: type), isMandatory: isMandatory, formerNames: formerNames,
             check: nil, takes: takesValues(of: T.self))
@@ -93,11 +103,13 @@ public final class HandlerParameter: Sendable {
         do {
             try check.check(bound, context: context)
         } catch let error as DecodingError {
-            throw .typeMismatch(handler: handler, argument: name, expectedType: typeName,
-                                found: value.kindDescription, detail: error.handlerKitDetail)
+            throw .typeMismatch(
+                handler: handler, argument: name, expectedType: typeName,
+                found: value.kindDescription, detail: error.handlerKitDetail)
         } catch {
-            throw .typeMismatch(handler: handler, argument: name, expectedType: typeName,
-                                found: value.kindDescription, detail: "\(error)")
+            throw .typeMismatch(
+                handler: handler, argument: name, expectedType: typeName,
+                found: value.kindDescription, detail: "\(error)")
         }
     }
 }

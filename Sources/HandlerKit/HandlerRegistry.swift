@@ -83,7 +83,10 @@ public final class HandlerRegistry: Sendable {
     ///   cause: the start-up registration is missing), else `.unknownHandler`.
     func resolve(_ id: String, path: String) throws(HandlerError) -> HandlerDescriptor {
         let (descriptor, isEmpty) = state.withLock { state in
-            (state.entries[id]?.descriptor ?? state.formerIDs[id].flatMap { state.entries[$0]?.descriptor }, state.modules.isEmpty)
+            (
+                state.entries[id]?.descriptor ?? state.formerIDs[id].flatMap { state.entries[$0]?.descriptor },
+                state.modules.isEmpty
+            )
         }
         guard let descriptor else {
             throw isEmpty ? .noHandlersRegistered(id: id, path: path) : .unknownHandler(id: id, path: path)

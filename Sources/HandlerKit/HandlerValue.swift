@@ -32,7 +32,6 @@ public enum HandlerValue: Sendable, Hashable {
     }
 }
 
-
 extension HandlerValue {
     /// The text of the first `.number` (depth first) that is not a JSON number, if any.
     var firstInvalidNumber: String? {

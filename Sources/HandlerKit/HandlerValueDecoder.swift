@@ -13,8 +13,10 @@ enum HandlerValueDecoder {
     ) throws -> T {
         if let scalarType = type as? any HandlerScalar.Type {
             guard let scalar = scalarType.exactly(value), let typed = scalar as? T else {
-                throw DecodingError.typeMismatch(type, .init(
-                    codingPath: codingPath, debugDescription: "expected \(type), found \(value.kindDescription)"))
+                throw DecodingError.typeMismatch(
+                    type,
+                    .init(
+                        codingPath: codingPath, debugDescription: "expected \(type), found \(value.kindDescription)"))
             }
             return typed
         }
@@ -23,7 +25,8 @@ enum HandlerValueDecoder {
             do {
                 if let typed = try Handler(documentValue: value, context: context) as? T { return typed }
             } catch {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
             }
         }
         return try T(from: ValueDecoder(value: value, codingPath: codingPath, context: context))
@@ -45,16 +48,21 @@ private struct ValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else {
-            throw DecodingError.typeMismatch([String: Any].self, .init(
-                codingPath: codingPath, debugDescription: "expected an object, found \(value.kindDescription)"))
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                .init(
+                    codingPath: codingPath, debugDescription: "expected an object, found \(value.kindDescription)"))
         }
-        return KeyedDecodingContainer(KeyedValueContainer<Key>(members: members, codingPath: codingPath, context: context))
+        return KeyedDecodingContainer(
+            KeyedValueContainer<Key>(members: members, codingPath: codingPath, context: context))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
-            throw DecodingError.typeMismatch([Any].self, .init(
-                codingPath: codingPath, debugDescription: "expected an array, found \(value.kindDescription)"))
+            throw DecodingError.typeMismatch(
+                [Any].self,
+                .init(
+                    codingPath: codingPath, debugDescription: "expected an array, found \(value.kindDescription)"))
         }
         return UnkeyedValueContainer(elements: elements, codingPath: codingPath, context: context)
     }
@@ -75,8 +83,10 @@ private struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     private func member(_ key: Key) throws -> HandlerValue {
         guard let value = members[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(
-                codingPath: codingPath, debugDescription: "no value for key '\(key.stringValue)'"))
+            throw DecodingError.keyNotFound(
+                key,
+                .init(
+                    codingPath: codingPath, debugDescription: "no value for key '\(key.stringValue)'"))
         }
         return value
     }
@@ -87,7 +97,9 @@ private struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
         try HandlerValueDecoder.decode(type, from: member(key), codingPath: codingPath + [key], context: context)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         try ValueDecoder(value: member(key), codingPath: codingPath + [key], context: context).container(keyedBy: type)
     }
 
@@ -121,8 +133,11 @@ private struct UnkeyedValueContainer: UnkeyedDecodingContainer {
 
     private mutating func next(_ type: Any.Type) throws -> (HandlerValue, [any CodingKey]) {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(
-                codingPath: codingPath + [IndexKey(currentIndex)], debugDescription: "the array has only \(elements.count) elements"))
+            throw DecodingError.valueNotFound(
+                type,
+                .init(
+                    codingPath: codingPath + [IndexKey(currentIndex)],
+                    debugDescription: "the array has only \(elements.count) elements"))
         }
         defer { currentIndex += 1 }
         return (elements[currentIndex], codingPath + [IndexKey(currentIndex)])
@@ -139,7 +154,9 @@ private struct UnkeyedValueContainer: UnkeyedDecodingContainer {
         return try HandlerValueDecoder.decode(type, from: value, codingPath: path, context: context)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         let (value, path) = try next([String: Any].self)
         return try ValueDecoder(value: value, codingPath: path, context: context).container(keyedBy: type)
     }
@@ -173,7 +190,8 @@ extension DecodingError {
     var handlerKitDetail: String? {
         let context: Context
         switch self {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+            context = c
         @unknown default: return "\(self)"
         }
         var path = context.codingPath.map(\.stringValue).joined(separator: ".")

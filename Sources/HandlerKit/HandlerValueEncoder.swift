@@ -17,8 +17,10 @@ enum HandlerValueEncoder {
             // Built by the caller: a `.number` must hold a JSON number, or the document written
             // from it could not be read back.
             if let text = handlerValue.firstInvalidNumber {
-                throw EncodingError.invalidValue(handlerValue, .init(
-                    codingPath: [], debugDescription: "HandlerValue.number(\"\(text)\") is not a JSON number"))
+                throw EncodingError.invalidValue(
+                    handlerValue,
+                    .init(
+                        codingPath: [], debugDescription: "HandlerValue.number(\"\(text)\") is not a JSON number"))
             }
             return handlerValue
         }
@@ -105,7 +107,9 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
         try node.member(key.stringValue).encode(value, codingPath: codingPath + [key])
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         NodeEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key]).container(keyedBy: keyType)
     }
 
@@ -137,7 +141,9 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
         try node.appendElement().encode(value, codingPath: codingPath + [IndexKey(count)])
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         NodeEncoder(node: node.appendElement(), codingPath: codingPath + [IndexKey(count)]).container(keyedBy: keyType)
     }
 

@@ -36,8 +36,10 @@ struct JSONReader {
     static func isNumber(_ text: String) -> Bool {
         var copy = text
         return copy.withUTF8 { buffer in
-            guard let first = buffer.first, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
-                  case .number? = try? JSONReader.parse(buffer, maximumDepth: 1) else { return false }
+            guard let first = buffer.first,
+                first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+                case .number? = try? JSONReader.parse(buffer, maximumDepth: 1)
+            else { return false }
             return true
         }
     }
@@ -75,9 +77,15 @@ struct JSONReader {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw error("unexpected \(describeByte(at: index)), expected a value")
         }
@@ -85,7 +93,9 @@ struct JSONReader {
 
     private mutating func parseObject(depth: Int) throws(HandlerError) -> HandlerValue {
         var members: [String: HandlerValue] = [:]
-        try parseMembers(depth: depth, name: { reader throws(HandlerError) in try reader.parseString() }, describe: { $0 }) {
+        try parseMembers(
+            depth: depth, name: { reader throws(HandlerError) in try reader.parseString() }, describe: { $0 }
+        ) {
             reader, name, nameStart throws(HandlerError) in
             let value = try reader.parseValue(depth: depth)
             if members.updateValue(value, forKey: name) != nil {
@@ -107,10 +117,16 @@ struct JSONReader {
         guard depth <= maximumDepth else { throw tooDeep() }
         index += 1  // {
         skipWhitespace()
-        if peek(UInt8(ascii: "}")) { index += 1; return }
+        if peek(UInt8(ascii: "}")) {
+            index += 1
+            return
+        }
         while true {
             guard peek(UInt8(ascii: "\"")) else {
-                throw error(index < bytes.count ? "expected a member name in quotes, found \(describeByte(at: index))" : "unexpected end of document inside an object")
+                throw error(
+                    index < bytes.count
+                        ? "expected a member name in quotes, found \(describeByte(at: index))"
+                        : "unexpected end of document inside an object")
             }
             let nameStart = index
             let name = try readName(&self)
@@ -137,7 +153,10 @@ struct JSONReader {
         index += 1  // [
         var elements: [HandlerValue] = []
         skipWhitespace()
-        if peek(UInt8(ascii: "]")) { index += 1; return .array(elements) }
+        if peek(UInt8(ascii: "]")) {
+            index += 1
+            return .array(elements)
+        }
         while true {
             elements.append(try parseValue(depth: depth))
             skipWhitespace()
@@ -160,7 +179,9 @@ struct JSONReader {
         var parts = DocumentParts()
         var seenKnown: UInt8 = 0
         var seenUnknown: [String] = []
-        try parseMembers(depth: 1, name: { reader throws(HandlerError) in try reader.parseDocumentMemberName() }, describe: \.name) {
+        try parseMembers(
+            depth: 1, name: { reader throws(HandlerError) in try reader.parseDocumentMemberName() }, describe: \.name
+        ) {
             reader, member, nameStart throws(HandlerError) in
             let isDuplicate: Bool
             if let bit = member.bit {
@@ -213,7 +234,7 @@ struct JSONReader {
     /// nothing consumed when the value is anything else (then it is parsed and checked as usual).
     private mutating func parseRegisteredID(in registry: RegistryIndex) -> HandlerDescriptor? {
         guard peek(UInt8(ascii: "\"")), let end = plainStringEnd(from: index + 1),
-              let descriptor = registry.descriptor(utf8: UnsafeBufferPointer(rebasing: bytes[index + 1..<end]))
+            let descriptor = registry.descriptor(utf8: UnsafeBufferPointer(rebasing: bytes[index + 1..<end]))
         else { return nil }
         index = end + 1
         return descriptor
@@ -235,8 +256,9 @@ struct JSONReader {
     /// The `version` member: the current version without creating a string, anything else as parsed.
     private mutating func parseVersion() throws(HandlerError) -> HandlerValue {
         if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "1"),
-           !isDigit(bytes[index + 1]), bytes[index + 1] != UInt8(ascii: "."),
-           bytes[index + 1] != UInt8(ascii: "e"), bytes[index + 1] != UInt8(ascii: "E") {
+            !isDigit(bytes[index + 1]), bytes[index + 1] != UInt8(ascii: "."),
+            bytes[index + 1] != UInt8(ascii: "e"), bytes[index + 1] != UInt8(ascii: "E")
+        {
             index += 1
             return Self.versionOne
         }
@@ -249,13 +271,14 @@ struct JSONReader {
     private mutating func parseDocumentMemberName() throws(HandlerError) -> DocumentParts.Member {
         if let end = plainStringEnd(from: index + 1), let base = bytes.baseAddress {
             let start = base + index + 1
-            let member: DocumentParts.Member? = switch end - index - 1 {
-            case 2 where memcmp(start, "id", 2) == 0: .id
-            case 5 where memcmp(start, "bound", 5) == 0: .bound
-            case 7 where memcmp(start, "version", 7) == 0: .version
-            case 12 where memcmp(start, "invalidation", 12) == 0: .invalidation
-            default: nil
-            }
+            let member: DocumentParts.Member? =
+                switch end - index - 1 {
+                case 2 where memcmp(start, "id", 2) == 0: .id
+                case 5 where memcmp(start, "bound", 5) == 0: .bound
+                case 7 where memcmp(start, "version", 7) == 0: .version
+                case 12 where memcmp(start, "invalidation", 12) == 0: .invalidation
+                default: nil
+                }
             if let member {
                 index = end + 1
                 return member
@@ -269,14 +292,19 @@ struct JSONReader {
     private mutating func parseBoundObject(names registry: RegistryIndex) throws(HandlerError) -> [BoundEntry] {
         var members: [BoundEntry] = []
         members.reserveCapacity(8)
-        try parseMembers(depth: 2, name: { reader throws(HandlerError) in
-            if let end = reader.plainStringEnd(from: reader.index + 1),
-               let known = registry.parameterName(utf8: UnsafeBufferPointer(rebasing: reader.bytes[reader.index + 1..<end])) {
-                reader.index = end + 1
-                return known
-            }
-            return try reader.parseString()
-        }, describe: { $0 }) { reader, name, nameStart throws(HandlerError) in
+        try parseMembers(
+            depth: 2,
+            name: { reader throws(HandlerError) in
+                if let end = reader.plainStringEnd(from: reader.index + 1),
+                    let known = registry.parameterName(
+                        utf8: UnsafeBufferPointer(rebasing: reader.bytes[reader.index + 1..<end]))
+                {
+                    reader.index = end + 1
+                    return known
+                }
+                return try reader.parseString()
+            }, describe: { $0 }
+        ) { reader, name, nameStart throws(HandlerError) in
             let value = try reader.parseBoundValue()
             if members.contains(where: { $0.name == name }) {
                 throw reader.error("duplicate member name \"\(name)\"", at: nameStart)
@@ -341,7 +369,8 @@ struct JSONReader {
         case UInt8(ascii: "u"):
             var scalar = UInt32(try parseHex4(escapeStart: escapeStart))
             if (0xD800...0xDBFF).contains(scalar) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw error("lone high surrogate \\u\(hex(scalar)) is not a character", at: escapeStart)
                 }
                 index += 2
@@ -388,12 +417,20 @@ struct JSONReader {
         var upper: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lower = 0xA0
+        case 0xE0:
+            length = 3
+            lower = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upper = 0x9F
-        case 0xF0: length = 4; lower = 0x90
+        case 0xED:
+            length = 3
+            upper = 0x9F
+        case 0xF0:
+            length = 4
+            lower = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upper = 0x8F
+        case 0xF4:
+            length = 4
+            upper = 0x8F
         default: throw error("invalid UTF-8 byte \(describeByte(at: position))", at: position)
         }
         guard position + length <= bytes.count else { throw error("truncated UTF-8 sequence", at: position) }
@@ -414,19 +451,27 @@ struct JSONReader {
         guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits", at: start) }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if index < bytes.count, isDigit(bytes[index]) { throw error("a number must not have leading zeros", at: start) }
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw error("a number must not have leading zeros", at: start)
+            }
         } else {
             skipDigits()
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits after '.'", at: start) }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("a number needs digits after '.'", at: start)
+            }
             skipDigits()
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits in its exponent", at: start) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("a number needs digits in its exponent", at: start)
+            }
             skipDigits()
         }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)

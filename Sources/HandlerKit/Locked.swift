@@ -32,7 +32,9 @@ package struct Locked<State>: @unchecked Sendable {
     }
 
     @inlinable
-    package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         try storage.withUnsafeMutablePointers { (state, mutex) throws(Failure) -> Result in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }

@@ -22,9 +22,10 @@ final class RegistryIndex: Sendable {
     init(_ descriptors: [HandlerDescriptor]) {
         // Former ids find the current handler; former parameter names are read as themselves and
         // renamed once the document's handler is known (`Handler.renameFormerParameters`).
-        handlers = ByteKeyedTable(descriptors.flatMap { descriptor in
-            (CollectionOfOne(descriptor.id) + descriptor.formerIDs).map { (Array($0.utf8), descriptor) }
-        })
+        handlers = ByteKeyedTable(
+            descriptors.flatMap { descriptor in
+                (CollectionOfOne(descriptor.id) + descriptor.formerIDs).map { (Array($0.utf8), descriptor) }
+            })
         var names: [String: [UInt8]] = [:]
         for descriptor in descriptors {
             for parameter in descriptor.parameters {

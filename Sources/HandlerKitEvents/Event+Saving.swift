@@ -25,7 +25,9 @@ extension Event {
 
     /// Appends the saved subscriptions after the current subscribers, in their saved order. One
     /// that cannot be restored is appended as a dormant subscription (kept verbatim) and reported.
-    func restore(_ saved: [HandlerValue], path: String, registry: HandlerRegistry) -> (restored: Int, problems: [EventError]) {
+    func restore(
+        _ saved: [HandlerValue], path: String, registry: HandlerRegistry
+    ) -> (restored: Int, problems: [EventError]) {
         var restored = 0
         var problems: [EventError] = []
         for (index, value) in saved.enumerated() {
@@ -33,14 +35,16 @@ extension Event {
             do throws(EventError) {
                 let entry = try SavedSubscription(value, path: entryPath, registry: registry)
                 let arguments = try eventArguments(for: entry.handler, inBackground: entry.background)
-                add(.handler(entry.handler), .handler(entry.handler, arguments),
+                add(
+                    .handler(entry.handler), .handler(entry.handler, arguments),
                     once: entry.oneTime, background: entry.background, locked: entry.locked)
                 restored += 1
             } catch {
-                let reason: EventError = switch error {
-                case .dormantSubscription: error
-                default: .dormantSubscription(path: entryPath, reason: error.description)
-                }
+                let reason: EventError =
+                    switch error {
+                    case .dormantSubscription: error
+                    default: .dormantSubscription(path: entryPath, reason: error.description)
+                    }
                 add(.dormant(saved: value, reason: reason), .dormant, once: false, background: false)
                 problems.append(reason)
             }
@@ -63,13 +67,17 @@ struct SavedSubscription {
             throw .dormantSubscription(path: path, reason: "expected an object, found \(value.kindDescription)")
         }
         if let unknown = members.keys.sorted().first(where: { !Self.members.contains($0) }) {
-            throw .dormantSubscription(path: "\(path).\(unknown)", reason: "unknown member; a saved subscription has background, handler, locked, oneTime")
+            throw .dormantSubscription(
+                path: "\(path).\(unknown)",
+                reason: "unknown member; a saved subscription has background, handler, locked, oneTime")
         }
         func flag(_ name: String) throws(EventError) -> Bool {
             switch members[name] {
             case .bool(let flag)?: return flag
             case nil: throw .dormantSubscription(path: "\(path).\(name)", reason: "missing")
-            case let other?: throw .dormantSubscription(path: "\(path).\(name)", reason: "expected a bool, found \(other.kindDescription)")
+            case let other?:
+                throw .dormantSubscription(
+                    path: "\(path).\(name)", reason: "expected a bool, found \(other.kindDescription)")
             }
         }
         oneTime = try flag("oneTime")

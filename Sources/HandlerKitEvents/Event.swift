@@ -88,7 +88,8 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     ///     that stays the same if you may rename the type.
     public convenience init<Owner>(_ name: String, of owner: Owner.Type = Owner.self, key: String? = nil)
     where Sender == Owner.Type {
-        self.init(name: name, persistenceKey: key ?? "\(String(reflecting: Owner.self)).\(name)", sender: .type(Owner.self))
+        self.init(
+            name: name, persistenceKey: key ?? "\(String(reflecting: Owner.self)).\(name)", sender: .type(Owner.self))
     }
 
     /// The event's key if it has one, else its name: how errors and failures name it.
@@ -134,13 +135,17 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     ///   parameter named `data`, `sender`, `event` or `eventName` whose type cannot take what the
     ///   event supplies, `.requiresBackground` for an `async` handler on the sender's thread.
     @discardableResult
-    public func subscribe(_ handler: Handler, once: Bool = false, inBackground: Bool = false) throws(EventError) -> Subscription {
+    public func subscribe(
+        _ handler: Handler, once: Bool = false, inBackground: Bool = false
+    ) throws(EventError) -> Subscription {
         let arguments = try eventArguments(for: handler, inBackground: inBackground)
         return add(.handler(handler), .handler(handler, arguments), once: once, background: inBackground)
     }
 
     @discardableResult
-    func add(_ kind: Subscription.Kind, _ delivery: Delivery, once: Bool, background: Bool, locked: Bool = false) -> Subscription {
+    func add(
+        _ kind: Subscription.Kind, _ delivery: Delivery, once: Bool, background: Bool, locked: Bool = false
+    ) -> Subscription {
         let entry = Entry(kind: kind, delivery: delivery, isOneTime: once, isBackground: background, owner: self)
         entry.flags.isLocked = locked
         state.withLock { $0.entries.append(entry) }
@@ -157,7 +162,9 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     public func send(_ data: Payload) {
         guard let sender = sender.value else { return }
         let sent = SentEvent(sender: sender, data: data, eventName: name)
-        let (snapshot, first) = state.withLock { state in (state.entries, Self.claim(state.entries, from: 0, in: &state)) }
+        let (snapshot, first) = state.withLock { state in
+            (state.entries, Self.claim(state.entries, from: 0, in: &state))
+        }
         var next = first
         while let index = next {
             if let failure = Self.runWithoutWaiting(snapshot[index], sent) { EventErrorHook.report(failure) }
@@ -171,7 +178,9 @@ public final class Event<Sender: Sendable, Payload: Sendable>: Sendable {
     public func sendAndWait(_ data: Payload) async -> [SubscriberFailure] {
         guard let sender = sender.value else { return [] }
         let sent = SentEvent(sender: sender, data: data, eventName: name)
-        let (snapshot, first) = state.withLock { state in (state.entries, Self.claim(state.entries, from: 0, in: &state)) }
+        let (snapshot, first) = state.withLock { state in
+            (state.entries, Self.claim(state.entries, from: 0, in: &state))
+        }
         var outcomes: [Task<SubscriberFailure?, Never>?] = []
         var failures: [SubscriberFailure?] = []
         var next = first

@@ -37,13 +37,15 @@ extension Event {
         for parameter in descriptor.parameters {
             if let (argument, type) = Self.supplied(parameter.name) {
                 if parameter.accepts(type) == false {
-                    throw .argumentTypeMismatch(event: displayName, handler: handler.id, argument: parameter.name,
-                                                expectedType: parameter.typeName, suppliedType: String(describing: type))
+                    throw .argumentTypeMismatch(
+                        event: displayName, handler: handler.id, argument: parameter.name,
+                        expectedType: parameter.typeName, suppliedType: String(describing: type))
                 }
                 passed.insert(argument)
             } else if parameter.isMandatory, (bound[parameter.name] ?? .null) == .null {
-                throw .missingArgument(event: displayName, handler: handler.id, argument: parameter.name,
-                                       expectedType: parameter.typeName)
+                throw .missingArgument(
+                    event: displayName, handler: handler.id, argument: parameter.name,
+                    expectedType: parameter.typeName)
             }
         }
         return passed

@@ -6,7 +6,8 @@ public enum EventError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A handler has a mandatory parameter that neither its bound values nor the event supply.
     case missingArgument(event: String, handler: String, argument: String, expectedType: String)
     /// A handler's parameter cannot take what the event supplies under that name (`data`, `sender`, …).
-    case argumentTypeMismatch(event: String, handler: String, argument: String, expectedType: String, suppliedType: String)
+    case argumentTypeMismatch(
+        event: String, handler: String, argument: String, expectedType: String, suppliedType: String)
     /// An `async` handler was subscribed to run on the sender's thread; subscribe it `inBackground`.
     case requiresBackground(event: String, handler: String)
     /// An instance-level event was given to an archive but its object has no `eventIdentity`.

@@ -29,14 +29,16 @@ extension EventSource {
     public var eventIdentity: String? { nil }
 
     /// The object's event named `name` with payload `Payload`, created on first use.
-    public func event<Payload: Sendable>(_ name: String, _ payload: Payload.Type = Payload.self) -> Event<Self, Payload> {
+    public func event<Payload: Sendable>(_ name: String, _ payload: Payload.Type = Payload.self) -> Event<Self, Payload>
+    {
         let key = EventStorage.Key(name: name, payload: ObjectIdentifier(Payload.self))
         if let existing = eventStorage.events.withLock({ $0[key] as? Event<Self, Payload> }) { return existing }
         // Read outside the lock: `eventIdentity` is the user's code.
         let persistenceKey = eventIdentity.map { "\(String(reflecting: Self.self))[\($0)].\(name)" }
         return eventStorage.events.withLock { events in
             if let existing = events[key] as? Event<Self, Payload> { return existing }
-            let created = Event<Self, Payload>(name: name, persistenceKey: persistenceKey, sender: .object { [weak self] in self })
+            let created = Event<Self, Payload>(
+                name: name, persistenceKey: persistenceKey, sender: .object { [weak self] in self })
             events[key] = created
             return created
         }

@@ -110,7 +110,10 @@ final class Subscriber<Sender: Sendable, Payload: Sendable>: Subscription, @unch
     @usableFromInline let isForegroundClosure: Bool
     @usableFromInline let closure: @Sendable (SentEvent<Sender, Payload>) throws -> Void
 
-    init(kind: Kind, delivery: Event<Sender, Payload>.Delivery, isOneTime: Bool, isBackground: Bool, owner: any SubscriptionOwner) {
+    init(
+        kind: Kind, delivery: Event<Sender, Payload>.Delivery, isOneTime: Bool, isBackground: Bool,
+        owner: any SubscriptionOwner
+    ) {
         self.delivery = delivery
         if case .closure(let body) = delivery {
             isForegroundClosure = true

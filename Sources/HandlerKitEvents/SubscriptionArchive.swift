@@ -59,7 +59,9 @@ public final class SubscriptionArchive: Sendable {
 
     /// An archive whose handlers are rebuilt from `registry`; `limits` bound the size and depth of
     /// a document it restores (default: 64 MiB, 64 levels).
-    public init(registry: HandlerRegistry = .shared, limits: DecodingLimits = DecodingLimits(maximumDocumentSize: 64 << 20)) {
+    public init(
+        registry: HandlerRegistry = .shared, limits: DecodingLimits = DecodingLimits(maximumDocumentSize: 64 << 20)
+    ) {
         self.registry = registry
         self.limits = limits
     }
@@ -126,7 +128,11 @@ public final class SubscriptionArchive: Sendable {
             guard case .array(let subscriptions)? = saved[key] else {
                 // An event's entry that is not an array: kept as it is, like an unknown event's.
                 unknown[key] = saved[key]
-                report.problems.append(.dormantSubscription(path: path, reason: "expected an array of subscriptions, found \(saved[key]?.kindDescription ?? "nothing")"))
+                report.problems.append(
+                    .dormantSubscription(
+                        path: path,
+                        reason: "expected an array of subscriptions, found \(saved[key]?.kindDescription ?? "nothing")")
+                )
                 continue
             }
             guard let outcome = events[key]?.restore(subscriptions, path, registry) else {
@@ -165,7 +171,9 @@ public final class SubscriptionArchive: Sendable {
     }
 
     /// The `events` member of a document, after checking its shape, format and version.
-    private static func savedEvents(_ json: some Collection<UInt8>, limits: DecodingLimits) throws(EventError) -> [String: HandlerValue] {
+    private static func savedEvents(
+        _ json: some Collection<UInt8>, limits: DecodingLimits
+    ) throws(EventError) -> [String: HandlerValue] {
         let document: HandlerValue
         do {
             document = try HandlerValue(json: json, limits: limits)
@@ -176,21 +184,26 @@ public final class SubscriptionArchive: Sendable {
             throw .invalidDocument(path: "$", reason: "expected an object, found \(document.kindDescription)")
         }
         if let unknown = members.keys.sorted().first(where: { !["events", "format", "version"].contains($0) }) {
-            throw .invalidDocument(path: unknown, reason: "unknown member; a subscriptions document has events, format, version")
+            throw .invalidDocument(
+                path: unknown, reason: "unknown member; a subscriptions document has events, format, version")
         }
         switch members["version"] {
         case .number(let text)? where text == String(version): break
         case .number(let text)?: throw .unsupportedVersion(found: text, supported: version)
         case nil: throw .invalidDocument(path: "version", reason: "missing")
-        case let other?: throw .invalidDocument(path: "version", reason: "expected a number, found \(other.kindDescription)")
+        case let other?:
+            throw .invalidDocument(path: "version", reason: "expected a number, found \(other.kindDescription)")
         }
         guard members["format"] == .string(format) else {
-            throw .invalidDocument(path: "format", reason: "expected \"\(format)\", found \(members["format"]?.kindDescription ?? "nothing")")
+            throw .invalidDocument(
+                path: "format",
+                reason: "expected \"\(format)\", found \(members["format"]?.kindDescription ?? "nothing")")
         }
         switch members["events"] {
         case .object(let events)?: return events
         case nil: throw .invalidDocument(path: "events", reason: "missing")
-        case let other?: throw .invalidDocument(path: "events", reason: "expected an object, found \(other.kindDescription)")
+        case let other?:
+            throw .invalidDocument(path: "events", reason: "expected an object, found \(other.kindDescription)")
         }
     }
 }
@@ -203,6 +216,8 @@ public struct RestoreReport: Sendable, CustomStringConvertible {
     public var problems: [EventError] = []
 
     public var description: String {
-        "restored \(restored) subscription(s)" + (problems.isEmpty ? "" : "; \(problems.count) kept aside: " + problems.map(\.description).joined(separator: "; "))
+        "restored \(restored) subscription(s)"
+            + (problems.isEmpty
+                ? "" : "; \(problems.count) kept aside: " + problems.map(\.description).joined(separator: "; "))
     }
 }

@@ -75,7 +75,8 @@ public final class InMemorySignalStore: SignalStore {
         mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
             deliveries[nextRowID] = Delivery(
                 key: DeliveryKey(consumer: consumer.id.rawValue, revision: revision), consumerID: consumer.id,
-                signalID: consumer.signalID, revision: revision, component: consumer.component, ownerRun: consumer.runID,
+                signalID: consumer.signalID, revision: revision, component: consumer.component,
+                ownerRun: consumer.runID,
                 lifetime: consumer.lifetime, handlerID: consumer.handlerID, handler: consumer.handler, payload: payload,
                 notBefore: now)
             nextRowID += 1
@@ -118,7 +119,8 @@ public final class InMemorySignalStore: SignalStore {
         /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
         func claimedRow(_ delivery: ClaimedDelivery) -> Delivery? {
             guard let row = deliveries[delivery.rowID], row.state == .claimed, row.claimedBy == delivery.runID,
-                  row.attempt == delivery.attempt else { return nil }
+                row.attempt == delivery.attempt
+            else { return nil }
             return row
         }
     }
@@ -149,7 +151,9 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
-    public func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+    public func takeOver(
+        _ run: String, of component: String, by runID: String
+    ) async throws(SignalError) -> TakeoverReport? {
         let report = state.withLock { state -> TakeoverReport? in
             guard state.runs[run] == nil else { return nil }
             return state.retire(run, adoptedBy: runID, now: Date())
@@ -212,9 +216,11 @@ public final class InMemorySignalStore: SignalStore {
             if !hasConsumer && keepUntil == nil {
                 state.signals[signalID] = nil
             } else {
-                state.signals[signalID] = Signal(revision: revision, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
+                state.signals[signalID] = Signal(
+                    revision: revision, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
             }
-            return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+            return PostResult(
+                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
         }
         if result.deliveries > 0 { wakeAll() }
         return result
@@ -234,9 +240,10 @@ public final class InMemorySignalStore: SignalStore {
                 row.claimedBy = runID
                 row.attempt += 1
                 state.deliveries[id] = row
-                return ClaimedDelivery(rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
-                                       revision: row.revision, handler: row.handler, payload: row.payload,
-                                       attempt: row.attempt, runID: runID)
+                return ClaimedDelivery(
+                    rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
+                    revision: row.revision, handler: row.handler, payload: row.payload,
+                    attempt: row.attempt, runID: runID)
             }
         }
     }
@@ -246,13 +253,16 @@ public final class InMemorySignalStore: SignalStore {
             guard state.claimedRow(delivery) != nil else { return false }
             let now = Date()
             state.deliveries[delivery.rowID] = nil
-            state.completions.append(Completion(
-                record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt), completedAt: now))
+            state.completions.append(
+                Completion(
+                    record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
+                    completedAt: now))
             let before = state.consumers.count
             state.consumers.removeAll { $0.record.id == delivery.consumerID && $0.record.mode == .once }
             if state.consumers.count < before, let signal = state.signals[delivery.signalID],
-               !(signal.keepUntil.map { $0 >= now } ?? false),
-               !state.consumers.contains(where: { $0.record.signalID == delivery.signalID }) {
+                !(signal.keepUntil.map { $0 >= now } ?? false),
+                !state.consumers.contains(where: { $0.record.signalID == delivery.signalID })
+            {
                 state.signals[delivery.signalID] = nil
             }
             return true
@@ -289,17 +299,23 @@ public final class InMemorySignalStore: SignalStore {
         state.withLock { state in
             state.deliveries.sorted { $0.key < $1.key }.map(\.value)
                 .filter { $0.state == .dead && (component == nil || $0.component == component) }
-                .map { DeadDelivery(key: $0.key, signalID: $0.signalID, revision: $0.revision, consumerID: $0.consumerID,
-                                    component: $0.component, handlerID: $0.handlerID, attempts: $0.attempt,
-                                    reason: $0.lastError ?? "unknown") }
+                .map {
+                    DeadDelivery(
+                        key: $0.key, signalID: $0.signalID, revision: $0.revision, consumerID: $0.consumerID,
+                        component: $0.component, handlerID: $0.handlerID, attempts: $0.attempt,
+                        reason: $0.lastError ?? "unknown")
+                }
         }
     }
 
     public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
         let requeued = state.withLock { state -> Bool in
-            guard let (id, row) = state.deliveries.first(where: { $0.value.key == key && $0.value.state == .dead }) else { return false }
+            guard let (id, row) = state.deliveries.first(where: { $0.value.key == key && $0.value.state == .dead })
+            else { return false }
             var requeued = row
-            if row.ownerRun != runID, row.component == component, state.runs[row.ownerRun] == nil { requeued.ownerRun = runID }
+            if row.ownerRun != runID, row.component == component, state.runs[row.ownerRun] == nil {
+                requeued.ownerRun = runID
+            }
             requeued.state = .pending
             requeued.attempt = 0
             requeued.notBefore = Date()

@@ -14,7 +14,9 @@ extension SignalCenter {
             for (index, delivery) in claimed.enumerated() {
                 if isStopped {
                     // Claims not started are given back as they were; `endRun` would do the same.
-                    for rest in claimed[index...] { _ = try await store.release(rest, reason: "run stopped", retryAt: Date()) }
+                    for rest in claimed[index...] {
+                        _ = try await store.release(rest, reason: "run stopped", retryAt: Date())
+                    }
                     return completed
                 }
                 do {
@@ -78,7 +80,8 @@ extension SignalCenter {
         }
         do {
             try await handler.call([
-                "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID, "signalRevision": delivery.revision,
+                "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID,
+                "signalRevision": delivery.revision,
             ])
         } catch {
             let reason = "handler '\(handler.id)' threw on attempt \(delivery.attempt): \(error)"
@@ -108,18 +111,21 @@ extension SignalCenter {
         } catch HandlerError.unknownHandler(let id, _), HandlerError.noHandlersRegistered(let id, _) {
             throw .handlerNotRegistered(handler: id, delivery: delivery.key.rawValue)
         } catch {
-            throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "handler",
-                                   reason: "the consumer's handler cannot be rebuilt in this process: \(error)")
+            throw .malformedRecord(
+                table: "deliveries", key: delivery.key.rawValue, column: "handler",
+                reason: "the consumer's handler cannot be rebuilt in this process: \(error)")
         }
         let payload: HandlerValue
         do {
             payload = try HandlerValue(json: Data(delivery.payload))
         } catch {
-            throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "payload", reason: "\(error)")
+            throw .malformedRecord(
+                table: "deliveries", key: delivery.key.rawValue, column: "payload", reason: "\(error)")
         }
         guard case .object(let members) = payload else {
-            throw .malformedRecord(table: "deliveries", key: delivery.key.rawValue, column: "payload",
-                                   reason: "expected a JSON object, found \(payload.kindDescription)")
+            throw .malformedRecord(
+                table: "deliveries", key: delivery.key.rawValue, column: "payload",
+                reason: "expected a JSON object, found \(payload.kindDescription)")
         }
         let parameters = Set(registry.descriptor(for: handler.id)?.parameters.map(\.name) ?? [])
         var bindings = HandlerBindings()
@@ -129,8 +135,9 @@ extension SignalCenter {
         do {
             try handler.bind(bindings)
         } catch {
-            throw .invalidPayload(signal: delivery.signalID, argument: Self.argument(of: error) ?? "?",
-                                  reason: "revision \(delivery.revision) does not fit the consumer's handler: \(error)")
+            throw .invalidPayload(
+                signal: delivery.signalID, argument: Self.argument(of: error) ?? "?",
+                reason: "revision \(delivery.revision) does not fit the consumer's handler: \(error)")
         }
         return handler
     }
@@ -139,15 +146,17 @@ extension SignalCenter {
     /// the same delivery would fail again.
     private static func isArgumentError(_ error: any Error, of handler: Handler) -> Bool {
         switch error as? HandlerError {
-        case .missingArgument(let id, _, _)?, .typeMismatch(let id, _, _, _, _)?, .notBindable(let id, _, _)?: id == handler.id
+        case .missingArgument(let id, _, _)?, .typeMismatch(let id, _, _, _, _)?, .notBindable(let id, _, _)?:
+            id == handler.id
         default: false
         }
     }
 
     private static func argument(of error: HandlerError) -> String? {
         switch error {
-        case .typeMismatch(_, let argument, _, _, _), .notBindable(_, let argument, _), .unknownArgument(_, let argument, _),
-             .missingArgument(_, let argument, _), .encodingFailed(_, let argument, _):
+        case .typeMismatch(_, let argument, _, _, _), .notBindable(_, let argument, _),
+            .unknownArgument(_, let argument, _),
+            .missingArgument(_, let argument, _), .encodingFailed(_, let argument, _):
             argument
         default: nil
         }

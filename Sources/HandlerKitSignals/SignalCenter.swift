@@ -30,8 +30,10 @@ public final class SignalCenter: Sendable {
         /// process there).
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
-        public init(retry: RetryPolicy = RetryPolicy(), deliversAutomatically: Bool = true, claimBatch: Int = 16,
-                    onProblem: (@Sendable (SignalError) -> Void)? = nil) {
+        public init(
+            retry: RetryPolicy = RetryPolicy(), deliversAutomatically: Bool = true, claimBatch: Int = 16,
+            onProblem: (@Sendable (SignalError) -> Void)? = nil
+        ) {
             self.retry = retry
             self.deliversAutomatically = deliversAutomatically
             self.claimBatch = max(1, claimBatch)
@@ -61,8 +63,10 @@ public final class SignalCenter: Sendable {
         var listener: (any SignalWakeListener)?
     }
 
-    private init(component: String, runID: String, store: any SignalStore, registry: HandlerRegistry,
-                 takeover: TakeoverReport, options: Options) {
+    private init(
+        component: String, runID: String, store: any SignalStore, registry: HandlerRegistry,
+        takeover: TakeoverReport, options: Options
+    ) {
         self.component = component
         self.runID = runID
         self.store = store
@@ -78,7 +82,8 @@ public final class SignalCenter: Sendable {
     ) async throws(SignalError) -> SignalCenter {
         if component.isEmpty { throw .invalidComponent(component, reason: "it is empty") }
         if component.utf8.count > maximumComponentLength {
-            throw .invalidComponent(component, reason: "it is \(component.utf8.count) bytes long; the limit is \(maximumComponentLength)")
+            throw .invalidComponent(
+                component, reason: "it is \(component.utf8.count) bytes long; the limit is \(maximumComponentLength)")
         }
         let runID = UUID().uuidString
         try await store.beginRun(runID, component: component)
@@ -89,8 +94,9 @@ public final class SignalCenter: Sendable {
             try? await store.endRun(runID, component: component)
             throw error
         }
-        let center = SignalCenter(component: component, runID: runID, store: store, registry: registry,
-                                  takeover: takeover, options: options)
+        let center = SignalCenter(
+            component: component, runID: runID, store: store, registry: registry,
+            takeover: takeover, options: options)
         if options.deliversAutomatically {
             let listener: any SignalWakeListener
             do {

@@ -34,11 +34,14 @@ public struct SignalID: Hashable, Sendable, CustomStringConvertible, Expressible
     func validated() throws(SignalError) -> String {
         if rawValue.isEmpty { throw .invalidSignalID(rawValue, reason: "it is empty") }
         if let first = rawValue.unicodeScalars.first, let last = rawValue.unicodeScalars.last,
-           first.properties.isWhitespace || last.properties.isWhitespace {
-            throw .invalidSignalID(rawValue, reason: "it begins or ends with white space (trim an id read from a file or a line of input)")
+            first.properties.isWhitespace || last.properties.isWhitespace
+        {
+            throw .invalidSignalID(
+                rawValue, reason: "it begins or ends with white space (trim an id read from a file or a line of input)")
         }
         if rawValue.utf8.count > Self.maximumLength {
-            throw .invalidSignalID(rawValue, reason: "it is \(rawValue.utf8.count) bytes long; the limit is \(Self.maximumLength)")
+            throw .invalidSignalID(
+                rawValue, reason: "it is \(rawValue.utf8.count) bytes long; the limit is \(Self.maximumLength)")
         }
         return rawValue
     }

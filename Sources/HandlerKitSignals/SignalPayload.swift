@@ -44,8 +44,9 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
             throw .invalidPayload(signal: signal, argument: failure.name, reason: failure.reason)
         }
         if let reserved = values.keys.sorted().first(where: Self.reservedNames.contains) {
-            throw .invalidPayload(signal: signal, argument: reserved,
-                                  reason: "this name is reserved: handlers receive it from HandlerKitSignals itself")
+            throw .invalidPayload(
+                signal: signal, argument: reserved,
+                reason: "this name is reserved: handlers receive it from HandlerKitSignals itself")
         }
         return [UInt8](HandlerValue.object(values).jsonData())
     }

@@ -34,7 +34,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The longest wait between attempts.
     public var maximumDelay: Duration
 
-    public init(maximumAttempts: Int = 8, firstDelay: Duration = .milliseconds(100), maximumDelay: Duration = .seconds(300)) {
+    public init(
+        maximumAttempts: Int = 8, firstDelay: Duration = .milliseconds(100), maximumDelay: Duration = .seconds(300)
+    ) {
         self.maximumAttempts = max(1, maximumAttempts)
         self.firstDelay = firstDelay
         self.maximumDelay = maximumDelay

@@ -41,8 +41,10 @@ public struct ConsumerRecord: Sendable, Hashable {
     /// The handler's id (stored apart, to name it when its document cannot be rebuilt).
     public var handlerID: String
 
-    public init(id: ConsumerID, signalID: String, component: String, runID: String, lifetime: ConsumerLifetime,
-                mode: DeliveryMode, handler: [UInt8], handlerID: String) {
+    public init(
+        id: ConsumerID, signalID: String, component: String, runID: String, lifetime: ConsumerLifetime,
+        mode: DeliveryMode, handler: [UInt8], handlerID: String
+    ) {
         self.id = id
         self.signalID = signalID
         self.component = component
@@ -74,8 +76,10 @@ public struct ClaimedDelivery: Sendable, Hashable {
     /// The run that claimed it.
     public var runID: String
 
-    public init(rowID: Int64, key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, handler: [UInt8],
-                payload: [UInt8], attempt: Int, runID: String) {
+    public init(
+        rowID: Int64, key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, handler: [UInt8],
+        payload: [UInt8], attempt: Int, runID: String
+    ) {
         self.rowID = rowID
         self.key = key
         self.consumerID = consumerID
@@ -105,8 +109,10 @@ public struct DeadDelivery: Sendable, Hashable {
     /// Why it is dead (the last error).
     public var reason: String
 
-    public init(key: DeliveryKey, signalID: String, revision: Int, consumerID: ConsumerID, component: String, handlerID: String,
-                attempts: Int, reason: String) {
+    public init(
+        key: DeliveryKey, signalID: String, revision: Int, consumerID: ConsumerID, component: String, handlerID: String,
+        attempts: Int, reason: String
+    ) {
         self.key = key
         self.signalID = signalID
         self.revision = revision

@@ -3,7 +3,8 @@ extension ConsumerLifetime {
     /// The lifetime stored in the `lifetime` column of consumer `consumer`.
     package init(stored text: String, consumer: String) throws(SignalError) {
         guard let lifetime = ConsumerLifetime(rawValue: text) else {
-            throw .malformedRecord(table: "consumers", key: consumer, column: "lifetime", reason: "unknown lifetime '\(text)'")
+            throw .malformedRecord(
+                table: "consumers", key: consumer, column: "lifetime", reason: "unknown lifetime '\(text)'")
         }
         self = lifetime
     }
@@ -22,6 +23,7 @@ extension DeliveryMode {
 extension SignalError {
     /// The reason a claimed delivery whose body (handler and payload) is missing is parked as dead.
     package static func missingBody(of key: String) -> SignalError {
-        .malformedRecord(table: "delivery_bodies", key: key, column: "delivery_id", reason: "the delivery's body is missing")
+        .malformedRecord(
+            table: "delivery_bodies", key: key, column: "delivery_id", reason: "the delivery's body is missing")
     }
 }

@@ -52,8 +52,10 @@ final class PostgresConnections: Sendable {
     /// whether this is a retry after a lost connection, so one whose first try may have been applied
     /// (a completion, a post) finds out rather than applying it twice; the others are guarded (run
     /// again harmlessly) or only read.
-    func run<T: Sendable>(_ operation: @autoclosure () -> String,
-                          _ body: (PostgresConnection, _ isRetry: Bool) async throws -> T) async throws(SignalError) -> T {
+    func run<T: Sendable>(
+        _ operation: @autoclosure () -> String,
+        _ body: (PostgresConnection, _ isRetry: Bool) async throws -> T
+    ) async throws(SignalError) -> T {
         let giveUp = ContinuousClock.now + reconnectFor
         var wait = Duration.milliseconds(20)
         var isRetry = false
@@ -63,7 +65,8 @@ final class PostgresConnections: Sendable {
                 connection = try await acquire()
             } catch {
                 guard everConnected.withLock({ $0 }), ContinuousClock.now < giveUp else { throw error }
-                logger.notice("signal store \(settings.location): server unreachable during \(operation()), retrying: \(error)")
+                logger.notice(
+                    "signal store \(settings.location): server unreachable during \(operation()), retrying: \(error)")
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))
                 continue
@@ -93,7 +96,9 @@ final class PostgresConnections: Sendable {
                 if lost {
                     throw SignalError.storeUnavailable(
                         path: settings.location,
-                        reason: "the connection to \(settings.host):\(settings.port) was lost during \(operation()): \(Self.describe(error))")
+                        reason:
+                            "the connection to \(settings.host):\(settings.port) was lost during \(operation()): \(Self.describe(error))"
+                    )
                 }
                 throw signalError(error, operation: operation())
             }
@@ -101,8 +106,10 @@ final class PostgresConnections: Sendable {
     }
 
     /// Runs `body` in one transaction (`BEGIN` … `COMMIT`) on a pooled connection.
-    func transaction<T: Sendable>(_ operation: @autoclosure () -> String,
-                                  _ body: (PostgresConnection) async throws -> T) async throws(SignalError) -> T {
+    func transaction<T: Sendable>(
+        _ operation: @autoclosure () -> String,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws(SignalError) -> T {
         try await run(operation()) { connection, _ in
             try await connection.query("BEGIN", logger: logger)
             let result = try await body(connection)
@@ -150,8 +157,10 @@ final class PostgresConnections: Sendable {
 
     /// The error for a server that could not be reached, naming its host and port.
     func unreachable(_ error: any Error) -> SignalError {
-        .storeUnavailable(path: settings.location,
-                          reason: "cannot connect to the PostgreSQL server at \(settings.host):\(settings.port): \(Self.describe(error))")
+        .storeUnavailable(
+            path: settings.location,
+            reason:
+                "cannot connect to the PostgreSQL server at \(settings.host):\(settings.port): \(Self.describe(error))")
     }
 
     /// The `SignalError` for an error of postgres-nio or of the server during `operation`.
@@ -162,7 +171,8 @@ final class PostgresConnections: Sendable {
         switch (error as? PSQLError)?.serverInfo?[.sqlState] {
         case "53100"?: return .storeFull(path: settings.location, operation: operation)
         case "25006"?: return .storeReadOnly(path: settings.location, operation: operation)
-        case "40001"?, "40P01"?, "55P03"?: return .storeBusy(path: settings.location, operation: operation, waitedSeconds: 0)
+        case "40001"?, "40P01"?, "55P03"?:
+            return .storeBusy(path: settings.location, operation: operation, waitedSeconds: 0)
         default: return .database(path: settings.location, operation: operation, detail: detail)
         }
     }

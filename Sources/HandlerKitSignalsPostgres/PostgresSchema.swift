@@ -22,100 +22,102 @@ enum PostgresSchema {
     /// `steps[n]` migrates version n to n + 1 (`steps.count == version`). They name no schema: every
     /// connection's `search_path` is the store's schema (`PostgresConnections.connect`).
     static let steps: [String] = [
-            """
-            CREATE SEQUENCE run_lock_keys AS integer MINVALUE 1 CYCLE;
-            CREATE TABLE runs (
-                run_id text PRIMARY KEY,
-                component text NOT NULL,
-                host text NOT NULL,
-                pid integer NOT NULL,
-                -- The run's session-level advisory lock is (hashtext(<namespace>), lock_key).
-                lock_key integer NOT NULL,
-                backend_pid integer NOT NULL,
-                started_at double precision NOT NULL,
-                heartbeat_at timestamptz NOT NULL DEFAULT clock_timestamp()
-            );
-            CREATE INDEX runs_by_component ON runs (component);
-            CREATE TABLE consumers (
-                consumer_id text PRIMARY KEY,
-                signal_id text NOT NULL,
-                component text NOT NULL,
-                run_id text NOT NULL,
-                lifetime text NOT NULL,
-                mode text NOT NULL,
-                handler bytea NOT NULL,
-                handler_id text NOT NULL,
-                delivered integer NOT NULL DEFAULT 0,
-                created_at double precision NOT NULL
-            );
-            CREATE INDEX consumers_by_signal ON consumers (signal_id);
-            CREATE INDEX consumers_by_run ON consumers (run_id);
-            CREATE INDEX consumers_by_component ON consumers (component);
-            CREATE TABLE signals (
-                signal_id text PRIMARY KEY,
-                revision integer NOT NULL,
-                -- The latest revision's payload while the signal is kept for late consumers (else empty).
-                payload bytea NOT NULL,
-                posted_at double precision NOT NULL,
-                keep_until double precision
-            );
-            CREATE TABLE deliveries (
-                id bigserial PRIMARY KEY,
-                delivery_key text NOT NULL UNIQUE,
-                consumer_id text NOT NULL,
-                signal_id text NOT NULL,
-                revision integer NOT NULL,
-                component text NOT NULL,
-                owner_run text NOT NULL,
-                lifetime text NOT NULL,
-                handler_id text NOT NULL,
-                state text NOT NULL,
-                claimed_by text,
-                attempt integer NOT NULL DEFAULT 0,
-                not_before double precision NOT NULL,
-                last_error text,
-                created_at double precision NOT NULL
-            );
-            CREATE INDEX deliveries_by_owner ON deliveries (owner_run, state, not_before);
-            CREATE INDEX deliveries_by_consumer ON deliveries (consumer_id);
-            CREATE INDEX deliveries_by_component ON deliveries (component, state);
-            -- The large parts of a delivery, apart: claiming and releasing rewrite only the small row above.
-            CREATE TABLE delivery_bodies (
-                delivery_id bigint PRIMARY KEY,
-                handler bytea NOT NULL,
-                payload bytea NOT NULL
-            );
-            CREATE TABLE completions (
-                delivery_key text NOT NULL,
-                consumer_id text NOT NULL,
-                signal_id text NOT NULL,
-                revision integer NOT NULL,
-                run_id text NOT NULL,
-                attempt integer NOT NULL,
-                completed_at double precision NOT NULL
-            );
-            CREATE INDEX completions_by_key ON completions (delivery_key);
-            CREATE INDEX completions_by_time ON completions (completed_at);
-            """,
-            // 2: each post's id (made by the posting process before sending) and result, so a post whose
-            // connection was lost is tried again without being applied twice; kept for a few minutes.
-            """
-            CREATE TABLE posts (
-                post_id text PRIMARY KEY,
-                signal_id text NOT NULL,
-                revision integer NOT NULL,
-                deliveries integer NOT NULL,
-                posted_at double precision NOT NULL
-            );
-            CREATE INDEX posts_by_time ON posts (posted_at);
-            """,
+        """
+        CREATE SEQUENCE run_lock_keys AS integer MINVALUE 1 CYCLE;
+        CREATE TABLE runs (
+            run_id text PRIMARY KEY,
+            component text NOT NULL,
+            host text NOT NULL,
+            pid integer NOT NULL,
+            -- The run's session-level advisory lock is (hashtext(<namespace>), lock_key).
+            lock_key integer NOT NULL,
+            backend_pid integer NOT NULL,
+            started_at double precision NOT NULL,
+            heartbeat_at timestamptz NOT NULL DEFAULT clock_timestamp()
+        );
+        CREATE INDEX runs_by_component ON runs (component);
+        CREATE TABLE consumers (
+            consumer_id text PRIMARY KEY,
+            signal_id text NOT NULL,
+            component text NOT NULL,
+            run_id text NOT NULL,
+            lifetime text NOT NULL,
+            mode text NOT NULL,
+            handler bytea NOT NULL,
+            handler_id text NOT NULL,
+            delivered integer NOT NULL DEFAULT 0,
+            created_at double precision NOT NULL
+        );
+        CREATE INDEX consumers_by_signal ON consumers (signal_id);
+        CREATE INDEX consumers_by_run ON consumers (run_id);
+        CREATE INDEX consumers_by_component ON consumers (component);
+        CREATE TABLE signals (
+            signal_id text PRIMARY KEY,
+            revision integer NOT NULL,
+            -- The latest revision's payload while the signal is kept for late consumers (else empty).
+            payload bytea NOT NULL,
+            posted_at double precision NOT NULL,
+            keep_until double precision
+        );
+        CREATE TABLE deliveries (
+            id bigserial PRIMARY KEY,
+            delivery_key text NOT NULL UNIQUE,
+            consumer_id text NOT NULL,
+            signal_id text NOT NULL,
+            revision integer NOT NULL,
+            component text NOT NULL,
+            owner_run text NOT NULL,
+            lifetime text NOT NULL,
+            handler_id text NOT NULL,
+            state text NOT NULL,
+            claimed_by text,
+            attempt integer NOT NULL DEFAULT 0,
+            not_before double precision NOT NULL,
+            last_error text,
+            created_at double precision NOT NULL
+        );
+        CREATE INDEX deliveries_by_owner ON deliveries (owner_run, state, not_before);
+        CREATE INDEX deliveries_by_consumer ON deliveries (consumer_id);
+        CREATE INDEX deliveries_by_component ON deliveries (component, state);
+        -- The large parts of a delivery, apart: claiming and releasing rewrite only the small row above.
+        CREATE TABLE delivery_bodies (
+            delivery_id bigint PRIMARY KEY,
+            handler bytea NOT NULL,
+            payload bytea NOT NULL
+        );
+        CREATE TABLE completions (
+            delivery_key text NOT NULL,
+            consumer_id text NOT NULL,
+            signal_id text NOT NULL,
+            revision integer NOT NULL,
+            run_id text NOT NULL,
+            attempt integer NOT NULL,
+            completed_at double precision NOT NULL
+        );
+        CREATE INDEX completions_by_key ON completions (delivery_key);
+        CREATE INDEX completions_by_time ON completions (completed_at);
+        """,
+        // 2: each post's id (made by the posting process before sending) and result, so a post whose
+        // connection was lost is tried again without being applied twice; kept for a few minutes.
+        """
+        CREATE TABLE posts (
+            post_id text PRIMARY KEY,
+            signal_id text NOT NULL,
+            revision integer NOT NULL,
+            deliveries integer NOT NULL,
+            posted_at double precision NOT NULL
+        );
+        CREATE INDEX posts_by_time ON posts (posted_at);
+        """,
     ]
 
     /// Brings the store to `version` (creating its schema when missing), or refuses a newer one or a
     /// schema that holds other tables. Runs inside the caller's transaction, on a connection whose
     /// `search_path` is `schema`.
-    static func migrate(_ connection: PostgresConnection, schema: String, namespace: String, location: String,
-                        logger: Logger) async throws {
+    static func migrate(
+        _ connection: PostgresConnection, schema: String, namespace: String, location: String,
+        logger: Logger
+    ) async throws {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(namespace)), 0)", logger: logger)
         try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
         var existing: [String] = []
@@ -127,17 +129,23 @@ enum PostgresSchema {
             let shown = (foreign.isEmpty ? existing : foreign).prefix(8).map { "'\($0)'" }.joined(separator: ", ")
             throw SignalError.notASignalStore(
                 path: location,
-                found: "a schema with \(foreign.isEmpty ? "tables" : "other tables") \(shown)\(foreign.count > 8 ? " and more" : "") and no signal store's schema_version")
+                found:
+                    "a schema with \(foreign.isEmpty ? "tables" : "other tables") \(shown)\(foreign.count > 8 ? " and more" : "") and no signal store's schema_version"
+            )
         }
-        try await connection.query("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)", logger: logger)
+        try await connection.query(
+            "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)", logger: logger)
         var found = 0
-        for try await stored in try await connection.query("SELECT max(version) FROM schema_version", logger: logger).decode(Int?.self) {
+        for try await stored in try await connection.query("SELECT max(version) FROM schema_version", logger: logger)
+            .decode(Int?.self)
+        {
             found = stored ?? 0
         }
         if found > version { throw SignalError.newerSchema(path: location, found: found, supported: version) }
         guard found < version else { return }
         for step in steps[found...] {
-            for statement in step.components(separatedBy: ";\n") where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            for statement in step.components(separatedBy: ";\n")
+            where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
         }

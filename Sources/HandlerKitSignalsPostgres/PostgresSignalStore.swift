@@ -59,11 +59,13 @@ public final class PostgresSignalStore: SignalStore {
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
-        public init(hostID: String = ProcessInfo.processInfo.hostName, lease: Duration = .seconds(30),
-                    heartbeatInterval: Duration = .seconds(2), livenessCheckInterval: Duration = .seconds(2),
-                    rescanInterval: Duration = .seconds(5), reconnectFor: Duration = .seconds(60),
-                    completionHistory: Duration = .seconds(86_400),
-                    logger: Logger = Logger(label: "HandlerKitSignalsPostgres")) {
+        public init(
+            hostID: String = ProcessInfo.processInfo.hostName, lease: Duration = .seconds(30),
+            heartbeatInterval: Duration = .seconds(2), livenessCheckInterval: Duration = .seconds(2),
+            rescanInterval: Duration = .seconds(5), reconnectFor: Duration = .seconds(60),
+            completionHistory: Duration = .seconds(86_400),
+            logger: Logger = Logger(label: "HandlerKitSignalsPostgres")
+        ) {
             self.hostID = hostID
             self.lease = lease
             self.heartbeatInterval = heartbeatInterval
@@ -104,7 +106,8 @@ public final class PostgresSignalStore: SignalStore {
         schema = try settings.validatedSchema()
         namespace = "handlerkit_signals.\(schema)"
         channel = "\(schema)_wake"
-        connections = PostgresConnections(settings: settings, logger: options.logger, reconnectFor: options.reconnectFor)
+        connections = PostgresConnections(
+            settings: settings, logger: options.logger, reconnectFor: options.reconnectFor)
     }
 
     /// A store at a `postgres://user:password@host:port/database?schema=name` URL.
@@ -113,7 +116,9 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     /// A store at the place the environment names (`PostgresSettings.fromEnvironment`).
-    public static func fromEnvironment(schema: String? = nil, options: Options = Options()) throws(SignalError) -> PostgresSignalStore {
+    public static func fromEnvironment(
+        schema: String? = nil, options: Options = Options()
+    ) throws(SignalError) -> PostgresSignalStore {
         try PostgresSignalStore(settings: PostgresSettings.fromEnvironment(schema: schema), options: options)
     }
 
@@ -124,7 +129,8 @@ public final class PostgresSignalStore: SignalStore {
     public func prepare() async throws(SignalError) {
         if prepared.withLock({ $0 }) { return }
         try await connections.transaction("creating or migrating the schema") { connection in
-            try await PostgresSchema.migrate(connection, schema: schema, namespace: namespace, location: location, logger: options.logger)
+            try await PostgresSchema.migrate(
+                connection, schema: schema, namespace: namespace, location: location, logger: options.logger)
         }
         prepared.withLock { $0 = true }
     }
@@ -144,8 +150,9 @@ public final class PostgresSignalStore: SignalStore {
         let historyStart = now - options.completionHistory.seconds
         do {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
-                try await connection.query("DELETE FROM completions WHERE completed_at < \(historyStart)",
-                                           logger: options.logger)
+                try await connection.query(
+                    "DELETE FROM completions WHERE completed_at < \(historyStart)",
+                    logger: options.logger)
                 try await forgetOldPosts(connection)
                 try await removeUnusedSignals(connection, now: now)
             }
@@ -174,42 +181,55 @@ public final class PostgresSignalStore: SignalStore {
     public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
         try await prepare()
         return try await connections.run("finding the runs of component '\(component)'") { connection, _ in
-            try await strings(connection.query("""
-                SELECT run_id FROM runs WHERE component = \(component) AND run_id <> \(runID)
-                UNION SELECT run_id FROM consumers WHERE component = \(component) AND run_id <> \(runID)
-                UNION SELECT owner_run FROM deliveries WHERE component = \(component) AND owner_run <> \(runID)
-                """, logger: options.logger))
+            try await strings(
+                connection.query(
+                    """
+                    SELECT run_id FROM runs WHERE component = \(component) AND run_id <> \(runID)
+                    UNION SELECT run_id FROM consumers WHERE component = \(component) AND run_id <> \(runID)
+                    UNION SELECT owner_run FROM deliveries WHERE component = \(component) AND owner_run <> \(runID)
+                    """, logger: options.logger))
         }
     }
 
     /// A run is gone when it has no record, its advisory lock is free, or its lease expired (then
     /// its lock connection is terminated). Also `nil` when a run without a record left nothing.
-    public func takeOver(_ candidate: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+    public func takeOver(
+        _ candidate: String, of component: String, by runID: String
+    ) async throws(SignalError) -> TakeoverReport? {
         try await prepare()
         let lease = options.lease.seconds
         // A run whose lease expired may still hold its lock through a connection the server has not
         // noticed is gone: end that connection (best effort; needs the same role or pg_signal_backend).
         let expired = try await connections.run("checking the lease of run \(candidate)") { connection, _ in
-            try await strings(connection.query("""
-                SELECT host FROM runs WHERE run_id = \(candidate)
-                AND extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease)
-                """, logger: options.logger)).first
+            try await strings(
+                connection.query(
+                    """
+                    SELECT host FROM runs WHERE run_id = \(candidate)
+                    AND extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease)
+                    """, logger: options.logger)
+            ).first
         }
         if let host = expired {
-            options.logger.warning("signal store \(location): run \(candidate) of component '\(component)' on host \(host) renewed no lease for \(Int(lease)) s: taking it over and ending its connection")
+            options.logger.warning(
+                "signal store \(location): run \(candidate) of component '\(component)' on host \(host) renewed no lease for \(Int(lease)) s: taking it over and ending its connection"
+            )
             _ = try? await connections.run("ending the connection of run \(candidate)") { connection, _ in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     SELECT pg_terminate_backend(backend_pid) FROM runs WHERE run_id = \(candidate)
                     """, logger: options.logger)
             }
         }
         let now = Date().timeIntervalSince1970
-        let report = try await connections.transaction("taking over dead run \(candidate) of component '\(component)'") {
+        let report = try await connections.transaction("taking over dead run \(candidate) of component '\(component)'")
+        {
             connection -> TakeoverReport? in
             // One taker at a time per candidate.
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(namespace + ":takeover")), hashtext(\(candidate)))",
-                                       logger: options.logger)
-            let rows = try await connection.query("""
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(\(namespace + ":takeover")), hashtext(\(candidate)))",
+                logger: options.logger)
+            let rows = try await connection.query(
+                """
                 SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key)
                     OR extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease), host
                 FROM runs WHERE run_id = \(candidate)
@@ -218,15 +238,21 @@ public final class PostgresSignalStore: SignalStore {
             for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
             if let found, !found.dead { return nil }
             if found == nil {
-                let left = try await count(connection.query("""
-                    SELECT (SELECT count(*) FROM consumers WHERE run_id = \(candidate))
-                         + (SELECT count(*) FROM deliveries WHERE owner_run = \(candidate))
-                    """, logger: options.logger))
+                let left = try await count(
+                    connection.query(
+                        """
+                        SELECT (SELECT count(*) FROM consumers WHERE run_id = \(candidate))
+                             + (SELECT count(*) FROM deliveries WHERE owner_run = \(candidate))
+                        """, logger: options.logger))
                 if left == 0 { return nil }
             }
             let report = try await retire(candidate, connection, now: now, adoptedBy: runID)
-            if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { try await notify(connection, run: runID) }
-            options.logger.notice("signal store \(location): run \(runID) took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed")
+            if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 {
+                try await notify(connection, run: runID)
+            }
+            options.logger.notice(
+                "signal store \(location): run \(runID) took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed"
+            )
             return report
         }
         return report
@@ -235,28 +261,38 @@ public final class PostgresSignalStore: SignalStore {
     /// Ends `run` (cleanly, or found dead) inside the caller's transaction: its claims become pending
     /// again, its run-tied consumers and their open deliveries are removed, and with `adoptedBy` its
     /// durable consumers and remaining deliveries move to that run.
-    private func retire(_ run: String, _ connection: PostgresConnection, now: Double, adoptedBy: String?) async throws -> TakeoverReport {
+    private func retire(
+        _ run: String, _ connection: PostgresConnection, now: Double, adoptedBy: String?
+    ) async throws -> TakeoverReport {
         var report = TakeoverReport()
-        report.interruptedDeliveries = try await count(connection.query("""
-            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), claimed_by = NULL
-                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) RETURNING 1)
-            SELECT count(*) FROM r
-            """, logger: options.logger))
-        try await connection.query("""
+        report.interruptedDeliveries = try await count(
+            connection.query(
+                """
+                WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), claimed_by = NULL
+                           WHERE claimed_by = \(run) AND state = \(unescaped: claimed) RETURNING 1)
+                SELECT count(*) FROM r
+                """, logger: options.logger))
+        try await connection.query(
+            """
             WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> \(unescaped: dead) RETURNING id)
             DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
             """, logger: options.logger)
-        report.removedConsumers = try await count(connection.query("""
-            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
-            SELECT count(*) FROM r
-            """, logger: options.logger))
-        if let adoptedBy {
-            report.adoptedConsumers = try await count(connection.query("""
-                WITH r AS (UPDATE consumers SET run_id = \(adoptedBy) WHERE run_id = \(run) RETURNING 1)
+        report.removedConsumers = try await count(
+            connection.query(
+                """
+                WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
                 SELECT count(*) FROM r
                 """, logger: options.logger))
-            try await connection.query("UPDATE deliveries SET owner_run = \(adoptedBy) WHERE owner_run = \(run)",
-                                       logger: options.logger)
+        if let adoptedBy {
+            report.adoptedConsumers = try await count(
+                connection.query(
+                    """
+                    WITH r AS (UPDATE consumers SET run_id = \(adoptedBy) WHERE run_id = \(run) RETURNING 1)
+                    SELECT count(*) FROM r
+                    """, logger: options.logger))
+            try await connection.query(
+                "UPDATE deliveries SET owner_run = \(adoptedBy) WHERE owner_run = \(run)",
+                logger: options.logger)
         }
         try await connection.query("DELETE FROM runs WHERE run_id = \(run)", logger: options.logger)
         try await removeUnusedSignals(connection, now: now)
@@ -269,13 +305,15 @@ public final class PostgresSignalStore: SignalStore {
 
     /// Removes the ids of posts older than `postMemory` (at each run's start and liveness check).
     func forgetOldPosts(_ connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
-                                   logger: options.logger)
+        try await connection.query(
+            "DELETE FROM posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
+            logger: options.logger)
     }
 
     /// Removes signal records that no consumer uses and that are not (or no longer) kept.
     private func removeUnusedSignals(_ connection: PostgresConnection, now: Double) async throws {
-        try await connection.query("""
+        try await connection.query(
+            """
             DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < \(now))
             AND NOT EXISTS (SELECT 1 FROM consumers c WHERE c.signal_id = signals.signal_id)
             """, logger: options.logger)
@@ -288,7 +326,8 @@ public final class PostgresSignalStore: SignalStore {
 
     /// Whether `run` is gone (no record, or its lock is free), tested inside the caller's transaction.
     private func isDead(_ run: String, _ connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key) FROM runs WHERE run_id = \(run)
             """, logger: options.logger)
         for try await free in rows.decode(Bool.self) { return free }
@@ -300,21 +339,26 @@ public final class PostgresSignalStore: SignalStore {
     public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
         try await prepare()
         let now = Date().timeIntervalSince1970
-        return try await connections.transaction("registering consumer \(consumer.id) for signal '\(consumer.signalID)'") { connection in
+        return try await connections.transaction(
+            "registering consumer \(consumer.id) for signal '\(consumer.signalID)'"
+        ) { connection in
             let handler = ByteBuffer(bytes: consumer.handler)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
                 VALUES (\(consumer.id.rawValue), \(consumer.signalID), \(consumer.component), \(consumer.runID),
                         \(consumer.lifetime.rawValue), \(consumer.mode.rawValue), \(handler), \(consumer.handlerID), \(now))
                 """, logger: options.logger)
-            let kept = try await connection.query("""
+            let kept = try await connection.query(
+                """
                 SELECT revision, payload FROM signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)
                 """, logger: options.logger)
             var found: (revision: Int, payload: Data)?
             for try await (revision, payload) in kept.decode((Int, Data).self) { found = (revision, payload) }
             guard let found else { return 0 }
             let key = DeliveryKey(consumer: consumer.id.rawValue, revision: found.revision).rawValue
-            try await connection.query("""
+            try await connection.query(
+                """
                 WITH d AS (
                     INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                                             lifetime, handler_id, state, attempt, not_before, created_at)
@@ -324,8 +368,9 @@ public final class PostgresSignalStore: SignalStore {
                 INSERT INTO delivery_bodies (delivery_id, handler, payload) SELECT id, \(handler), \(ByteBuffer(data: found.payload)) FROM d
                 """, logger: options.logger)
             if consumer.mode == .once {
-                try await connection.query("UPDATE consumers SET delivered = 1 WHERE consumer_id = \(consumer.id.rawValue)",
-                                           logger: options.logger)
+                try await connection.query(
+                    "UPDATE consumers SET delivered = 1 WHERE consumer_id = \(consumer.id.rawValue)",
+                    logger: options.logger)
             }
             try await notify(connection, run: consumer.runID)
             return 1
@@ -336,13 +381,16 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         let now = Date().timeIntervalSince1970
         return try await connections.transaction("removing consumer \(id)") { connection in
-            try await connection.query("""
+            try await connection.query(
+                """
                 WITH d AS (DELETE FROM deliveries WHERE consumer_id = \(id.rawValue) AND state = \(unescaped: pending) RETURNING id)
                 DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
                 """, logger: options.logger)
-            let removed = try await count(connection.query("""
-                WITH r AS (DELETE FROM consumers WHERE consumer_id = \(id.rawValue) RETURNING 1) SELECT count(*) FROM r
-                """, logger: options.logger))
+            let removed = try await count(
+                connection.query(
+                    """
+                    WITH r AS (DELETE FROM consumers WHERE consumer_id = \(id.rawValue) RETURNING 1) SELECT count(*) FROM r
+                    """, logger: options.logger))
             try await removeUnusedSignals(connection, now: now)
             return removed > 0
         }
@@ -351,18 +399,22 @@ public final class PostgresSignalStore: SignalStore {
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         try await prepare()
         return try await connections.run("listing consumers") { connection, _ in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id
                 FROM consumers WHERE \(component)::text IS NULL OR component = \(component)
                 ORDER BY created_at, consumer_id
                 """, logger: options.logger)
             var records: [ConsumerRecord] = []
             for try await (id, signal, component, run, lifetimeText, modeText, handler, handlerID)
-                in rows.decode((String, String, String, String, String, String, Data, String).self) {
-                records.append(ConsumerRecord(
-                    id: ConsumerID(id), signalID: signal, component: component, runID: run,
-                    lifetime: try ConsumerLifetime(stored: lifetimeText, consumer: id), mode: try DeliveryMode(stored: modeText, consumer: id),
-                    handler: [UInt8](handler), handlerID: handlerID))
+                in rows.decode((String, String, String, String, String, String, Data, String).self)
+            {
+                records.append(
+                    ConsumerRecord(
+                        id: ConsumerID(id), signalID: signal, component: component, runID: run,
+                        lifetime: try ConsumerLifetime(stored: lifetimeText, consumer: id),
+                        mode: try DeliveryMode(stored: modeText, consumer: id),
+                        handler: [UInt8](handler), handlerID: handlerID))
             }
             return records
         }
@@ -378,25 +430,32 @@ public final class PostgresSignalStore: SignalStore {
         // The post's id, made here, is stored with its result: a try after a lost connection finds out
         // whether the lost one was applied (then returns its result) instead of posting again.
         let postID = UUID().uuidString
-        let statement = PostgresStatements.Post(signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
-                                                now: now, payload: payloadData, channel: channel, postID: postID)
+        let statement = PostgresStatements.Post(
+            signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
+            now: now, payload: payloadData, channel: channel, postID: postID)
         let hook = options.faultHook
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
             if isRetry {
                 try await connection.query("BEGIN", logger: options.logger)
                 // Takes the post's id; waits while the lost try's transaction is still open on the server.
-                let taken = try await count(connection.query("""
-                    WITH t AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
-                               VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
-                    SELECT count(*) FROM t
-                    """, logger: options.logger))
+                let taken = try await count(
+                    connection.query(
+                        """
+                        WITH t AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
+                                   VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
+                        SELECT count(*) FROM t
+                        """, logger: options.logger))
                 if taken == 0 {
                     var applied = (0, 0)
-                    for try await row in try await connection.query("""
+                    for try await row in try await connection.query(
+                        """
                         SELECT revision, deliveries FROM posts WHERE post_id = \(postID)
-                        """, logger: options.logger).decode((Int, Int).self) { applied = row }
+                        """, logger: options.logger
+                    ).decode((Int, Int).self) { applied = row }
                     try await connection.query("COMMIT", logger: options.logger)
-                    options.logger.notice("signal store \(location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again")
+                    options.logger.notice(
+                        "signal store \(location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again"
+                    )
                     return applied
                 }
             } else if hook != nil {
@@ -428,9 +487,12 @@ public final class PostgresSignalStore: SignalStore {
         do {
             claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
                 if recovering || isRetry {
-                    try await claim(PostgresStatements.ClaimWithLostClaims(runID: runID, now: now, running: running, limit: limit), connection)
+                    try await claim(
+                        PostgresStatements.ClaimWithLostClaims(runID: runID, now: now, running: running, limit: limit),
+                        connection)
                 } else {
-                    try await claim(PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit), connection)
+                    try await claim(
+                        PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit), connection)
                 }
             }
         } catch {
@@ -442,7 +504,9 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     /// Runs a claim statement for `runID`; deliveries whose body is missing are parked as dead.
-    private func claim<Statement: ClaimStatement>(_ statement: Statement, _ connection: PostgresConnection) async throws -> [ClaimedDelivery] {
+    private func claim<Statement: ClaimStatement>(
+        _ statement: Statement, _ connection: PostgresConnection
+    ) async throws -> [ClaimedDelivery] {
         let runID = statement.runID
         let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
@@ -452,13 +516,16 @@ public final class PostgresSignalStore: SignalStore {
                 bodiless.append((id, key))
                 continue
             }
-            claimed.append(ClaimedDelivery(rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
-                                           revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
-                                           attempt: attempt, runID: runID))
+            claimed.append(
+                ClaimedDelivery(
+                    rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
+                    revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
+                    attempt: attempt, runID: runID))
         }
         // An unreadable record is parked with the reason, never dropped; the others go on.
         for (id, key) in bodiless {
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE deliveries SET state = \(unescaped: dead), claimed_by = NULL, last_error = \(SignalError.missingBody(of: key).description)
                 WHERE id = \(id)
                 """, logger: options.logger)
@@ -472,7 +539,9 @@ public final class PostgresSignalStore: SignalStore {
 
     /// Runs `settle` for a delivery in progress, which is then no longer in progress; when it fails,
     /// the delivery may stay claimed, so the next claim looks for lost claims.
-    private func settling(_ delivery: ClaimedDelivery, _ settle: () async throws(SignalError) -> Bool) async throws(SignalError) -> Bool {
+    private func settling(
+        _ delivery: ClaimedDelivery, _ settle: () async throws(SignalError) -> Bool
+    ) async throws(SignalError) -> Bool {
         defer { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
         do {
             return try await settle()
@@ -487,27 +556,34 @@ public final class PostgresSignalStore: SignalStore {
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
             var completed = 0
             for try await value in try await connection.execute(
-                PostgresStatements.Complete(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now),
-                logger: options.logger) { completed = value }
+                PostgresStatements.Complete(
+                    rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now),
+                logger: options.logger)
+            { completed = value }
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
-                return try await count(connection.query("""
-                    SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
-                    AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
-                    """, logger: options.logger)) > 0
+                return try await count(
+                    connection.query(
+                        """
+                        SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
+                        AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
+                        """, logger: options.logger)) > 0
             }
             return completed == 1
         }
     }
 
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        let statement = PostgresStatements.Release(rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
-                                                   state: retryAt == nil ? .dead : .pending, reason: reason,
-                                                   notBefore: retryAt?.timeIntervalSince1970)
+        let statement = PostgresStatements.Release(
+            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
+            state: retryAt == nil ? .dead : .pending, reason: reason,
+            notBefore: retryAt?.timeIntervalSince1970)
         return try await settling(delivery) { () throws(SignalError) in
             try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
                 var released = 0
-                for try await value in try await connection.execute(statement, logger: options.logger) { released = value }
+                for try await value in try await connection.execute(statement, logger: options.logger) {
+                    released = value
+                }
                 return released == 1
             }
         }
@@ -517,7 +593,9 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         return try await connections.run("finding the next retry of run \(runID)") { connection, _ in
             var next: Double?
-            for try await value in try await connection.execute(PostgresStatements.NextRetry(runID: runID), logger: options.logger) {
+            for try await value in try await connection.execute(
+                PostgresStatements.NextRetry(runID: runID), logger: options.logger)
+            {
                 next = value
             }
             return next.map { Date(timeIntervalSince1970: $0) }
@@ -527,9 +605,11 @@ public final class PostgresSignalStore: SignalStore {
     public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
         try await prepare()
         return try await connections.run("counting the open deliveries of run \(runID)") { connection, _ in
-            try await count(connection.query("""
-                SELECT count(*) FROM deliveries WHERE owner_run = \(runID) AND state IN (\(unescaped: pending), \(unescaped: claimed))
-                """, logger: options.logger))
+            try await count(
+                connection.query(
+                    """
+                    SELECT count(*) FROM deliveries WHERE owner_run = \(runID) AND state IN (\(unescaped: pending), \(unescaped: claimed))
+                    """, logger: options.logger))
         }
     }
 
@@ -538,15 +618,19 @@ public final class PostgresSignalStore: SignalStore {
     public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         try await prepare()
         return try await connections.run("listing dead deliveries") { connection, _ in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, COALESCE(last_error, 'unknown')
                 FROM deliveries WHERE state = \(unescaped: dead) AND (\(component)::text IS NULL OR component = \(component)) ORDER BY id
                 """, logger: options.logger)
             var dead: [DeadDelivery] = []
             for try await (key, signal, revision, consumer, component, handlerID, attempts, reason)
-                in rows.decode((String, String, Int, String, String, String, Int, String).self) {
-                dead.append(DeadDelivery(key: DeliveryKey(key), signalID: signal, revision: revision, consumerID: ConsumerID(consumer),
-                                         component: component, handlerID: handlerID, attempts: attempts, reason: reason))
+                in rows.decode((String, String, Int, String, String, String, Int, String).self)
+            {
+                dead.append(
+                    DeadDelivery(
+                        key: DeliveryKey(key), signalID: signal, revision: revision, consumerID: ConsumerID(consumer),
+                        component: component, handlerID: handlerID, attempts: attempts, reason: reason))
             }
             return dead
         }
@@ -556,14 +640,18 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         let now = Date().timeIntervalSince1970
         return try await connections.transaction("requeueing delivery \(key)") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT owner_run, component FROM deliveries WHERE delivery_key = \(key.rawValue) AND state = \(unescaped: dead) FOR UPDATE
                 """, logger: options.logger)
             var found: (owner: String, component: String)?
-            for try await (owner, ownerComponent) in rows.decode((String, String).self) { found = (owner, ownerComponent) }
+            for try await (owner, ownerComponent) in rows.decode((String, String).self) {
+                found = (owner, ownerComponent)
+            }
             guard var owner = found?.owner, let ownerComponent = found?.component else { return false }
             if owner != runID, ownerComponent == component, try await isDead(owner, connection) { owner = runID }
-            try await connection.query("""
+            try await connection.query(
+                """
                 UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,
                     owner_run = \(owner) WHERE delivery_key = \(key.rawValue) AND state = \(unescaped: dead)
                 """, logger: options.logger)
@@ -575,7 +663,8 @@ public final class PostgresSignalStore: SignalStore {
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
         try await prepare()
         return try await connections.run("reading the completions of \(key)") { connection, _ in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT run_id, attempt FROM completions WHERE delivery_key = \(key.rawValue) ORDER BY completed_at
                 """, logger: options.logger)
             var records: [CompletionRecord] = []
@@ -589,7 +678,8 @@ public final class PostgresSignalStore: SignalStore {
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
         try await prepare()
         return try await connections.run("reading statistics") { connection, _ in
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM consumers),
                        (SELECT count(*) FROM signals), (SELECT count(*) FROM completions),
                        (SELECT count(*) FROM deliveries WHERE state = \(unescaped: pending)),
@@ -597,7 +687,9 @@ public final class PostgresSignalStore: SignalStore {
                        (SELECT count(*) FROM deliveries WHERE state NOT IN (\(unescaped: pending), \(unescaped: claimed)))
                 """, logger: options.logger)
             var statistics = SignalStoreStatistics()
-            for try await (runs, consumers, signals, completions, pending, claimed, dead) in rows.decode((Int, Int, Int, Int, Int, Int, Int).self) {
+            for try await (runs, consumers, signals, completions, pending, claimed, dead) in rows.decode(
+                (Int, Int, Int, Int, Int, Int, Int).self)
+            {
                 statistics.runs = runs
                 statistics.consumers = consumers
                 statistics.signals = signals
@@ -612,7 +704,8 @@ public final class PostgresSignalStore: SignalStore {
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         let keepers = keepers
-        return PostgresWakeListener(connections: connections, channel: channel, rescanInterval: options.rescanInterval) { run in
+        return PostgresWakeListener(connections: connections, channel: channel, rescanInterval: options.rescanInterval)
+        { run in
             run.isEmpty || keepers.withLock { $0[run] != nil }
         }
     }

@@ -216,7 +216,8 @@ enum PostgresStatements {
 }
 
 /// A claim statement: for a run, at a time, leaving the deliveries in progress in this process alone.
-protocol ClaimStatement: PostgresPreparedStatement where Row == (Int64, String, String, String, Int, Int, Data?, Data?) {
+protocol ClaimStatement: PostgresPreparedStatement
+where Row == (Int64, String, String, String, Int, Int, Data?, Data?) {
     var runID: String { get }
     var now: Double { get }
     /// The run's deliveries in progress in this process (never claimed again).

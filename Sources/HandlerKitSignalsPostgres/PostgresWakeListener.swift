@@ -21,8 +21,10 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
     private let logger: Logger
     private let location: String
 
-    init(connections: PostgresConnections, channel: String, rescanInterval: Duration,
-         accepts: @escaping @Sendable (_ payload: String) -> Bool) {
+    init(
+        connections: PostgresConnections, channel: String, rescanInterval: Duration,
+        accepts: @escaping @Sendable (_ payload: String) -> Bool
+    ) {
         self.rescanInterval = rescanInterval
         let logger = connections.logger
         let location = connections.settings.location
@@ -47,7 +49,9 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                 } catch {
                     if Task.isCancelled { break }
                     lost = true
-                    logger.notice("signal store \(connections.settings.location): wake-up connection lost, reconnecting: \(PostgresConnections.describe(error))")
+                    logger.notice(
+                        "signal store \(connections.settings.location): wake-up connection lost, reconnecting: \(PostgresConnections.describe(error))"
+                    )
                 }
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))

@@ -27,13 +27,17 @@ final class RunKeeper: Sendable {
     }
 
     /// Records the run and takes its lock (lock first: the record never exists without it).
-    static func start(store: PostgresSignalStore, runID: String, component: String) async throws(SignalError) -> RunKeeper {
+    static func start(
+        store: PostgresSignalStore, runID: String, component: String
+    ) async throws(SignalError) -> RunKeeper {
         let connection = try await store.connections.connect()
         let logger = store.options.logger
         do {
             var key: Int32 = 0
-            for try await value in try await connection.query("SELECT nextval('run_lock_keys')::integer",
-                                                              logger: logger).decode(Int32.self) { key = value }
+            for try await value in try await connection.query(
+                "SELECT nextval('run_lock_keys')::integer",
+                logger: logger
+            ).decode(Int32.self) { key = value }
             try await connection.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(key))", logger: logger)
             let keeper = RunKeeper(runID: runID, component: component, lockKey: key, connection: connection)
             try await keeper.record(on: connection, store: store)
@@ -53,17 +57,20 @@ final class RunKeeper: Sendable {
         }
         running?.cancel()
         await running?.value
-        guard closing, let open = connection.withLock({ connection -> PostgresConnection? in
-            defer { connection = nil }
-            return connection
-        }) else { return }
+        guard closing,
+            let open = connection.withLock({ connection -> PostgresConnection? in
+                defer { connection = nil }
+                return connection
+            })
+        else { return }
         try? await open.close()
     }
 
     private func record(on connection: PostgresConnection, store: PostgresSignalStore) async throws {
         let now = Date().timeIntervalSince1970
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO runs (run_id, component, host, pid, lock_key, backend_pid, started_at, heartbeat_at)
             VALUES (\(runID), \(component), \(store.options.hostID), \(pid), \(lockKey), pg_backend_pid(), \(now), clock_timestamp())
             ON CONFLICT (run_id) DO UPDATE SET lock_key = excluded.lock_key, backend_pid = excluded.backend_pid,
@@ -81,12 +88,16 @@ final class RunKeeper: Sendable {
             do {
                 let current = try await liveConnection(store: store)
                 var renewed = 0
-                for try await _ in try await current.query("""
+                for try await _ in try await current.query(
+                    """
                     UPDATE runs SET heartbeat_at = clock_timestamp(), backend_pid = pg_backend_pid()
                     WHERE run_id = \(runID) RETURNING 1
-                    """, logger: logger) { renewed += 1 }
+                    """, logger: logger)
+                { renewed += 1 }
                 if renewed == 0 {
-                    logger.warning("signal store \(store.location): run \(runID) of component '\(component)' was taken over by another process (its lease expired or its lock was lost); it carries on as an empty run")
+                    logger.warning(
+                        "signal store \(store.location): run \(runID) of component '\(component)' was taken over by another process (its lease expired or its lock was lost); it carries on as an empty run"
+                    )
                     try await record(on: current, store: store)
                 }
                 wait = store.options.heartbeatInterval
@@ -97,11 +108,15 @@ final class RunKeeper: Sendable {
                 }
             } catch {
                 if Task.isCancelled { break }
-                logger.notice("signal store \(store.location): run \(runID) lost its connection, reconnecting: \(PostgresConnections.describe(error))")
+                logger.notice(
+                    "signal store \(store.location): run \(runID) lost its connection, reconnecting: \(PostgresConnections.describe(error))"
+                )
                 if let broken = connection.withLock({ connection -> PostgresConnection? in
                     defer { connection = nil }
                     return connection
-                }) { try? await broken.close() }
+                }) {
+                    try? await broken.close()
+                }
                 wait = .milliseconds(100)
             }
         }
@@ -112,7 +127,8 @@ final class RunKeeper: Sendable {
         if let current = connection.withLock({ $0 }), !current.isClosed { return current }
         let fresh = try await store.connections.connect()
         do {
-            try await fresh.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(lockKey))", logger: store.options.logger)
+            try await fresh.query(
+                "SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(lockKey))", logger: store.options.logger)
         } catch {
             try? await fresh.close()
             throw error

@@ -1,10 +1,11 @@
+import Foundation
+import HandlerKitSignals
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HandlerKitSignals
 
 /// The proof that a run is alive: an exclusive `flock` on a lock file of its own, held for the life
 /// of the process. The kernel releases it when the process dies however it dies (kill -9 included),
@@ -46,17 +47,23 @@ final class RunLockFile: Sendable {
 
     /// Whether the run of the lock file at `path` is gone. When it is, `whileDead` runs while this
     /// process holds the dead run's lock, and the file is removed afterwards.
-    static func ifDead<T>(_ path: String, _ whileDead: () async throws(SignalError) -> T) async throws(SignalError) -> T? {
+    static func ifDead<T>(
+        _ path: String, _ whileDead: () async throws(SignalError) -> T
+    ) async throws(SignalError) -> T? {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         if fd < 0 {
             // No lock file: the run ended cleanly, or never got further than its lock (a run creates
             // and locks its file before anything refers to it).
-            guard errno == ENOENT else { throw .runLock(path: path, reason: "cannot open it to test the run: \(lastError())") }
+            guard errno == ENOENT else {
+                throw .runLock(path: path, reason: "cannot open it to test the run: \(lastError())")
+            }
             return try await whileDead()
         }
         defer { close(fd) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            guard errno == EWOULDBLOCK else { throw .runLock(path: path, reason: "cannot test its lock: \(lastError())") }
+            guard errno == EWOULDBLOCK else {
+                throw .runLock(path: path, reason: "cannot test its lock: \(lastError())")
+            }
             return nil
         }
         let result = try await whileDead()

@@ -88,7 +88,7 @@ enum SQLiteSchema {
             completed_at REAL NOT NULL
         );
         CREATE INDEX completions_by_key ON completions(delivery_key);
-        """,
+        """
     ]
 
     /// Refuses an existing database that is not a signal store, or a signal store of a newer version,
@@ -112,13 +112,16 @@ enum SQLiteSchema {
     static func version(of db: Database, path: String) throws -> Int {
         let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-        let names = try String.fetchAll(db, sql: """
-            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
-            """)
+        let names = try String.fetchAll(
+            db,
+            sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
+                """)
         let isEmpty = names.isEmpty && found == 0 && application == 0
         let isUnmarkedStore = application == 0 && found == 1 && Set(names) == tables
         guard application == applicationID || isEmpty || isUnmarkedStore else {
-            throw SignalError.notASignalStore(path: path, found: description(tables: names, application: application, version: found))
+            throw SignalError.notASignalStore(
+                path: path, found: description(tables: names, application: application, version: found))
         }
         if found > version { throw SignalError.newerSchema(path: path, found: found, supported: version) }
         return found
@@ -126,9 +129,12 @@ enum SQLiteSchema {
 
     /// What a foreign database holds, for `SignalError.notASignalStore`.
     private static func description(tables: [String], application: Int32, version: Int) -> String {
-        let shown = tables.prefix(8).map { "'\($0)'" }.joined(separator: ", ") + (tables.count > 8 ? " and \(tables.count - 8) more" : "")
+        let shown =
+            tables.prefix(8).map { "'\($0)'" }.joined(separator: ", ")
+            + (tables.count > 8 ? " and \(tables.count - 8) more" : "")
         let held = tables.isEmpty ? "no tables" : "table\(tables.count == 1 ? "" : "s") \(shown)"
-        return "an SQLite database with \(held), application id \(application) (a signal store's is \(applicationID)) and user_version \(version)"
+        return
+            "an SQLite database with \(held), application id \(application) (a signal store's is \(applicationID)) and user_version \(version)"
     }
 
     /// Brings the store in `db` to `version` and marks it, or refuses what is not a signal store or is newer.

@@ -29,8 +29,10 @@ public final class SQLiteSignalStore: SignalStore {
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
-        public init(busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
-                    completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil) {
+        public init(
+            busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
+            completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil
+        ) {
             self.busyTimeout = busyTimeout
             self.flushEveryCommit = flushEveryCommit
             self.completionHistory = completionHistory
@@ -58,9 +60,11 @@ public final class SQLiteSignalStore: SignalStore {
         self.path = path
         self.options = options
         do {
-            try SQLiteSchema.checkExisting(path: path, busyMode: .callback(Self.busyCallback(budget: options.busyTimeout)))
+            try SQLiteSchema.checkExisting(
+                path: path, busyMode: .callback(Self.busyCallback(budget: options.busyTimeout)))
         } catch {
-            throw Self.signalError(error, path: path, operation: "opening the store", busyWait: options.busyTimeout.seconds)
+            throw Self.signalError(
+                error, path: path, operation: "opening the store", busyWait: options.busyTimeout.seconds)
         }
         var configuration = Configuration()
         configuration.journalMode = .wal
@@ -124,8 +128,9 @@ public final class SQLiteSignalStore: SignalStore {
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
         do {
             try await write("starting run \(runID) of component '\(component)'") { db in
-                try db.execute(sql: "INSERT INTO runs (run_id, component, pid, started_at) VALUES (?, ?, ?, ?)",
-                               arguments: [runID, component, pid, now])
+                try db.execute(
+                    sql: "INSERT INTO runs (run_id, component, pid, started_at) VALUES (?, ?, ?, ?)",
+                    arguments: [runID, component, pid, now])
                 try db.execute(sql: "DELETE FROM completions WHERE completed_at < ?", arguments: [historyStart])
                 try Self.removeUnusedSignals(db, now: now)
             }
@@ -145,17 +150,21 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
         try await read("finding the runs of component '\(component)'") { db in
-            try String.fetchAll(db, sql: """
-                SELECT run_id FROM runs WHERE component = ?1 AND run_id != ?2
-                UNION SELECT run_id FROM consumers WHERE component = ?1 AND run_id != ?2
-                UNION SELECT owner_run FROM deliveries WHERE component = ?1 AND owner_run != ?2
-                """, arguments: [component, runID])
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT run_id FROM runs WHERE component = ?1 AND run_id != ?2
+                    UNION SELECT run_id FROM consumers WHERE component = ?1 AND run_id != ?2
+                    UNION SELECT owner_run FROM deliveries WHERE component = ?1 AND owner_run != ?2
+                    """, arguments: [component, runID])
         }
     }
 
     /// A run is gone when its lock file is free (or missing); it is retired while this process holds
     /// that lock, so two processes never take over the same run.
-    public func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
+    public func takeOver(
+        _ run: String, of component: String, by runID: String
+    ) async throws(SignalError) -> TakeoverReport? {
         let lockPath = RunLockFile.path(of: run, in: runsDirectory)
         let taken = try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> TakeoverReport in
             let now = Date().timeIntervalSince1970
@@ -172,15 +181,17 @@ public final class SQLiteSignalStore: SignalStore {
     /// and with `adoptedBy` its durable consumers and remaining deliveries move to that run.
     private static func retire(run: String, db: Database, now: Double, adoptedBy: String?) throws -> TakeoverReport {
         var report = TakeoverReport()
-        let claims = try Row.fetchAll(db, sql: "SELECT id, attempt FROM deliveries WHERE claimed_by = ? AND state = \(claimed)",
-                                      arguments: [run])
+        let claims = try Row.fetchAll(
+            db, sql: "SELECT id, attempt FROM deliveries WHERE claimed_by = ? AND state = \(claimed)",
+            arguments: [run])
         for claim in claims {
             let id: Int64 = try column(claim, "id", table: "deliveries", key: run)
             let attempt: Int = try column(claim, "attempt", table: "deliveries", key: run)
-            try db.execute(sql: """
-                UPDATE deliveries SET state = \(pending), claimed_by = NULL
-                WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                """, arguments: [id, run, attempt])
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = \(pending), claimed_by = NULL
+                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+                    """, arguments: [id, run, attempt])
             report.interruptedDeliveries += db.changesCount
         }
         try deleteDeliveries(db, where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", arguments: [run])
@@ -198,10 +209,11 @@ public final class SQLiteSignalStore: SignalStore {
 
     /// Removes signal records that no consumer uses and that are not (or no longer) kept.
     private static func removeUnusedSignals(_ db: Database, now: Double) throws {
-        try db.execute(sql: """
-            DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < ?)
-            AND NOT EXISTS (SELECT 1 FROM consumers WHERE consumers.signal_id = signals.signal_id)
-            """, arguments: [now])
+        try db.execute(
+            sql: """
+                DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < ?)
+                AND NOT EXISTS (SELECT 1 FROM consumers WHERE consumers.signal_id = signals.signal_id)
+                """, arguments: [now])
     }
 
     // MARK: Consumers
@@ -209,20 +221,29 @@ public final class SQLiteSignalStore: SignalStore {
     public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
         let now = Date().timeIntervalSince1970
         let made = try await write("registering consumer \(consumer.id) for signal '\(consumer.signalID)'") { db in
-            try db.execute(sql: """
-                INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [consumer.id.rawValue, consumer.signalID, consumer.component, consumer.runID,
-                                 consumer.lifetime.rawValue, consumer.mode.rawValue, Data(consumer.handler), consumer.handlerID, now])
-            guard let kept = try Row.fetchOne(db, sql: "SELECT revision, payload FROM signals WHERE signal_id = ? AND keep_until >= ?",
-                                              arguments: [consumer.signalID, now]) else { return 0 }
+            try db.execute(
+                sql: """
+                    INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    consumer.id.rawValue, consumer.signalID, consumer.component, consumer.runID,
+                    consumer.lifetime.rawValue, consumer.mode.rawValue, Data(consumer.handler), consumer.handlerID, now,
+                ])
+            guard
+                let kept = try Row.fetchOne(
+                    db, sql: "SELECT revision, payload FROM signals WHERE signal_id = ? AND keep_until >= ?",
+                    arguments: [consumer.signalID, now])
+            else { return 0 }
             let revision: Int = try Self.column(kept, "revision", table: "signals", key: consumer.signalID)
             let payload: Data = try Self.column(kept, "payload", table: "signals", key: consumer.signalID)
-            try Self.insertDelivery(db, consumer: consumer.id.rawValue, signalID: consumer.signalID, revision: revision,
-                                    component: consumer.component, owner: consumer.runID, lifetime: consumer.lifetime.rawValue,
-                                    handler: Data(consumer.handler), handlerID: consumer.handlerID, payload: payload, now: now)
+            try Self.insertDelivery(
+                db, consumer: consumer.id.rawValue, signalID: consumer.signalID, revision: revision,
+                component: consumer.component, owner: consumer.runID, lifetime: consumer.lifetime.rawValue,
+                handler: Data(consumer.handler), handlerID: consumer.handlerID, payload: payload, now: now)
             if consumer.mode == .once {
-                try db.execute(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?", arguments: [consumer.id.rawValue])
+                try db.execute(
+                    sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?", arguments: [consumer.id.rawValue])
             }
             return 1
         }
@@ -243,9 +264,11 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         try await read("listing consumers") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM consumers WHERE ?1 IS NULL OR component = ?1 ORDER BY created_at, consumer_id
-                """, arguments: [component])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM consumers WHERE ?1 IS NULL OR component = ?1 ORDER BY created_at, consumer_id
+                    """, arguments: [component])
             return try rows.map { row in
                 let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
                 func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
@@ -254,9 +277,10 @@ public final class SQLiteSignalStore: SignalStore {
                 let lifetime = try ConsumerLifetime(stored: try value("lifetime"), consumer: key)
                 let mode = try DeliveryMode(stored: try value("mode"), consumer: key)
                 let handler: Data = try value("handler")
-                return ConsumerRecord(id: ConsumerID(key), signalID: try value("signal_id"), component: try value("component"),
-                                      runID: try value("run_id"), lifetime: lifetime, mode: mode,
-                                      handler: [UInt8](handler), handlerID: try value("handler_id"))
+                return ConsumerRecord(
+                    id: ConsumerID(key), signalID: try value("signal_id"), component: try value("component"),
+                    runID: try value("run_id"), lifetime: lifetime, mode: mode,
+                    handler: [UInt8](handler), handlerID: try value("handler_id"))
             }
         }
     }
@@ -267,13 +291,16 @@ public final class SQLiteSignalStore: SignalStore {
         let now = Date().timeIntervalSince1970
         let hook = options.faultHook
         let result = try await write("posting signal '\(signalID)'") { db in
-            let previous = try Int.fetchOne(db.cachedStatement(sql: "SELECT revision FROM signals WHERE signal_id = ?"),
-                                            arguments: [signalID])
+            let previous = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT revision FROM signals WHERE signal_id = ?"),
+                arguments: [signalID])
             let revision = (previous ?? 0) + 1
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
-                WHERE signal_id = ? ORDER BY created_at, consumer_id
-                """), arguments: [signalID])
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
+                        WHERE signal_id = ? ORDER BY created_at, consumer_id
+                        """), arguments: [signalID])
             let payloadData = Data(payload)
             var deliveries = 0
             for row in rows {
@@ -282,14 +309,16 @@ public final class SQLiteSignalStore: SignalStore {
                 let modeText: String = try Self.column(row, "mode", table: "consumers", key: key)
                 if modeText == DeliveryMode.once.rawValue && delivered != 0 { continue }
                 let lifetime: String = try Self.column(row, "lifetime", table: "consumers", key: key)
-                try Self.insertDelivery(db, consumer: key, signalID: signalID, revision: revision,
-                                        component: try Self.column(row, "component", table: "consumers", key: key),
-                                        owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
-                                        handler: row["handler"] as DatabaseValue,
-                                        handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
-                                        payload: payloadData, now: now)
+                try Self.insertDelivery(
+                    db, consumer: key, signalID: signalID, revision: revision,
+                    component: try Self.column(row, "component", table: "consumers", key: key),
+                    owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
+                    handler: row["handler"] as DatabaseValue,
+                    handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
+                    payload: payloadData, now: now)
                 if modeText == DeliveryMode.once.rawValue {
-                    try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(arguments: [key])
+                    try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(
+                        arguments: [key])
                 }
                 deliveries += 1
             }
@@ -297,34 +326,41 @@ public final class SQLiteSignalStore: SignalStore {
             if rows.isEmpty && keep == nil {
                 try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
             } else {
-                try db.cachedStatement(sql: """
-                    INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
-                        posted_at = excluded.posted_at, keep_until = excluded.keep_until
-                    """).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
+                            posted_at = excluded.posted_at, keep_until = excluded.keep_until
+                        """
+                ).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
             }
             hook?(.postBeforeCommit)
-            return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+            return PostResult(
+                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
         }
         if result.deliveries > 0 { WakeFile.notify(wakePath) }
         return result
     }
 
     private static func insertDelivery(
-        _ db: Database, consumer: String, signalID: String, revision: Int, component: String, owner: String, lifetime: String,
+        _ db: Database, consumer: String, signalID: String, revision: Int, component: String, owner: String,
+        lifetime: String,
         handler: some DatabaseValueConvertible, handlerID: String, payload: Data, now: Double
     ) throws {
         try db.cachedStatement(sql: Self.insertDeliverySQL).execute(arguments: [
             DeliveryKey(consumer: consumer, revision: revision).rawValue, consumer, signalID, revision,
-            component, owner, lifetime, handlerID, now, now])
+            component, owner, lifetime, handlerID, now, now,
+        ])
         try db.cachedStatement(sql: "INSERT INTO delivery_bodies (delivery_id, handler, payload) VALUES (?, ?, ?)")
             .execute(arguments: [db.lastInsertedRowID, handler, payload])
     }
 
     /// Deletes the deliveries matching `condition`, with their bodies.
-    private static func deleteDeliveries(_ db: Database, where condition: String, arguments: StatementArguments) throws {
-        try db.execute(sql: "DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM deliveries WHERE \(condition))",
-                       arguments: arguments)
+    private static func deleteDeliveries(_ db: Database, where condition: String, arguments: StatementArguments) throws
+    {
+        try db.execute(
+            sql: "DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM deliveries WHERE \(condition))",
+            arguments: arguments)
         try db.execute(sql: "DELETE FROM deliveries WHERE \(condition)", arguments: arguments)
     }
 
@@ -342,13 +378,15 @@ public final class SQLiteSignalStore: SignalStore {
             var claimed: [ClaimedDelivery] = []
             for row in rows {
                 do {
-                    let body = try Row.fetchOne(db.cachedStatement(sql: "SELECT handler, payload FROM delivery_bodies WHERE delivery_id = ?"),
-                                                arguments: [row["id"] as DatabaseValue])
+                    let body = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT handler, payload FROM delivery_bodies WHERE delivery_id = ?"),
+                        arguments: [row["id"] as DatabaseValue])
                     claimed.append(try Self.claimedDelivery(row, body: body, runID: runID))
                 } catch {
                     // An unreadable record is parked with the reason, never dropped; the others go on.
-                    try db.execute(sql: "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ? WHERE id = ?",
-                                   arguments: ["\(error)", row["id"] as DatabaseValue])
+                    try db.execute(
+                        sql: "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ? WHERE id = ?",
+                        arguments: ["\(error)", row["id"] as DatabaseValue])
                 }
             }
             return claimed.sorted { $0.rowID < $1.rowID }
@@ -365,29 +403,40 @@ public final class SQLiteSignalStore: SignalStore {
         }
         let handler: Data = try column(body, "handler", table: "delivery_bodies", key: key)
         let payload: Data = try column(body, "payload", table: "delivery_bodies", key: key)
-        return ClaimedDelivery(rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(try value("consumer_id")),
-                               signalID: try value("signal_id"), revision: try value("revision"),
-                               handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID)
+        return ClaimedDelivery(
+            rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(try value("consumer_id")),
+            signalID: try value("signal_id"), revision: try value("revision"),
+            handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID)
     }
 
     public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
         let now = Date().timeIntervalSince1970
         return try await write("completing delivery \(delivery.key)") { db in
-            try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [delivery.rowID, delivery.runID, delivery.attempt])
+            try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [
+                delivery.rowID, delivery.runID, delivery.attempt,
+            ])
             guard db.changesCount == 1 else { return false }
-            try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [delivery.rowID])
-            try db.cachedStatement(sql: """
-                INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
-                                         delivery.revision, delivery.runID, delivery.attempt, now])
+            try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [
+                delivery.rowID
+            ])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
+                delivery.revision, delivery.runID, delivery.attempt, now,
+            ])
             try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ? AND mode = 'once'")
                 .execute(arguments: [delivery.consumerID.rawValue])
             if db.changesCount > 0 {
-                try db.cachedStatement(sql: """
-                    DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
-                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
-                    """).execute(arguments: [delivery.signalID, now])
+                try db.cachedStatement(
+                    sql: """
+                        DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
+                        AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
+                        """
+                ).execute(arguments: [delivery.signalID, now])
             }
             return true
         }
@@ -396,15 +445,20 @@ public final class SQLiteSignalStore: SignalStore {
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
         try await write("releasing delivery \(delivery.key)") { db in
             if let retryAt {
-                try db.execute(sql: """
-                    UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?
-                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                    """, arguments: [retryAt.timeIntervalSince1970, reason, delivery.rowID, delivery.runID, delivery.attempt])
+                try db.execute(
+                    sql: """
+                        UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?
+                        WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+                        """,
+                    arguments: [
+                        retryAt.timeIntervalSince1970, reason, delivery.rowID, delivery.runID, delivery.attempt,
+                    ])
             } else {
-                try db.execute(sql: """
-                    UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?
-                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                    """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
+                try db.execute(
+                    sql: """
+                        UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?
+                        WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+                        """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
             }
             return db.changesCount == 1
         }
@@ -412,15 +466,18 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
         try await read("finding the next retry of run \(runID)") { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(not_before) FROM deliveries WHERE owner_run = ? AND state = \(pending)",
-                                arguments: [runID]).map { Date(timeIntervalSince1970: $0) }
+            try Double.fetchOne(
+                db, sql: "SELECT MIN(not_before) FROM deliveries WHERE owner_run = ? AND state = \(pending)",
+                arguments: [runID]
+            ).map { Date(timeIntervalSince1970: $0) }
         }
     }
 
     public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
         try await read("counting the open deliveries of run \(runID)") { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))",
-                             arguments: [runID]) ?? 0
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))",
+                arguments: [runID]) ?? 0
         }
     }
 
@@ -428,10 +485,12 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         try await read("listing dead deliveries") { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
-                FROM deliveries WHERE state = \(dead) AND (?1 IS NULL OR component = ?1) ORDER BY id
-                """, arguments: [component])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
+                    FROM deliveries WHERE state = \(dead) AND (?1 IS NULL OR component = ?1) ORDER BY id
+                    """, arguments: [component])
             return rows.map { row in
                 // A record with an unreadable column is still listed (it can be requeued by its key),
                 // with what is wrong with it in its reason.
@@ -446,19 +505,25 @@ public final class SQLiteSignalStore: SignalStore {
                         return fallback
                     }
                 }
-                return DeadDelivery(key: DeliveryKey(key), signalID: value("signal_id", ""), revision: value("revision", 0),
-                                    consumerID: ConsumerID(value("consumer_id", "")), component: value("component", ""),
-                                    handlerID: value("handler_id", ""), attempts: value("attempt", 0), reason: reason)
+                return DeadDelivery(
+                    key: DeliveryKey(key), signalID: value("signal_id", ""), revision: value("revision", 0),
+                    consumerID: ConsumerID(value("consumer_id", "")), component: value("component", ""),
+                    handlerID: value("handler_id", ""), attempts: value("attempt", 0), reason: reason)
             }
         }
     }
 
     public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
         let found = try await read("finding dead delivery \(key)") { db -> (owner: String, component: String)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT owner_run, component FROM deliveries WHERE delivery_key = ? AND state = \(dead)",
-                                             arguments: [key.rawValue]) else { return nil }
-            return (try Self.column(row, "owner_run", table: "deliveries", key: key.rawValue),
-                    try Self.column(row, "component", table: "deliveries", key: key.rawValue))
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT owner_run, component FROM deliveries WHERE delivery_key = ? AND state = \(dead)",
+                    arguments: [key.rawValue])
+            else { return nil }
+            return (
+                try Self.column(row, "owner_run", table: "deliveries", key: key.rawValue),
+                try Self.column(row, "component", table: "deliveries", key: key.rawValue)
+            )
         }
         guard let (foundOwner, ownerComponent) = found else { return false }
         var owner = foundOwner
@@ -468,10 +533,11 @@ public final class SQLiteSignalStore: SignalStore {
         }
         let now = Date().timeIntervalSince1970
         let requeued = try await write("requeueing delivery \(key)") { [owner] db in
-            try db.execute(sql: """
-                UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL, owner_run = ?
-                WHERE delivery_key = ? AND state = \(dead)
-                """, arguments: [now, owner, key.rawValue])
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL, owner_run = ?
+                    WHERE delivery_key = ? AND state = \(dead)
+                    """, arguments: [now, owner, key.rawValue])
             return db.changesCount == 1
         }
         if requeued { WakeFile.notify(wakePath) }
@@ -480,10 +546,13 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
         try await read("reading the completions of \(key)") { db in
-            try Row.fetchAll(db, sql: "SELECT run_id, attempt FROM completions WHERE delivery_key = ? ORDER BY completed_at",
-                             arguments: [key.rawValue]).map { row in
-                CompletionRecord(key: key, runID: try Self.column(row, "run_id", table: "completions", key: key.rawValue),
-                                 attempt: try Self.column(row, "attempt", table: "completions", key: key.rawValue))
+            try Row.fetchAll(
+                db, sql: "SELECT run_id, attempt FROM completions WHERE delivery_key = ? ORDER BY completed_at",
+                arguments: [key.rawValue]
+            ).map { row in
+                CompletionRecord(
+                    key: key, runID: try Self.column(row, "run_id", table: "completions", key: key.rawValue),
+                    attempt: try Self.column(row, "attempt", table: "completions", key: key.rawValue))
             }
         }
     }
@@ -517,7 +586,9 @@ public final class SQLiteSignalStore: SignalStore {
     /// tens of microseconds, less than a hop to GRDB's queue and back costs under load. While another
     /// process holds the write lock, the thread waits (at most `Options.busyTimeout`).
     @discardableResult
-    func write<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T) async throws(SignalError) -> T {
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(SignalError) -> T {
         do {
             return try writeNow { db in
                 var result: T?
@@ -525,7 +596,9 @@ public final class SQLiteSignalStore: SignalStore {
                     result = try body(db)
                     return .commit
                 }
-                guard let result else { throw SignalError.database(path: "", operation: "a transaction", detail: "it returned no result") }
+                guard let result else {
+                    throw SignalError.database(path: "", operation: "a transaction", detail: "it returned no result")
+                }
                 return result
             }
         } catch {
@@ -534,7 +607,9 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     /// Runs `body` in a read transaction, on the calling thread.
-    func read<T: Sendable>(_ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T) async throws(SignalError) -> T {
+    func read<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(SignalError) -> T {
         do {
             return try readNow(body)
         } catch {
@@ -553,11 +628,13 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     /// A column of a stored row as `T`, or `SignalError.malformedRecord` naming the table, key and column.
-    static func column<T: DatabaseValueConvertible>(_ row: Row, _ name: String, table: String, key: String) throws -> T {
+    static func column<T: DatabaseValueConvertible>(_ row: Row, _ name: String, table: String, key: String) throws -> T
+    {
         let stored: DatabaseValue = row[name] ?? .null
         guard let value = T.fromDatabaseValue(stored) else {
             let found = stored.isNull ? "NULL" : "\(stored.storage)"
-            throw SignalError.malformedRecord(table: table, key: key, column: name, reason: "expected \(T.self), found \(found.prefix(60))")
+            throw SignalError.malformedRecord(
+                table: table, key: key, column: name, reason: "expected \(T.self), found \(found.prefix(60))")
         }
         return value
     }

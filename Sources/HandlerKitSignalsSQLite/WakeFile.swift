@@ -1,11 +1,12 @@
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HandlerKit
-import HandlerKitSignals
 
 /// Cross-process wake-ups for one store, without polling.
 ///
@@ -91,7 +92,9 @@ final class WakeFileListener: SignalWakeListener {
             if created >= 0 { closeDescriptor(created) }
         }
         let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { throw .storeUnavailable(path: path, reason: "inotify_init1 failed: \(RunLockFile.lastError())") }
+        guard fd >= 0 else {
+            throw .storeUnavailable(path: path, reason: "inotify_init1 failed: \(RunLockFile.lastError())")
+        }
         guard inotify_add_watch(fd, path, UInt32(IN_MODIFY)) >= 0 else {
             let reason = RunLockFile.lastError()
             closeDescriptor(fd)
@@ -150,7 +153,8 @@ final class WakeFileListener: SignalWakeListener {
                 }
                 guard let deadline = state.deadline, state.waiter != nil else { return (nil, -1) }
                 let remaining = ContinuousClock.now.duration(to: deadline)
-                let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+                let milliseconds =
+                    remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
                 return (nil, Int32(clamping: max(0, milliseconds + 1)))
             }
             if let closing {
@@ -158,8 +162,10 @@ final class WakeFileListener: SignalWakeListener {
                 break
             }
 
-            var fds = [pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: interruptFDs.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: interruptFDs.read, events: Int16(POLLIN), revents: 0),
+            ]
             _ = poll(&fds, 2, timeout)
             if fds[1].revents != 0 { while read(interruptFDs.read, &buffer, buffer.count) > 0 {} }
             let notified = fds[0].revents != 0
@@ -167,7 +173,9 @@ final class WakeFileListener: SignalWakeListener {
 
             let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 if notified { state.woken = true }
-                guard let waiter = state.waiter, state.woken || (state.deadline.map { $0 <= .now } ?? false) else { return nil }
+                guard let waiter = state.waiter, state.woken || (state.deadline.map { $0 <= .now } ?? false) else {
+                    return nil
+                }
                 state.waiter = nil
                 state.deadline = nil
                 state.woken = false

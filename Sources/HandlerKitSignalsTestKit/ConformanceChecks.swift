@@ -6,17 +6,30 @@ import HandlerKitSignals
 enum ConformanceChecks {
     static let all: [SignalStoreConformance.Check] = [
         .init(name: "posting without a consumer is reported and stores nothing", body: postingWithoutAConsumer),
-        .init(name: "a once consumer receives the payload and the delivery key, then everything is cleaned up", body: onceConsumer),
-        .init(name: "an every-revision consumer receives each revision in order until removed", body: everyRevisionConsumer),
+        .init(
+            name: "a once consumer receives the payload and the delivery key, then everything is cleaned up",
+            body: onceConsumer),
+        .init(
+            name: "an every-revision consumer receives each revision in order until removed",
+            body: everyRevisionConsumer),
         .init(name: "a signal kept for a late consumer is delivered when it registers", body: keptSignal),
-        .init(name: "run-tied consumers end with their run; durable ones are delivered by the next run", body: lifetimes),
+        .init(
+            name: "run-tied consumers end with their run; durable ones are delivered by the next run", body: lifetimes),
         .init(name: "a live run of the same component is not taken over", body: liveRunNotTakenOver),
-        .init(name: "a running process takes over a run of its component that ended, when asked", body: takeOverWhenAsked),
-        .init(name: "a throwing handler is retried with backoff, then parked dead, and can be requeued", body: retriesThenDead),
-        .init(name: "an unknown handler id is parked dead, not dropped, and runs when requeued where it exists", body: unknownHandler),
-        .init(name: "a payload value of the wrong type is parked dead, naming the argument and the types", body: wrongPayload),
+        .init(
+            name: "a running process takes over a run of its component that ended, when asked", body: takeOverWhenAsked),
+        .init(
+            name: "a throwing handler is retried with backoff, then parked dead, and can be requeued",
+            body: retriesThenDead),
+        .init(
+            name: "an unknown handler id is parked dead, not dropped, and runs when requeued where it exists",
+            body: unknownHandler),
+        .init(
+            name: "a payload value of the wrong type is parked dead, naming the argument and the types",
+            body: wrongPayload),
         .init(name: "async handlers run, and consumers of other components are left alone", body: componentsApart),
-        .init(name: "completing or releasing a delivery is guarded by the same run and attempt", body: guardedCompletion),
+        .init(
+            name: "completing or releasing a delivery is guarded by the same run and attempt", body: guardedCompletion),
         .init(name: "a center delivers by itself when a signal is posted", body: automaticDelivery),
         .init(name: "bad input is a typed error naming what and where, and stores nothing", body: badInput),
     ]
@@ -24,7 +37,8 @@ enum ConformanceChecks {
     static func postingWithoutAConsumer(_ c: ConformanceContext) async throws {
         let center = try await c.center("app")
         let result = try await center.post("nobody", payload: ["item": 1])
-        try c.expect(result.hadNoConsumer && result.deliveries == 0 && !result.kept, "no consumer and not kept, found \(result)")
+        try c.expect(
+            result.hadNoConsumer && result.deliveries == 0 && !result.kept, "no consumer and not kept, found \(result)")
         try c.expectEqual(try await c.store.statistics().signals, 0, "signal records")
         try await center.stop()
     }
@@ -37,15 +51,18 @@ enum ConformanceChecks {
         try c.expect(result.revision == 1 && result.deliveries == 1, "revision 1 with 1 delivery, found \(result)")
         try c.expectEqual(try await center.deliverDue(), 1, "deliveries completed")
         let key = "\(consumer.rawValue)/1"
-        try c.expectEqual(c.recorder.all, [Received(handler: "Sink.receive", item: 42, note: "done", deliveryKey: key, revision: 1)],
-                          "handler runs")
+        try c.expectEqual(
+            c.recorder.all, [Received(handler: "Sink.receive", item: 42, note: "done", deliveryKey: key, revision: 1)],
+            "handler runs")
         try c.expectEqual(try await c.store.completions(of: DeliveryKey(key)).count, 1, "completions of \(key)")
         let statistics = try await c.store.statistics()
-        try c.expect(statistics.consumers == 0 && statistics.signals == 0 && statistics.pendingDeliveries == 0,
-                     "no consumer, signal or delivery left, found \(statistics)")
+        try c.expect(
+            statistics.consumers == 0 && statistics.signals == 0 && statistics.pendingDeliveries == 0,
+            "no consumer, signal or delivery left, found \(statistics)")
 
         // The consumer is gone: a second post has no consumer and nothing runs again.
-        try c.expect(try await center.post(signal, payload: ["item": 43]).hadNoConsumer, "the second post has no consumer")
+        try c.expect(
+            try await center.post(signal, payload: ["item": 43]).hadNoConsumer, "the second post has no consumer")
         try c.expectEqual(try await center.deliverDue(), 0, "deliveries after the consumer ended")
         try c.expectEqual(c.recorder.all.count, 1, "handler runs")
         try await center.stop()
@@ -53,8 +70,11 @@ enum ConformanceChecks {
 
     static func everyRevisionConsumer(_ c: ConformanceContext) async throws {
         let center = try await c.center("app")
-        let consumer = try await center.register(try c.handler("Sink.receive"), for: "progress", delivery: .everyRevision)
-        for item in 1...3 { try c.expectEqual(try await center.post("progress", payload: ["item": item]).revision, item, "revision") }
+        let consumer = try await center.register(
+            try c.handler("Sink.receive"), for: "progress", delivery: .everyRevision)
+        for item in 1...3 {
+            try c.expectEqual(try await center.post("progress", payload: ["item": item]).revision, item, "revision")
+        }
         try c.expectEqual(try await center.deliverDue(), 3, "deliveries completed")
         try c.expectEqual(c.recorder.all.map(\.item), [1, 2, 3], "items received")
         try c.expectEqual(c.recorder.all.map(\.revision), [1, 2, 3], "revisions received")
@@ -87,8 +107,10 @@ enum ConformanceChecks {
 
         let poster = try await c.center("sync")
         try c.expect(try await poster.post("tied", payload: ["item": 1]).hadNoConsumer, "the run-tied consumer is gone")
-        try c.expectEqual(try await poster.post("durable", payload: ["item": 2]).deliveries, 1, "deliveries to the durable consumer")
-        try c.expectEqual(try await poster.deliverDue(), 0, "deliveries by another component (it never delivers the app's consumers)")
+        try c.expectEqual(
+            try await poster.post("durable", payload: ["item": 2]).deliveries, 1, "deliveries to the durable consumer")
+        try c.expectEqual(
+            try await poster.deliverDue(), 0, "deliveries by another component (it never delivers the app's consumers)")
 
         let second = try await c.center("app")
         try c.expectEqual(second.takeover.deadRuns, [first.runID], "runs taken over")
@@ -106,7 +128,8 @@ enum ConformanceChecks {
         let second = try await c.center("app")
         try c.expect(second.takeover.deadRuns.isEmpty, "no run taken over, found \(second.takeover.deadRuns)")
         _ = try await second.post("mine", payload: ["item": 1])
-        try c.expectEqual(try await second.deliverDue(), 0, "deliveries by the other run (the registering run is alive: it delivers)")
+        try c.expectEqual(
+            try await second.deliverDue(), 0, "deliveries by the other run (the registering run is alive: it delivers)")
         try c.expectEqual(try await first.deliverDue(), 1, "deliveries by the registering run")
         try await first.stop()
         try await second.stop()
@@ -117,10 +140,13 @@ enum ConformanceChecks {
         let ending = try await c.center("app")
         _ = try await ending.register(try c.handler("Sink.receive"), for: "adopt")
         _ = try await survivor.post("adopt", payload: ["item": 1])
-        try c.expect(try await survivor.takeOverDeadRuns().deadRuns.isEmpty, "nothing taken over while the other run is alive")
+        try c.expect(
+            try await survivor.takeOverDeadRuns().deadRuns.isEmpty, "nothing taken over while the other run is alive")
         try await ending.stop()
         let report = try await survivor.takeOverDeadRuns()
-        try c.expect(report.deadRuns == [ending.runID] && report.adoptedConsumers == 1, "the ended run taken over, found \(report)")
+        try c.expect(
+            report.deadRuns == [ending.runID] && report.adoptedConsumers == 1,
+            "the ended run taken over, found \(report)")
         try c.expectEqual(try await survivor.deliverDue(), 1, "deliveries completed")
         try await survivor.stop()
     }
@@ -142,8 +168,11 @@ enum ConformanceChecks {
         try c.expectEqual(dead.count, 1, "dead deliveries")
         try c.expectEqual(dead.first?.key, DeliveryKey("\(consumer.rawValue)/1"), "the dead delivery's key")
         try c.expectEqual(dead.first?.attempts, 3, "the dead delivery's attempts")
-        try c.expectEqual(dead.first?.reason, "handler 'Sink.fail' threw on attempt 3: the test handler fails on purpose", "the reason")
-        try c.expectEqual(try await c.store.statistics().consumers, 1, "consumers (it stays while its delivery is dead)")
+        try c.expectEqual(
+            dead.first?.reason, "handler 'Sink.fail' threw on attempt 3: the test handler fails on purpose",
+            "the reason")
+        try c.expectEqual(
+            try await c.store.statistics().consumers, 1, "consumers (it stays while its delivery is dead)")
 
         try c.expect(try await center.requeue(DeliveryKey("\(consumer.rawValue)/1")), "the dead delivery is requeued")
         try c.expect(try await center.requeue(DeliveryKey("no such key")) == false, "an unknown key is not requeued")
@@ -163,7 +192,10 @@ enum ConformanceChecks {
         try c.expectEqual(try await lacking.deliverDue(), 0, "deliveries without the handler")
         let dead = try c.require(try await lacking.deadDeliveries().first, "a dead delivery")
         try c.expectEqual(dead.handlerID, "Sink.receive", "the dead delivery's handler id")
-        try c.expectEqual(dead.reason, "delivery '\(dead.key.rawValue)': its handler 'Sink.receive' is not registered in this process; the delivery is intact: requeue it from a process that registers the handler", "the reason")
+        try c.expectEqual(
+            dead.reason,
+            "delivery '\(dead.key.rawValue)': its handler 'Sink.receive' is not registered in this process; the delivery is intact: requeue it from a process that registers the handler",
+            "the reason")
         try await lacking.stop()
 
         let complete = try await c.center("app")
@@ -182,8 +214,14 @@ enum ConformanceChecks {
         try c.expectEqual(try await center.deliverDue(), 0, "deliveries completed")
         let reasons = try await center.deadDeliveries().map(\.reason)
         try c.expectEqual(reasons.count, 2, "dead deliveries")
-        try c.expectEqual(reasons.first, "payload of signal 'typed', value 'item': revision 1 does not fit the consumer's handler: handler 'Sink.receive': argument 'item' expects Int but found string \"not a number\"", "the first reason")
-        try c.expectEqual(reasons.last, "handler 'Sink.receive' threw on attempt 1: handler 'Sink.receive': missing mandatory argument 'item' of type Int", "the second reason")
+        try c.expectEqual(
+            reasons.first,
+            "payload of signal 'typed', value 'item': revision 1 does not fit the consumer's handler: handler 'Sink.receive': argument 'item' expects Int but found string \"not a number\"",
+            "the first reason")
+        try c.expectEqual(
+            reasons.last,
+            "handler 'Sink.receive' threw on attempt 1: handler 'Sink.receive': missing mandatory argument 'item' of type Int",
+            "the second reason")
         try c.expect(c.recorder.all.isEmpty, "no handler ran, found \(c.recorder.all)")
         try await center.stop()
     }
@@ -214,7 +252,8 @@ enum ConformanceChecks {
         otherRun.runID = "another run"
         try c.expect(try await c.store.complete(otherAttempt) == false, "another attempt does not complete it")
         try c.expect(try await c.store.complete(otherRun) == false, "another run does not complete it")
-        try c.expect(try await c.store.release(otherRun, reason: "x", retryAt: nil) == false, "another run does not release it")
+        try c.expect(
+            try await c.store.release(otherRun, reason: "x", retryAt: nil) == false, "another run does not release it")
         try c.expect(try await c.store.complete(claimed), "its claim completes it")
         try c.expect(try await c.store.complete(claimed) == false, "a delivery completes once")
         try c.expectEqual(try await c.store.completions(of: claimed.key).count, 1, "completions")
@@ -236,29 +275,48 @@ enum ConformanceChecks {
         let empty = try await c.error("an empty component") { _ = try await c.center("") }
         try c.expectEqual(empty, .invalidComponent("", reason: "it is empty"), "the error")
         let center = try await c.center("app")
-        try c.expectEqual(try await c.error("an empty signal id") { try await center.post("") },
-                          .invalidSignalID("", reason: "it is empty"), "the error")
-        try c.expectEqual(try await c.error("a signal id with a trailing newline") { try await center.post("job-1\n") },
-                          .invalidSignalID("job-1\n", reason: "it begins or ends with white space (trim an id read from a file or a line of input)"),
-                          "the error")
-        try c.expectEqual(try await c.error("a signal id with a leading space") {
-            _ = try await center.register(try c.handler("Sink.receive"), for: " job-1")
-        }, .invalidSignalID(" job-1", reason: "it begins or ends with white space (trim an id read from a file or a line of input)"), "the error")
+        try c.expectEqual(
+            try await c.error("an empty signal id") { try await center.post("") },
+            .invalidSignalID("", reason: "it is empty"), "the error")
+        try c.expectEqual(
+            try await c.error("a signal id with a trailing newline") { try await center.post("job-1\n") },
+            .invalidSignalID(
+                "job-1\n", reason: "it begins or ends with white space (trim an id read from a file or a line of input)"
+            ),
+            "the error")
+        try c.expectEqual(
+            try await c.error("a signal id with a leading space") {
+                _ = try await center.register(try c.handler("Sink.receive"), for: " job-1")
+            },
+            .invalidSignalID(
+                " job-1", reason: "it begins or ends with white space (trim an id read from a file or a line of input)"),
+            "the error")
         let long = String(repeating: "x", count: 513)
-        try c.expectEqual(try await c.error("a long signal id") { try await center.post(SignalID(long)) },
-                          .invalidSignalID(long, reason: "it is 513 bytes long; the limit is 512"), "the error")
-        let reserved = try await c.error("a reserved payload name") { try await center.post("s", payload: ["deliveryKey": "mine"]) }
-        try c.expectEqual(reserved.description, "payload of signal 's', value 'deliveryKey': this name is reserved: handlers receive it from HandlerKitSignals itself", "the message")
-        let unencodable = try await c.error("an unencodable payload") { try await center.post("s", payload: ["bad": Unencodable()]) }
-        try c.expect(unencodable.description.hasPrefix("payload of signal 's', value 'bad': cannot be encoded:"),
-                     "the message names signal and value, found: \(unencodable)")
+        try c.expectEqual(
+            try await c.error("a long signal id") { try await center.post(SignalID(long)) },
+            .invalidSignalID(long, reason: "it is 513 bytes long; the limit is 512"), "the error")
+        let reserved = try await c.error("a reserved payload name") {
+            try await center.post("s", payload: ["deliveryKey": "mine"])
+        }
+        try c.expectEqual(
+            reserved.description,
+            "payload of signal 's', value 'deliveryKey': this name is reserved: handlers receive it from HandlerKitSignals itself",
+            "the message")
+        let unencodable = try await c.error("an unencodable payload") {
+            try await center.post("s", payload: ["bad": Unencodable()])
+        }
+        try c.expect(
+            unencodable.description.hasPrefix("payload of signal 's', value 'bad': cannot be encoded:"),
+            "the message names signal and value, found: \(unencodable)")
         let handler = try c.handler("Sink.receive")
         try await handler.invalidate()
-        try c.expectEqual(try await c.error("an invalidated handler") { _ = try await center.register(handler, for: "s") },
-                          .invalidHandler(handler: "Sink.receive", reason: "it has been invalidated"), "the error")
+        try c.expectEqual(
+            try await c.error("an invalidated handler") { _ = try await center.register(handler, for: "s") },
+            .invalidHandler(handler: "Sink.receive", reason: "it has been invalidated"), "the error")
         try await center.stop()
-        try c.expectEqual(try await c.error("a stopped center") { try await center.post("s") },
-                          .centerStopped(component: "app", runID: center.runID), "the error")
+        try c.expectEqual(
+            try await c.error("a stopped center") { try await center.post("s") },
+            .centerStopped(component: "app", runID: center.runID), "the error")
         try c.expectEqual(try await c.store.statistics(), SignalStoreStatistics(), "what the store holds at the end")
     }
 }

@@ -17,9 +17,12 @@ struct ConformanceContext: Sendable {
     }
 
     /// A center that delivers only when `deliverDue()` is called, so checks decide when.
-    func center(_ component: String, registry: HandlerRegistry? = nil, retry: RetryPolicy = RetryPolicy()) async throws -> SignalCenter {
-        try await SignalCenter.start(component: component, store: store, registry: registry ?? self.registry,
-                                     options: .init(retry: retry, deliversAutomatically: false))
+    func center(
+        _ component: String, registry: HandlerRegistry? = nil, retry: RetryPolicy = RetryPolicy()
+    ) async throws -> SignalCenter {
+        try await SignalCenter.start(
+            component: component, store: store, registry: registry ?? self.registry,
+            options: .init(retry: retry, deliversAutomatically: false))
     }
 
     /// A handler of the checks' registry.
@@ -32,11 +35,15 @@ struct ConformanceContext: Sendable {
     }
 
     func expectEqual<T: Equatable>(_ found: T, _ expected: T, _ what: String, line: Int = #line) throws {
-        if found != expected { throw ConformanceFailure(check: check, message: "\(what): expected \(expected), found \(found)", line: line) }
+        if found != expected {
+            throw ConformanceFailure(check: check, message: "\(what): expected \(expected), found \(found)", line: line)
+        }
     }
 
     func require<T>(_ value: T?, _ what: String, line: Int = #line) throws -> T {
-        guard let value else { throw ConformanceFailure(check: check, message: "expected \(what), found none", line: line) }
+        guard let value else {
+            throw ConformanceFailure(check: check, message: "expected \(what), found none", line: line)
+        }
         return value
     }
 
@@ -49,7 +56,8 @@ struct ConformanceContext: Sendable {
         } catch {
             throw ConformanceFailure(check: check, message: "\(what): expected a SignalError, got \(error)", line: line)
         }
-        throw ConformanceFailure(check: check, message: "\(what): expected a SignalError, nothing was thrown", line: line)
+        throw ConformanceFailure(
+            check: check, message: "\(what): expected a SignalError, nothing was thrown", line: line)
     }
 }
 
@@ -83,32 +91,46 @@ struct HandlerFailure: Error, CustomStringConvertible {
 /// - `Sink.async(item: Int, deliveryKey: String)` is `async`
 func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
     let registry = HandlerRegistry()
-    try registry.register(HandlerTable(module: "SignalConformance", handlers: [
-        HandlerDescriptor(
-            id: "Sink.receive",
-            parameters: [.required("item", Int.self), .optional("note", String.self),
-                         .required("deliveryKey", String.self), .required("signalRevision", Int.self)],
-            invoke: { arguments in
-                let item: Int = try arguments.required("item")
-                recorder.add(Received(handler: "Sink.receive", item: item,
-                                      note: try arguments.optional("note"), deliveryKey: try arguments.required("deliveryKey"),
-                                      revision: try arguments.required("signalRevision")))
-            }
-        ),
-        HandlerDescriptor(id: "Sink.fail", parameters: [.required("deliveryKey", String.self)], invoke: { arguments in
-            recorder.add(Received(handler: "Sink.fail", deliveryKey: try arguments.required("deliveryKey"), revision: 0))
-            throw HandlerFailure()
-        }),
-        HandlerDescriptor(
-            id: "Sink.async", parameters: [.required("item", Int.self), .required("deliveryKey", String.self)],
-            invokeAsync: { arguments in
-                try await Task.sleep(for: .milliseconds(1))
-                let item: Int = try arguments.required("item")
-                recorder.add(Received(handler: "Sink.async", item: item,
-                                      deliveryKey: try arguments.required("deliveryKey"), revision: 0))
-            }
-        ),
-    ]))
+    try registry.register(
+        HandlerTable(
+            module: "SignalConformance",
+            handlers: [
+                HandlerDescriptor(
+                    id: "Sink.receive",
+                    parameters: [
+                        .required("item", Int.self), .optional("note", String.self),
+                        .required("deliveryKey", String.self), .required("signalRevision", Int.self),
+                    ],
+                    invoke: { arguments in
+                        let item: Int = try arguments.required("item")
+                        recorder.add(
+                            Received(
+                                handler: "Sink.receive", item: item,
+                                note: try arguments.optional("note"),
+                                deliveryKey: try arguments.required("deliveryKey"),
+                                revision: try arguments.required("signalRevision")))
+                    }
+                ),
+                HandlerDescriptor(
+                    id: "Sink.fail", parameters: [.required("deliveryKey", String.self)],
+                    invoke: { arguments in
+                        recorder.add(
+                            Received(
+                                handler: "Sink.fail", deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+                        throw HandlerFailure()
+                    }),
+                HandlerDescriptor(
+                    id: "Sink.async", parameters: [.required("item", Int.self), .required("deliveryKey", String.self)],
+                    invokeAsync: { arguments in
+                        try await Task.sleep(for: .milliseconds(1))
+                        let item: Int = try arguments.required("item")
+                        recorder.add(
+                            Received(
+                                handler: "Sink.async", item: item,
+                                deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+                    }
+                ),
+            ]))
     return registry
 }
 

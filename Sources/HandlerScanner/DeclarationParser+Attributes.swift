@@ -137,8 +137,9 @@ extension DeclarationParser {
                 // `class func` is a modifier; `class Name` declares a class.
                 let following = peekSecond()
                 let followingWord = following.kind == .identifier ? lexer.text(following) : ""
-                guard following.kind == .at || Keywords.modifiers.contains(followingWord)
-                    || Keywords.introducers.contains(followingWord)
+                guard
+                    following.kind == .at || Keywords.modifiers.contains(followingWord)
+                        || Keywords.introducers.contains(followingWord)
                 else { return }
             } else if !Keywords.modifiers.contains(word) {
                 return

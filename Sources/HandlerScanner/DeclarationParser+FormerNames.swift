@@ -74,7 +74,10 @@ extension DeclarationParser {
             if !formers.insert(rename.former).inserted {
                 error(at: rename.offset, Diagnostics.repeatedFormerName(rename.former))
             } else if currentNames.contains(rename.former) {
-                error(at: rename.offset, Diagnostics.formerNameIsCurrent(rename.former, functionName, !currentNames.contains(rename.current)))
+                error(
+                    at: rename.offset,
+                    Diagnostics.formerNameIsCurrent(rename.former, functionName, !currentNames.contains(rename.current))
+                )
             } else if let index = currentNames.firstIndex(of: rename.current) {
                 parameters[index].formerNames.append(rename.former)
             } else {

@@ -199,8 +199,10 @@ extension DeclarationParser {
     func continuesType(_ token: Token) -> Bool {
         switch token.kind {
         case .dot, .comma, .colon, .leftParen, .leftBracket, .at: return true
-        case .op: return !(lexer.bytes[token.end - 1] == UInt8(ascii: "?") || lexer.bytes[token.end - 1] == UInt8(ascii: "!")
-            || lexer.bytes[token.end - 1] == UInt8(ascii: ">"))
+        case .op:
+            return
+                !(lexer.bytes[token.end - 1] == UInt8(ascii: "?") || lexer.bytes[token.end - 1] == UInt8(ascii: "!")
+                || lexer.bytes[token.end - 1] == UInt8(ascii: ">"))
         case .identifier: return lexer.token(token, is: "some") || lexer.token(token, is: "any")
         default: return false
         }

@@ -269,7 +269,8 @@ struct DeclarationParser {
             file: file, line: position.line, column: position.column, id: id, hasExplicitID: explicitID != nil,
             type: typePath, name: functionName, kind: kind, instance: instance, isAsync: isAsync,
             isThrows: isThrows, parameters: parameters, conditions: site.conditions,
-            access: access, globalActor: isNonisolated ? nil : globalActor ?? (kind == .global ? nil : site.scopeGlobalActor))
+            access: access,
+            globalActor: isNonisolated ? nil : globalActor ?? (kind == .global ? nil : site.scopeGlobalActor))
         declaration.formerIDs = formerIDs
         return ParsedHandler(declaration: declaration, diagnostics: diagnostics, headerEnd: headerEnd)
     }

@@ -21,11 +21,12 @@ enum Diagnostics {
     }
 
     static func notPlainString(_ label: String) -> String {
-        let example = switch label {
-        case "id": "@handler(id: \"cleanup.v1\")"
-        case "formerly": "@handler(formerly: \"Carbons.enabled\")"
-        default: "@handler(instance: \"account.omemo\")"
-        }
+        let example =
+            switch label {
+            case "id": "@handler(id: \"cleanup.v1\")"
+            case "formerly": "@handler(formerly: \"Carbons.enabled\")"
+            default: "@handler(instance: \"account.omemo\")"
+            }
         return "'\(label):' must be a plain string literal without interpolation or other expressions, "
             + "e.g. \(example)"
     }

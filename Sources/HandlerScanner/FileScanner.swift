@@ -158,7 +158,9 @@ struct FileScanner {
                 pending?.nameRange = token.start..<token.end
                 var lookahead = lexer
                 let following = lookahead.next()
-                if following.kind == .op, lexer.bytes[following.start] == UInt8(ascii: "<") { pending?.isGeneric = true }
+                if following.kind == .op, lexer.bytes[following.start] == UInt8(ascii: "<") {
+                    pending?.isGeneric = true
+                }
                 return
             }
         }
@@ -166,7 +168,8 @@ struct FileScanner {
         switch keyword {
         case .struct, .enum, .protocol:
             pending = PendingType(
-                keyword: keyword, nesting: nesting, isPrivate: sawPrivate, access: sawAccess, globalActor: sawGlobalActor)
+                keyword: keyword, nesting: nesting, isPrivate: sawPrivate, access: sawAccess,
+                globalActor: sawGlobalActor)
         case .class, .actor:
             // `class func`, `class var`: a modifier. `actor` is contextual: `actor Name` only.
             var lookahead = lexer
@@ -176,7 +179,8 @@ struct FileScanner {
             let word = lexer.text(following)
             if Keywords.modifiers.contains(word) || Keywords.introducers.contains(word) { return }
             pending = PendingType(
-                keyword: keyword, nesting: nesting, isPrivate: sawPrivate, access: sawAccess, globalActor: sawGlobalActor)
+                keyword: keyword, nesting: nesting, isPrivate: sawPrivate, access: sawAccess,
+                globalActor: sawGlobalActor)
         case .extension:
             pending = PendingType(
                 keyword: keyword, name: "", nesting: nesting, isPrivate: sawPrivate, access: sawAccess,
@@ -241,7 +245,8 @@ struct FileScanner {
         guard !privateNameRanges.isEmpty,
             handlers.contains(where: { $0.parameters.contains { $0.hasDefault && $0.defaultValue != nil } })
         else { return }
-        let privateNames = Set(privateNameRanges.map { lexer.text(from: $0.lowerBound, to: $0.upperBound).replacingBackticks() })
+        let privateNames = Set(
+            privateNameRanges.map { lexer.text(from: $0.lowerBound, to: $0.upperBound).replacingBackticks() })
         for handlerIndex in handlers.indices {
             for parameterIndex in handlers[handlerIndex].parameters.indices {
                 let parameter = handlers[handlerIndex].parameters[parameterIndex]
@@ -273,13 +278,15 @@ struct FileScanner {
         var name = lexer.next()
         guard name.kind == .identifier, !name.newlineBefore else { return }
         if let kind = Keywords.classify(lexer.bytes, name.start, name.end),
-           [.struct, .class, .enum, .protocol, .typealias, .func, .let, .var].contains(kind) {
+            [.struct, .class, .enum, .protocol, .typealias, .func, .let, .var].contains(kind)
+        {
             name = lexer.next()
             guard name.kind == .identifier, !name.newlineBefore else { return }
         }
-        imports.append(ImportDeclaration(
-            file: file, module: lexer.text(name).replacingBackticks(),
-            isTestable: sawTestable, conditions: blocks.map(\.current)))
+        imports.append(
+            ImportDeclaration(
+                file: file, module: lexer.text(name).replacingBackticks(),
+                isTestable: sawTestable, conditions: blocks.map(\.current)))
     }
 
     private mutating func appendToTarget(_ token: Token) {
@@ -318,7 +325,8 @@ struct FileScanner {
                     globalActor: type.globalActor, savedNesting: nesting, openOffset: offset))
         } else {
             scopes.append(
-                Scope(kind: .code, isLocal: true, isPrivate: parent.isPrivate, savedNesting: nesting, openOffset: offset))
+                Scope(
+                    kind: .code, isLocal: true, isPrivate: parent.isPrivate, savedNesting: nesting, openOffset: offset))
         }
         pending = nil
         endModifiers()

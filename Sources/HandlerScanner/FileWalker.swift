@@ -46,7 +46,8 @@ enum FileWalker {
         for path in paths {
             let normalized = PathName.normalized(path, in: currentDirectory)
             if trustingSwiftNames, path.utf8.count > 6, path.utf8.reversed().starts(with: ".swift".utf8.reversed()) {
-                entries.append(Entry(path: path, isFile: true, isVerified: false, normalizedBase: normalized, insideStart: nil))
+                entries.append(
+                    Entry(path: path, isFile: true, isVerified: false, normalizedBase: normalized, insideStart: nil))
                 continue
             }
             switch FileSystem.kind(of: path) {
@@ -63,7 +64,9 @@ enum FileWalker {
                 let listed = walk(directory) { file in
                     entries.append(Entry(path: file, isFile: true, normalizedBase: base, insideStart: start))
                 }
-                if !listed { missing.append(Entry(path: path, isFile: false, normalizedBase: normalized, insideStart: nil)) }
+                if !listed {
+                    missing.append(Entry(path: path, isFile: false, normalizedBase: normalized, insideStart: nil))
+                }
             }
         }
         if paths.count > 1 {

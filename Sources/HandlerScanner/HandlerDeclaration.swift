@@ -228,7 +228,9 @@ public struct ScanResult: Sendable, Hashable, Codable {
     /// generated file repeats them so that handlers' parameter types resolve as in the sources.
     public var imports: [ImportDeclaration]
 
-    public init(handlers: [HandlerDeclaration] = [], diagnostics: [ScanDiagnostic] = [], imports: [ImportDeclaration] = []) {
+    public init(
+        handlers: [HandlerDeclaration] = [], diagnostics: [ScanDiagnostic] = [], imports: [ImportDeclaration] = []
+    ) {
         self.handlers = handlers
         self.diagnostics = diagnostics
         self.imports = imports

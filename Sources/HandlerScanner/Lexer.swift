@@ -247,7 +247,8 @@ struct Lexer {
 
     private mutating func lexNumber(from start: Int) {
         let count = bytes.count
-        let isHex = start + 1 < count && bytes[start] == UInt8(ascii: "0") && (bytes[start + 1] | 0x20) == UInt8(ascii: "x")
+        let isHex =
+            start + 1 < count && bytes[start] == UInt8(ascii: "0") && (bytes[start + 1] | 0x20) == UInt8(ascii: "x")
         var index = start + 1
         while index < count {
             let byte = bytes[index]
@@ -278,7 +279,8 @@ struct Lexer {
             let byte = bytes[index]
             if byte == UInt8(ascii: "`") {
                 position = index + 1
-                return Token(kind: .identifier, start: start, end: position, newlineBefore: false, flags: Token.isBackticked)
+                return Token(
+                    kind: .identifier, start: start, end: position, newlineBefore: false, flags: Token.isBackticked)
             }
             if byte == 0x0A || byte == 0x0D { break }
             index += 1
@@ -314,7 +316,8 @@ struct Lexer {
     /// Lexes a string literal whose opening quote is at `quoteAt`, after `hashes` `#` characters.
     private mutating func lexString(start: Int, hashes: Int, quoteAt: Int) -> Token {
         let count = bytes.count
-        var multiline = quoteAt + 2 < count && bytes[quoteAt + 1] == UInt8(ascii: "\"")
+        var multiline =
+            quoteAt + 2 < count && bytes[quoteAt + 1] == UInt8(ascii: "\"")
             && bytes[quoteAt + 2] == UInt8(ascii: "\"")
         if multiline, hashes > 0 {
             // A raw string that closes on its own line is single-line even if it starts with `"""`:

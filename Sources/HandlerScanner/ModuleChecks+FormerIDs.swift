@@ -18,7 +18,9 @@ extension ModuleChecks {
                 }
                 if other.formerIDs.contains(handler.id) {
                     diagnostics.append(
-                        diagnostic(at: handler, Diagnostics.idIsFormerElsewhere(handler.id, otherFile: other.file, otherLine: other.line)))
+                        diagnostic(
+                            at: handler,
+                            Diagnostics.idIsFormerElsewhere(handler.id, otherFile: other.file, otherLine: other.line)))
                 }
             }
         }

@@ -26,11 +26,16 @@ enum ModuleChecks {
 
     /// Whether no build can compile both declarations: one needs a condition false that the other needs
     /// true (same text).
-    static func areExclusive(_ first: [HandlerDeclaration.Condition], _ second: [HandlerDeclaration.Condition]) -> Bool {
+    static func areExclusive(_ first: [HandlerDeclaration.Condition], _ second: [HandlerDeclaration.Condition]) -> Bool
+    {
         for a in first {
             for b in second {
-                if a.branch != .else, !a.expression.isEmpty, b.precedingExpressions.contains(a.expression) { return true }
-                if b.branch != .else, !b.expression.isEmpty, a.precedingExpressions.contains(b.expression) { return true }
+                if a.branch != .else, !a.expression.isEmpty, b.precedingExpressions.contains(a.expression) {
+                    return true
+                }
+                if b.branch != .else, !b.expression.isEmpty, a.precedingExpressions.contains(b.expression) {
+                    return true
+                }
             }
         }
         return false

@@ -12,7 +12,8 @@ enum StringLiteralDecoder {
             index += 1
         }
         let quote = UInt8(ascii: "\"")
-        let isMultiline = index + 2 < literal.count && literal[index] == quote && literal[index + 1] == quote
+        let isMultiline =
+            index + 2 < literal.count && literal[index] == quote && literal[index + 1] == quote
             && literal[index + 2] == quote
         let delimiter = isMultiline ? 3 : 1
         let contentStart = index + delimiter

@@ -105,7 +105,8 @@ struct TokenCursor {
                 index += 2
                 var depth = 1
                 while index < bytes.count, depth > 0 {
-                    if bytes[index] == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
+                    if bytes[index] == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*")
+                    {
                         depth += 1
                         index += 2
                     } else if bytes[index] == UInt8(ascii: "*"), index + 1 < bytes.count,

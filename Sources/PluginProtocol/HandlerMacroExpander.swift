@@ -30,13 +30,16 @@ package struct HandlerMacroExpander: Sendable {
                 + TokenCursor.triviaLength(of: request.attributeSyntax.source)
         )
         guard request.macro.typeName == Self.implementationTypeName else {
-            return ([], [
-                PluginDiagnostic(
-                    message: "HandlerKitMacros has no macro type '\(request.macro.typeName)'; "
-                        + "declare the macro with #externalMacro(module: \"HandlerKitMacros\", "
-                        + "type: \"\(Self.implementationTypeName)\")",
-                    severity: .error, position: attributePosition)
-            ])
+            return (
+                [],
+                [
+                    PluginDiagnostic(
+                        message: "HandlerKitMacros has no macro type '\(request.macro.typeName)'; "
+                            + "declare the macro with #externalMacro(module: \"HandlerKitMacros\", "
+                            + "type: \"\(Self.implementationTypeName)\")",
+                        severity: .error, position: attributePosition)
+                ]
+            )
         }
 
         let context =

@@ -6,7 +6,9 @@ import HandlerScanner
 enum BaselineOption {
     static let option = OptionSpec(
         name: "baseline", kind: .value(placeholder: "file"),
-        help: "A committed handler baseline (handlergen manifest): report each change that would stop stored handlers from rebuilding, as its 'rules' set.")
+        help:
+            "A committed handler baseline (handlergen manifest): report each change that would stop stored handlers from rebuilding, as its 'rules' set."
+    )
     static let ifPresentOption = OptionSpec(
         name: "baseline-if-present", kind: .value(placeholder: "file"),
         help: "The same check when the file exists; nothing when it does not (what the build plugin passes).")
@@ -14,7 +16,9 @@ enum BaselineOption {
     /// The baseline the command line names: `--baseline`, else `--baseline-if-present` when that file exists.
     static func path(in arguments: CommandLineArguments) -> String? {
         if let path = arguments.value(of: option) { return path }
-        guard let path = arguments.value(of: ifPresentOption), FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let path = arguments.value(of: ifPresentOption), FileManager.default.fileExists(atPath: path) else {
+            return nil
+        }
         return path
     }
 

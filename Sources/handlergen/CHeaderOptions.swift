@@ -9,10 +9,14 @@ struct CHeaderOptions {
     static let headerDirectoryOption = OptionSpec(
         name: "c-header-directory", kind: .value(placeholder: "directory"), isRepeatable: true,
         help: "A public header directory of a C module the sources import (repeatable), e.g. Sources/CPoints/include.",
-        discussion: "Handler parameter types declared there as C structs or enums get a Codable conformance in the generated file, which imports the module (named by the directory's module.modulemap, else by the folder holding include/).")
+        discussion:
+            "Handler parameter types declared there as C structs or enums get a Codable conformance in the generated file, which imports the module (named by the directory's module.modulemap, else by the folder holding include/)."
+    )
     static let libclangOption = OptionSpec(
         name: "libclang", kind: .value(placeholder: "path"),
-        help: "The libclang to read C headers with (file or directory). Default: $HANDLERKIT_LIBCLANG, then the Swift toolchain's, then the system's.")
+        help:
+            "The libclang to read C headers with (file or directory). Default: $HANDLERKIT_LIBCLANG, then the Swift toolchain's, then the system's."
+    )
     static let options = [headerDirectoryOption, libclangOption]
 
     var headerDirectories: [String]
@@ -33,7 +37,9 @@ struct CHeaderOptions {
         let sources = try CHeaderSources.module(includeDirectories: headerDirectories)
         let model = try CHeaderReader(libclangPath: libclang).read(types: names, from: sources)
         let imports = model.declarations.compactMap { declaration in
-            declaration.location.flatMap { CModuleName.module(declaring: $0.file, headerDirectories: headerDirectories) }
+            declaration.location.flatMap {
+                CModuleName.module(declaring: $0.file, headerDirectories: headerDirectories)
+            }
         }
         return CTypeConversions(model: model, imports: imports)
     }

@@ -17,7 +17,9 @@ struct Generate: Subcommand {
             nothing is written, each error is printed to stderr as `path:line:col: error: message`, and \
             the exit status is 1.
             """,
-        options: GenerationOptions.options(output: outputOption) + [BaselineOption.option, BaselineOption.ifPresentOption],
+        options: GenerationOptions.options(output: outputOption) + [
+            BaselineOption.option, BaselineOption.ifPresentOption,
+        ],
         arguments: GenerationOptions.sourcesArgument
     )
 

@@ -7,7 +7,9 @@ struct GenerationOptions {
         help: "The Swift module the sources belong to (names the table: Chat → .chat).")
     static let sourceLocationsFlag = OptionSpec(
         name: "source-locations", kind: .flag(default: true),
-        help: "Map the user's text to the user's lines with #sourceLocation (turn off for a checked-in copy compiled from another path). (default: --source-locations)")
+        help:
+            "Map the user's text to the user's lines with #sourceLocation (turn off for a checked-in copy compiled from another path). (default: --source-locations)"
+    )
     static let sourcesArgument = ArgumentSpec(
         name: "sources", help: "Swift files and directories of the module.",
         whenMissing: "give at least one source file or directory")

@@ -47,7 +47,8 @@ enum HandlerGen {
             return 0
         }
         guard names.count == 1, let spec = specs.first(where: { $0.name == name }) else {
-            let problem = names.count == 1 ? "unknown subcommand '\(name)'" : "help takes one subcommand, not \(names.count)"
+            let problem =
+                names.count == 1 ? "unknown subcommand '\(name)'" : "help takes one subcommand, not \(names.count)"
             return Usage.report(UsageError(problem), hint: Usage.rootHint(commands: specs))
         }
         print(spec.help, terminator: "")

@@ -21,10 +21,11 @@ struct CommandSpec {
         lines += ["ARGUMENTS:"] + Usage.entry("<\(arguments.name)>", arguments.help) + [""]
         lines.append("OPTIONS:")
         for option in options {
-            let name = switch option.kind {
-            case .value: option.spelled
-            case .flag: "--\(option.name)/--no-\(option.name)"
-            }
+            let name =
+                switch option.kind {
+                case .value: option.spelled
+                case .flag: "--\(option.name)/--no-\(option.name)"
+                }
             lines += Usage.entry(name, option.help)
             if let discussion = option.discussion {
                 lines += Usage.paragraph(discussion, lead: Usage.column, indent: Usage.column.count)

@@ -19,7 +19,9 @@ enum DemoMain {
             if let (step, store) = SignalsStep.child(arguments) {
                 try await SignalsStep.run(step, store: store)
             } else if let index = arguments.firstIndex(of: replayFlag) {
-                guard index + 1 < arguments.count else { throw DemoFailure("\(replayFlag) needs the path of a handler file") }
+                guard index + 1 < arguments.count else {
+                    throw DemoFailure("\(replayFlag) needs the path of a handler file")
+                }
                 try await SecondProcess.run(file: arguments[index + 1])
             } else {
                 try FirstProcess.run(file: try handlerFile(arguments))

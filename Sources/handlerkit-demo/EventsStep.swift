@@ -32,14 +32,18 @@ enum EventsStep {
         try Inbox.messageArrived.subscribe(Inbox.notifyHandler(account: Account(name: "ada")))
         let file = file(next: handlerFile)
         try archive().save(to: file)
-        Say.line("Events: subscribed Inbox.notify (account: ada) to Inbox.messageArrived; saved to \(file.lastPathComponent)")
+        Say.line(
+            "Events: subscribed Inbox.notify (account: ada) to Inbox.messageArrived; saved to \(file.lastPathComponent)"
+        )
     }
 
     /// Second process: restore and send.
     static func restoreAndSend(next handlerFile: URL) async throws {
         let report = try archive().restore(from: file(next: handlerFile))
         Say.line("Events: \(report) into Inbox.messageArrived; sending \"Lunch?\"")
-        guard report.restored == 1, report.problems.isEmpty else { throw DemoFailure("expected 1 restored subscription: \(report)") }
+        guard report.restored == 1, report.problems.isEmpty else {
+            throw DemoFailure("expected 1 restored subscription: \(report)")
+        }
         let failures = await Inbox.messageArrived.sendAndWait("Lunch?")
         guard failures.isEmpty else { throw DemoFailure("subscribers failed: \(failures)") }
         try SecondProcess.checkRan("Inbox.notify")

@@ -40,12 +40,15 @@ enum FirstProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = [DemoMain.replayFlag, file.path(percentEncoded: false)]
-        Say.line("Starting a second OS process: \(executable.lastPathComponent) \(DemoMain.replayFlag) \(file.lastPathComponent)")
+        Say.line(
+            "Starting a second OS process: \(executable.lastPathComponent) \(DemoMain.replayFlag) \(file.lastPathComponent)"
+        )
         try process.run()
         Say.line("Second process started with pid \(process.processIdentifier); waiting for it")
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw DemoFailure("the second process (pid \(process.processIdentifier)) failed with status \(process.terminationStatus)")
+            throw DemoFailure(
+                "the second process (pid \(process.processIdentifier)) failed with status \(process.terminationStatus)")
         }
         Say.line("Second process (pid \(process.processIdentifier)) finished successfully")
     }

@@ -3,7 +3,8 @@ import Foundation
 /// Printing the demo's steps, each line saying which process prints it.
 enum Say {
     /// `first process`, `second process`, or the process of a signals step.
-    static let role = SignalsStep.child(CommandLine.arguments)?.0.role
+    static let role =
+        SignalsStep.child(CommandLine.arguments)?.0.role
         ?? (CommandLine.arguments.contains(DemoMain.replayFlag) ? "second process" : "first process")
 
     /// This process's id.

@@ -25,7 +25,8 @@ enum SecondProcess {
         try expect("Mailbox.deliver", "call Mailbox.deliver with urgent: true") {
             try handler("Mailbox.deliver").callSynchronously(["urgent": true])
         }
-        try await expectAsync("Downloads.fetch", "call Downloads.fetch with attempt: 1, awaited (generated typed call)") {
+        try await expectAsync("Downloads.fetch", "call Downloads.fetch with attempt: 1, awaited (generated typed call)")
+        {
             try await Downloads.callFetchHandler(handler("Downloads.fetch"), attempt: 1)
         }
         try expect("Upload.progress", "call Upload.progress with percent: 40") {

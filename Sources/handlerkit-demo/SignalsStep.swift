@@ -41,7 +41,8 @@ enum SignalsStep {
     /// In the first process: runs the three processes and checks that each did its part.
     static func run() throws {
         Say.line("Signals: durable result delivery across processes (HandlerKitSignals, SQLite)")
-        let folder = FileManager.default.temporaryDirectory.appending(path: "handlerkit-demo-signals-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appending(
+            path: "handlerkit-demo-signals-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = folder.appending(path: "signals.sqlite").path(percentEncoded: false)
@@ -57,7 +58,8 @@ enum SignalsStep {
         try process.run()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw DemoFailure("the \(child.role) (pid \(process.processIdentifier)) failed with status \(process.terminationStatus)")
+            throw DemoFailure(
+                "the \(child.role) (pid \(process.processIdentifier)) failed with status \(process.terminationStatus)")
         }
     }
 
@@ -68,22 +70,33 @@ enum SignalsStep {
         let signalFile = path + ".signal"
         switch child {
         case .register:
-            let center = try await SignalCenter.start(component: "demo-app", store: store, options: .init(deliversAutomatically: false))
+            let center = try await SignalCenter.start(
+                component: "demo-app", store: store, options: .init(deliversAutomatically: false))
             let signal = SignalID()
             let consumer = try await center.register(try UploadResult.finishedHandler(file: "report.pdf"), for: signal)
             try Data(signal.rawValue.utf8).write(to: URL(fileURLWithPath: signalFile))
-            Say.line("Started uploading report.pdf (run \(center.runID.prefix(8))); registered durable consumer \(consumer.rawValue.prefix(8)) for signal \(signal.rawValue.prefix(8)): UploadResult.finished")
+            Say.line(
+                "Started uploading report.pdf (run \(center.runID.prefix(8))); registered durable consumer \(consumer.rawValue.prefix(8)) for signal \(signal.rawValue.prefix(8)): UploadResult.finished"
+            )
             Say.line("Exiting before the result arrives")
         case .perform:
             let signal = SignalID(try String(contentsOfFile: signalFile, encoding: .utf8))
-            let center = try await SignalCenter.start(component: "demo-sync", store: store, options: .init(deliversAutomatically: false))
-            Say.line("Performing the upload of report.pdf, then posting the result to signal \(signal.rawValue.prefix(8))")
-            let result = try await center.post(signal, payload: ["success": true, "remotePath": "/Documents/report.pdf"])
-            Say.line("Posted revision \(result.revision): \(result.deliveries) consumer waits for it (its app process is gone)")
+            let center = try await SignalCenter.start(
+                component: "demo-sync", store: store, options: .init(deliversAutomatically: false))
+            Say.line(
+                "Performing the upload of report.pdf, then posting the result to signal \(signal.rawValue.prefix(8))")
+            let result = try await center.post(
+                signal, payload: ["success": true, "remotePath": "/Documents/report.pdf"])
+            Say.line(
+                "Posted revision \(result.revision): \(result.deliveries) consumer waits for it (its app process is gone)"
+            )
             try await center.stop()
         case .resume:
-            let center = try await SignalCenter.start(component: "demo-app", store: store, options: .init(deliversAutomatically: false))
-            Say.line("Started as the next process of demo-app: took over \(center.takeover.deadRuns.count) run that is gone, \(center.takeover.adoptedConsumers) durable consumer")
+            let center = try await SignalCenter.start(
+                component: "demo-app", store: store, options: .init(deliversAutomatically: false))
+            Say.line(
+                "Started as the next process of demo-app: took over \(center.takeover.deadRuns.count) run that is gone, \(center.takeover.adoptedConsumers) durable consumer"
+            )
             let delivered = try await center.deliverDue()
             let ran = DemoLog.shared.takeRanIDs()
             guard delivered == 1, ran == ["UploadResult.finished"] else {
@@ -91,7 +104,9 @@ enum SignalsStep {
             }
             try await center.stop()
             let left = try await store.statistics()
-            guard left.consumers == 0, left.signals == 0, left.pendingDeliveries + left.claimedDeliveries + left.deadDeliveries == 0 else {
+            guard left.consumers == 0, left.signals == 0,
+                left.pendingDeliveries + left.claimedDeliveries + left.deadDeliveries == 0
+            else {
                 throw DemoFailure("records left in the store: \(left)")
             }
             Say.line("Delivered and completed; the consumer and the signal's record are gone")
@@ -103,7 +118,9 @@ enum SignalsStep {
 enum UploadResult {
     @handler
     static func finished(file: String, success: Bool, remotePath: String?, deliveryKey: String) {
-        DemoLog.shared.ran("UploadResult.finished",
-                           "upload of \(file) \(success ? "succeeded" : "failed") at \(remotePath ?? "-") (delivery \(deliveryKey.suffix(10)))")
+        DemoLog.shared.ran(
+            "UploadResult.finished",
+            "upload of \(file) \(success ? "succeeded" : "failed") at \(remotePath ?? "-") (delivery \(deliveryKey.suffix(10)))"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CHeaderReader
 
 @Suite("diagnostics")
@@ -13,22 +14,29 @@ struct DiagnosticTests {
             from: Self.unsupported)
         #expect(model.declarations.isEmpty)
         #expect(model.notFound == ["HKCount", "NoSuchType"])
-        let problems = model.diagnostics.map { "\($0.typeName ?? "-").\($0.fieldName ?? "-")@\($0.location?.line ?? 0)" }
-        #expect(problems == [
-            "HKBad.number@13",
-            "HKBad.context@14",
-            "HKAlsoBad.mutableText@18",
-            "HKAlsoBad.flexible@19",
-            "HKUsesBad.bad@23",
-            "HKUnionAlias.-@26",
-            "HKForward.-@30",
-        ])
+        let problems = model.diagnostics.map {
+            "\($0.typeName ?? "-").\($0.fieldName ?? "-")@\($0.location?.line ?? 0)"
+        }
+        #expect(
+            problems == [
+                "HKBad.number@13",
+                "HKBad.context@14",
+                "HKAlsoBad.mutableText@18",
+                "HKAlsoBad.flexible@19",
+                "HKUsesBad.bad@23",
+                "HKUnionAlias.-@26",
+                "HKForward.-@30",
+            ])
         #expect(model.diagnostics.allSatisfy { $0.severity == .error })
         #expect(model.diagnostics.allSatisfy { $0.location?.file.hasSuffix("HKUnsupported.h") == true })
         let number = try #require(model.diagnostics.first { $0.fieldName == "number" })
-        #expect(number.message == "field 'number' of 'HKBad' is a union ('union HKNumber'); HandlerKit cannot convert unions")
+        #expect(
+            number.message
+                == "field 'number' of 'HKBad' is a union ('union HKNumber'); HandlerKit cannot convert unions")
         let context = try #require(model.diagnostics.first { $0.fieldName == "context" })
-        #expect(context.message == "field 'context' of 'HKBad' is a pointer ('void *'); only 'const char *' strings are supported")
+        #expect(
+            context.message
+                == "field 'context' of 'HKBad' is a pointer ('void *'); only 'const char *' strings are supported")
         #expect(context.description.hasSuffix("HKUnsupported.h:14:11: error: \(context.message)"))
     }
 

@@ -1,45 +1,56 @@
 import Foundation
 import Testing
+
 @testable import CHeaderReader
 
 @Suite("edge cases")
 struct EdgeCaseTests {
     static let sources = CHeaderSources(headers: [Fixtures.path("Edge/HKEdge.h")])
 
-    @Test("typedef before definition, tags nested in structs, extreme enum values, qualifiers",
-          arguments: LibClangsUnderTest.all)
+    @Test(
+        "typedef before definition, tags nested in structs, extreme enum values, qualifiers",
+        arguments: LibClangsUnderTest.all)
     func supported(libclang: String) throws {
         let model = try LibClangsUnderTest.reader(libclang)
-            .read(types: ["HKNode", "HKOuter", "HKNested", "HKWide", "HKUnsignedWide", "HKQualified"], from: Self.sources)
+            .read(
+                types: ["HKNode", "HKOuter", "HKNested", "HKWide", "HKUnsignedWide", "HKQualified"], from: Self.sources)
         #expect(model.diagnostics.isEmpty, "\(model.diagnostics)")
         #expect(model.structure(named: "HKNode")?.shape == [FieldShape("value", .integer(.int32))])
-        #expect(model.structure(named: "HKOuter")?.shape == [
-            FieldShape("nested", .structure(name: "HKNested")),
-            FieldShape("node", .structure(name: "HKNode")),
-        ])
+        #expect(
+            model.structure(named: "HKOuter")?.shape == [
+                FieldShape("nested", .structure(name: "HKNested")),
+                FieldShape("node", .structure(name: "HKNode")),
+            ])
         #expect(model.structure(named: "HKNested")?.shape == [FieldShape("n", .integer(.int8))])
         #expect(model.enumeration(named: "HKWide")?.cases.map(\.value) == [.signed(.min), .signed(.max)])
         #expect(model.enumeration(named: "HKUnsignedWide")?.cases.map(\.value) == [.unsigned(0), .unsigned(.max)])
         let qualified = try #require(model.structure(named: "HKQualified"))
-        #expect(qualified.shape == [
-            FieldShape("flag", .bool),
-            FieldShape("fixedLabel", .string),
-            FieldShape("wide", .enumeration(name: "HKWide")),
-        ])
+        #expect(
+            qualified.shape == [
+                FieldShape("flag", .bool),
+                FieldShape("fixedLabel", .string),
+                FieldShape("wide", .enumeration(name: "HKWide")),
+            ])
         #expect(qualified.fields.first?.bitWidth == 1)
 
     }
 
-    @Test("anonymous unions, long double, function pointers and struct pointers are diagnosed",
-          arguments: LibClangsUnderTest.all)
+    @Test(
+        "anonymous unions, long double, function pointers and struct pointers are diagnosed",
+        arguments: LibClangsUnderTest.all)
     func unsupported(libclang: String) throws {
         let model = try LibClangsUnderTest.reader(libclang)
             .read(types: ["HKAnonymousUnion", "HKMoreUnsupported"], from: Self.sources)
         #expect(model.declarations.isEmpty)
         let found = model.diagnostics.map { "\($0.typeName ?? "-").\($0.fieldName ?? "-")" }
-        #expect(found == ["HKAnonymousUnion.-", "HKMoreUnsupported.precise", "HKMoreUnsupported.callback",
-                          "HKMoreUnsupported.next"])
-        #expect(model.diagnostics.first?.message == "'HKAnonymousUnion' has an anonymous union member; HandlerKit cannot convert unions")
+        #expect(
+            found == [
+                "HKAnonymousUnion.-", "HKMoreUnsupported.precise", "HKMoreUnsupported.callback",
+                "HKMoreUnsupported.next",
+            ])
+        #expect(
+            model.diagnostics.first?.message
+                == "'HKAnonymousUnion' has an anonymous union member; HandlerKit cannot convert unions")
     }
 
     @Test("concurrent reads with every libclang give identical models")

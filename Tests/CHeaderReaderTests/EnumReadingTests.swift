@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CHeaderReader
 
 @Suite("enums")
@@ -13,11 +14,12 @@ struct EnumReadingTests {
         let shape = try #require(model.enumeration(named: "HKShape"))
         #expect(shape.underlyingType == .uint8)
         #expect(shape.underlyingTypeSpelling == "uint8_t")
-        #expect(shape.cases == [
-            CEnumCase(name: "HKShapeCircle", value: .unsigned(0)),
-            CEnumCase(name: "HKShapeSquare", value: .unsigned(7)),
-            CEnumCase(name: "HKShapeLast", value: .unsigned(255)),
-        ])
+        #expect(
+            shape.cases == [
+                CEnumCase(name: "HKShapeCircle", value: .unsigned(0)),
+                CEnumCase(name: "HKShapeSquare", value: .unsigned(7)),
+                CEnumCase(name: "HKShapeLast", value: .unsigned(255)),
+            ])
         #expect(shape.location?.file.hasSuffix("HKKinds.h") == true)
 
         let level = try #require(model.enumeration(named: "HKLevel"))
@@ -25,12 +27,14 @@ struct EnumReadingTests {
         #expect(level.cases.map(\.value) == [.signed(-1), .signed(0), .signed(2_147_483_647)])
     }
 
-    static let macroSources = CHeaderSources(headers: [Fixtures.path("Macros/include/HKColor.h")],
-                                             includeDirectories: [Fixtures.path("Basic/include")],
-                                             language: .objectiveC)
+    static let macroSources = CHeaderSources(
+        headers: [Fixtures.path("Macros/include/HKColor.h")],
+        includeDirectories: [Fixtures.path("Basic/include")],
+        language: .objectiveC)
 
-    @Test("NS_ENUM, CF_ENUM and NS_OPTIONS defined by macros in an included header, and a struct using them",
-          arguments: LibClangsUnderTest.all)
+    @Test(
+        "NS_ENUM, CF_ENUM and NS_OPTIONS defined by macros in an included header, and a struct using them",
+        arguments: LibClangsUnderTest.all)
     func macroEnums(libclang: String) throws {
         let sources = Self.macroSources
         let model = try LibClangsUnderTest.reader(libclang)
@@ -40,11 +44,12 @@ struct EnumReadingTests {
         let color = try #require(model.enumeration(named: "HKColor"))
         #expect(color.underlyingType == CIntegerType(isSigned: true, bits: MemoryLayout<CLong>.size * 8))
         #expect(color.underlyingTypeSpelling == "NSInteger")
-        #expect(color.cases == [
-            CEnumCase(name: "HKColorRed", value: .signed(-1)),
-            CEnumCase(name: "HKColorGreen", value: .signed(0)),
-            CEnumCase(name: "HKColorBlue", value: .signed(16)),
-        ])
+        #expect(
+            color.cases == [
+                CEnumCase(name: "HKColorRed", value: .signed(-1)),
+                CEnumCase(name: "HKColorGreen", value: .signed(0)),
+                CEnumCase(name: "HKColorBlue", value: .signed(16)),
+            ])
         // The location is where NS_ENUM is used, not inside the macro.
         #expect(color.location?.file.hasSuffix("Macros/include/HKColor.h") == true)
         #expect(color.location?.line == 10)
@@ -58,18 +63,20 @@ struct EnumReadingTests {
         #expect(style.cases.map(\.value) == [.unsigned(1), .unsigned(1 << 63)])
 
         let paint = try #require(model.structure(named: "HKPaint"))
-        #expect(paint.shape == [
-            FieldShape("color", .enumeration(name: "HKColor")),
-            FieldShape("style", .enumeration(name: "HKStyle")),
-            FieldShape("name", .characterArray(count: 8)),
-            FieldShape("count", .integer(CIntegerType(isSigned: true, bits: MemoryLayout<CLong>.size * 8))),
-            FieldShape("at", .structure(name: "HKPoint")),
-        ])
+        #expect(
+            paint.shape == [
+                FieldShape("color", .enumeration(name: "HKColor")),
+                FieldShape("style", .enumeration(name: "HKStyle")),
+                FieldShape("name", .characterArray(count: 8)),
+                FieldShape("count", .integer(CIntegerType(isSigned: true, bits: MemoryLayout<CLong>.size * 8))),
+                FieldShape("at", .structure(name: "HKPoint")),
+            ])
         #expect(model.declarations.map(\.name) == ["HKColor", "HKPaint", "HKPoint", "HKSmall", "HKStyle"])
     }
 
-    @Test("in C, Apple's NS_ENUM is an integer typedef, as Swift without Objective-C interop imports it",
-          arguments: LibClangsUnderTest.all)
+    @Test(
+        "in C, Apple's NS_ENUM is an integer typedef, as Swift without Objective-C interop imports it",
+        arguments: LibClangsUnderTest.all)
     func macroEnumsInC(libclang: String) throws {
         var sources = Self.macroSources
         sources.language = .c
@@ -79,7 +86,8 @@ struct EnumReadingTests {
         let paint = try #require(model.structure(named: "HKPaint"))
         let long = CIntegerType(isSigned: true, bits: MemoryLayout<CLong>.size * 8)
         let unsignedLong = CIntegerType(isSigned: false, bits: MemoryLayout<CUnsignedLong>.size * 8)
-        #expect(paint.shape.prefix(2) == [FieldShape("color", .integer(long)), FieldShape("style", .integer(unsignedLong))])
+        #expect(
+            paint.shape.prefix(2) == [FieldShape("color", .integer(long)), FieldShape("style", .integer(unsignedLong))])
         #expect(paint.fields.first?.cTypeSpelling == "HKColor")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CHeaderReader
 
 @Suite("locating libclang")
@@ -8,8 +9,9 @@ struct LibClangLocatorTests {
 
     @Test("an explicit path that does not exist is the typed error listing it and how to install libclang")
     func explicitPathMissing() throws {
-        let reader = CHeaderReader(libclangPath: "/nonexistent/lib/libclang.so",
-                                   environment: ["HANDLERKIT_LIBCLANG": "/also/ignored.so"])
+        let reader = CHeaderReader(
+            libclangPath: "/nonexistent/lib/libclang.so",
+            environment: ["HANDLERKIT_LIBCLANG": "/also/ignored.so"])
         do {
             _ = try reader.read(types: ["HKPoint"], from: Self.sources)
             Issue.record("expected libclangNotFound")
@@ -18,8 +20,12 @@ struct LibClangLocatorTests {
                 Issue.record("unexpected error \(error)")
                 return
             }
-            #expect(tried == [LibClangAttempt(path: "/nonexistent/lib/libclang.so", source: .explicit,
-                                              failure: "not found")])
+            #expect(
+                tried == [
+                    LibClangAttempt(
+                        path: "/nonexistent/lib/libclang.so", source: .explicit,
+                        failure: "not found")
+                ])
             #if os(Linux)
             #expect(hint.contains("apt-get install libclang-dev"))
             #endif
@@ -56,24 +62,33 @@ struct LibClangLocatorTests {
         let pathBin = root + "/bin"
         try FileManager.default.createDirectory(atPath: toolchainBin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: pathBin, withIntermediateDirectories: true)
-        #expect(FileManager.default.createFile(atPath: toolchainBin + "/swift", contents: Data("#!/bin/sh\n".utf8),
-                                               attributes: [.posixPermissions: 0o755]))
-        try FileManager.default.createSymbolicLink(atPath: pathBin + "/swift", withDestinationPath: toolchainBin + "/swift")
+        #expect(
+            FileManager.default.createFile(
+                atPath: toolchainBin + "/swift", contents: Data("#!/bin/sh\n".utf8),
+                attributes: [.posixPermissions: 0o755]))
+        try FileManager.default.createSymbolicLink(
+            atPath: pathBin + "/swift", withDestinationPath: toolchainBin + "/swift")
 
         let locator = LibClangLocator(environment: ["PATH": pathBin])
         let candidates = locator.candidates()
         let resolvedRoot = FileSystem.resolvingSymlinks(root)
-        #expect(candidates.first == LibClangCandidate(
-            path: resolvedRoot + "/toolchain/usr/lib/" + LibClangLocator.libraryFileName, source: .toolchain))
+        #expect(
+            candidates.first
+                == LibClangCandidate(
+                    path: resolvedRoot + "/toolchain/usr/lib/" + LibClangLocator.libraryFileName, source: .toolchain))
         #if os(Linux)
         #expect(candidates.dropFirst().allSatisfy { $0.source == .system })
-        #expect(candidates.contains { $0.path.hasPrefix("/usr/lib/llvm-") || $0.path == "/usr/lib/llvm-*/lib/libclang.so" })
+        #expect(
+            candidates.contains { $0.path.hasPrefix("/usr/lib/llvm-") || $0.path == "/usr/lib/llvm-*/lib/libclang.so" })
         #endif
 
         // The error lists every path tried when none loads.
         let explicitLocator = LibClangLocator(explicitPath: root + "/toolchain", environment: [:])
-        #expect(explicitLocator.candidates() == [LibClangCandidate(
-            path: root + "/toolchain/" + LibClangLocator.libraryFileName, source: .explicit)])
+        #expect(
+            explicitLocator.candidates() == [
+                LibClangCandidate(
+                    path: root + "/toolchain/" + LibClangLocator.libraryFileName, source: .explicit)
+            ])
     }
 
     @Test("libclang is not loaded when no requested name occurs in the headers")

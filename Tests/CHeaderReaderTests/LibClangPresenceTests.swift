@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CHeaderReader
 
 @Suite("libclangs under test")
@@ -7,7 +8,9 @@ struct LibClangPresenceTests {
     @Test("at least one libclang, and on Linux both the toolchain's and the system's")
     func libclangsArePresent() throws {
         let paths = LibClangsUnderTest.all
-        try #require(!paths.isEmpty, """
+        try #require(
+            !paths.isEmpty,
+            """
             No libclang found, so the CHeaderReader tests cannot run. Install one \
             (`Scripts/install-dependencies.sh`, i.e. `apt-get install libclang-dev`) or list paths in \
             \(LibClangsUnderTest.environmentVariable).
@@ -15,10 +18,12 @@ struct LibClangPresenceTests {
         #if os(Linux)
         if ProcessInfo.processInfo.environment[LibClangsUnderTest.environmentVariable] == nil {
             let locator = LibClangLocator(environment: ProcessInfo.processInfo.environment)
-            #expect(locator.toolchainCandidates().contains { FileSystem.isFile($0.path) },
-                    "the Swift toolchain's usr/lib/libclang.so was not found from `swift` on PATH")
-            #expect(locator.systemCandidates().contains { FileSystem.isFile($0.path) },
-                    "no system libclang (/usr/lib/llvm-*/lib/libclang.so): run Scripts/install-dependencies.sh")
+            #expect(
+                locator.toolchainCandidates().contains { FileSystem.isFile($0.path) },
+                "the Swift toolchain's usr/lib/libclang.so was not found from `swift` on PATH")
+            #expect(
+                locator.systemCandidates().contains { FileSystem.isFile($0.path) },
+                "no system libclang (/usr/lib/llvm-*/lib/libclang.so): run Scripts/install-dependencies.sh")
         }
         #endif
     }

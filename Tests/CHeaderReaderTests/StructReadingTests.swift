@@ -1,11 +1,13 @@
 import Foundation
 import Testing
+
 @testable import CHeaderReader
 
 @Suite("structs")
 struct StructReadingTests {
-    static let basic = CHeaderSources(headers: [Fixtures.path("Basic/include/HKKinds.h")],
-                                      includeDirectories: [Fixtures.path("Basic/include")])
+    static let basic = CHeaderSources(
+        headers: [Fixtures.path("Basic/include/HKKinds.h")],
+        includeDirectories: [Fixtures.path("Basic/include")])
 
     @Test("typedef struct { double x; double y; int32_t tag; } HKPoint", arguments: LibClangsUnderTest.all)
     func point(libclang: String) throws {
@@ -15,11 +17,12 @@ struct StructReadingTests {
         #expect(model.libclang?.path == libclang)
         let point = try #require(model.structure(named: "HKPoint"))
         #expect(point.name == "HKPoint")
-        #expect(point.shape == [
-            FieldShape("x", .floatingPoint(bits: 64)),
-            FieldShape("y", .floatingPoint(bits: 64)),
-            FieldShape("tag", .integer(.int32)),
-        ])
+        #expect(
+            point.shape == [
+                FieldShape("x", .floatingPoint(bits: 64)),
+                FieldShape("y", .floatingPoint(bits: 64)),
+                FieldShape("tag", .integer(.int32)),
+            ])
         #expect(point.fields.map(\.cTypeSpelling) == ["double", "double", "int32_t"])
         #expect(point.location?.file.hasSuffix("Basic/include/HKPoint.h") == true)
         #expect(point.location?.line == 6)
@@ -68,7 +71,9 @@ struct StructReadingTests {
         ]
         // The anonymous nested struct is compared on its own below.
         let actual = value.shape.map { field -> FieldShape in
-            if case .anonymousStructure = field.type { return FieldShape(field.name, .anonymousStructure(CStruct(name: nil, fields: []))) }
+            if case .anonymousStructure = field.type {
+                return FieldShape(field.name, .anonymousStructure(CStruct(name: nil, fields: [])))
+            }
             return field
         }
         #expect(actual == expected)
@@ -91,9 +96,13 @@ struct StructReadingTests {
         #expect(value.fields.first { $0.name == "label" }?.cTypeSpelling == "const char *")
 
         // The named types it uses come along, sorted by name.
-        #expect(model.declarations.map(\.name) == ["HKEverything", "HKLevel", "HKLine", "HKPoint", "HKShape", "HKSize_"])
+        #expect(
+            model.declarations.map(\.name) == ["HKEverything", "HKLevel", "HKLine", "HKPoint", "HKShape", "HKSize_"])
         let line = try #require(model.structure(named: "HKLine"))
-        #expect(line.shape == [FieldShape("from", .structure(name: "HKPoint")), FieldShape("to", .structure(name: "HKPoint"))])
+        #expect(
+            line.shape == [
+                FieldShape("from", .structure(name: "HKPoint")), FieldShape("to", .structure(name: "HKPoint")),
+            ])
     }
 
     @Test("a typedef of a tagged struct resolves to the tag", arguments: LibClangsUnderTest.all)
@@ -103,11 +112,15 @@ struct StructReadingTests {
         #expect(model.resolvedNames == ["HKSize": "HKSize_", "HKLine": "HKLine"])
         let size = try #require(model.structure(named: "HKSize"))
         #expect(size.name == "HKSize_")
-        #expect(size.shape == [FieldShape("width", .floatingPoint(bits: 32)), FieldShape("height", .floatingPoint(bits: 32))])
+        #expect(
+            size.shape == [
+                FieldShape("width", .floatingPoint(bits: 32)), FieldShape("height", .floatingPoint(bits: 32)),
+            ])
     }
 
-    @Test("the same request gives the same model, whatever the order of the names",
-          arguments: LibClangsUnderTest.all)
+    @Test(
+        "the same request gives the same model, whatever the order of the names",
+        arguments: LibClangsUnderTest.all)
     func deterministic(libclang: String) throws {
         let reader = LibClangsUnderTest.reader(libclang)
         let names = ["HKEverything", "HKShape", "NotAType", "HKSize"]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CHeaderReader
 
 /// Paths of the fixture headers (copied into the test bundle).

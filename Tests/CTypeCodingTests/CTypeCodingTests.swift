@@ -90,7 +90,8 @@ import Testing
         let original = Self.edgeEverything()
         var line = HKLine()
         line.state = .busy
-        let handler = try Geometry.inspectHandler(everything: original, color: HKColorGreen, mode: .highest, line: line, registry: registry)
+        let handler = try Geometry.inspectHandler(
+            everything: original, color: HKColorGreen, mode: .highest, line: line, registry: registry)
         let json = handler.jsonString()
         let rebuilt = try fromJSON(handler)
         #expect(rebuilt.jsonString() == json)
@@ -111,7 +112,8 @@ import Testing
     @Test func emptyStringsAndArraysOfStructsRoundTrip() throws {
         var original = HKEverything()
         Self.store("", in: &original.name)
-        let handler = try fromJSON(try Geometry.inspectHandler(everything: original, mode: .off, line: HKLine(), registry: registry))
+        let handler = try fromJSON(
+            try Geometry.inspectHandler(everything: original, mode: .off, line: HKLine(), registry: registry))
         try handler.callSynchronously(["color": HKColorRed])
         #expect(Received.shared.take() == ["inspect 0 0 0 0"])
         #expect(Self.fields(try #require(Received.shared.lastEverything())) == Self.fields(original))
@@ -134,7 +136,8 @@ import Testing
         (#""grid":[[1,2],[-32768,32767]]"#, #""grid":[[1,2],[-32768]]"#, "expected an array of 2 elements, found 1"),
     ])
     func invalidBoundValuesAreTypedErrors(original: String, replacement: String, message: String) throws {
-        let handler = try Geometry.inspectHandler(everything: Self.edgeEverything(), mode: .on, line: HKLine(), registry: registry)
+        let handler = try Geometry.inspectHandler(
+            everything: Self.edgeEverything(), mode: .on, line: HKLine(), registry: registry)
         let json = handler.jsonString()
         #expect(json.contains(original))
         let edited = json.replacingOccurrences(of: original, with: replacement)
@@ -156,7 +159,8 @@ import Testing
             try Handler(json: json.replacingOccurrences(of: #""state":200"#, with: #""state":256"#), registry: registry)
         }
         // An open (NS_ENUM-style) enum takes any raw value, as in C.
-        let open = try Handler(json: json.replacingOccurrences(of: #""mode":1"#, with: #""mode":12"#), registry: registry)
+        let open = try Handler(
+            json: json.replacingOccurrences(of: #""mode":1"#, with: #""mode":12"#), registry: registry)
         try open.callSynchronously()
         #expect(Received.shared.take() == ["inspect 0 0 12 200"])
     }
@@ -175,7 +179,8 @@ import Testing
         // Binding encodes at once, while the pointers are valid.
         let handler = try text.withCString { textPointer in
             try empty.withCString { emptyPointer in
-                try Geometry.labelHandler(label: HKLabel(text: textPointer, notes: (nil, emptyPointer), size: 3), registry: registry)
+                try Geometry.labelHandler(
+                    label: HKLabel(text: textPointer, notes: (nil, emptyPointer), size: 3), registry: registry)
             }
         }
         let json = handler.jsonString()
@@ -189,7 +194,8 @@ import Testing
     }
 
     @Test func aStringWithNULCannotBeAConstCharPointer() throws {
-        let json = #"{"bound":{"label":{"notes":[null,null],"size":0,"text":"a\u0000b"}},"id":"Geometry.label","version":1}"#
+        let json =
+            #"{"bound":{"label":{"notes":[null,null],"size":0,"text":"a\u0000b"}},"id":"Geometry.label","version":1}"#
         let error = #expect(throws: HandlerError.self) { try Handler(json: json, registry: registry) }
         #expect("\(String(describing: error))".contains("string contains NUL, which a const char * cannot hold"))
     }

@@ -22,15 +22,17 @@ import Testing
     }
 
     @Test func tableHoldsEveryActiveHandlerAndNoInactiveOne() {
-        #expect(registry.registeredIDs.sorted() == [
-            "Banner.show", "Carbons.enabled", "Conditional.active", "Conditional.fallback", "OMEMO.bundleFetched",
-            "Outer.Inner.convert", "Outer.Inner.wait", "Paging.fetch", "Screens.dismiss", "Screens.present",
-            "Service.restart", "Session.send", "chain", "cleanup.v1", "greet", "ping",
-        ])
+        #expect(
+            registry.registeredIDs.sorted() == [
+                "Banner.show", "Carbons.enabled", "Conditional.active", "Conditional.fallback", "OMEMO.bundleFetched",
+                "Outer.Inner.convert", "Outer.Inner.wait", "Paging.fetch", "Screens.dismiss", "Screens.present",
+                "Service.restart", "Session.send", "chain", "cleanup.v1", "greet", "ping",
+            ])
     }
 
     @Test func staticHandlerWithNestedTypeAndDefaults() throws {
-        let handler = try Carbons.enabledHandler(account: Account(id: "a1"), iqNode: .init(id: "iq1"), registry: registry)
+        let handler = try Carbons.enabledHandler(
+            account: Account(id: "a1"), iqNode: .init(id: "iq1"), registry: registry)
         let rebuilt = try fromJSON(handler)
         try rebuilt.callSynchronously()
         try rebuilt.callSynchronously(["limit": 3, "note": "hello"])
@@ -50,9 +52,10 @@ import Testing
         let rebuilt = try fromJSON(handler)
         try await rebuilt.call(["rid": "42"])
         try await rebuilt.call(["rid": "43", "errorReason": "late"])
-        #expect(Recorder.shared.take() == [
-            "bundleFetched alice bob@example.org true nil 42", "bundleFetched alice bob@example.org true late 43",
-        ])
+        #expect(
+            Recorder.shared.take() == [
+                "bundleFetched alice bob@example.org true nil 42", "bundleFetched alice bob@example.org true late 43",
+            ])
         await #expect(throws: FixtureError(reason: "fetch")) {
             try await rebuilt.call(["rid": "1", "success": false, "errorReason": "fail"])
         }

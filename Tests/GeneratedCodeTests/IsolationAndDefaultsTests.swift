@@ -8,7 +8,8 @@ import Testing
 /// share `Recorder.shared`.
 extension GeneratedCodeTests {
     @Test func handlerOfAMainActorTypeIsCalledOnIt() async throws {
-        let handler = try Handler(json: Banner.showHandler(text: "hi", registry: registry).jsonData(), registry: registry)
+        let handler = try Handler(
+            json: Banner.showHandler(text: "hi", registry: registry).jsonData(), registry: registry)
         try await handler.call()
         try await Banner.callShowHandler(handler, text: "typed")
         #expect(Recorder.shared.take() == ["show hi", "show typed"])
@@ -38,11 +39,13 @@ extension GeneratedCodeTests {
         try handler.callSynchronously(["origin": "here"])
         try Paging.callFetchHandler(handler, size: 7, origin: "typed")
         try Paging.callFetchHandler(handler)
-        try Handler(json: Paging.fetchHandler(page: 2, size: 9, registry: registry).jsonData(), registry: registry).callSynchronously()
-        #expect(Recorder.shared.take() == [
-            "fetch 1 25 inbox", "fetch 1 5 inbox", "fetch 1 25 here",
-            "fetch 1 7 typed", "fetch 1 25 inbox", "fetch 2 9 inbox",
-        ])
+        try Handler(json: Paging.fetchHandler(page: 2, size: 9, registry: registry).jsonData(), registry: registry)
+            .callSynchronously()
+        #expect(
+            Recorder.shared.take() == [
+                "fetch 1 25 inbox", "fetch 1 5 inbox", "fetch 1 25 here",
+                "fetch 1 7 typed", "fetch 1 25 inbox", "fetch 2 9 inbox",
+            ])
     }
 
     @Test func invalidationTargetThroughItsGeneratedID() throws {

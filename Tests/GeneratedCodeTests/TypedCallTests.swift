@@ -9,7 +9,8 @@ import Testing
 /// share `Recorder.shared`.
 extension GeneratedCodeTests {
     @Test func typedCallOfAStaticHandler() throws {
-        let handler = try fromJSON(try Carbons.enabledHandler(account: Account(id: "a1"), iqNode: .init(id: "iq1"), registry: registry))
+        let handler = try fromJSON(
+            try Carbons.enabledHandler(account: Account(id: "a1"), iqNode: .init(id: "iq1"), registry: registry))
         try Carbons.callEnabledHandler(handler)
         try Carbons.callEnabledHandler(handler, limit: 3, note: "hello")
         try Carbons.callEnabledHandler(handler, account: Account(id: "a2"), iqNode: .init(id: "iq2"))
@@ -17,12 +18,14 @@ extension GeneratedCodeTests {
     }
 
     @Test func typedValuesOverrideBoundOnesAndNilLeavesThem() throws {
-        let handler = try fromJSON(try Carbons.enabledHandler(
-            account: Account(id: "a1"), iqNode: .init(id: "iq1"), limit: 5, note: "bound", registry: registry))
+        let handler = try fromJSON(
+            try Carbons.enabledHandler(
+                account: Account(id: "a1"), iqNode: .init(id: "iq1"), limit: 5, note: "bound", registry: registry))
         try Carbons.callEnabledHandler(handler)
         try Carbons.callEnabledHandler(handler, limit: 7)
         try Carbons.callEnabledHandler(handler, limit: nil, note: "typed")
-        #expect(Recorder.shared.take() == ["enabled a1 iq1 5 bound", "enabled a1 iq1 7 bound", "enabled a1 iq1 5 typed"])
+        #expect(
+            Recorder.shared.take() == ["enabled a1 iq1 5 bound", "enabled a1 iq1 7 bound", "enabled a1 iq1 5 typed"])
     }
 
     /// `greet(name: String? = "world")`: an optional parameter whose default is not `nil`.
@@ -39,13 +42,15 @@ extension GeneratedCodeTests {
     /// The instance handler's `instance: "account.omemo"` finds its object through the call-time
     /// account when one is passed.
     @Test func typedCallOfAnAsyncInstanceHandler() async throws {
-        let handler = try fromJSON(try OMEMO.bundleFetchedHandler(
-            account: Account(id: "alice"), jid: "bob@example.org", success: true, registry: registry))
+        let handler = try fromJSON(
+            try OMEMO.bundleFetchedHandler(
+                account: Account(id: "alice"), jid: "bob@example.org", success: true, registry: registry))
         try await OMEMO.callBundleFetchedHandler(handler, rid: "42")
         try await OMEMO.callBundleFetchedHandler(handler, account: Account(id: "carol"), errorReason: "late", rid: "43")
-        #expect(Recorder.shared.take() == [
-            "bundleFetched alice bob@example.org true nil 42", "bundleFetched carol bob@example.org true late 43",
-        ])
+        #expect(
+            Recorder.shared.take() == [
+                "bundleFetched alice bob@example.org true nil 42", "bundleFetched carol bob@example.org true late 43",
+            ])
         await #expect(throws: FixtureError(reason: "fetch")) {
             try await OMEMO.callBundleFetchedHandler(handler, success: false, errorReason: "fail", rid: "1")
         }
@@ -72,14 +77,16 @@ extension GeneratedCodeTests {
 
     @Test func otherFormsThroughTheirTypedCalls() throws {
         try callPingHandler(try pingHandler(registry: registry))
-        try Outer.Inner.callConvertHandler(try Outer.Inner.convertHandler(kind: .small, registry: registry), values: ["a": 4])
+        try Outer.Inner.callConvertHandler(
+            try Outer.Inner.convertHandler(kind: .small, registry: registry), values: ["a": 4])
         try Conditional.callActiveHandler(try Conditional.activeHandler(registry: registry), value: 8)
         let inner = try cleanUpHandler(reason: "nested", registry: registry)
         try callChainHandler(try chainHandler(registry: registry), next: inner)
         let restart = try fromJSON(try Service.restartHandler(registry: registry))
         try Service.callRestartHandler(restart, reason: "update", attempts: [3])
         #expect(throws: FixtureError(reason: "empty")) { try Service.callRestartHandler(restart, reason: "") }
-        #expect(Recorder.shared.take() == ["ping", "convert small 4", "active 8", "cleanUp nested", "restart update [3]"])
+        #expect(
+            Recorder.shared.take() == ["ping", "convert small 4", "active 8", "cleanUp nested", "restart update [3]"])
     }
 
     @Test func aHandlerOfAnotherFunctionIsRefused() throws {
@@ -99,11 +106,15 @@ extension GeneratedCodeTests {
 
     @Test func aMissingMandatoryValueIsATypedError() throws {
         let handler = try fromJSON(try cleanUpHandler(registry: registry))
-        #expect(throws: HandlerError.missingArgument(handler: "cleanup.v1", argument: "reason", expectedType: "String")) {
+        #expect(throws: HandlerError.missingArgument(handler: "cleanup.v1", argument: "reason", expectedType: "String"))
+        {
             try callCleanUpHandler(handler)
         }
         let send = try Session.sendHandler(text: "hi", registry: registry)
-        #expect(throws: HandlerError.missingArgument(handler: "Session.send", argument: "connection", expectedType: "Connection")) {
+        #expect(
+            throws: HandlerError.missingArgument(
+                handler: "Session.send", argument: "connection", expectedType: "Connection")
+        ) {
             try Session.callSendHandler(send)
         }
         #expect(Recorder.shared.take().isEmpty)

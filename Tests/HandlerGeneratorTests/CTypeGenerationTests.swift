@@ -12,15 +12,18 @@ import Testing
         let searchPath = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
         if let swift = searchPath.map({ "\($0)/swift" }).first(where: FileManager.default.isExecutableFile(atPath:)) {
             // <toolchain>/usr/bin/swift → <toolchain>/usr/lib/libclang.so
-            paths.append(URL(fileURLWithPath: swift).resolvingSymlinksInPath()
-                .deletingLastPathComponent().deletingLastPathComponent().appending(path: "lib/libclang.so").path)
+            paths.append(
+                URL(fileURLWithPath: swift).resolvingSymlinksInPath()
+                    .deletingLastPathComponent().deletingLastPathComponent().appending(path: "lib/libclang.so").path)
         }
         paths.append("/usr/lib/llvm-14/lib/libclang.so")
         return paths.filter { FileManager.default.fileExists(atPath: $0) }
     }()
 
     /// `handlergen arguments…` in `directory` with `environment` added to this process's.
-    func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> CommandLineTests.Run {
+    func run(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:]
+    ) throws -> CommandLineTests.Run {
         let executable = try #require(CommandLineTests.executable, "handlergen not found next to the test bundle")
         let process = Process()
         process.executableURL = executable
@@ -46,7 +49,8 @@ import Testing
     }
 
     @Test func bothLibclangsAreExercised() {
-        #expect(Self.libclangs.count == 2, "expected the toolchain's and the system's libclang, found \(Self.libclangs)")
+        #expect(
+            Self.libclangs.count == 2, "expected the toolchain's and the system's libclang, found \(Self.libclangs)")
     }
 
     /// The file CTypeCodingTests compiles and runs is what handlergen writes, with either libclang
@@ -55,11 +59,12 @@ import Testing
     @Test(arguments: libclangs) func compiledCFixtureFileIsUpToDate(libclang: String) throws {
         let output = FileManager.default.temporaryDirectory.appending(path: "ctypes-\(UUID().uuidString).swift")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try run([
-            "generate", "--module", "CTypeCodingTests", "--no-source-locations",
-            "--c-header-directory", "Tests/Fixtures/CFixtureTypes/include", "--libclang", libclang,
-            "--output", output.path, "Tests/CTypeCodingTests/Fixture",
-        ], in: Golden.packageRoot)
+        let result = try run(
+            [
+                "generate", "--module", "CTypeCodingTests", "--no-source-locations",
+                "--c-header-directory", "Tests/Fixtures/CFixtureTypes/include", "--libclang", libclang,
+                "--output", output.path, "Tests/CTypeCodingTests/Fixture",
+            ], in: Golden.packageRoot)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
         let text = try String(contentsOf: output, encoding: .utf8)
@@ -68,13 +73,19 @@ import Testing
 
     /// A module with `handlers` (Swift) and `header` as `include/Types.h` of C target `CTypes`.
     func module(handlers: String, header: String) throws -> URL {
-        try folder(["Sources/App/Handlers.swift": "import CTypes\nimport HandlerKit\n\n" + handlers,
-                    "Sources/CTypes/include/Types.h": header])
+        try folder([
+            "Sources/App/Handlers.swift": "import CTypes\nimport HandlerKit\n\n" + handlers,
+            "Sources/CTypes/include/Types.h": header,
+        ])
     }
 
-    func generate(in root: URL, libclang: String? = nil, headerDirectory: String = "Sources/CTypes/include",
-                  environment: [String: String] = [:]) throws -> CommandLineTests.Run {
-        var arguments = ["generate", "--module", "App", "--output", "Generated.swift", "--c-header-directory", headerDirectory]
+    func generate(
+        in root: URL, libclang: String? = nil, headerDirectory: String = "Sources/CTypes/include",
+        environment: [String: String] = [:]
+    ) throws -> CommandLineTests.Run {
+        var arguments = [
+            "generate", "--module", "App", "--output", "Generated.swift", "--c-header-directory", headerDirectory,
+        ]
         if let libclang { arguments += ["--libclang", libclang] }
         return try run(arguments + ["Sources/App"], in: root, environment: environment)
     }
@@ -96,8 +107,13 @@ import Testing
         #expect(result.status == 1)
         let header = root.appending(path: "Sources/CTypes/include/Types.h").resolvingSymlinksInPath().path
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("\(header):2:") && $0.contains("error:") && $0.contains("HKBad") && $0.contains("union") }, "\(result.stderr)")
-        #expect(lines.contains { $0.hasPrefix("\(header):3:") && $0.contains("'numbers'") && $0.contains("HKBad") }, "\(result.stderr)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("\(header):2:") && $0.contains("error:") && $0.contains("HKBad") && $0.contains("union")
+            }, "\(result.stderr)")
+        #expect(
+            lines.contains { $0.hasPrefix("\(header):3:") && $0.contains("'numbers'") && $0.contains("HKBad") },
+            "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: root.appending(path: "Generated.swift").path))
     }
 
@@ -167,7 +183,9 @@ import Testing
     }
 
     @Test func candidateNamesAreBaseTypeNamesWithoutSwiftOnes() {
-        let parameters = ["HKPoint", "HKColor?", "[HKLine]", "CPoints.HKRect", "Optional<HKSize>", "[String:HKMap]", "Int", "Handler"]
+        let parameters = [
+            "HKPoint", "HKColor?", "[HKLine]", "CPoints.HKRect", "Optional<HKSize>", "[String:HKMap]", "Int", "Handler",
+        ]
         let handler = HandlerDeclaration(
             file: "a.swift", line: 1, column: 1, id: "h", hasExplicitID: false, type: nil, name: "h", kind: .global,
             instance: nil, isAsync: false, isThrows: false,
@@ -177,7 +195,8 @@ import Testing
                     defaultValue: nil, line: 1)
             },
             conditions: [])
-        #expect(CTypeConversions.candidateNames(in: ScanResult(handlers: [handler]))
-            == ["HKColor", "HKLine", "HKMap", "HKPoint", "HKRect", "HKSize"])
+        #expect(
+            CTypeConversions.candidateNames(in: ScanResult(handlers: [handler]))
+                == ["HKColor", "HKLine", "HKMap", "HKPoint", "HKRect", "HKSize"])
     }
 }

@@ -45,13 +45,15 @@ import Testing
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for (path, bytes) in files {
             let url = root.appending(path: path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
         return root
     }
 
-    static let carbons = Array("""
+    static let carbons = Array(
+        """
         enum Carbons {
             @handler
             static func enabled(account: String, limit: Int = 10) {}
@@ -98,7 +100,8 @@ import Testing
             "B.swift": Array("\n\n@handler(id: \"x\")\nfunc b() {}\n".utf8),
         ])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try handlergen(["generate", "--module", "App", "--output", "G.swift", "A.swift", "B.swift"], in: root)
+        let run = try handlergen(
+            ["generate", "--module", "App", "--output", "G.swift", "A.swift", "B.swift"], in: root)
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(run.stderr)")
@@ -111,7 +114,8 @@ import Testing
     @Test func generateReportsMissingAndBinaryFiles() throws {
         let root = try folder(["Bad.swift": [0x66, 0x75, 0x6E, 0x63, 0x00, 0xFF, 0xFE, 0x0A]])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try handlergen(["generate", "--module", "App", "--output", "G.swift", "Bad.swift", "Missing.swift"], in: root)
+        let run = try handlergen(
+            ["generate", "--module", "App", "--output", "G.swift", "Bad.swift", "Missing.swift"], in: root)
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("Bad.swift:") && $0.contains(": error: ") }, "\(run.stderr)")
@@ -136,7 +140,8 @@ import Testing
     @Test func scanJSONNamesFilesRelativeToEachPath() throws {
         let root = try folder([
             "Sources/Chat/Carbons.swift": Self.carbons,
-            "Sources/Chat/Nested/Deeper/Cleanup.swift": Array("@handler(id: \"cleanup.v1\")\nfunc cleanUp(reason: String) {}\n".utf8),
+            "Sources/Chat/Nested/Deeper/Cleanup.swift": Array(
+                "@handler(id: \"cleanup.v1\")\nfunc cleanUp(reason: String) {}\n".utf8),
             "Sources/Chat/.hidden/Skip.swift": Array("@handler func skipped() {}\n".utf8),
             "Sources/Chat/NotSwift.txt": Array("@handler func no() {}\n".utf8),
             "Other.swift": Array("enum O { @handler static func o() {} }\n".utf8),
@@ -144,10 +149,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let run = try handlergen(["scan", "--format", "json", "Sources/Chat", "Other.swift"], in: root)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == #"""
-            {"handlers":[{"file":"Carbons.swift","line":2,"id":"Carbons.enabled","type":"Carbons","name":"enabled","kind":"static","instance":null,"async":false,"throws":false,"parameters":[{"label":"account","name":"account","type":"String","optional":false,"hasDefault":false},{"label":"limit","name":"limit","type":"Int","optional":false,"hasDefault":true}]},{"file":"Nested/Deeper/Cleanup.swift","line":1,"id":"cleanup.v1","type":null,"name":"cleanUp","kind":"global","instance":null,"async":false,"throws":false,"parameters":[{"label":"reason","name":"reason","type":"String","optional":false,"hasDefault":false}]},{"file":"Other.swift","line":1,"id":"O.o","type":"O","name":"o","kind":"static","instance":null,"async":false,"throws":false,"parameters":[]}],"diagnostics":[]}
+        #expect(
+            run.stdout == #"""
+                {"handlers":[{"file":"Carbons.swift","line":2,"id":"Carbons.enabled","type":"Carbons","name":"enabled","kind":"static","instance":null,"async":false,"throws":false,"parameters":[{"label":"account","name":"account","type":"String","optional":false,"hasDefault":false},{"label":"limit","name":"limit","type":"Int","optional":false,"hasDefault":true}]},{"file":"Nested/Deeper/Cleanup.swift","line":1,"id":"cleanup.v1","type":null,"name":"cleanUp","kind":"global","instance":null,"async":false,"throws":false,"parameters":[{"label":"reason","name":"reason","type":"String","optional":false,"hasDefault":false}]},{"file":"Other.swift","line":1,"id":"O.o","type":"O","name":"o","kind":"static","instance":null,"async":false,"throws":false,"parameters":[]}],"diagnostics":[]}
 
-            """#)
+                """#)
     }
 
     @Test func scanReportsInvalidUTF8WithoutCrashing() throws {
@@ -172,7 +178,8 @@ import Testing
         let text = try String(contentsOf: written, encoding: .utf8)
         let printed = try handlergen(["review", "--module", "Chat", "--output", "-", "Sources/Chat"], in: root)
         #expect(printed.stdout == text)
-        let generated = try handlergen(["generate", "--module", "Chat", "--output", "G.swift", "Sources/Chat"], in: root)
+        let generated = try handlergen(
+            ["generate", "--module", "Chat", "--output", "G.swift", "Sources/Chat"], in: root)
         #expect(generated.status == 0)
         #expect(try String(contentsOf: root.appending(path: "G.swift"), encoding: .utf8) == text)
     }
@@ -180,7 +187,10 @@ import Testing
     @Test func helpDocumentsTheJSONShape() throws {
         let run = try handlergen(["scan", "--help"], in: FileManager.default.temporaryDirectory)
         #expect(run.status == 0)
-        #expect(run.stdout.contains(#"{"handlers":[{"file","line","id","type","name","kind","instance","async","throws","parameters":[{"label","name","type","optional","hasDefault"}]}],"diagnostics":[{"file","line","severity","message"}]}"#))
+        #expect(
+            run.stdout.contains(
+                #"{"handlers":[{"file","line","id","type","name","kind","instance","async","throws","parameters":[{"label","name","type","optional","hasDefault"}]}],"diagnostics":[{"file","line","severity","message"}]}"#
+            ))
     }
 }
 

@@ -15,16 +15,28 @@ extension CommandLineTests {
         Misuse(arguments: ["bogus"], message: "unknown subcommand 'bogus'"),
         Misuse(arguments: ["--bogus"], message: "unknown option '--bogus'"),
         Misuse(arguments: ["help", "bogus"], message: "unknown subcommand 'bogus'"),
-        Misuse(arguments: ["generate", "--module", "App", "--output", "G.swift", "--bogus", "."], message: "unknown option '--bogus'"),
+        Misuse(
+            arguments: ["generate", "--module", "App", "--output", "G.swift", "--bogus", "."],
+            message: "unknown option '--bogus'"),
         Misuse(arguments: ["scan", "-x", "."], message: "unknown option '-x'"),
-        Misuse(arguments: ["generate", "--output", "G.swift", "--module"], message: "missing value for --module <module>"),
-        Misuse(arguments: ["generate", "--module", "--output", "G.swift", "."], message: "missing value for --module <module>"),
-        Misuse(arguments: ["generate", "--module=", "--output", "G.swift", "."], message: "missing value for --module <module>"),
-        Misuse(arguments: ["generate", "--output", "G.swift", "."], message: "missing required option --module <module>"),
+        Misuse(
+            arguments: ["generate", "--output", "G.swift", "--module"], message: "missing value for --module <module>"),
+        Misuse(
+            arguments: ["generate", "--module", "--output", "G.swift", "."],
+            message: "missing value for --module <module>"),
+        Misuse(
+            arguments: ["generate", "--module=", "--output", "G.swift", "."],
+            message: "missing value for --module <module>"),
+        Misuse(
+            arguments: ["generate", "--output", "G.swift", "."], message: "missing required option --module <module>"),
         Misuse(arguments: ["generate", "--module", "App", "."], message: "missing required option --output <file>"),
-        Misuse(arguments: ["generate", "--module", "App", "--output", "G.swift"], message: "missing <sources>: give at least one source file or directory"),
+        Misuse(
+            arguments: ["generate", "--module", "App", "--output", "G.swift"],
+            message: "missing <sources>: give at least one source file or directory"),
         Misuse(arguments: ["review", "--module", "App"], message: "missing <sources>"),
-        Misuse(arguments: ["scan", "--format", "json"], message: "missing <paths>: give at least one file or directory to scan"),
+        Misuse(
+            arguments: ["scan", "--format", "json"],
+            message: "missing <paths>: give at least one file or directory to scan"),
         Misuse(arguments: ["scan", "--format", "xml", "."], message: "--format must be json or text, not 'xml'"),
         Misuse(arguments: ["scan", "--format=XML", "."], message: "--format must be json or text, not 'XML'"),
         Misuse(
@@ -54,8 +66,10 @@ extension CommandLineTests {
         let root = try folder([:])
         defer { try? FileManager.default.removeItem(at: root) }
         let generate = try handlergen(["generate", "--module", "App"], in: root)
-        #expect(generate.stderr.hasSuffix(
-            "usage: handlergen generate --module <module> --output <file> [<options>] <sources> ... (see 'handlergen generate --help')\n"),
+        #expect(
+            generate.stderr.hasSuffix(
+                "usage: handlergen generate --module <module> --output <file> [<options>] <sources> ... (see 'handlergen generate --help')\n"
+            ),
             "\(generate.stderr)")
         let unknown = try handlergen(["bogus"], in: root)
         #expect(unknown.stderr.contains("usage: handlergen generate|scan|review"), "\(unknown.stderr)")
@@ -66,7 +80,9 @@ extension CommandLineTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let run = try handlergen(["generate", "--module=Chat", "--output=G.swift", "Sources/Chat"], in: root)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(try String(contentsOf: root.appending(path: "G.swift"), encoding: .utf8).contains("public static let chat: HandlerTable"))
+        #expect(
+            try String(contentsOf: root.appending(path: "G.swift"), encoding: .utf8).contains(
+                "public static let chat: HandlerTable"))
         let scan = try handlergen(["scan", "--format=json", "Sources/Chat"], in: root)
         #expect(scan.status == 0, "\(scan.stderr)")
         #expect(scan.stdout.hasPrefix(#"{"handlers":[{"file":"Carbons.swift""#), "\(scan.stdout)")
@@ -84,7 +100,8 @@ extension CommandLineTests {
         #expect(scan.stdout.contains(#""file":"-odd.swift""#), "\(scan.stdout)")
         #expect(scan.stdout.contains(#""file":"--odder.swift""#), "\(scan.stdout)")
         // After `--`, even `--help` is a source.
-        let generate = try handlergen(["generate", "--module", "App", "--output", "-", "--", "--odder.swift", "--help"], in: root)
+        let generate = try handlergen(
+            ["generate", "--module", "App", "--output", "-", "--", "--odder.swift", "--help"], in: root)
         #expect(generate.status == 1)
         #expect(generate.stderr.contains("--help:"), "\(generate.stderr)")
         // `-` alone is a value (review prints to standard output).
@@ -98,7 +115,9 @@ extension CommandLineTests {
         let help = try handlergen(["help", "generate"], in: directory)
         #expect(help.status == 0)
         #expect(help.stderr.isEmpty)
-        for arguments in [["generate", "--help"], ["generate", "-h"], ["generate", "--module", "App", "--bogus", "-h"]] {
+        for arguments in [
+            ["generate", "--help"], ["generate", "-h"], ["generate", "--module", "App", "--bogus", "-h"],
+        ] {
             let other = try handlergen(arguments, in: directory)
             #expect(other.status == 0, "\(arguments)")
             #expect(other.stdout == help.stdout, "\(arguments)")
@@ -139,7 +158,8 @@ extension CommandLineTests {
         let root = try folder(["Sources/Chat/Carbons.swift": Self.carbons])
         defer { try? FileManager.default.removeItem(at: root) }
         func generated(_ flags: [String]) throws -> String {
-            let run = try handlergen(["generate", "--module", "Chat", "--output", "G.swift"] + flags + ["Sources/Chat"], in: root)
+            let run = try handlergen(
+                ["generate", "--module", "Chat", "--output", "G.swift"] + flags + ["Sources/Chat"], in: root)
             #expect(run.status == 0, "\(run.stderr)")
             return try String(contentsOf: root.appending(path: "G.swift"), encoding: .utf8)
         }
@@ -153,7 +173,8 @@ extension CommandLineTests {
 
     @Test func everyCHeaderDirectoryIsRead() throws {
         let root = try folder([
-            "Sources/App/Handlers.swift": Array("""
+            "Sources/App/Handlers.swift": Array(
+                """
                 import CPoints
                 import CShapes
 
@@ -163,13 +184,16 @@ extension CommandLineTests {
 
                 """.utf8),
             "Sources/CPoints/include/Points.h": Array("typedef struct { int x; int y; } HKPoint;\n".utf8),
-            "Sources/CShapes/include/Shapes.h": Array("typedef enum { HKShapeRound = 1, HKShapeSquare = 2 } HKShape;\n".utf8),
+            "Sources/CShapes/include/Shapes.h": Array(
+                "typedef enum { HKShapeRound = 1, HKShapeSquare = 2 } HKShape;\n".utf8),
         ])
         defer { try? FileManager.default.removeItem(at: root) }
-        let run = try handlergen([
-            "generate", "--module", "App", "--output", "G.swift",
-            "--c-header-directory", "Sources/CPoints/include", "--c-header-directory=Sources/CShapes/include", "Sources/App",
-        ], in: root)
+        let run = try handlergen(
+            [
+                "generate", "--module", "App", "--output", "G.swift",
+                "--c-header-directory", "Sources/CPoints/include", "--c-header-directory=Sources/CShapes/include",
+                "Sources/App",
+            ], in: root)
         #expect(run.status == 0, "\(run.stderr)")
         let text = try String(contentsOf: root.appending(path: "G.swift"), encoding: .utf8)
         #expect(text.contains("extension HKPoint: @retroactive Codable"), "\(text)")

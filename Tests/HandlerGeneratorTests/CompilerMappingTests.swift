@@ -145,9 +145,12 @@ import Testing
     /// from it; returns the compiler's diagnostics. With `client`, module `App` (those two files, in
     /// package `Shop`) is built first, and the result is that of `client`, module `Client` of package
     /// `clientPackage`, which imports it.
-    func compile(user: String, client: String? = nil, clientPackage: String = "Shop") throws -> (status: Int32, output: String) {
+    func compile(
+        user: String, client: String? = nil, clientPackage: String = "Shop"
+    ) throws -> (status: Int32, output: String) {
         let swiftc = try #require(Self.swiftc)
-        let directory = FileManager.default.temporaryDirectory.appending(path: "handlergen-compile-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appending(
+            path: "handlergen-compile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let scan = SourceScanner.scan(source: user, file: "User.swift")
@@ -157,20 +160,36 @@ import Testing
         try Data(Self.runtimeStub.utf8).write(to: directory.appending(path: "HandlerKit.swift"))
         try Data(blanked.utf8).write(to: directory.appending(path: "User.swift"))
         try Data(generated.utf8).write(to: directory.appending(path: "Generated.swift"))
-        let stub = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "HandlerKit",
-                                    "-emit-module-path", "HandlerKit.swiftmodule", "HandlerKit.swift"], in: directory)
+        let stub = try run(
+            swiftc,
+            [
+                "-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "HandlerKit",
+                "-emit-module-path", "HandlerKit.swiftmodule", "HandlerKit.swift",
+            ], in: directory)
         #expect(stub.status == 0, "\(stub.output)")
         guard let client else {
-            return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "App",
-                                    "User.swift", "Generated.swift"], in: directory)
+            return try run(
+                swiftc,
+                [
+                    "-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "App",
+                    "User.swift", "Generated.swift",
+                ], in: directory)
         }
-        let library = try run(swiftc, ["-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "App",
-                                       "-package-name", "Shop", "-emit-module-path", "App.swiftmodule", "-I", ".",
-                                       "User.swift", "Generated.swift"], in: directory)
+        let library = try run(
+            swiftc,
+            [
+                "-swift-version", "6", "-parse-as-library", "-emit-module", "-module-name", "App",
+                "-package-name", "Shop", "-emit-module-path", "App.swiftmodule", "-I", ".",
+                "User.swift", "Generated.swift",
+            ], in: directory)
         #expect(library.status == 0, "\(library.output)")
         try Data(client.utf8).write(to: directory.appending(path: "Client.swift"))
-        return try run(swiftc, ["-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "Client",
-                                "-package-name", clientPackage, "Client.swift"], in: directory)
+        return try run(
+            swiftc,
+            [
+                "-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-I", ".", "-module-name", "Client",
+                "-package-name", clientPackage, "Client.swift",
+            ], in: directory)
     }
 
     /// Compiles `source`, which must build without a warning.
@@ -186,7 +205,9 @@ import Testing
             let result = try compile(user: source)
             #expect(result.status != 0, sourceLocation: sourceLocation)
             let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-            #expect(!errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)", sourceLocation: sourceLocation)
+            #expect(
+                !errors.isEmpty && errors.allSatisfy { $0.hasPrefix("User.swift:") }, "\(result.output)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -212,14 +233,15 @@ import Testing
 
     /// A misspelt handler or a bound value of the wrong type is a compile error.
     @Test(.enabled(if: swiftc != nil)) func referencesAreCompilerChecked() throws {
-        let valid = Self.userSource + """
-            func make() throws {
-                _ = try Carbons.enabledHandler(iq: Carbons.IQ(), limit: 3)
-                _ = try OMEMO.bundleFetchedHandler(account: Account())
-                _ = try cleanUpHandler(reason: "done", values: ["a": [1]])
-            }
+        let valid =
+            Self.userSource + """
+                func make() throws {
+                    _ = try Carbons.enabledHandler(iq: Carbons.IQ(), limit: 3)
+                    _ = try OMEMO.bundleFetchedHandler(account: Account())
+                    _ = try cleanUpHandler(reason: "done", values: ["a": [1]])
+                }
 
-            """
+                """
         let ok = try compile(user: valid)
         #expect(ok.status == 0, "\(ok.output)")
 
@@ -236,26 +258,28 @@ import Testing
     /// Typed calls: a value of the wrong type, a misspelt parameter, a missing `await` or a parameter
     /// of another handler does not compile, and is reported at the user's call.
     @Test(.enabled(if: swiftc != nil)) func typedCallsAreCompilerChecked() throws {
-        let valid = Self.userSource + """
-            func call(_ handler: Handler) async throws {
-                try Carbons.callEnabledHandler(handler, limit: 3, note: nil)
-                try await OMEMO.callBundleFetchedHandler(handler, account: Account())
-                try callCleanUpHandler(handler, reason: "done", values: ["a": [1]])
-                try await Screen.callShowHandler(handler, title: "t")
-                try Closures.callApplyHandler(handler, transform: { $0 * 2 }, value: 1)
-                try Calls.callCallSendHandler(handler, note: "n")
-                try Calls.callSendHandler_2(handler, handler: 1, limit: 2)
-                try Calls.callSendHandler_3(handler, text: "t")
-                try Calls.callDefaultHandler(handler, connection: Calls.Connection())
-            }
+        let valid =
+            Self.userSource + """
+                func call(_ handler: Handler) async throws {
+                    try Carbons.callEnabledHandler(handler, limit: 3, note: nil)
+                    try await OMEMO.callBundleFetchedHandler(handler, account: Account())
+                    try callCleanUpHandler(handler, reason: "done", values: ["a": [1]])
+                    try await Screen.callShowHandler(handler, title: "t")
+                    try Closures.callApplyHandler(handler, transform: { $0 * 2 }, value: 1)
+                    try Calls.callCallSendHandler(handler, note: "n")
+                    try Calls.callSendHandler_2(handler, handler: 1, limit: 2)
+                    try Calls.callSendHandler_3(handler, text: "t")
+                    try Calls.callDefaultHandler(handler, connection: Calls.Connection())
+                }
 
-            """
+                """
         try expectCompiles(valid)
 
         let wrongType = valid.replacingOccurrences(of: "limit: 3, note: nil", with: "limit: \"3\", note: nil")
         let misspelt = valid.replacingOccurrences(of: "title: \"t\"", with: "titel: \"t\"")
         let withoutAwait = valid.replacingOccurrences(of: "try await OMEMO.", with: "try OMEMO.")
-        let otherHandler = valid.replacingOccurrences(of: "callSendHandler_3(handler, text:", with: "callSendHandler_2(handler, text:")
+        let otherHandler = valid.replacingOccurrences(
+            of: "callSendHandler_3(handler, text:", with: "callSendHandler_2(handler, text:")
         try expectErrorsAtTheUser([wrongType, misspelt, withoutAwait, otherHandler])
     }
 
@@ -305,28 +329,34 @@ import Testing
         #expect(ok.status == 0, "\(ok.output)")
         #expect(!ok.output.contains("warning:"), "\(ok.output)")
 
-        let internalHelper = try compile(user: library, client: client + "let audited = try? Feed.auditedHandler(entry: \"x\")\n")
+        let internalHelper = try compile(
+            user: library, client: client + "let audited = try? Feed.auditedHandler(entry: \"x\")\n")
         #expect(internalHelper.status != 0)
-        #expect(internalHelper.output.contains("'auditedHandler' is inaccessible due to 'internal' protection level"), "\(internalHelper.output)")
+        #expect(
+            internalHelper.output.contains("'auditedHandler' is inaccessible due to 'internal' protection level"),
+            "\(internalHelper.output)")
 
         let otherPackage = try compile(user: library, client: client, clientPackage: "Elsewhere")
         #expect(otherPackage.status != 0)
         let errors = otherPackage.output.split(separator: "\n").filter { $0.contains(": error: ") }
-        #expect(errors.count == 1 && errors.allSatisfy { $0.contains("'resetHandler' is inaccessible due to 'package' protection level") },
-                "\(otherPackage.output)")
+        #expect(
+            errors.count == 1
+                && errors.allSatisfy { $0.contains("'resetHandler' is inaccessible due to 'package' protection level") },
+            "\(otherPackage.output)")
     }
 
     /// A generated id stands for an invalidation target, so a misspelt
     /// one (or a plain string) does not compile.
     @Test(.enabled(if: swiftc != nil)) func invalidationTargetsAreCompilerChecked() throws {
-        let valid = Self.userSource + """
-            func make() throws {
-                _ = try Carbons.enabledHandler(iq: Carbons.IQ(), invalidation: Screen.showHandlerID)
-                _ = try cleanUpHandler(reason: "r", invalidation: refreshHandlerID)
-                _ = try Carbons.enabledHandler(invalidation: HandlerID("dynamic.id"))
-            }
+        let valid =
+            Self.userSource + """
+                func make() throws {
+                    _ = try Carbons.enabledHandler(iq: Carbons.IQ(), invalidation: Screen.showHandlerID)
+                    _ = try cleanUpHandler(reason: "r", invalidation: refreshHandlerID)
+                    _ = try Carbons.enabledHandler(invalidation: HandlerID("dynamic.id"))
+                }
 
-            """
+                """
         try expectCompiles(valid)
 
         let misspelt = valid.replacingOccurrences(of: "Screen.showHandlerID", with: "Screen.shwoHandlerID")
@@ -336,24 +366,26 @@ import Testing
 
     /// Handlers isolated to the main actor: their typed calls are isolated to it and `async`.
     @Test(.enabled(if: swiftc != nil)) func globalActorHandlersAreCalledOnTheirActor() throws {
-        let valid = Self.userSource + """
-            func call(_ handler: Handler) async throws {
-                try await Banner.callFlashHandler(handler, text: "t")
-                try await Banner.callHideHandler(handler, seconds: 1)
-                try Panel.callLogHandler(handler, line: "l")
-                try await callRefreshHandler(handler, all: true)
-            }
+        let valid =
+            Self.userSource + """
+                func call(_ handler: Handler) async throws {
+                    try await Banner.callFlashHandler(handler, text: "t")
+                    try await Banner.callHideHandler(handler, seconds: 1)
+                    try Panel.callLogHandler(handler, line: "l")
+                    try await callRefreshHandler(handler, all: true)
+                }
 
-            @MainActor func callOnTheMainActor(_ handler: Handler) async throws {
-                try await Banner.callFlashHandler(handler, text: "t", canvas: Canvas())
-            }
+                @MainActor func callOnTheMainActor(_ handler: Handler) async throws {
+                    try await Banner.callFlashHandler(handler, text: "t", canvas: Canvas())
+                }
 
-            """
+                """
         try expectCompiles(valid)
 
         // The typed call of a handler on the main actor is `async`.
-        let withoutAwait = valid.replacingOccurrences(of: "try await Banner.callFlashHandler(handler, text: \"t\")",
-                                                     with: "try Banner.callFlashHandler(handler, text: \"t\")")
+        let withoutAwait = valid.replacingOccurrences(
+            of: "try await Banner.callFlashHandler(handler, text: \"t\")",
+            with: "try Banner.callFlashHandler(handler, text: \"t\")")
         try expectErrorsAtTheUser([withoutAwait])
     }
 
@@ -361,24 +393,27 @@ import Testing
     /// compiler's error is reported at the user's declaration, which the README's fix (`@MainActor` on
     /// the function) resolves.
     @Test(.enabled(if: swiftc != nil)) func inferredIsolationIsReportedAtTheUsersLine() throws {
-        let inferred = Self.userSource + """
-            @MainActor class Controller {}
+        let inferred =
+            Self.userSource + """
+                @MainActor class Controller {}
 
-            final class DetailController: Controller {
-                @handler
-                static func tapped(row: Int) {}
-            }
+                final class DetailController: Controller {
+                    @handler
+                    static func tapped(row: Int) {}
+                }
 
-            """
+                """
         let lines = inferred.split(separator: "\n", omittingEmptySubsequences: false)
         let line = try #require(lines.firstIndex { $0.contains("static func tapped") }) + 1
         let result = try compile(user: inferred)
         #expect(result.status != 0)
         let errors = result.output.split(separator: "\n").filter { $0.contains(": error: ") }
-        #expect(errors.contains { $0.hasPrefix("User.swift:\(line):") && $0.contains("main actor") }, "\(result.output)")
+        #expect(
+            errors.contains { $0.hasPrefix("User.swift:\(line):") && $0.contains("main actor") }, "\(result.output)")
         #expect(!errors.contains { $0.hasPrefix("Generated.swift") }, "\(result.output)")
 
-        try expectCompiles(inferred.replacingOccurrences(of: "static func tapped", with: "@MainActor static func tapped"))
+        try expectCompiles(
+            inferred.replacingOccurrences(of: "static func tapped", with: "@MainActor static func tapped"))
     }
 
     @Test(.enabled(if: swiftc != nil)) func errorsInADefaultValueAndInstanceExpressionPointAtTheUser() throws {

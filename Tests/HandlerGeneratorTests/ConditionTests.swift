@@ -36,48 +36,60 @@ import Testing
 
     @Test func ifBranchKeepsItsCondition() throws {
         let output = try generate()
-        #expect(output.contains("""
-                    #if os(Linux)
-                    handlers.append(Platform.linuxHandlerDescriptor())
-                    #endif
-            """))
-        #expect(output.contains("""
-            #if os(Linux)
-            extension Platform {
-            """))
+        #expect(
+            output.contains(
+                """
+                        #if os(Linux)
+                        handlers.append(Platform.linuxHandlerDescriptor())
+                        #endif
+                """))
+        #expect(
+            output.contains(
+                """
+                #if os(Linux)
+                extension Platform {
+                """))
     }
 
     @Test func elseifAndNestedIfAreReproducedOnTheirOwn() throws {
         let output = try generate()
-        #expect(output.contains("""
-                    #if !(os(Linux)) && (os(macOS))
-                    #if DEBUG
-                    handlers.append(Platform.macDebugHandlerDescriptor())
-                    #endif
-                    #endif
-            """))
-        #expect(output.contains("""
-            #if !(os(Linux)) && (os(macOS))
-            #if DEBUG
-            extension Platform {
-            """))
+        #expect(
+            output.contains(
+                """
+                        #if !(os(Linux)) && (os(macOS))
+                        #if DEBUG
+                        handlers.append(Platform.macDebugHandlerDescriptor())
+                        #endif
+                        #endif
+                """))
+        #expect(
+            output.contains(
+                """
+                #if !(os(Linux)) && (os(macOS))
+                #if DEBUG
+                extension Platform {
+                """))
     }
 
     @Test func elseBranchNegatesEveryEarlierBranch() throws {
         let output = try generate()
-        #expect(output.contains("""
-                    #if !(os(Linux)) && !(os(macOS))
-                    handlers.append(Platform.otherHandlerDescriptor())
-                    #endif
-            """))
+        #expect(
+            output.contains(
+                """
+                        #if !(os(Linux)) && !(os(macOS))
+                        handlers.append(Platform.otherHandlerDescriptor())
+                        #endif
+                """))
     }
 
     @Test func unconditionalHandlerHasNoCondition() throws {
         let output = try generate()
-        #expect(output.contains("""
-                    handlers.reserveCapacity(4)
-                    handlers.append(Platform.alwaysHandlerDescriptor())
-            """))
+        #expect(
+            output.contains(
+                """
+                        handlers.reserveCapacity(4)
+                        handlers.append(Platform.alwaysHandlerDescriptor())
+                """))
         #expect(occurrences(of: "#if", in: output) == occurrences(of: "#endif", in: output))
     }
 

@@ -20,21 +20,26 @@ enum Golden {
 
     /// Compares `actual` with the file at `path` (relative to the package root), or rewrites it when
     /// recording.
-    static func check(_ actual: String, against path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func check(_ actual: String, against path: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
         let url = packageRoot.appending(path: path)
         if isRecording {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(actual.utf8).write(to: url)
             return
         }
         guard let expected = try? Data(contentsOf: url) else {
-            Issue.record("missing reference \(path); record it with HANDLERKIT_RECORD=1", sourceLocation: sourceLocation)
+            Issue.record(
+                "missing reference \(path); record it with HANDLERKIT_RECORD=1", sourceLocation: sourceLocation)
             return
         }
         if expected != Data(actual.utf8) {
-            let expectedLines = String(decoding: expected, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            let expectedLines = String(decoding: expected, as: UTF8.self).split(
+                separator: "\n", omittingEmptySubsequences: false)
             let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
-            let line = zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            let line =
+                zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                 ?? min(expectedLines.count, actualLines.count)
             let expectedLine = line < expectedLines.count ? String(expectedLines[line]) : "<end of file>"
             let actualLine = line < actualLines.count ? String(actualLines[line]) : "<end of file>"

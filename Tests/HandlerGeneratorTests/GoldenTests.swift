@@ -11,13 +11,15 @@ import Testing
     }
 
     @Test func withoutSourceLocations() throws {
-        let text = try HandlerGenerator(moduleName: "Chat", sourceLocations: false).generate(ScanResult(handlers: ModelFixtures.chat))
+        let text = try HandlerGenerator(moduleName: "Chat", sourceLocations: false).generate(
+            ScanResult(handlers: ModelFixtures.chat))
         #expect(!text.contains("#sourceLocation"))
         try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/ChatWithoutSourceLocations.swift")
     }
 
     @Test func accessLevelsGlobalActorsAndPrivateDefaults() throws {
-        let text = try HandlerGenerator(moduleName: "Chat").generate(ScanResult(handlers: ModelFixtures.accessAndIsolation))
+        let text = try HandlerGenerator(moduleName: "Chat").generate(
+            ScanResult(handlers: ModelFixtures.accessAndIsolation))
         try Golden.check(text, against: "Tests/HandlerGeneratorTests/References/AccessAndIsolation.swift")
         // One id under exclusive `#if` branches: one name for its id value, whichever branch is active.
         #expect(text.components(separatedBy: "static var toggleHandlerID: HandlerID").count == 3)

@@ -18,15 +18,20 @@ import Testing
 
     @Test func importsAreRepeatedOnceEachUnderTheirConditions() throws {
         let text = try generate([
-            ("A.swift", """
+            (
+                "A.swift",
+                """
                 import Foundation
                 import HandlerKit
                 #if canImport(Glibc)
                 import Glibc
                 #endif
                 enum Files { @handler static func opened(url: URL) {} }
-                """),
-            ("B.swift", """
+                """
+            ),
+            (
+                "B.swift",
+                """
                 #if DEBUG
                 import Foundation
                 #endif
@@ -35,22 +40,25 @@ import Testing
                 #if canImport(Glibc)
                 import Glibc
                 #endif
-                """),
+                """
+            ),
         ])
         let header = text.components(separatedBy: "extension HandlerTable")[0]
-        #expect(header.hasSuffix("""
-            @_spi(HandlerKitGenerated) import HandlerKit
-            @testable import Core
-            import Foundation
-            #if canImport(Glibc)
-            import Glibc
-            #endif
+        #expect(
+            header.hasSuffix(
+                """
+                @_spi(HandlerKitGenerated) import HandlerKit
+                @testable import Core
+                import Foundation
+                #if canImport(Glibc)
+                import Glibc
+                #endif
 
-            /// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
-            /// fallback of the same name, whose message says to add the plugin.
-            enum _HandlerKitGeneratedFile {}
+                /// Tells `@handler` that the build plugin ran for this module: it shadows HandlerKit's unavailable
+                /// fallback of the same name, whose message says to add the plugin.
+                enum _HandlerKitGeneratedFile {}
 
 
-            """))
+                """))
     }
 }

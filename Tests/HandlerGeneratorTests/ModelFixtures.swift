@@ -114,23 +114,31 @@ extension ModelFixtures {
     /// Access levels, handlers isolated to a global actor, and defaults that name private
     /// symbols of their file (left to Swift through call variants).
     static let accessAndIsolation: [HandlerDeclaration] = [
-        access(.public, handler(
-            file: "Sources/Chat/Feed.swift", line: 4, type: "Feed", name: "itemsFetched", kind: .static,
-            parameters: [parameter("items", "[Item]", line: 5), parameter("page", "Int", default: "1", line: 5)]
-        )),
-        access(.package, handler(file: "Sources/Chat/Admin.swift", line: 2, column: 1, type: nil, name: "reset", kind: .global)),
-        isolated(access(.public, handler(
-            file: "Sources/Chat/Badge.swift", line: 8, type: "Badge", name: "bumped", kind: .static,
-            parameters: [parameter("amount", "Int", label: "by", line: 9)]
-        ))),
-        isolated(handler(
-            file: "Sources/Chat/Screen.swift", line: 12, type: "Screen", name: "present", kind: .instance,
-            instance: "account.screen", async: true,
-            parameters: [
-                parameter("account", "Account", line: 13),
-                hidden(parameter("title", "String", default: "fallbackTitle", line: 14)),
-            ]
-        ), actor: "Storage.DatabaseActor"),
+        access(
+            .public,
+            handler(
+                file: "Sources/Chat/Feed.swift", line: 4, type: "Feed", name: "itemsFetched", kind: .static,
+                parameters: [parameter("items", "[Item]", line: 5), parameter("page", "Int", default: "1", line: 5)]
+            )),
+        access(
+            .package,
+            handler(file: "Sources/Chat/Admin.swift", line: 2, column: 1, type: nil, name: "reset", kind: .global)),
+        isolated(
+            access(
+                .public,
+                handler(
+                    file: "Sources/Chat/Badge.swift", line: 8, type: "Badge", name: "bumped", kind: .static,
+                    parameters: [parameter("amount", "Int", label: "by", line: 9)]
+                ))),
+        isolated(
+            handler(
+                file: "Sources/Chat/Screen.swift", line: 12, type: "Screen", name: "present", kind: .instance,
+                instance: "account.screen", async: true,
+                parameters: [
+                    parameter("account", "Account", line: 13),
+                    hidden(parameter("title", "String", default: "fallbackTitle", line: 14)),
+                ]
+            ), actor: "Storage.DatabaseActor"),
         oneIDUnderExclusiveBranches[0], oneIDUnderExclusiveBranches[1],
         handler(
             file: "Sources/Chat/Paging.swift", line: 20, type: "Paging", name: "fetch", kind: .static, throws: true,

@@ -1,5 +1,6 @@
-@testable import HandlerGenerator
 import Testing
+
+@testable import HandlerGenerator
 
 /// What the baseline check reads from a parameter type as the scanner reports it (whitespace removed).
 @Suite struct ParameterTypeShapeTests {
@@ -12,12 +13,13 @@ import Testing
         #expect(ParameterTypeShape.canonical(written) == canonical)
     }
 
-    @Test(arguments: [
-        ("Int", true), ("[String:[Double]]?", true), ("Handler", true), ("Set<UUID>", true),
-        ("@escaping()->Void", false), ("((Int)->Void)?", false), ("[()->Void]", false), ("anySendable", false),
-        ("Any", false), ("(Int,String)", false), ("Account.Type", false),
-        ("Account", nil), ("[Account]", nil), ("[Int:String]", nil),
-    ] as [(String, Bool?)])
+    @Test(
+        arguments: [
+            ("Int", true), ("[String:[Double]]?", true), ("Handler", true), ("Set<UUID>", true),
+            ("@escaping()->Void", false), ("((Int)->Void)?", false), ("[()->Void]", false), ("anySendable", false),
+            ("Any", false), ("(Int,String)", false), ("Account.Type", false),
+            ("Account", nil), ("[Account]", nil), ("[Int:String]", nil),
+        ] as [(String, Bool?)])
     func bindabilityIsKnownOnlyWhereTheTextTellsIt(type: String, bindable: Bool?) {
         #expect(ParameterTypeShape(type: type).isBindable == bindable)
     }

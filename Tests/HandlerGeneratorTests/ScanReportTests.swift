@@ -36,7 +36,8 @@ import Testing
 
     @Test func stringsAreEscapedAndOrderIsByFileThenLine() {
         let late = ModelFixtures.handler(file: "b.swift", line: 2, type: nil, name: "late", kind: .global)
-        let early = ModelFixtures.handler(file: "a.swift", line: 9, id: "q\"\\\n\u{1}é", type: nil, name: "early", kind: .global)
+        let early = ModelFixtures.handler(
+            file: "a.swift", line: 9, id: "q\"\\\n\u{1}é", type: nil, name: "early", kind: .global)
         let result = ScanResult(
             handlers: [late, early],
             diagnostics: [
@@ -45,7 +46,10 @@ import Testing
             ]
         )
         let json = ScanReport.json(result)
-        #expect(json == #"{"handlers":[{"file":"a.swift","line":9,"id":"q\"\\\n\u0001é","type":null,"name":"early","kind":"global","instance":null,"async":false,"throws":false,"parameters":[]},{"file":"b.swift","line":2,"id":"late","type":null,"name":"late","kind":"global","instance":null,"async":false,"throws":false,"parameters":[]}],"diagnostics":[{"file":"a.swift","line":5,"severity":"note","message":"n\t"},{"file":"b.swift","line":1,"severity":"warning","message":"w"}]}"#)
+        #expect(
+            json
+                == #"{"handlers":[{"file":"a.swift","line":9,"id":"q\"\\\n\u0001é","type":null,"name":"early","kind":"global","instance":null,"async":false,"throws":false,"parameters":[]},{"file":"b.swift","line":2,"id":"late","type":null,"name":"late","kind":"global","instance":null,"async":false,"throws":false,"parameters":[]}],"diagnostics":[{"file":"a.swift","line":5,"severity":"note","message":"n\t"},{"file":"b.swift","line":1,"severity":"warning","message":"w"}]}"#
+        )
     }
 
     @Test func textListsHandlersAndDiagnostics() {
@@ -53,11 +57,12 @@ import Testing
             handlers: ModelFixtures.chat.filter { $0.id == "cleanup.v1" },
             diagnostics: [ScanDiagnostic(file: "x.swift", line: 3, column: 7, severity: .error, message: "bad")]
         )
-        #expect(ScanReport.text(result) == """
-            Sources/Chat/Cleanup.swift:3: cleanup.v1  global  cleanUp(reason: String)
-            x.swift:3:7: error: bad
-            1 handler, 1 error
+        #expect(
+            ScanReport.text(result) == """
+                Sources/Chat/Cleanup.swift:3: cleanup.v1  global  cleanUp(reason: String)
+                x.swift:3:7: error: bad
+                1 handler, 1 error
 
-            """)
+                """)
     }
 }

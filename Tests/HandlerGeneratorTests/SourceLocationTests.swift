@@ -91,7 +91,8 @@ import Testing
         #expect(userLines(of: "rid: [String: Int]? = nil", in: lines) == [10, 10])
         #expect(userLines(of: ".required(\"jid\", String.self)", in: lines) == [7])
         #expect(userLines(of: "limit: Int? = nil", in: lines) == [17, 17])
-        #expect(userLines(of: "func callEnabledHandler(_ handler: Handler, account: Account? = nil,", in: lines) == [16])
+        #expect(
+            userLines(of: "func callEnabledHandler(_ handler: Handler, account: Account? = nil,", in: lines) == [16])
         #expect(userLines(of: ".required(\"account\", Account.self)", in: lines).sorted() == [7, 16])
     }
 
@@ -110,7 +111,10 @@ import Testing
 
     @Test func generatedCodeOutsideTheDeclarationIsNotMapped() throws {
         let lines = try generated()
-        for fragment in ["HandlerBindings()", "return HandlerDescriptor(", "handlers.append(", "return try Handler(", ".callBound(as:"] {
+        for fragment in [
+            "HandlerBindings()", "return HandlerDescriptor(", "handlers.append(", "return try Handler(",
+            ".callBound(as:",
+        ] {
             #expect(userLines(of: fragment, in: lines).isEmpty, "\(fragment)")
         }
     }

@@ -1,5 +1,6 @@
-@testable import HandlerGenerator
 import Testing
+
+@testable import HandlerGenerator
 
 /// The scanner reports types with all whitespace removed; the generator spells them back.
 @Suite struct SwiftTypeTests {

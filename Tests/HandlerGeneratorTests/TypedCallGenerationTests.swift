@@ -1,6 +1,7 @@
-@testable import HandlerGenerator
 import HandlerScanner
 import Testing
+
+@testable import HandlerGenerator
 
 /// The typed calls (`call<Name>Handler`): their names, the names inside them, their layout.
 @Suite struct TypedCallGenerationTests {
@@ -24,18 +25,24 @@ import Testing
     }
 
     @Test func theBaseNameGetsItsFirstLetterUppercased() {
-        let names = Self.callNames([Self.handler("enabled"), Self.handler("x"), Self.handler("_hidden"), Self.handler("éclair")])
-        #expect(names == [
-            "Names.enabled": "callEnabledHandler", "Names.x": "callXHandler",
-            "Names._hidden": "call_hiddenHandler", "Names.éclair": "callÉclairHandler",
+        let names = Self.callNames([
+            Self.handler("enabled"), Self.handler("x"), Self.handler("_hidden"), Self.handler("éclair"),
         ])
+        #expect(
+            names == [
+                "Names.enabled": "callEnabledHandler", "Names.x": "callXHandler",
+                "Names._hidden": "call_hiddenHandler", "Names.éclair": "callÉclairHandler",
+            ])
     }
 
     /// The scanner reports `` `default` `` as `default`: the call is named without backticks and calls
     /// the function with them.
     @Test func aKeywordNameIsUsedWithoutBackticks() throws {
-        let text = try Self.generate([Self.handler("default", parameters: [ModelFixtures.parameter("value", "Int", line: 11)])])
-        #expect(text.contains("nonisolated static func callDefaultHandler(_ handler: Handler, value: Int? = nil) throws {"))
+        let text = try Self.generate([
+            Self.handler("default", parameters: [ModelFixtures.parameter("value", "Int", line: 11)])
+        ])
+        #expect(
+            text.contains("nonisolated static func callDefaultHandler(_ handler: Handler, value: Int? = nil) throws {"))
         #expect(text.contains("try Names.`default`(value: value ?? arguments.required(\"value\"))"))
     }
 
@@ -54,15 +61,19 @@ import Testing
     /// `send` and `Send` would both be `callSendHandler`; a handler `callSend` has the reference
     /// `callSendHandler`, which a typed call must not reuse.
     @Test func namesThatMeetAfterUppercasingOrMeetAReferenceGetASuffix() {
-        #expect(Self.callNames([Self.handler("send"), Self.handler("Send")]) == [
-            "Names.Send": "callSendHandler", "Names.send": "callSendHandler_2",
-        ])
-        #expect(Self.callNames([Self.handler("send"), Self.handler("callSend")]) == [
-            "Names.callSend": "callCallSendHandler", "Names.send": "callSendHandler_2",
-        ])
-        #expect(Self.callNames([Self.handler("send"), Self.handler("Send"), Self.handler("callSend")]) == [
-            "Names.Send": "callSendHandler_2", "Names.callSend": "callCallSendHandler", "Names.send": "callSendHandler_3",
-        ])
+        #expect(
+            Self.callNames([Self.handler("send"), Self.handler("Send")]) == [
+                "Names.Send": "callSendHandler", "Names.send": "callSendHandler_2",
+            ])
+        #expect(
+            Self.callNames([Self.handler("send"), Self.handler("callSend")]) == [
+                "Names.callSend": "callCallSendHandler", "Names.send": "callSendHandler_2",
+            ])
+        #expect(
+            Self.callNames([Self.handler("send"), Self.handler("Send"), Self.handler("callSend")]) == [
+                "Names.Send": "callSendHandler_2", "Names.callSend": "callCallSendHandler",
+                "Names.send": "callSendHandler_3",
+            ])
     }
 
     @Test func eachScopeHasItsOwnNames() {
@@ -70,10 +81,11 @@ import Testing
             Self.handler("send"), Self.handler("send", type: "Other"), Self.handler("send", type: nil),
             Self.handler("callSend", type: "Other"),
         ])
-        #expect(names == [
-            "Names.send": "callSendHandler", "Other.send": "callSendHandler_2", "send": "callSendHandler",
-            "Other.callSend": "callCallSendHandler",
-        ])
+        #expect(
+            names == [
+                "Names.send": "callSendHandler", "Other.send": "callSendHandler_2", "send": "callSendHandler",
+                "Other.callSend": "callCallSendHandler",
+            ])
     }
 
     @Test func aParameterNamedHandlerKeepsItsNameAndTheHandlerTakesAnother() throws {
@@ -90,7 +102,8 @@ import Testing
     /// meaning it inside the typed call.
     @Test func theHandlerParameterAvoidsNamesInDefaultsAndTheInstanceExpression() throws {
         let text = try Self.generate([
-            Self.handler("first", parameters: [ModelFixtures.parameter("count", "Int", default: "handler.count", line: 11)]),
+            Self.handler(
+                "first", parameters: [ModelFixtures.parameter("count", "Int", default: "handler.count", line: 11)]),
             Self.handler(
                 "second", kind: .instance, instance: "handler.owner",
                 parameters: [ModelFixtures.parameter("value", "Int", line: 11)]),
@@ -105,14 +118,20 @@ import Testing
     /// A member access (`Names.page`) names no parameter.
     @Test func aParameterWhoseNameADefaultUsesGetsAnotherInternalName() throws {
         let text = try Self.generate([
-            Self.handler("fetch", parameters: [
-                ModelFixtures.parameter("limit", "Int", default: "limit", line: 11),
-                ModelFixtures.parameter("page", "Int", default: "Names.page", line: 11),
-            ])
+            Self.handler(
+                "fetch",
+                parameters: [
+                    ModelFixtures.parameter("limit", "Int", default: "limit", line: 11),
+                    ModelFixtures.parameter("page", "Int", default: "Names.page", line: 11),
+                ])
         ])
-        #expect(text.contains("func callFetchHandler(_ handler: Handler, limit limit_: Int? = nil, page: Int? = nil) throws {"))
-        #expect(text.contains(
-            "try Names.fetch(limit: limit_ ?? arguments.value(\"limit\", default: limit), page: page ?? arguments.value(\"page\", default: Names.page))"))
+        #expect(
+            text.contains(
+                "func callFetchHandler(_ handler: Handler, limit limit_: Int? = nil, page: Int? = nil) throws {"))
+        #expect(
+            text.contains(
+                "try Names.fetch(limit: limit_ ?? arguments.value(\"limit\", default: limit), page: page ?? arguments.value(\"page\", default: Names.page))"
+            ))
         // The reference binds by the parameter's name, as before.
         #expect(text.contains("func fetchHandler(limit: Int? = nil, page: Int? = nil, invalidation: HandlerID? = nil"))
     }
@@ -124,11 +143,13 @@ import Testing
         let text = try HandlerGenerator(moduleName: "App").generate(ScanResult(handlers: [tick]))
         #expect(!text.split(separator: "\n").contains { !$0.isEmpty && $0.allSatisfy(\.isWhitespace) }, "\(text)")
         for opening in ["invoke: { _ in", "callBound(as: \"Names.tick\") { _ in"] {
-            #expect(text.contains(opening + """
+            #expect(
+                text.contains(
+                    opening + """
 
-                            #sourceLocation(file: "Names.swift", line: 10)
-                            Box.shared.tick()
-                """), "\(text)")
+                                    #sourceLocation(file: "Names.swift", line: 10)
+                                    Box.shared.tick()
+                        """), "\(text)")
         }
     }
 }

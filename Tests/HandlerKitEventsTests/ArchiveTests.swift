@@ -5,7 +5,9 @@ import Testing
 
 @Suite struct ArchiveTests {
     /// An event with four handler subscriptions (plain, one-time, locked, background) and a closure.
-    func populatedEvent(_ key: String, _ registry: HandlerRegistry, _ recorder: Recorder) throws -> Event<Player.Type, String> {
+    func populatedEvent(
+        _ key: String, _ registry: HandlerRegistry, _ recorder: Recorder
+    ) throws -> Event<Player.Type, String> {
         let event = makeEvent("started", key: key)
         try event.subscribe(Handler(id: "Log.record", bound: ["label": "plain"], registry: registry))
         event.subscribe(named: "closure") { sent in recorder.record("closure \(sent.data)") }
@@ -34,7 +36,10 @@ import Testing
 
         #expect(report.restored == 4 && report.problems.isEmpty)
         let subscriptions = restored.subscriptions
-        #expect(subscriptions.map { $0.handler?.boundValues["label"] } == [.string("plain"), .string("once"), .string("locked"), .string("bg")])
+        #expect(
+            subscriptions.map { $0.handler?.boundValues["label"] } == [
+                .string("plain"), .string("once"), .string("locked"), .string("bg"),
+            ])
         #expect(subscriptions.map(\.isOneTime) == [false, true, false, false])
         #expect(subscriptions.map(\.isLocked) == [false, false, true, false])
         #expect(subscriptions.map(\.isBackground) == [false, false, false, true])
@@ -60,7 +65,10 @@ import Testing
         return entries
     }
 
-    func replacing(_ members: [String: HandlerValue], _ key: String, with entries: [HandlerValue], extra: [String: HandlerValue] = [:]) -> Data {
+    func replacing(
+        _ members: [String: HandlerValue], _ key: String, with entries: [HandlerValue],
+        extra: [String: HandlerValue] = [:]
+    ) -> Data {
         var copy = members
         guard case .object(var events)? = members["events"] else { return Data() }
         events[key] = .array(entries)
@@ -82,8 +90,14 @@ import Testing
             change(&object)
             return .object(object)
         }
-        let goneHandler = changed(valid) { $0["handler"] = .object(["bound": .object([:]), "id": .string("Gone.handler"), "version": .number("1")]) }
-        let wrongBoundType = changed(valid) { $0["handler"] = .object(["bound": .object(["label": .number("5")]), "id": .string("Log.record"), "version": .number("1")]) }
+        let goneHandler = changed(valid) {
+            $0["handler"] = .object(["bound": .object([:]), "id": .string("Gone.handler"), "version": .number("1")])
+        }
+        let wrongBoundType = changed(valid) {
+            $0["handler"] = .object([
+                "bound": .object(["label": .number("5")]), "id": .string("Log.record"), "version": .number("1"),
+            ])
+        }
         let badFlag = changed(valid) { $0["locked"] = .string("yes") }
         let notAnObject = HandlerValue.array([.number("1")])
         entries.insert(goneHandler, at: 1)
@@ -99,8 +113,15 @@ import Testing
         #expect(report.problems.count == 5)
         #expect(report.problems.contains(.unknownEvent(key: "Elsewhere.unknown", path: "events.Elsewhere.unknown")))
         let reasons = report.problems.map(\.description)
-        #expect(reasons.contains { $0.contains("events.Player.started[1].handler") && $0.contains("unknown handler id 'Gone.handler'") })
-        #expect(reasons.contains { $0.contains("events.Player.started[5].handler") && $0.contains("argument 'label' expects String but found number 5") })
+        #expect(
+            reasons.contains {
+                $0.contains("events.Player.started[1].handler") && $0.contains("unknown handler id 'Gone.handler'")
+            })
+        #expect(
+            reasons.contains {
+                $0.contains("events.Player.started[5].handler")
+                    && $0.contains("argument 'label' expects String but found number 5")
+            })
         #expect(reasons.contains { $0.contains("events.Player.started[6].locked") && $0.contains("expected a bool") })
         #expect(reasons.contains { $0.contains("events.Player.started[7]") && $0.contains("expected an object") })
         #expect(restored.dormantSubscriptions.count == 4)
@@ -114,8 +135,9 @@ import Testing
 
         // Saving again loses nothing: the dormant entries and the unknown event come back as they were
         // (the one-time subscriber has been delivered to, so it is gone).
-        let expected = replacing(members, key, with: entries.enumerated().filter { $0.offset != 2 }.map(\.element),
-                                 extra: ["Elsewhere.unknown": otherEvent])
+        let expected = replacing(
+            members, key, with: entries.enumerated().filter { $0.offset != 2 }.map(\.element),
+            extra: ["Elsewhere.unknown": otherEvent])
         #expect(String(decoding: archive.save(), as: UTF8.self) == String(decoding: expected, as: UTF8.self))
     }
 
@@ -147,17 +169,28 @@ import Testing
             Issue.record("malformed JSON was not a malformed-document error")
             return
         }
-        #expect(malformed == .malformedJSON(reason: "expected a string (a member name), found ','", line: 1, column: 13, offset: 12)
+        #expect(
+            malformed
+                == .malformedJSON(
+                    reason: "expected a string (a member name), found ','", line: 1, column: 13, offset: 12)
                 || malformed.description.contains("column 13"))
-        let newer = String(decoding: good, as: UTF8.self).replacingOccurrences(of: "\"version\": 1\n}", with: "\"version\": 2\n}")
+        let newer = String(decoding: good, as: UTF8.self).replacingOccurrences(
+            of: "\"version\": 1\n}", with: "\"version\": 2\n}")
         #expect(failure(Data(newer.utf8)) == .unsupportedVersion(found: "2", supported: 1))
-        #expect(failure(Data("[]".utf8)) == .invalidDocument(path: "$", reason: "expected an object, found array of 0 elements"))
-        #expect(failure(Data(#"{"events":{},"format":"Other","version":1}"#.utf8))
-                == .invalidDocument(path: "format", reason: "expected \"HandlerKitEvents.subscriptions\", found string \"Other\""))
-        #expect(failure(Data(#"{"events":[],"format":"HandlerKitEvents.subscriptions","version":1}"#.utf8))
+        #expect(
+            failure(Data("[]".utf8))
+                == .invalidDocument(path: "$", reason: "expected an object, found array of 0 elements"))
+        #expect(
+            failure(Data(#"{"events":{},"format":"Other","version":1}"#.utf8))
+                == .invalidDocument(
+                    path: "format", reason: "expected \"HandlerKitEvents.subscriptions\", found string \"Other\""))
+        #expect(
+            failure(Data(#"{"events":[],"format":"HandlerKitEvents.subscriptions","version":1}"#.utf8))
                 == .invalidDocument(path: "events", reason: "expected an object, found array of 0 elements"))
-        #expect(failure(Data(#"{"events":{},"extra":1,"format":"HandlerKitEvents.subscriptions","version":1}"#.utf8))
-                == .invalidDocument(path: "extra", reason: "unknown member; a subscriptions document has events, format, version"))
+        #expect(
+            failure(Data(#"{"events":{},"extra":1,"format":"HandlerKitEvents.subscriptions","version":1}"#.utf8))
+                == .invalidDocument(
+                    path: "extra", reason: "unknown member; a subscriptions document has events, format, version"))
         #expect(failure(Data()) != nil)
         // Nothing was restored by any of them.
         #expect(event.subscriptions.map(\.name) == ["existing"])
@@ -186,7 +219,10 @@ import Testing
         #expect(try Data(contentsOf: file) == damaged)
         #expect(try Data(contentsOf: file.appendingPathExtension("unreadable")) == damaged)
 
-        #expect(throws: EventError.self) { try archive(makeEvent(key: "K"), registry: registry).save(to: folder.appending(path: "no/such/folder/x.json")) }
+        #expect(throws: EventError.self) {
+            try archive(makeEvent(key: "K"), registry: registry).save(
+                to: folder.appending(path: "no/such/folder/x.json"))
+        }
     }
 
     @Test func instanceEventsArePersistableOnlyWithAnIdentityAndKeysAreUnique() throws {
@@ -196,7 +232,9 @@ import Testing
         let download = Download(identity: "dl-1")
         #expect(download.progress.persistenceKey == "HandlerKitEventsTests.Download[dl-1].progress")
         try archive.add(download.progress)
-        #expect(throws: EventError.duplicateEvent(key: "HandlerKitEventsTests.Download[dl-1].progress")) { try archive.add(download.progress) }
+        #expect(throws: EventError.duplicateEvent(key: "HandlerKitEventsTests.Download[dl-1].progress")) {
+            try archive.add(download.progress)
+        }
         #expect(Event<Player.Type, Int>("tick").persistenceKey == "HandlerKitEventsTests.Player.tick")
 
         // Saved from one object, restored into another with the same identity.

@@ -9,7 +9,8 @@ import Testing
         let registry = try makeRegistry(recorder)
         let event = makeEvent()
         let closure = event.subscribe(once: true) { sent in recorder.record("closure \(sent.data)") }
-        let handler = try event.subscribe(Handler(id: "Log.record", bound: ["label": "handler"], registry: registry), once: true)
+        let handler = try event.subscribe(
+            Handler(id: "Log.record", bound: ["label": "handler"], registry: registry), once: true)
         let (backgroundRan, ran) = AsyncStream<Void>.makeStream()
         let background = event.subscribeInBackground(once: true) { sent in
             recorder.record("background \(sent.data)")
@@ -130,7 +131,15 @@ final class Shared<Value>: @unchecked Sendable {
     init() {}
 
     var value: Value? {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            stored = newValue
+            lock.unlock()
+        }
     }
 }

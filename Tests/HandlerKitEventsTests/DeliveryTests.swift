@@ -8,16 +8,20 @@ import Testing
         let recorder = Recorder()
         let registry = try makeRegistry(recorder)
         let event = makeEvent("started")
-        event.subscribe { sent in recorder.record("closure1:\(sent.data)@\(sent.eventName):\(sent.sender == Player.self)") }
+        event.subscribe { sent in
+            recorder.record("closure1:\(sent.data)@\(sent.eventName):\(sent.sender == Player.self)")
+        }
         try event.subscribe(Handler(id: "Log.record", bound: ["label": "h1"], registry: registry))
         event.subscribe(named: "named") { sent in recorder.record("closure2:\(sent.data)") }
         try event.subscribe(Handler(id: "Log.inspect", registry: registry))
 
         event.send("intro.mp3")
 
-        #expect(recorder.all == [
-            "closure1:intro.mp3@started:true", "h1:intro.mp3@started", "closure2:intro.mp3", "inspect:started:intro.mp3:true",
-        ])
+        #expect(
+            recorder.all == [
+                "closure1:intro.mp3@started:true", "h1:intro.mp3@started", "closure2:intro.mp3",
+                "inspect:started:intro.mp3:true",
+            ])
         #expect(event.name == "started")
     }
 
@@ -80,8 +84,11 @@ import Testing
         defer { EventErrorHook.handler = previous }
         EventErrorHook.handler = { failure in
             // Other suites run at the same time; only this test's event counts.
-            if failure.subscription.name?.hasPrefix(key) == true { collected.record("\(failure.subscription.name ?? ""):\(failure.error)") }
-            else { previous(failure) }
+            if failure.subscription.name?.hasPrefix(key) == true {
+                collected.record("\(failure.subscription.name ?? ""):\(failure.error)")
+            } else {
+                previous(failure)
+            }
         }
         event.subscribe(named: "\(key) first") { _ in throw Failure(code: 1) }
         event.subscribeInBackground(named: "\(key) background") { _ in throw Failure(code: 2) }

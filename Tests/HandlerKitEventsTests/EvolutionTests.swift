@@ -9,17 +9,22 @@ import Testing
     /// The registry of a later app version: `Log.record` became `Journal.note`, its `label` became `tag`.
     func renamedRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
         let registry = HandlerRegistry()
-        try registry.register(HandlerTable(module: "EventFixturesV2", handlers: [
-            HandlerDescriptor(
-                id: "Journal.note", formerIDs: ["Log.record"],
-                parameters: [.required("tag", String.self, formerly: ["label"]), .required("data", String.self)],
-                invoke: { arguments in
-                    let tag: String = try arguments.required("tag")
-                    let data: String = try arguments.required("data")
-                    recorder.record("\(tag):\(data)")
-                }
-            ),
-        ]))
+        try registry.register(
+            HandlerTable(
+                module: "EventFixturesV2",
+                handlers: [
+                    HandlerDescriptor(
+                        id: "Journal.note", formerIDs: ["Log.record"],
+                        parameters: [
+                            .required("tag", String.self, formerly: ["label"]), .required("data", String.self),
+                        ],
+                        invoke: { arguments in
+                            let tag: String = try arguments.required("tag")
+                            let data: String = try arguments.required("data")
+                            recorder.record("\(tag):\(data)")
+                        }
+                    )
+                ]))
         return registry
     }
 

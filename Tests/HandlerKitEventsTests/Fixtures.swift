@@ -42,74 +42,82 @@ struct Failure: Error, Equatable {
 /// Handlers written as the generator writes them, each recording what it received.
 func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
     let registry = HandlerRegistry()
-    try registry.register(HandlerTable(module: "EventFixtures", handlers: [
-        // A bound label, the event's data and, optionally, its name.
-        HandlerDescriptor(
-            id: "Log.record",
-            parameters: [.required("label", String.self), .required("data", String.self), .optional("eventName", String.self)],
-            invoke: { arguments in
-                let label: String = try arguments.required("label")
-                let data: String = try arguments.required("data")
-                let name: String? = try arguments.optional("eventName")
-                recorder.record("\(label):\(data)\(name.map { "@\($0)" } ?? "")")
-            }
-        ),
-        // The whole event object and its sender.
-        HandlerDescriptor(
-            id: "Log.inspect",
-            parameters: [.required("event", SentEvent<Player.Type, String>.self), .required("sender", Player.Type.self)],
-            invoke: { arguments in
-                let event: SentEvent<Player.Type, String> = try arguments.required("event")
-                let sender: Player.Type = try arguments.required("sender")
-                recorder.record("inspect:\(event.eventName):\(event.data):\(sender == event.sender)")
-            }
-        ),
-        // An Int payload.
-        HandlerDescriptor(
-            id: "Log.count",
-            parameters: [.required("data", Int.self)],
-            invoke: { arguments in
-                let data: Int = try arguments.required("data")
-                recorder.record("count:\(data)")
-            }
-        ),
-        // An optional payload parameter and a value the event does not supply.
-        HandlerDescriptor(
-            id: "Log.account",
-            parameters: [.required("account", String.self), .optional("data", Int.self)],
-            invoke: { arguments in
-                let account: String = try arguments.required("account")
-                let data: Int? = try arguments.optional("data")
-                recorder.record("account:\(account):\(data.map(String.init) ?? "nil")")
-            }
-        ),
-        // Any payload at all.
-        HandlerDescriptor(
-            id: "Log.any",
-            parameters: [.required("data", Any.self)],
-            invoke: { arguments in
-                let data: Any = try arguments.required("data")
-                recorder.record("any:\(data)")
-            }
-        ),
-        // An async handler.
-        HandlerDescriptor(
-            id: "Log.slow",
-            parameters: [.required("label", String.self), .required("data", String.self)],
-            invokeAsync: { arguments in
-                let label: String = try arguments.required("label")
-                let data: String = try arguments.required("data")
-                await Task.yield()
-                recorder.record("slow \(label):\(data)")
-            }
-        ),
-        // A handler that throws.
-        HandlerDescriptor(
-            id: "Log.fail",
-            parameters: [.required("code", Int.self)],
-            invoke: { arguments in throw Failure(code: try arguments.required("code")) }
-        ),
-    ]))
+    try registry.register(
+        HandlerTable(
+            module: "EventFixtures",
+            handlers: [
+                // A bound label, the event's data and, optionally, its name.
+                HandlerDescriptor(
+                    id: "Log.record",
+                    parameters: [
+                        .required("label", String.self), .required("data", String.self),
+                        .optional("eventName", String.self),
+                    ],
+                    invoke: { arguments in
+                        let label: String = try arguments.required("label")
+                        let data: String = try arguments.required("data")
+                        let name: String? = try arguments.optional("eventName")
+                        recorder.record("\(label):\(data)\(name.map { "@\($0)" } ?? "")")
+                    }
+                ),
+                // The whole event object and its sender.
+                HandlerDescriptor(
+                    id: "Log.inspect",
+                    parameters: [
+                        .required("event", SentEvent<Player.Type, String>.self), .required("sender", Player.Type.self),
+                    ],
+                    invoke: { arguments in
+                        let event: SentEvent<Player.Type, String> = try arguments.required("event")
+                        let sender: Player.Type = try arguments.required("sender")
+                        recorder.record("inspect:\(event.eventName):\(event.data):\(sender == event.sender)")
+                    }
+                ),
+                // An Int payload.
+                HandlerDescriptor(
+                    id: "Log.count",
+                    parameters: [.required("data", Int.self)],
+                    invoke: { arguments in
+                        let data: Int = try arguments.required("data")
+                        recorder.record("count:\(data)")
+                    }
+                ),
+                // An optional payload parameter and a value the event does not supply.
+                HandlerDescriptor(
+                    id: "Log.account",
+                    parameters: [.required("account", String.self), .optional("data", Int.self)],
+                    invoke: { arguments in
+                        let account: String = try arguments.required("account")
+                        let data: Int? = try arguments.optional("data")
+                        recorder.record("account:\(account):\(data.map(String.init) ?? "nil")")
+                    }
+                ),
+                // Any payload at all.
+                HandlerDescriptor(
+                    id: "Log.any",
+                    parameters: [.required("data", Any.self)],
+                    invoke: { arguments in
+                        let data: Any = try arguments.required("data")
+                        recorder.record("any:\(data)")
+                    }
+                ),
+                // An async handler.
+                HandlerDescriptor(
+                    id: "Log.slow",
+                    parameters: [.required("label", String.self), .required("data", String.self)],
+                    invokeAsync: { arguments in
+                        let label: String = try arguments.required("label")
+                        let data: String = try arguments.required("data")
+                        await Task.yield()
+                        recorder.record("slow \(label):\(data)")
+                    }
+                ),
+                // A handler that throws.
+                HandlerDescriptor(
+                    id: "Log.fail",
+                    parameters: [.required("code", Int.self)],
+                    invoke: { arguments in throw Failure(code: try arguments.required("code")) }
+                ),
+            ]))
     return registry
 }
 

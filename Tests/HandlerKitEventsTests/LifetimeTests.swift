@@ -15,7 +15,9 @@ import Testing
             weakDownload = download
             let progress = download.progress
             weakEvent = progress
-            subscriptions.append(progress.subscribe { sent in recorder.record("closure \(sent.data) from \(sent.sender === sent.sender)") })
+            subscriptions.append(
+                progress.subscribe { sent in recorder.record("closure \(sent.data) from \(sent.sender === sent.sender)")
+                })
             subscriptions.append(progress.subscribeInBackground { sent in recorder.record("background \(sent.data)") })
             subscriptions.append(progress.subscribe(once: true) { sent in recorder.record("once \(sent.data)") })
             subscriptions.append(try progress.subscribe(Handler(id: "Log.any", registry: registry)))
@@ -26,8 +28,11 @@ import Testing
         #expect(weakEvent == nil)
         #expect(subscriptions.allSatisfy { !$0.isActive })
         // (Background deliveries interleave with the foreground ones in no fixed order.)
-        #expect(recorder.all.sorted() == ["any:0.25", "any:0.5", "background 0.25", "background 0.5",
-                                          "closure 0.25 from true", "closure 0.5 from true", "once 0.25"])
+        #expect(
+            recorder.all.sorted() == [
+                "any:0.25", "any:0.5", "background 0.25", "background 0.5",
+                "closure 0.25 from true", "closure 0.5 from true", "once 0.25",
+            ])
     }
 
     @Test func aNewObjectInheritsNoSubscriptionsEvenAtAReusedAddress() {

@@ -43,7 +43,8 @@ import Testing
     }
 
     @Test func aSecondProcessRestoresTheSubscriptionsSendsAndTheHandlersRunWithTheirBoundValues() async throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "events-second-process-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appending(
+            path: "events-second-process-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appending(path: "subscriptions.json").path(percentEncoded: false)
@@ -56,21 +57,22 @@ import Testing
         #expect(second.status == 0, "\(second.lines)")
         // The foreground handlers run in order on the sending thread; the background one (`inspect`)
         // after them, since the send waits for it.
-        #expect(second.lines == [
-            "restore: restored 4 subscription(s)",
-            "subscription: handler Handler(Probe.record, bound: [label, times])",
-            "subscription: handler Handler(Probe.record, bound: [label, times]) (one-time)",
-            "subscription: handler Handler(Probe.record, bound: [label, times]) (locked)",
-            "subscription: handler Handler(Probe.inspect, bound: [label]) (background)",
-            "send hello",
-            "ran Probe.record label=first times=1 data=hello eventName=messageArrived",
-            "ran Probe.record label=once times=2 data=hello eventName=messageArrived",
-            "ran Probe.inspect label=fourth sender=Chat data=hello (background)",
-            "send again",
-            "ran Probe.record label=first times=1 data=again eventName=messageArrived",
-            "ran Probe.inspect label=fourth sender=Chat data=again (background)",
-            "saved again",
-        ])
+        #expect(
+            second.lines == [
+                "restore: restored 4 subscription(s)",
+                "subscription: handler Handler(Probe.record, bound: [label, times])",
+                "subscription: handler Handler(Probe.record, bound: [label, times]) (one-time)",
+                "subscription: handler Handler(Probe.record, bound: [label, times]) (locked)",
+                "subscription: handler Handler(Probe.inspect, bound: [label]) (background)",
+                "send hello",
+                "ran Probe.record label=first times=1 data=hello eventName=messageArrived",
+                "ran Probe.record label=once times=2 data=hello eventName=messageArrived",
+                "ran Probe.inspect label=fourth sender=Chat data=hello (background)",
+                "send again",
+                "ran Probe.record label=first times=1 data=again eventName=messageArrived",
+                "ran Probe.inspect label=fourth sender=Chat data=again (background)",
+                "saved again",
+            ])
     }
 
     @Test func aSecondProcessKeepsWhatItCannotRestoreAndSavesItAgain() async throws {
@@ -81,7 +83,9 @@ import Testing
         // What a later version of the app might find: a handler that was removed, an event it no longer has.
         let gone: HandlerValue = .object([
             "background": .bool(false), "locked": .bool(false), "oneTime": .bool(false),
-            "handler": .object(["bound": .object(["label": .string("old")]), "id": .string("Probe.removed"), "version": .number("1")]),
+            "handler": .object([
+                "bound": .object(["label": .string("old")]), "id": .string("Probe.removed"), "version": .number("1"),
+            ]),
         ])
         let document: HandlerValue = .object([
             "events": .object(["Chat.messageArrived": .array([gone]), "Chat.retired": .array([gone])]),
@@ -95,8 +99,11 @@ import Testing
         #expect(run.status == 0, "\(run.lines)")
         let report = try #require(run.lines.first)
         #expect(report.contains("restored 0 subscription(s); 2 kept aside"))
-        #expect(report.contains("'events.Chat.messageArrived[0].handler' is kept dormant: unknown handler id 'Probe.removed'"))
-        #expect(report.contains("'events.Chat.retired' belong to event 'Chat.retired', which this archive does not know"))
+        #expect(
+            report.contains(
+                "'events.Chat.messageArrived[0].handler' is kept dormant: unknown handler id 'Probe.removed'"))
+        #expect(
+            report.contains("'events.Chat.retired' belong to event 'Chat.retired', which this archive does not know"))
         #expect(!run.lines.contains { $0.hasPrefix("ran ") })
         #expect(try Data(contentsOf: file) == saved)
     }
@@ -111,7 +118,9 @@ import Testing
 
         let run = try await Self.run("send", file.path(percentEncoded: false))
         #expect(run.status == 1)
-        #expect(run.lines.first?.hasPrefix("error: saved subscriptions are not readable: malformed JSON at line 1") == true, "\(run.lines)")
+        #expect(
+            run.lines.first?.hasPrefix("error: saved subscriptions are not readable: malformed JSON at line 1") == true,
+            "\(run.lines)")
         #expect(try Data(contentsOf: file) == damaged)
         #expect(try Data(contentsOf: file.appendingPathExtension("unreadable")) == damaged)
     }

@@ -8,12 +8,18 @@ import Testing
         let registry = try makeRegistry(Recorder())
         let event = Event<Player.Type, Int>("counted", key: "Player.counted")
         let handler = try Handler(id: "Log.account", registry: registry)
-        #expect(throws: EventError.missingArgument(event: "Player.counted", handler: "Log.account", argument: "account", expectedType: "String")) {
+        #expect(
+            throws: EventError.missingArgument(
+                event: "Player.counted", handler: "Log.account", argument: "account", expectedType: "String")
+        ) {
             try event.subscribe(handler)
         }
         #expect(event.subscriptions.isEmpty)
-        let error = EventError.missingArgument(event: "Player.counted", handler: "Log.account", argument: "account", expectedType: "String")
-        #expect(error.description.contains("'Log.account'") && error.description.contains("'account'") && error.description.contains("Player.counted"))
+        let error = EventError.missingArgument(
+            event: "Player.counted", handler: "Log.account", argument: "account", expectedType: "String")
+        #expect(
+            error.description.contains("'Log.account'") && error.description.contains("'account'")
+                && error.description.contains("Player.counted"))
         // The same handler with the value bound is accepted.
         try event.subscribe(Handler(id: "Log.account", bound: ["account": "ada"], registry: registry))
     }
@@ -21,14 +27,20 @@ import Testing
     @Test func aDataParameterThatCannotTakeThePayloadIsRefused() throws {
         let registry = try makeRegistry(Recorder())
         let strings = Event<Player.Type, String>("named", key: "Player.named")
-        #expect(throws: EventError.argumentTypeMismatch(event: "Player.named", handler: "Log.count", argument: "data",
-                                                        expectedType: "Int", suppliedType: "String")) {
+        #expect(
+            throws: EventError.argumentTypeMismatch(
+                event: "Player.named", handler: "Log.count", argument: "data",
+                expectedType: "Int", suppliedType: "String")
+        ) {
             try strings.subscribe(Handler(id: "Log.count", registry: registry))
         }
         // An optional payload can be nil: a mandatory `data` cannot take it, an optional one can.
         let optionals = Event<Player.Type, Int?>("maybe", key: "Player.maybe")
-        #expect(throws: EventError.argumentTypeMismatch(event: "Player.maybe", handler: "Log.count", argument: "data",
-                                                        expectedType: "Int", suppliedType: "Optional<Int>")) {
+        #expect(
+            throws: EventError.argumentTypeMismatch(
+                event: "Player.maybe", handler: "Log.count", argument: "data",
+                expectedType: "Int", suppliedType: "Optional<Int>")
+        ) {
             try optionals.subscribe(Handler(id: "Log.count", registry: registry))
         }
         try optionals.subscribe(Handler(id: "Log.account", bound: ["account": "a"], registry: registry))
@@ -38,7 +50,10 @@ import Testing
     @Test func anEventWithoutDataSuppliesNoData() throws {
         let registry = try makeRegistry(Recorder())
         let download = Download()
-        #expect(throws: EventError.missingArgument(event: "finished", handler: "Log.count", argument: "data", expectedType: "Int")) {
+        #expect(
+            throws: EventError.missingArgument(
+                event: "finished", handler: "Log.count", argument: "data", expectedType: "Int")
+        ) {
             try download.finished.subscribe(Handler(id: "Log.count", registry: registry))
         }
     }
@@ -47,9 +62,12 @@ import Testing
         let registry = try makeRegistry(Recorder())
         let download = Download()
         let progress = download.progress
-        #expect(throws: EventError.argumentTypeMismatch(event: "progress", handler: "Log.inspect", argument: "event",
-                                                        expectedType: "SentEvent<Player.Type, String>",
-                                                        suppliedType: "SentEvent<Download, Double>")) {
+        #expect(
+            throws: EventError.argumentTypeMismatch(
+                event: "progress", handler: "Log.inspect", argument: "event",
+                expectedType: "SentEvent<Player.Type, String>",
+                suppliedType: "SentEvent<Download, Double>")
+        ) {
             try progress.subscribe(Handler(id: "Log.inspect", registry: registry))
         }
         try makeEvent().subscribe(Handler(id: "Log.inspect", registry: registry))

@@ -33,7 +33,9 @@ final class ConnectionCutter: @unchecked Sendable {
         guard listener >= 0 else { throw Probe.Failure(description: "socket: errno \(errno)") }
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 16) == 0 else {
             close(listener)
@@ -79,7 +81,9 @@ final class ConnectionCutter: @unchecked Sendable {
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: serverPort)
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             if server < 0 || connected != 0 {
                 close(client)
@@ -145,7 +149,9 @@ final class ConnectionCutter: @unchecked Sendable {
                 let length = pending[lengthAt..<lengthAt + 4].reduce(0) { $0 << 8 | Int($1) }
                 let size = length + (startup ? 0 : 1)
                 guard pending.count - frames >= size else { break }
-                if !startup, pending[frames] == UInt8(ascii: "B") { checkBind(pending[(frames + 5)..<(frames + size)], link) }
+                if !startup, pending[frames] == UInt8(ascii: "B") {
+                    checkBind(pending[(frames + 5)..<(frames + size)], link)
+                }
                 startup = false
                 frames += size
             }

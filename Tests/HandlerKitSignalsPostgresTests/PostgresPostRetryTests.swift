@@ -10,8 +10,9 @@ import Testing
 /// A post whose connection is lost mid-statement is tried again on a fresh connection and applied
 /// exactly once, whether the server had applied it (its answer lost) or never received it. The
 /// connection is really cut, by a proxy between the store and the server (ConnectionCutter).
-@Suite("Signals on PostgreSQL: a post whose connection is lost mid-statement",
-       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+@Suite(
+    "Signals on PostgreSQL: a post whose connection is lost mid-statement",
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresPostRetryTests {
     /// The name postgres-nio prepares the store's post statement under (`String(reflecting:)` of its type).
     static let postStatement = "HandlerKitSignalsPostgres.PostgresStatements.Post"
@@ -28,8 +29,9 @@ struct PostgresPostRetryTests {
         settings.port = cutter.port
         let store = try PostgresSignalStore(settings: settings)
         let center = try await manualCenter("app", store: store, registry: registry)
-        let consumer = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
-                                                 delivery: .everyRevision)
+        let consumer = try await center.register(
+            try Handler(id: "Sink.receive", registry: registry), for: "progress",
+            delivery: .everyRevision)
 
         cutter.arm(statement: Self.postStatement, cut: cut)
         let first = try await center.post("progress", payload: ["item": 1])

@@ -12,8 +12,9 @@ import Testing
 /// seconds through the server's lock), a host that stops renewing its lease, two "hosts" posting to
 /// each other, the server restarted mid-run. The behaviour both stores share (kill -9 at injected
 /// points included) is tested on both by ProcessTests.
-@Suite("Signals on PostgreSQL: real processes, takeover, lease, two hosts, restarts", .serialized,
-       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+@Suite(
+    "Signals on PostgreSQL: real processes, takeover, lease, two hosts, restarts", .serialized,
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresProcessTests {
     let folder = TemporaryFolder()
     var log: String { folder.path + "/handlers.log" }
@@ -41,12 +42,20 @@ struct PostgresProcessTests {
     @Test func aLiveProcessOfTheComponentTakesOverAKilledOnesDeliveries() async throws {
         let survivorReady = folder.path + "/survivor.ready"
         let victimReady = folder.path + "/victim.ready"
-        let survivor = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "1", "--prefix", "q",
-                                       "--ready", survivorReady], host: "host-b", output: folder.path + "/survivor.out")
-        let victim = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "10", "--prefix", "p",
-                                     "--ready", victimReady, "--kill-at", "insideHandler", "--kill-after", "3"],
-                                    host: "host-a", output: folder.path + "/victim.out")
-        try await waitUntil { FileManager.default.fileExists(atPath: survivorReady) && FileManager.default.fileExists(atPath: victimReady) }
+        let survivor = try startProbe(
+            [
+                "serve", "--component", "app", "--log", log, "--signals", "1", "--prefix", "q",
+                "--ready", survivorReady,
+            ], host: "host-b", output: folder.path + "/survivor.out")
+        let victim = try startProbe(
+            [
+                "serve", "--component", "app", "--log", log, "--signals", "10", "--prefix", "p",
+                "--ready", victimReady, "--kill-at", "insideHandler", "--kill-after", "3",
+            ],
+            host: "host-a", output: folder.path + "/victim.out")
+        try await waitUntil {
+            FileManager.default.fileExists(atPath: survivorReady) && FileManager.default.fileExists(atPath: victimReady)
+        }
         let posted = try await probe(["post", "--component", "sync", "--signals", "10", "--prefix", "p"])
         #expect(posted.status == 0, "\(posted.output)")
         await Probe.finish(victim)
@@ -69,7 +78,9 @@ struct PostgresProcessTests {
             #expect(completions.map(\.runID) == [survivorRun], "completed once, by the surviving process")
         }
         #expect(try await store.statistics() == .init(completions: 11))
-        print("signals_pg.takeover_after_kill_ms \(takeover.components.seconds * 1000 + takeover.components.attoseconds / 1_000_000_000_000_000)")
+        print(
+            "signals_pg.takeover_after_kill_ms \(takeover.components.seconds * 1000 + takeover.components.attoseconds / 1_000_000_000_000_000)"
+        )
         await store.close()
     }
 
@@ -80,11 +91,19 @@ struct PostgresProcessTests {
     @Test func aHostThatStopsRenewingItsLeaseIsTakenOverAfterTheLease() async throws {
         let survivorReady = folder.path + "/survivor.ready"
         let frozenReady = folder.path + "/frozen.ready"
-        let survivor = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "1", "--prefix", "q",
-                                       "--ready", survivorReady, "--lease", "3"], host: "host-b", output: folder.path + "/survivor.out")
-        let frozen = try startProbe(["serve", "--component", "app", "--log", log, "--signals", "5", "--prefix", "p",
-                                     "--ready", frozenReady, "--lease", "3"], host: "host-a", output: folder.path + "/frozen.out")
-        try await waitUntil { FileManager.default.fileExists(atPath: survivorReady) && FileManager.default.fileExists(atPath: frozenReady) }
+        let survivor = try startProbe(
+            [
+                "serve", "--component", "app", "--log", log, "--signals", "1", "--prefix", "q",
+                "--ready", survivorReady, "--lease", "3",
+            ], host: "host-b", output: folder.path + "/survivor.out")
+        let frozen = try startProbe(
+            [
+                "serve", "--component", "app", "--log", log, "--signals", "5", "--prefix", "p",
+                "--ready", frozenReady, "--lease", "3",
+            ], host: "host-a", output: folder.path + "/frozen.out")
+        try await waitUntil {
+            FileManager.default.fileExists(atPath: survivorReady) && FileManager.default.fileExists(atPath: frozenReady)
+        }
         kill(frozen.processIdentifier, SIGSTOP)
         let stoppedAt = ContinuousClock.now
         let posted = try await probe(["post", "--component", "sync", "--signals", "5", "--prefix", "p"])
@@ -96,7 +115,9 @@ struct PostgresProcessTests {
         let handlerLog = HandlerLog(path: log)
         #expect(handlerLog.returnedKeys.count == 5)
         for key in handlerLog.returnedKeys {
-            #expect(try await store.completions(of: DeliveryKey(key)).map(\.runID) == [survivorRun], "\(key) completed once, by the live process")
+            #expect(
+                try await store.completions(of: DeliveryKey(key)).map(\.runID) == [survivorRun],
+                "\(key) completed once, by the live process")
         }
         #expect(takeover >= .seconds(3), "not before the lease expired")
         kill(frozen.processIdentifier, SIGCONT)
@@ -109,7 +130,9 @@ struct PostgresProcessTests {
         let survivorOutput = (try? String(contentsOfFile: folder.path + "/survivor.out", encoding: .utf8)) ?? ""
         #expect(survivorOutput.contains("renewed no lease for 3 s"), "\(survivorOutput)")
         #expect(try await store.statistics() == .init(completions: 6))
-        print("signals_pg.takeover_after_lease_ms \(takeover.components.seconds * 1000 + takeover.components.attoseconds / 1_000_000_000_000_000)")
+        print(
+            "signals_pg.takeover_after_lease_ms \(takeover.components.seconds * 1000 + takeover.components.attoseconds / 1_000_000_000_000_000)"
+        )
         await store.close()
     }
 
@@ -119,14 +142,19 @@ struct PostgresProcessTests {
         var servers: [(process: Process, ready: String, host: String, prefix: String)] = []
         for (host, component, prefix) in [("host-a", "alpha", "a"), ("host-b", "beta", "b")] {
             let ready = folder.path + "/\(host).ready"
-            let process = try startProbe(["serve", "--component", component, "--log", log, "--signals", "5", "--prefix", prefix,
-                                          "--ready", ready], host: host, output: folder.path + "/\(host).out")
+            let process = try startProbe(
+                [
+                    "serve", "--component", component, "--log", log, "--signals", "5", "--prefix", prefix,
+                    "--ready", ready,
+                ], host: host, output: folder.path + "/\(host).out")
             servers.append((process, ready, host, prefix))
         }
         try await waitUntil { servers.allSatisfy { FileManager.default.fileExists(atPath: $0.ready) } }
         // host-a posts to beta's consumers and host-b to alpha's.
-        let toBeta = try await probe(["post", "--component", "alpha", "--signals", "5", "--prefix", "b"], host: "host-a")
-        let toAlpha = try await probe(["post", "--component", "beta", "--signals", "5", "--prefix", "a"], host: "host-b")
+        let toBeta = try await probe(
+            ["post", "--component", "alpha", "--signals", "5", "--prefix", "b"], host: "host-a")
+        let toAlpha = try await probe(
+            ["post", "--component", "beta", "--signals", "5", "--prefix", "a"], host: "host-b")
         #expect(toBeta.lines.filter { $0.hasSuffix(" 1 1") }.count == 5, "\(toBeta.output)")
         #expect(toAlpha.lines.filter { $0.hasSuffix(" 1 1") }.count == 5, "\(toAlpha.output)")
         for server in servers { await Probe.finish(server.process) }
@@ -150,11 +178,15 @@ struct PostgresProcessTests {
         defer { own.stop() }
         let url = own.url + "?schema=restart"
         let ready = folder.path + "/serve.ready"
-        let server = try Probe.start(["serve", "--component", "app", "--log", log, "--signals", "30", "--prefix", "r", "--ready", ready,
-                                      "--postgres", url, "--host", "host-a"], output: folder.path + "/serve.out")
+        let server = try Probe.start(
+            [
+                "serve", "--component", "app", "--log", log, "--signals", "30", "--prefix", "r", "--ready", ready,
+                "--postgres", url, "--host", "host-a",
+            ], output: folder.path + "/serve.out")
         try await waitUntil { FileManager.default.fileExists(atPath: ready) || !server.isRunning }
         let store = try PostgresSignalStore(url: url)
-        let poster = try await SignalCenter.start(component: "sync", store: store, options: .init(deliversAutomatically: false))
+        let poster = try await SignalCenter.start(
+            component: "sync", store: store, options: .init(deliversAutomatically: false))
         func post(_ index: Int) async throws {
             // A post whose connection was lost may or may not have been stored: posting again is
             // harmless here (a once consumer that received revision 1 takes no revision 2).
@@ -174,14 +206,19 @@ struct PostgresProcessTests {
         await Probe.finish(server)
         let output = (try? String(contentsOfFile: folder.path + "/serve.out", encoding: .utf8)) ?? ""
         #expect(server.terminationStatus == 0, "\(output)")
-        #expect(output.contains("connection lost during") || output.contains("server unreachable during"),
-                "the restart reached the consuming process mid-run")
+        #expect(
+            output.contains("connection lost during") || output.contains("server unreachable during"),
+            "the restart reached the consuming process mid-run")
         let handlerLog = HandlerLog(path: log)
         #expect(handlerLog.returnedKeys.count == 30)
-        for key in handlerLog.returnedKeys { #expect(try await store.completions(of: DeliveryKey(key)).count == 1, "\(key) completed once") }
+        for key in handlerLog.returnedKeys {
+            #expect(try await store.completions(of: DeliveryKey(key)).count == 1, "\(key) completed once")
+        }
         try await poster.stop()
         let left = try await store.statistics()
-        #expect(left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0 && left.completions == 30)
+        #expect(
+            left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0
+                && left.completions == 30)
         #expect(left.consumers == 0)
         await store.close()
     }
@@ -206,8 +243,10 @@ struct PrivateServer {
         let stopFile = folder + "/server.stop"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [packageRoot + "/Scripts/with-postgres.sh", "/bin/sh", "-c",
-                             "printf '%s\\n%s\\n%s\\n%s\\n' \"$HANDLERKIT_POSTGRES_URL\" \"$PGDATA_HANDLERKIT\" \"$PG_CTL_HANDLERKIT\" \"$PG_USER_HANDLERKIT\" > \(info).tmp && mv \(info).tmp \(info); while [ ! -e \(stopFile) ] && [ -d \(folder) ]; do sleep 0.1; done"]
+        process.arguments = [
+            packageRoot + "/Scripts/with-postgres.sh", "/bin/sh", "-c",
+            "printf '%s\\n%s\\n%s\\n%s\\n' \"$HANDLERKIT_POSTGRES_URL\" \"$PGDATA_HANDLERKIT\" \"$PG_CTL_HANDLERKIT\" \"$PG_USER_HANDLERKIT\" > \(info).tmp && mv \(info).tmp \(info); while [ ! -e \(stopFile) ] && [ -d \(folder) ]; do sleep 0.1; done",
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -215,20 +254,24 @@ struct PrivateServer {
         while !FileManager.default.fileExists(atPath: info), process.isRunning, ContinuousClock.now < end {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let lines = ((try? String(contentsOfFile: info, encoding: .utf8)) ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = ((try? String(contentsOfFile: info, encoding: .utf8)) ?? "").split(
+            separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 4, !lines[0].isEmpty else {
             _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
-            throw PostgresTestServer.Unavailable(description: "a private PostgreSQL server for the restart test did not start")
+            throw PostgresTestServer.Unavailable(
+                description: "a private PostgreSQL server for the restart test did not start")
         }
-        return PrivateServer(url: String(lines[0]), data: String(lines[1]), pgctl: String(lines[2]), user: String(lines[3]),
-                             stopFile: stopFile, script: process)
+        return PrivateServer(
+            url: String(lines[0]), data: String(lines[1]), pgctl: String(lines[2]), user: String(lines[3]),
+            stopFile: stopFile, script: process)
     }
 
     /// `pg_ctl restart -m fast` (as the server's user): every connection is ended. Run with
     /// posix_spawn and waitpid: Foundation's `Process` would wait for the restarted server too (it
     /// inherits the descriptor `Process` watches), which never exits during the test.
     func restart() async throws {
-        let command = (user.isEmpty ? [] : ["/usr/sbin/runuser", "-u", user, "--"])
+        let command =
+            (user.isEmpty ? [] : ["/usr/sbin/runuser", "-u", user, "--"])
             + [pgctl, "-D", data, "-l", data + "/../server.log", "-w", "-m", "fast", "restart"]
         let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             DispatchQueue.global().async { continuation.resume(returning: Self.spawnAndWait(command)) }
@@ -242,7 +285,8 @@ struct PrivateServer {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         var arguments = command.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
@@ -263,7 +307,9 @@ struct PrivateServer {
 struct PostgresStoreErrorTests {
     @Test func anUnreachableServerIsATypedErrorNamingHostAndPort() async throws {
         let store = try PostgresSignalStore(url: "postgres://nobody@127.0.0.1:1/none")
-        let error = await #expect(throws: SignalError.self) { _ = try await SignalCenter.start(component: "app", store: store) }
+        let error = await #expect(throws: SignalError.self) {
+            _ = try await SignalCenter.start(component: "app", store: store)
+        }
         guard case .storeUnavailable(let path, let reason)? = error else {
             Issue.record("expected storeUnavailable, got \(String(describing: error))")
             return
@@ -275,7 +321,9 @@ struct PostgresStoreErrorTests {
     @Test func badSettingsAreTypedErrors() throws {
         #expect(throws: SignalError.self) { try PostgresSignalStore(url: "mysql://x@127.0.0.1/db") }
         #expect(throws: SignalError.self) { try PostgresSignalStore(url: "postgres://127.0.0.1/db") }
-        let badSchema = #expect(throws: SignalError.self) { try PostgresSignalStore(url: "postgres://u@127.0.0.1/db?schema=Drop;Table") }
+        let badSchema = #expect(throws: SignalError.self) {
+            try PostgresSignalStore(url: "postgres://u@127.0.0.1/db?schema=Drop;Table")
+        }
         #expect(badSchema?.description.contains("invalid schema name 'Drop;Table'") == true)
         let settings = try PostgresSettings.fromEnvironment(["PGHOST": "10.0.0.2", "PGPORT": "6543", "PGUSER": "app"])
         #expect(settings == PostgresSettings(host: "10.0.0.2", port: 6543, username: "app", database: "app"))
@@ -289,7 +337,9 @@ struct PostgresStoreErrorTests {
         let schema = PostgresTestServer.schema(for: folder.path)
         try await psql("UPDATE \(schema).schema_version SET version = 99")
         let reopened = try PostgresTestServer.store(folder: folder.path)
-        await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 2)) { try await reopened.prepare() }
+        await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 2)) {
+            try await reopened.prepare()
+        }
         await store.close()
     }
 
@@ -299,12 +349,22 @@ struct PostgresStoreErrorTests {
     func aSchemaThatHoldsOtherTablesIsRefusedUntouched() async throws {
         let folder = TemporaryFolder()
         let schema = PostgresTestServer.schema(for: folder.path)
-        try await psql("CREATE SCHEMA \(schema); CREATE TABLE \(schema).photos (id integer); CREATE TABLE \(schema).runs (id integer)")
+        try await psql(
+            "CREATE SCHEMA \(schema); CREATE TABLE \(schema).photos (id integer); CREATE TABLE \(schema).runs (id integer)"
+        )
         let store = try PostgresTestServer.store(folder: folder.path)
         let error = await #expect(throws: SignalError.self) { try await store.prepare() }
-        #expect(error == .notASignalStore(path: store.location, found: "a schema with other tables 'photos' and no signal store's schema_version"))
-        #expect(error?.description == "\(store.location) is not a signal store, so it was left unchanged: it is a schema with other tables 'photos' and no signal store's schema_version; give the signal store a file (or schema) of its own")
-        try await psql("""
+        #expect(
+            error
+                == .notASignalStore(
+                    path: store.location,
+                    found: "a schema with other tables 'photos' and no signal store's schema_version"))
+        #expect(
+            error?.description
+                == "\(store.location) is not a signal store, so it was left unchanged: it is a schema with other tables 'photos' and no signal store's schema_version; give the signal store a file (or schema) of its own"
+        )
+        try await psql(
+            """
             DO $$ BEGIN IF (SELECT count(*) FROM pg_tables WHERE schemaname = '\(schema)') <> 2 THEN
                 RAISE EXCEPTION 'the store changed the schema'; END IF; END $$
             """)
@@ -348,12 +408,15 @@ struct PostgresStoreErrorTests {
         let store = try PostgresTestServer.store(folder: folder.path)
         let schema = PostgresTestServer.schema(for: folder.path)
         let center = try await manualCenter("app", store: store, registry: registry)
-        let consumer = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
-                                                 delivery: .everyRevision)
+        let consumer = try await center.register(
+            try Handler(id: "Sink.receive", registry: registry), for: "progress",
+            delivery: .everyRevision)
         try await psql("ALTER TABLE \(schema).completions RENAME TO completions_away")
         try await center.post("progress", payload: ["item": 1])
         let error = await #expect(throws: SignalError.self) { try await center.deliverDue() }
-        #expect(error?.description.contains("relation \"completions\" does not exist") == true, "\(String(describing: error))")
+        #expect(
+            error?.description.contains("relation \"completions\" does not exist") == true,
+            "\(String(describing: error))")
 
         try await psql("ALTER TABLE \(schema).completions_away RENAME TO completions")
         try await center.post("progress", payload: ["item": 2])

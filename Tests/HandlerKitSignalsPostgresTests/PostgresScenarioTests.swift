@@ -4,8 +4,9 @@ import SignalsTestSupport
 import Testing
 
 /// Real processes killed at injected points (`ProcessScenarios`), on PostgreSQL.
-@Suite("Signals: real processes, kill -9 at injected points, on PostgreSQL", .serialized,
-       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+@Suite(
+    "Signals: real processes, kill -9 at injected points, on PostgreSQL", .serialized,
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresKillTests {
     let scenarios = ProcessScenarios()
 
@@ -14,7 +15,8 @@ struct PostgresKillTests {
     }
 
     @Test func aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent() async throws {
-        try await scenarios.aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(kind: .postgres)
+        try await scenarios.aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(
+            kind: .postgres)
     }
 
     @Test func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered() async throws {
@@ -36,8 +38,9 @@ struct PostgresKillTests {
 }
 
 /// Consumers across app versions (`ConsumerEvolutionScenarios`), on PostgreSQL.
-@Suite("Signals: consumers across app versions, on PostgreSQL",
-       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+@Suite(
+    "Signals: consumers across app versions, on PostgreSQL",
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresConsumerEvolutionTests {
     @Test(arguments: [StoreKind.postgres])
     func aConsumerRegisteredByTheOldVersionIsDeliveredUnderItsNewNames(kind: StoreKind) async throws {
@@ -51,8 +54,9 @@ struct PostgresConsumerEvolutionTests {
 }
 
 /// A store failing to settle a delivery (`SettleFailureScenarios`), on PostgreSQL.
-@Suite("Signals: a store failing to settle a delivery, on PostgreSQL",
-       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+@Suite(
+    "Signals: a store failing to settle a delivery, on PostgreSQL",
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresSettleFailureTests {
     @Test(arguments: [StoreKind.postgres])
     func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {

@@ -20,7 +20,8 @@ enum PostgresTestServer {
     static let isCI = environment["CI"] == "true"
     /// Whether the PostgreSQL tests run (and fail if there is no server).
     static let isExpected = url != nil || unavailableReason != nil || isCI
-    static let howToRun = "PostgreSQL store tests not run: HANDLERKIT_POSTGRES_URL is not set. Run them beside a throwaway server with `bash Scripts/with-postgres.sh swift test` (or `bash Scripts/test.sh`), or point HANDLERKIT_POSTGRES_URL at a server (postgres://user@127.0.0.1:5432/database)."
+    static let howToRun =
+        "PostgreSQL store tests not run: HANDLERKIT_POSTGRES_URL is not set. Run them beside a throwaway server with `bash Scripts/with-postgres.sh swift test` (or `bash Scripts/test.sh`), or point HANDLERKIT_POSTGRES_URL at a server (postgres://user@127.0.0.1:5432/database)."
 
     struct Unavailable: Error, CustomStringConvertible {
         var description: String
@@ -29,7 +30,9 @@ enum PostgresTestServer {
     /// The server's URL, or an error saying why there is none.
     static func requireURL() throws -> String {
         if let url { return url }
-        if let unavailableReason { throw Unavailable(description: "PostgreSQL server could not be started: \(unavailableReason)") }
+        if let unavailableReason {
+            throw Unavailable(description: "PostgreSQL server could not be started: \(unavailableReason)")
+        }
         throw Unavailable(description: howToRun)
     }
 
@@ -72,8 +75,9 @@ struct PostgresTestServerTests {
 }
 
 /// The shipped conformance suite (`HandlerKitSignalsTestKit`) against the PostgreSQL store.
-@Suite("Signals: the conformance suite, on PostgreSQL",
-       .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+@Suite(
+    "Signals: the conformance suite, on PostgreSQL",
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresConformanceTests {
     let folder = TemporaryFolder()
 

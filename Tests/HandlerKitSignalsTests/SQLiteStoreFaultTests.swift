@@ -20,11 +20,16 @@ struct SQLiteStoreFaultTests {
     @Test func aStoreOfANewerSchemaIsRefusedAndLeftUnchanged() async throws {
         _ = try SQLiteSignalStore(path: path)
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: "PRAGMA user_version = 99") }
-        #expect(throws: SignalError.newerSchema(path: path, found: 99, supported: 1)) { try SQLiteSignalStore(path: path) }
-        let version = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }
+        #expect(throws: SignalError.newerSchema(path: path, found: 99, supported: 1)) {
+            try SQLiteSignalStore(path: path)
+        }
+        let version = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version")
+        }
         #expect(version == 99)
-        #expect(SignalError.newerSchema(path: path, found: 99, supported: 1).description
-            == "signal store \(path) has schema version 99, newer than this HandlerKitSignals reads (up to 1); it was left unchanged")
+        #expect(
+            SignalError.newerSchema(path: path, found: 99, supported: 1).description
+                == "signal store \(path) has schema version 99, newer than this HandlerKitSignals reads (up to 1); it was left unchanged"
+        )
     }
 
     /// An app's own database (a `photos` table) is refused, whatever its `user_version`, and left
@@ -33,23 +38,35 @@ struct SQLiteStoreFaultTests {
     func anAppDatabaseIsRefusedUntouched(userVersion: Int) async throws {
         let app = try DatabaseQueue(path: path)
         try await app.write { db in
-            try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('a.jpg')")
+            try db.execute(
+                sql:
+                    "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos (name) VALUES ('a.jpg')"
+            )
             try db.execute(sql: "PRAGMA user_version = \(userVersion)")
         }
         try app.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let found = "an SQLite database with table 'photos', application id 0 (a signal store's is 1212896103) and user_version \(userVersion)"
+        let found =
+            "an SQLite database with table 'photos', application id 0 (a signal store's is 1212896103) and user_version \(userVersion)"
         let error = #expect(throws: SignalError.self) { try SQLiteSignalStore(path: path) }
         #expect(error == .notASignalStore(path: path, found: found))
-        #expect(error?.description == "\(path) is not a signal store, so it was left unchanged: it is \(found); give the signal store a file (or schema) of its own")
+        #expect(
+            error?.description
+                == "\(path) is not a signal store, so it was left unchanged: it is \(found); give the signal store a file (or schema) of its own"
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
     @Test func aDatabaseOfAnotherApplicationIsRefused() async throws {
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: "PRAGMA application_id = 42") }
-        #expect(throws: SignalError.notASignalStore(
-            path: path, found: "an SQLite database with no tables, application id 42 (a signal store's is 1212896103) and user_version 0")) {
+        #expect(
+            throws: SignalError.notASignalStore(
+                path: path,
+                found:
+                    "an SQLite database with no tables, application id 42 (a signal store's is 1212896103) and user_version 0"
+            )
+        ) {
             try SQLiteSignalStore(path: path)
         }
     }
@@ -76,7 +93,9 @@ struct SQLiteStoreFaultTests {
             return
         }
         #expect(where_ == path && operation == "opening the store")
-        #expect(error?.description.hasPrefix("signal store \(path) is damaged or not a signal store (during opening the store)") == true)
+        #expect(
+            error?.description.hasPrefix(
+                "signal store \(path) is damaged or not a signal store (during opening the store)") == true)
     }
 
     @Test func aTruncatedStoreIsATypedError() async throws {
@@ -101,8 +120,10 @@ struct SQLiteStoreFaultTests {
         let store = try SQLiteSignalStore(path: path)
         let center = try await manualCenter("app", store: store, registry: registry)
         for index in 0..<200 {
-            _ = try await center.register(try Handler(id: "Sink.receive", bound: ["note": String(repeating: "n", count: 500)],
-                                                      registry: registry), for: SignalID("t\(index)"))
+            _ = try await center.register(
+                try Handler(
+                    id: "Sink.receive", bound: ["note": String(repeating: "n", count: 500)],
+                    registry: registry), for: SignalID("t\(index)"))
         }
         try await center.stop()
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
@@ -132,13 +153,15 @@ struct SQLiteStoreFaultTests {
         let store = try SQLiteSignalStore(path: path, options: .init(maximumSize: 256 * 1024))
         let center = try await manualCenter("app", store: store, registry: registry)
         for index in 0..<40 {
-            _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: SignalID("f\(index)"))
+            _ = try await center.register(
+                try Handler(id: "Sink.receive", registry: registry), for: SignalID("f\(index)"))
         }
         var posted = 0
         var failure: SignalError?
         do {
             for index in 0..<40 {
-                _ = try await center.post(SignalID("f\(index)"), payload: ["item": index, "note": String(repeating: "x", count: 20_000)])
+                _ = try await center.post(
+                    SignalID("f\(index)"), payload: ["item": index, "note": String(repeating: "x", count: 20_000)])
                 posted += 1
             }
         } catch {
@@ -172,9 +195,16 @@ struct SQLiteStoreFaultTests {
         let dead = Dictionary(uniqueKeysWithValues: try await center.deadDeliveries().map { ($0.signalID, $0) })
         #expect(dead.keys.sorted() == ["array", "garbage", "truncated"])
         let truncated = try #require(dead["truncated"])
-        #expect(truncated.reason.hasPrefix("malformed record in table 'deliveries', key '\(truncated.key)', column 'payload': malformed JSON at line 1, column 10"))
-        #expect(dead["garbage"]?.reason.contains("column 'handler': the consumer's handler cannot be rebuilt in this process: malformed JSON") == true)
-        #expect(dead["array"]?.reason.hasSuffix("column 'payload': expected a JSON object, found array of 1 elements") == true)
+        #expect(
+            truncated.reason.hasPrefix(
+                "malformed record in table 'deliveries', key '\(truncated.key)', column 'payload': malformed JSON at line 1, column 10"
+            ))
+        #expect(
+            dead["garbage"]?.reason.contains(
+                "column 'handler': the consumer's handler cannot be rebuilt in this process: malformed JSON") == true)
+        #expect(
+            dead["array"]?.reason.hasSuffix("column 'payload': expected a JSON object, found array of 1 elements")
+                == true)
         try await center.stop()
     }
 
@@ -192,11 +222,15 @@ struct SQLiteStoreFaultTests {
         #expect(recorder.all.map(\.item) == [2])
         let dead = try #require(try await center.deadDeliveries().first)
         #expect(dead.signalID == "typed" && dead.revision == 0)
-        #expect(dead.reason.contains("malformed record in table 'deliveries', key '\(dead.key)', column 'revision': expected Int, found"))
+        #expect(
+            dead.reason.contains(
+                "malformed record in table 'deliveries', key '\(dead.key)', column 'revision': expected Int, found"))
         try await center.stop()
     }
 
-    @Test(.enabled(if: ReadOnlyFile.isPossible, "needs a user other than root, or chattr to make a file immutable for root"))
+    @Test(
+        .enabled(
+            if: ReadOnlyFile.isPossible, "needs a user other than root, or chattr to make a file immutable for root"))
     func aReadOnlyStoreIsATypedError() async throws {
         let store = try SQLiteSignalStore(path: path)
         let center = try await manualCenter("app", store: store, registry: registry)

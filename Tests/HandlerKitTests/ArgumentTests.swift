@@ -17,8 +17,9 @@ struct ArgumentTests {
     }
 
     @Test func callTimeNilIsAbsentAndDoesNotOverride() throws {
-        let handler = try Handler(id: "Mail.fetched", bound: ["rid": "bound", "success": true, "errorReason": "bound reason"],
-                                  registry: registry)
+        let handler = try Handler(
+            id: "Mail.fetched", bound: ["rid": "bound", "success": true, "errorReason": "bound reason"],
+            registry: registry)
         let noReason: String? = nil
         try handler.callSynchronously(["account": account, "rid": nil, "errorReason": noReason, "limit": nil])
         #expect(recorder.all == ["fetched romeo@example.org true bound reason 10 bound"])
@@ -40,11 +41,20 @@ struct ArgumentTests {
 
     @Test func callTimeValueOfWrongTypeIsATypedError() throws {
         let handler = try Handler(id: "Mail.fetched", bound: ["rid": "r"], registry: registry)
-        let error = #expect(throws: HandlerError.self) { try handler.callSynchronously(["account": account, "success": 1]) }
-        #expect(error == .typeMismatch(handler: "Mail.fetched", argument: "success", expectedType: "Bool",
-                                       found: "a call-time value of type Int", detail: nil))
-        let wrongObject = #expect(throws: HandlerError.self) { try handler.callSynchronously(["account": "not an account", "success": true]) }
-        #expect(wrongObject?.description.contains("argument 'account' expects Account but found a call-time value of type String") == true)
+        let error = #expect(throws: HandlerError.self) {
+            try handler.callSynchronously(["account": account, "success": 1])
+        }
+        #expect(
+            error
+                == .typeMismatch(
+                    handler: "Mail.fetched", argument: "success", expectedType: "Bool",
+                    found: "a call-time value of type Int", detail: nil))
+        let wrongObject = #expect(throws: HandlerError.self) {
+            try handler.callSynchronously(["account": "not an account", "success": true])
+        }
+        #expect(
+            wrongObject?.description.contains(
+                "argument 'account' expects Account but found a call-time value of type String") == true)
     }
 
     @Test func extraCallTimeValuesAreIgnored() throws {
@@ -54,12 +64,19 @@ struct ArgumentTests {
     }
 
     @Test func bindingChecksNamesTypesAndCodability() throws {
-        #expect(throws: HandlerError.unknownArgument(handler: "Counter.add", argument: "amout", known: ["amount", "note"])) {
+        #expect(
+            throws: HandlerError.unknownArgument(handler: "Counter.add", argument: "amout", known: ["amount", "note"])
+        ) {
             try Handler(id: "Counter.add", bound: ["amout": 1], registry: registry)
         }
-        let wrongType = #expect(throws: HandlerError.self) { try Handler(id: "Counter.add", bound: ["amount": "1"], registry: registry) }
-        #expect(wrongType == .typeMismatch(handler: "Counter.add", argument: "amount", expectedType: "Int",
-                                           found: "string \"1\"", detail: nil))
+        let wrongType = #expect(throws: HandlerError.self) {
+            try Handler(id: "Counter.add", bound: ["amount": "1"], registry: registry)
+        }
+        #expect(
+            wrongType
+                == .typeMismatch(
+                    handler: "Counter.add", argument: "amount", expectedType: "Int",
+                    found: "string \"1\"", detail: nil))
         // Said once: the whole value's mismatch has no further detail to add.
         #expect(wrongType?.description == #"handler 'Counter.add': argument 'amount' expects Int but found string "1""#)
         var bindings = HandlerBindings()
@@ -84,7 +101,9 @@ struct ArgumentTests {
             #expect(reason.contains("is not a JSON number"), "\(reason)")
         }
         let nested = HandlerValue.object(["x": .number("1"), "y": .array([.number("2"), .number("two")])])
-        #expect(throws: HandlerError.self) { try Handler(id: "Geometry.move", bound: ["point": nested], registry: registry) }
+        #expect(throws: HandlerError.self) {
+            try Handler(id: "Geometry.move", bound: ["point": nested], registry: registry)
+        }
         let handler = try Handler(id: "Counter.add", bound: ["amount": HandlerValue.number("-12")], registry: registry)
         #expect(handler.jsonString() == #"{"bound":{"amount":-12},"id":"Counter.add","version":1}"#)
     }
@@ -120,10 +139,13 @@ struct ArgumentTests {
     }
 
     @Test func descriptionNamesIDBoundNamesAndInvalidation() throws {
-        let handler = try Handler(id: "Mail.fetched", bound: ["success": true, "rid": "r"], invalidation: "Mail.cancelled",
-                                  registry: registry)
+        let handler = try Handler(
+            id: "Mail.fetched", bound: ["success": true, "rid": "r"], invalidation: "Mail.cancelled",
+            registry: registry)
         #expect(handler.description == "Handler(Mail.fetched, bound: [rid, success], invalidation: Mail.cancelled)")
         try handler.invalidateSynchronously(["done": true])
-        #expect(handler.description == "Handler(Mail.fetched, bound: [rid, success], invalidation: Mail.cancelled, invalidated)")
+        #expect(
+            handler.description
+                == "Handler(Mail.fetched, bound: [rid, success], invalidation: Mail.cancelled, invalidated)")
     }
 }

@@ -6,19 +6,25 @@ import Testing
 struct FormerNameTests {
     /// Version 2 of a module: `Mail.fetch(box:limit:)` was `Inbox.fetch(folder:limit:)`, and before that `fetchMail`.
     private static func version2(recorder: Recorder) -> HandlerTable {
-        HandlerTable(module: "Mail", handlers: [
-            HandlerDescriptor(
-                id: "Mail.fetch", formerIDs: ["Inbox.fetch", "fetchMail"],
-                parameters: [.required("box", String.self, formerly: ["folder", "dir"]), .optional("limit", Int.self)]
-            ) { arguments in
-                let box: String = try arguments.required("box")
-                let limit: Int = try arguments.value("limit", default: 10)
-                recorder.record("fetch \(box) \(limit)")
-            },
-            HandlerDescriptor(id: "Mail.cancel", formerIDs: ["Inbox.cancel"], parameters: [.optional("box", String.self)]) { _ in
-                recorder.record("cancel")
-            },
-        ])
+        HandlerTable(
+            module: "Mail",
+            handlers: [
+                HandlerDescriptor(
+                    id: "Mail.fetch", formerIDs: ["Inbox.fetch", "fetchMail"],
+                    parameters: [
+                        .required("box", String.self, formerly: ["folder", "dir"]), .optional("limit", Int.self),
+                    ]
+                ) { arguments in
+                    let box: String = try arguments.required("box")
+                    let limit: Int = try arguments.value("limit", default: 10)
+                    recorder.record("fetch \(box) \(limit)")
+                },
+                HandlerDescriptor(
+                    id: "Mail.cancel", formerIDs: ["Inbox.cancel"], parameters: [.optional("box", String.self)]
+                ) { _ in
+                    recorder.record("cancel")
+                },
+            ])
     }
 
     private func registry(_ recorder: Recorder) throws -> HandlerRegistry {
@@ -30,7 +36,8 @@ struct FormerNameTests {
     @Test func aDocumentWithAFormerIDRebuildsAndIsWrittenWithTheCurrentID() throws {
         let recorder = Recorder()
         let registry = try registry(recorder)
-        let handler = try Handler(json: #"{"bound":{"folder":"inbox","limit":3},"id":"Inbox.fetch","version":1}"#, registry: registry)
+        let handler = try Handler(
+            json: #"{"bound":{"folder":"inbox","limit":3},"id":"Inbox.fetch","version":1}"#, registry: registry)
         #expect(handler.id == "Mail.fetch")
         try handler.callSynchronously()
         #expect(recorder.all == ["fetch inbox 3"])
@@ -41,7 +48,8 @@ struct FormerNameTests {
         let recorder = Recorder()
         let registry = try registry(recorder)
         let handler = try Handler(
-            json: #"{"bound":{"dir":"spam"},"id":"fetchMail","invalidation":"Inbox.cancel","version":1}"#, registry: registry)
+            json: #"{"bound":{"dir":"spam"},"id":"fetchMail","invalidation":"Inbox.cancel","version":1}"#,
+            registry: registry)
         #expect(handler.invalidationID == "Mail.cancel")
         try handler.callSynchronously()
         try handler.invalidateSynchronously()
@@ -50,7 +58,8 @@ struct FormerNameTests {
 
     @Test func aValueUnderTheCurrentNameWinsAndTheFormerOneIsKept() throws {
         let registry = try registry(Recorder())
-        let handler = try Handler(json: #"{"bound":{"box":"new","folder":"old"},"id":"Mail.fetch","version":1}"#, registry: registry)
+        let handler = try Handler(
+            json: #"{"bound":{"box":"new","folder":"old"},"id":"Mail.fetch","version":1}"#, registry: registry)
         #expect(handler.boundValues == ["box": .string("new"), "folder": .string("old")])
     }
 
@@ -73,15 +82,19 @@ struct FormerNameTests {
         let recorder = Recorder()
         let registry = HandlerRegistry()
         try registry.register(Self.version2(recorder: recorder))
-        try registry.register(HandlerTable(module: "Outer", handlers: [
-            HandlerDescriptor(id: "Outer.then", parameters: [.required("next", Handler.self)]) { arguments in
-                let next: Handler = try arguments.required("next")
-                recorder.record(next.jsonString())
-                try next.callSynchronously()
-            }
-        ]))
+        try registry.register(
+            HandlerTable(
+                module: "Outer",
+                handlers: [
+                    HandlerDescriptor(id: "Outer.then", parameters: [.required("next", Handler.self)]) { arguments in
+                        let next: Handler = try arguments.required("next")
+                        recorder.record(next.jsonString())
+                        try next.callSynchronously()
+                    }
+                ]))
         let handler = try Handler(
-            json: #"{"bound":{"next":{"bound":{"folder":"a"},"id":"Inbox.fetch","version":1}},"id":"Outer.then","version":1}"#,
+            json:
+                #"{"bound":{"next":{"bound":{"folder":"a"},"id":"Inbox.fetch","version":1}},"id":"Outer.then","version":1}"#,
             registry: registry)
         try handler.callSynchronously()
         #expect(recorder.all == [#"{"bound":{"box":"a"},"id":"Mail.fetch","version":1}"#, "fetch a 10"])
@@ -103,14 +116,17 @@ struct FormerNameTests {
 
     @Test func aFormerIDOfAnotherModuleIsADuplicateAndNothingIsRegistered() throws {
         let registry = try registry(Recorder())
-        let clashing = HandlerTable(module: "Other", handlers: [
-            HandlerDescriptor(id: "Other.fresh", parameters: []) { _ in },
-            HandlerDescriptor(id: "Other.x", formerIDs: ["Inbox.fetch"], parameters: []) { _ in },
-        ])
+        let clashing = HandlerTable(
+            module: "Other",
+            handlers: [
+                HandlerDescriptor(id: "Other.fresh", parameters: []) { _ in },
+                HandlerDescriptor(id: "Other.x", formerIDs: ["Inbox.fetch"], parameters: []) { _ in },
+            ])
         #expect(throws: HandlerError.duplicateHandler(id: "Inbox.fetch", existingModule: "Mail", newModule: "Other")) {
             try registry.register(clashing)
         }
-        let byID = HandlerTable(module: "Other", handlers: [HandlerDescriptor(id: "fetchMail", parameters: []) { _ in }])
+        let byID = HandlerTable(
+            module: "Other", handlers: [HandlerDescriptor(id: "fetchMail", parameters: []) { _ in }])
         #expect(throws: HandlerError.duplicateHandler(id: "fetchMail", existingModule: "Mail", newModule: "Other")) {
             try registry.register(byID)
         }
@@ -118,10 +134,12 @@ struct FormerNameTests {
     }
 
     @Test func aTableWhoseFormerIDIsItsOwnIDIsRejected() throws {
-        let table = HandlerTable(module: "A", handlers: [
-            HandlerDescriptor(id: "A.one", parameters: []) { _ in },
-            HandlerDescriptor(id: "A.two", formerIDs: ["A.one"], parameters: []) { _ in },
-        ])
+        let table = HandlerTable(
+            module: "A",
+            handlers: [
+                HandlerDescriptor(id: "A.one", parameters: []) { _ in },
+                HandlerDescriptor(id: "A.two", formerIDs: ["A.one"], parameters: []) { _ in },
+            ])
         #expect(throws: HandlerError.duplicateHandler(id: "A.one", existingModule: "A", newModule: "A")) {
             try HandlerRegistry().register(table)
         }
@@ -129,13 +147,19 @@ struct FormerNameTests {
 
     @Test func reRegisteringAModuleDropsItsOldFormerIDs() throws {
         let registry = try registry(Recorder())
-        try registry.register(HandlerTable(module: "Mail", handlers: [
-            HandlerDescriptor(id: "Mail.fetch", parameters: []) { _ in }
-        ]))
+        try registry.register(
+            HandlerTable(
+                module: "Mail",
+                handlers: [
+                    HandlerDescriptor(id: "Mail.fetch", parameters: []) { _ in }
+                ]))
         #expect(registry.descriptor(for: "Inbox.fetch") == nil)
-        try registry.register(HandlerTable(module: "Other", handlers: [
-            HandlerDescriptor(id: "Other.x", formerIDs: ["Inbox.fetch"], parameters: []) { _ in }
-        ]))
+        try registry.register(
+            HandlerTable(
+                module: "Other",
+                handlers: [
+                    HandlerDescriptor(id: "Other.x", formerIDs: ["Inbox.fetch"], parameters: []) { _ in }
+                ]))
         #expect(registry.descriptor(for: "Inbox.fetch")?.id == "Other.x")
     }
 

@@ -12,7 +12,11 @@ import Testing
     }
 
     @Test func badJSONIsATypedErrorWithItsPlace() {
-        #expect(throws: HandlerError.malformedJSON(reason: "unexpected end of document inside an array: the document is truncated", line: 2, column: 6, offset: 11)) {
+        #expect(
+            throws: HandlerError.malformedJSON(
+                reason: "unexpected end of document inside an array: the document is truncated", line: 2, column: 6,
+                offset: 11)
+        ) {
             try HandlerValue(json: Data("{\"a\":\n[1, 2".utf8))
         }
         #expect(throws: HandlerError.documentTooLarge(size: 8, limit: 4)) {

@@ -10,14 +10,19 @@ struct InvalidationTests {
     init() throws { registry = try makeRegistry(recorder) }
 
     @Test func invalidationRunsTheTargetOnceWithTheSharedBoundValues() throws {
-        let handler = try Handler(id: "Mail.fetched", bound: ["rid": "r-7", "success": true], invalidation: "Mail.cancelled",
-                                  registry: registry)
+        let handler = try Handler(
+            id: "Mail.fetched", bound: ["rid": "r-7", "success": true], invalidation: "Mail.cancelled",
+            registry: registry)
         try handler.invalidateSynchronously(["done": true])
         #expect(recorder.all == ["cancelled true r-7"])
         #expect(handler.isInvalidated)
-        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.callSynchronously(["account": Account(jid: "x")]) }
+        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) {
+            try handler.callSynchronously(["account": Account(jid: "x")])
+        }
         #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.bind(["rid": "again"]) }
-        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) { try handler.invalidateSynchronously(["done": true]) }
+        #expect(throws: HandlerError.invalidated(handler: "Mail.fetched")) {
+            try handler.invalidateSynchronously(["done": true])
+        }
         #expect(recorder.all == ["cancelled true r-7"])
     }
 
@@ -29,8 +34,10 @@ struct InvalidationTests {
     }
 
     @Test func aMissingArgumentOfTheTargetLeavesTheHandlerValid() throws {
-        let handler = try Handler(id: "Counter.add", bound: ["amount": 1], invalidation: "Mail.cancelled", registry: registry)
-        #expect(throws: HandlerError.missingArgument(handler: "Mail.cancelled", argument: "done", expectedType: "Bool")) {
+        let handler = try Handler(
+            id: "Counter.add", bound: ["amount": 1], invalidation: "Mail.cancelled", registry: registry)
+        #expect(throws: HandlerError.missingArgument(handler: "Mail.cancelled", argument: "done", expectedType: "Bool"))
+        {
             try handler.invalidateSynchronously()
         }
         #expect(!handler.isInvalidated)
@@ -39,21 +46,26 @@ struct InvalidationTests {
     }
 
     @Test func invalidationStateIsNotPersistedButTheTargetIs() throws {
-        let handler = try Handler(id: "Counter.add", bound: ["amount": 1], invalidation: "Uploads.aborted", registry: registry)
+        let handler = try Handler(
+            id: "Counter.add", bound: ["amount": 1], invalidation: "Uploads.aborted", registry: registry)
         let rebuilt = try Handler(json: handler.jsonData(), registry: registry)
         #expect(rebuilt.invalidationID == "Uploads.aborted")
-        #expect(throws: HandlerError.requiresAsync(handler: "Uploads.aborted")) { try rebuilt.invalidateSynchronously() }
+        #expect(throws: HandlerError.requiresAsync(handler: "Uploads.aborted")) {
+            try rebuilt.invalidateSynchronously()
+        }
         #expect(!rebuilt.isInvalidated)
     }
 
     @Test func asyncInvalidationTarget() async throws {
-        let handler = try Handler(id: "Counter.add", bound: ["amount": 1], invalidation: "Uploads.aborted", registry: registry)
+        let handler = try Handler(
+            id: "Counter.add", bound: ["amount": 1], invalidation: "Uploads.aborted", registry: registry)
         try await handler.invalidate(["reason": "user"])
         #expect(recorder.all == ["aborted user"])
     }
 
     @Test func tenThousandRacingCallsAndInvalidationsInvalidateExactlyOnce() async throws {
-        let handler = try Handler(id: "Counter.add", bound: ["amount": 1], invalidation: "Mail.cancelled", registry: registry)
+        let handler = try Handler(
+            id: "Counter.add", bound: ["amount": 1], invalidation: "Mail.cancelled", registry: registry)
         let outcomes = await withTaskGroup(of: String.self) { group in
             for index in 0..<10_000 {
                 group.addTask {

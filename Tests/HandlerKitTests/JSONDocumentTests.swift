@@ -10,35 +10,41 @@ struct JSONDocumentTests {
     init() throws { registry = try makeRegistry(recorder) }
 
     @Test func writesSortedVersionedDeterministicJSON() throws {
-        let handler = try Handler(id: "Mail.fetched", bound: ["rid": "r-1", "success": true, "limit": 3],
-                                  invalidation: "Mail.cancelled", registry: registry)
-        let expected = #"{"bound":{"limit":3,"rid":"r-1","success":true},"id":"Mail.fetched","invalidation":"Mail.cancelled","version":1}"#
+        let handler = try Handler(
+            id: "Mail.fetched", bound: ["rid": "r-1", "success": true, "limit": 3],
+            invalidation: "Mail.cancelled", registry: registry)
+        let expected =
+            #"{"bound":{"limit":3,"rid":"r-1","success":true},"id":"Mail.fetched","invalidation":"Mail.cancelled","version":1}"#
         #expect(handler.jsonString() == expected)
         // The same handler built in another order writes the same bytes.
-        let again = try Handler(id: "Mail.fetched", bound: ["limit": 3, "success": true, "rid": "r-1"],
-                                invalidation: "Mail.cancelled", registry: registry)
+        let again = try Handler(
+            id: "Mail.fetched", bound: ["limit": 3, "success": true, "rid": "r-1"],
+            invalidation: "Mail.cancelled", registry: registry)
         #expect(again.jsonData() == handler.jsonData())
     }
 
     @Test func prettyPrintedIsReadableAndReadsBack() throws {
-        let handler = try Handler(id: "Counter.add", bound: ["amount": 2, "note": "a \"quoted\"\nline"], registry: registry)
+        let handler = try Handler(
+            id: "Counter.add", bound: ["amount": 2, "note": "a \"quoted\"\nline"], registry: registry)
         let pretty = handler.jsonString(prettyPrinted: true)
-        #expect(pretty == """
-            {
-              "bound": {
-                "amount": 2,
-                "note": "a \\"quoted\\"\\nline"
-              },
-              "id": "Counter.add",
-              "version": 1
-            }
-            """)
+        #expect(
+            pretty == """
+                {
+                  "bound": {
+                    "amount": 2,
+                    "note": "a \\"quoted\\"\\nline"
+                  },
+                  "id": "Counter.add",
+                  "version": 1
+                }
+                """)
         #expect(try Handler(json: pretty, registry: registry).jsonString() == handler.jsonString())
     }
 
     @Test func roundTripsExactlyAndCallsTheRebuiltHandler() throws {
-        let handler = try Handler(id: "Mail.fetched", bound: ["rid": "r-9", "success": false, "errorReason": "timeout"],
-                                  registry: registry)
+        let handler = try Handler(
+            id: "Mail.fetched", bound: ["rid": "r-9", "success": false, "errorReason": "timeout"],
+            registry: registry)
         let rebuilt = try Handler(json: handler.jsonData(), registry: registry)
         #expect(rebuilt.jsonData() == handler.jsonData())
         #expect(rebuilt.id == "Mail.fetched")
@@ -161,14 +167,17 @@ struct JSONDocumentTests {
         (#""amount":9223372036854775808"#, "amount", "Int", "number 9223372036854775808"),
         (#""amount":1,"note":false"#, "note", "String", "bool false"),
     ])
-    func boundValueOfWrongTypeNamesHandlerArgumentAndTypes(member: String, argument: String, expected: String, found: String) throws {
-        let json = #"{"bound":{"#+member+#"},"id":"Counter.add","version":1}"#
+    func boundValueOfWrongTypeNamesHandlerArgumentAndTypes(
+        member: String, argument: String, expected: String, found: String
+    ) throws {
+        let json = #"{"bound":{"# + member + #"},"id":"Counter.add","version":1}"#
         let error = #expect(throws: HandlerError.self) { try Handler(json: json, registry: registry) }
         guard case .typeMismatch(let handler, let foundArgument, let expectedType, let foundValue, _)? = error else {
             Issue.record("expected typeMismatch, got \(String(describing: error))")
             return
         }
-        #expect(handler == "Counter.add" && foundArgument == argument && expectedType == expected && foundValue == found)
+        #expect(
+            handler == "Counter.add" && foundArgument == argument && expectedType == expected && foundValue == found)
     }
 
     @Test func boolAndNumbersAreNeverConfused() throws {
@@ -179,7 +188,8 @@ struct JSONDocumentTests {
             try Handler(json: #"{"bound":{"success":0,"rid":"r"},"id":"Mail.fetched","version":1}"#, registry: registry)
         }
         // A whole number is a fine Double.
-        let moved = try Handler(json: #"{"bound":{"by":2,"point":{"x":1,"y":1.5}},"id":"Geometry.move","version":1}"#, registry: registry)
+        let moved = try Handler(
+            json: #"{"bound":{"by":2,"point":{"x":1,"y":1.5}},"id":"Geometry.move","version":1}"#, registry: registry)
         try moved.callSynchronously()
         #expect(recorder.all == ["move 3.0 3.5"])
     }
@@ -195,7 +205,8 @@ struct JSONDocumentTests {
     }
 
     @Test func nestingDepthOf10000IsRejectedWithoutRecursingThatDeep() throws {
-        let deep = #"{"bound":{"note":"# + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        let deep =
+            #"{"bound":{"note":"# + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
             + #"},"id":"Counter.add","version":1}"#
         let error = #expect(throws: HandlerError.self) { try Handler(json: deep, registry: registry) }
         // `{"bound":{"note":` is 17 bytes; 62 brackets more reach level 64, the next one (column 80) is too deep.
@@ -258,14 +269,19 @@ struct DocumentBytesTests {
 
     @Test func handlersOfAModuleRegisteredLaterAreFound() throws {
         let recorder = recorder
-        try registry.register(HandlerTable(module: "Late", handlers: [
-            HandlerDescriptor(id: "Late.handler", parameters: [.required("value", Int.self)]) { arguments in
-                let value: Int = try arguments.required("value")
-                recorder.record("late \(value)")
-            },
-        ]))
-        try Handler(json: #"{"bound":{"value":7},"id":"Late.handler","version":1}"#, registry: registry).callSynchronously()
-        try Handler(json: #"{"bound":{"amount":8},"id":"Counter.add","version":1}"#, registry: registry).callSynchronously()
+        try registry.register(
+            HandlerTable(
+                module: "Late",
+                handlers: [
+                    HandlerDescriptor(id: "Late.handler", parameters: [.required("value", Int.self)]) { arguments in
+                        let value: Int = try arguments.required("value")
+                        recorder.record("late \(value)")
+                    }
+                ]))
+        try Handler(json: #"{"bound":{"value":7},"id":"Late.handler","version":1}"#, registry: registry)
+            .callSynchronously()
+        try Handler(json: #"{"bound":{"amount":8},"id":"Counter.add","version":1}"#, registry: registry)
+            .callSynchronously()
         #expect(recorder.all == ["late 7", "add 8"])
     }
 

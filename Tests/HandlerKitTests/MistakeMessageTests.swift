@@ -15,7 +15,9 @@ struct MistakeMessageTests {
         let error = #expect(throws: HandlerError.self) { try Handler(id: "Uploads.finished", registry: empty) }
         #expect(error == .noHandlersRegistered(id: "Uploads.finished", path: "id"))
         let message = try #require(error?.description)
-        #expect(message.hasPrefix("handler id 'Uploads.finished' at 'id' cannot be resolved: no handler table is registered;"))
+        #expect(
+            message.hasPrefix(
+                "handler id 'Uploads.finished' at 'id' cannot be resolved: no handler table is registered;"))
         #expect(message.contains("`try HandlerRegistry.shared.register(.myModule)`"))
         // Documents read with an empty registry say the same.
         let document = #"{"id":"Counter.add","version":1}"#
@@ -28,14 +30,18 @@ struct MistakeMessageTests {
         // What a generated `Uploads.finishedHandler(id:)` of module SyncCore runs.
         for candidate in [HandlerRegistry(), registry] {
             let error = #expect(throws: HandlerError.self) {
-                try Handler(id: "Uploads.finished", module: "SyncCore", table: "syncCore", bound: ["id": 1], registry: candidate)
+                try Handler(
+                    id: "Uploads.finished", module: "SyncCore", table: "syncCore", bound: ["id": 1], registry: candidate
+                )
             }
             #expect(error == .moduleNotRegistered(id: "Uploads.finished", module: "SyncCore", table: "syncCore"))
-            #expect(error?.description == "handler 'Uploads.finished' belongs to module SyncCore, whose handler table is "
-                + "not registered; register it once at start-up: `try HandlerRegistry.shared.register(.syncCore)`")
+            #expect(
+                error?.description == "handler 'Uploads.finished' belongs to module SyncCore, whose handler table is "
+                    + "not registered; register it once at start-up: `try HandlerRegistry.shared.register(.syncCore)`")
         }
         // Once the module is registered, the reference resolves; an id it lacks is an unknown id.
-        let handler = try Handler(id: "Uploads.finished", module: "Fixtures", table: "fixtures", bound: ["id": 1], registry: registry)
+        let handler = try Handler(
+            id: "Uploads.finished", module: "Fixtures", table: "fixtures", bound: ["id": 1], registry: registry)
         #expect(handler.id == "Uploads.finished")
         #expect(throws: HandlerError.unknownHandler(id: "Uploads.gone", path: "id")) {
             try Handler(id: "Uploads.gone", module: "Fixtures", table: "fixtures", registry: registry)
@@ -58,8 +64,9 @@ struct MistakeMessageTests {
         let handler = try Handler(id: "Uploads.finished", bound: ["id": 1], registry: registry)
         let error = #expect(throws: HandlerError.self) { try handler.callSynchronously() }
         #expect(error == .requiresAsync(handler: "Uploads.finished"))
-        #expect(error?.description == "handler 'Uploads.finished' is async or isolated to an actor, so it cannot run "
-            + "synchronously; call it with `try await handler.call()` (or `invalidate()`)")
+        #expect(
+            error?.description == "handler 'Uploads.finished' is async or isolated to an actor, so it cannot run "
+                + "synchronously; call it with `try await handler.call()` (or `invalidate()`)")
     }
 
     @Test func callRunsSynchronousAndAsyncHandlersAlike() async throws {
@@ -71,7 +78,9 @@ struct MistakeMessageTests {
     @Test func aTruncatedDocumentIsCalledTruncatedAndNotHandlerJSON() throws {
         let full = try Handler(id: "Counter.add", bound: ["amount": 2], registry: registry).jsonString()
         for length in [1, full.count / 2, full.count - 1] {
-            let error = #expect(throws: HandlerError.self) { try Handler(json: String(full.prefix(length)), registry: registry) }
+            let error = #expect(throws: HandlerError.self) {
+                try Handler(json: String(full.prefix(length)), registry: registry)
+            }
             guard case .malformedJSON(let reason, _, _, let offset)? = error else {
                 Issue.record("a truncated document gave \(String(describing: error))")
                 continue
@@ -81,7 +90,9 @@ struct MistakeMessageTests {
             #expect(error?.description.hasPrefix("malformed JSON at line 1") == true)
         }
         // A malformed document that is complete is not called truncated.
-        let error = #expect(throws: HandlerError.self) { try Handler(json: #"{"id":,"version":1}"#, registry: registry) }
+        let error = #expect(throws: HandlerError.self) {
+            try Handler(json: #"{"id":,"version":1}"#, registry: registry)
+        }
         #expect(error?.description.contains("truncated") == false)
     }
 }

@@ -28,17 +28,23 @@ struct MutatedDocumentTests {
 
     @Test func everyMutationIsRebuiltOrATypedError() throws {
         let registry = HandlerRegistry()
-        try registry.register(HandlerTable(module: "Mutations", handlers: [
-            HandlerDescriptor(id: "Mail.fetched", parameters: [
-                .required("name", String.self), .required("flag", Bool.self), .required("count", Int.self),
-                .optional("ratio", Double.self), .optional("nested", Handler.self),
-            ]) { arguments in
-                let _: String = try arguments.required("name")
-                let _: Int = try arguments.required("count")
-                let _: Double? = try arguments.optional("ratio")
-                let _: Handler? = try arguments.optional("nested")
-            },
-        ]))
+        try registry.register(
+            HandlerTable(
+                module: "Mutations",
+                handlers: [
+                    HandlerDescriptor(
+                        id: "Mail.fetched",
+                        parameters: [
+                            .required("name", String.self), .required("flag", Bool.self), .required("count", Int.self),
+                            .optional("ratio", Double.self), .optional("nested", Handler.self),
+                        ]
+                    ) { arguments in
+                        let _: String = try arguments.required("name")
+                        let _: Int = try arguments.required("count")
+                        let _: Double? = try arguments.optional("ratio")
+                        let _: Handler? = try arguments.optional("nested")
+                    }
+                ]))
         var random = SeededGenerator(state: 2026_11_21)
         var rebuilt = 0
         var refused = 0

@@ -4,9 +4,11 @@ import Testing
 @Suite("Registry")
 struct RegistryTests {
     private func table(_ module: String, _ ids: [String]) -> HandlerTable {
-        HandlerTable(module: module, handlers: ids.map { id in
-            HandlerDescriptor(id: id, parameters: []) { _ in }
-        })
+        HandlerTable(
+            module: module,
+            handlers: ids.map { id in
+                HandlerDescriptor(id: id, parameters: []) { _ in }
+            })
     }
 
     @Test func registersATableInOneCallAndListsIDs() throws {
@@ -41,7 +43,8 @@ struct RegistryTests {
 
     @Test func descriptorsDescribeParameters() throws {
         let descriptor = HandlerDescriptor(
-            id: "X.y", parameters: [.required("a", Int.self), .optional("b", String.self), .required("c", RegistryTests.self)]
+            id: "X.y",
+            parameters: [.required("a", Int.self), .optional("b", String.self), .required("c", RegistryTests.self)]
         ) { _ in }
         #expect(descriptor.parameters.map(\.name) == ["a", "b", "c"])
         #expect(descriptor.parameters.map(\.isMandatory) == [true, false, true])

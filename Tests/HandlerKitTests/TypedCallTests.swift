@@ -30,7 +30,8 @@ struct TypedCallTests {
 
     @Test func aMissingMandatoryValueIsStillATypedError() throws {
         let handler = try Handler(id: "Mail.cancelled", registry: registry)
-        #expect(throws: HandlerError.missingArgument(handler: "Mail.cancelled", argument: "done", expectedType: "Bool")) {
+        #expect(throws: HandlerError.missingArgument(handler: "Mail.cancelled", argument: "done", expectedType: "Bool"))
+        {
             try callCancelled(handler, rid: "r")
         }
         try callCancelled(handler, done: true)
@@ -41,7 +42,8 @@ struct TypedCallTests {
         let handler = try Handler(id: "Counter.add", bound: ["amount": 1], registry: registry)
         let error = #expect(throws: HandlerError.self) { try callCancelled(handler) }
         #expect(error == .wrongHandler(handler: "Counter.add", expected: "Mail.cancelled"))
-        #expect(error?.description.contains("'Counter.add' was called through the typed call of 'Mail.cancelled'") == true)
+        #expect(
+            error?.description.contains("'Counter.add' was called through the typed call of 'Mail.cancelled'") == true)
         #expect(recorder.all.isEmpty)
     }
 

@@ -23,11 +23,15 @@ struct ValueRoundTripTests {
     private func extract(_ handler: Handler) throws -> AllValues {
         let box = Box()
         let local = HandlerRegistry()
-        try local.register(HandlerTable(module: "Extract", handlers: [
-            HandlerDescriptor(id: "Values.all", parameters: [.required("values", AllValues.self)]) { arguments in
-                box.set(try arguments.required("values"))
-            },
-        ]))
+        try local.register(
+            HandlerTable(
+                module: "Extract",
+                handlers: [
+                    HandlerDescriptor(id: "Values.all", parameters: [.required("values", AllValues.self)]) {
+                        arguments in
+                        box.set(try arguments.required("values"))
+                    }
+                ]))
         try Handler(json: handler.jsonData(), registry: local).callSynchronously()
         guard let values = box.value else { throw HandlerFailure(code: 2) }
         return values
@@ -36,8 +40,16 @@ struct ValueRoundTripTests {
     private final class Box: @unchecked Sendable {
         private let lock = NSLock()
         private var stored: AllValues?
-        func set(_ value: AllValues) { lock.lock(); stored = value; lock.unlock() }
-        var value: AllValues? { lock.lock(); defer { lock.unlock() }; return stored }
+        func set(_ value: AllValues) {
+            lock.lock()
+            stored = value
+            lock.unlock()
+        }
+        var value: AllValues? {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
     }
 
     static func sample(double: Double = 0.1, float: Float = 0.1) -> AllValues {
@@ -66,7 +78,8 @@ struct ValueRoundTripTests {
 
     @Test(arguments: [
         Double.nan, .infinity, -.infinity, -0.0, 0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-        .leastNormalMagnitude, .greatestFiniteMagnitude, 0x1p53 + 2, 0.1, Double(bitPattern: 0x0000_1000_0000_0001), .pi,
+        .leastNormalMagnitude, .greatestFiniteMagnitude, 0x1p53 + 2, 0.1, Double(bitPattern: 0x0000_1000_0000_0001),
+        .pi,
     ])
     func doublesRoundTripBitForBit(value: Double) throws {
         let (back, _) = try roundTrip(Self.sample(double: value, float: Float(value)))
@@ -76,7 +89,9 @@ struct ValueRoundTripTests {
     }
 
     @Test func floatSubnormalsRoundTrip() throws {
-        for float in [Float.leastNonzeroMagnitude, -Float.leastNonzeroMagnitude, Float(1e-40), .greatestFiniteMagnitude] {
+        for float in [
+            Float.leastNonzeroMagnitude, -Float.leastNonzeroMagnitude, Float(1e-40), .greatestFiniteMagnitude,
+        ] {
             let (back, _) = try roundTrip(Self.sample(float: float))
             #expect(back.float.bitPattern == float.bitPattern)
         }
@@ -104,7 +119,10 @@ struct ValueRoundTripTests {
         let inner = try Handler(id: "Counter.add", bound: ["amount": 5], registry: registry)
         let outer = try Handler(id: "Chain.then", bound: ["next": inner], registry: registry)
         let json = outer.jsonString()
-        #expect(json == #"{"bound":{"next":{"bound":{"amount":5},"id":"Counter.add","version":1}},"id":"Chain.then","version":1}"#)
+        #expect(
+            json
+                == #"{"bound":{"next":{"bound":{"amount":5},"id":"Counter.add","version":1}},"id":"Chain.then","version":1}"#
+        )
         let rebuilt = try Handler(json: json, registry: registry)
         try rebuilt.callSynchronously()
         #expect(recorder.all == ["chain Counter.add", "add 7"])
@@ -121,7 +139,10 @@ struct ValueRoundTripTests {
     }
 
     @Test func handlersInsideForeignCodersUseTheRegistryInUserInfo() throws {
-        struct Envelope: Codable { var handler: Handler; var note: String }
+        struct Envelope: Codable {
+            var handler: Handler
+            var note: String
+        }
         let handler = try Handler(id: "Counter.add", bound: ["amount": 3], registry: registry)
         let data = try JSONEncoder().encode(Envelope(handler: handler, note: "n"))
         let decoder = JSONDecoder()
@@ -134,20 +155,26 @@ struct ValueRoundTripTests {
     @Test func boundDoublesReachDoubleParametersBitForBit() throws {
         let received = Recorder()
         let local = HandlerRegistry()
-        try local.register(HandlerTable(module: "Doubles", handlers: [
-            HandlerDescriptor(id: "Doubles.take", parameters: [.required("value", Double.self)]) { arguments in
-                let value: Double = try arguments.required("value")
-                received.record(String(value.bitPattern))
-            },
-        ]))
+        try local.register(
+            HandlerTable(
+                module: "Doubles",
+                handlers: [
+                    HandlerDescriptor(id: "Doubles.take", parameters: [.required("value", Double.self)]) { arguments in
+                        let value: Double = try arguments.required("value")
+                        received.record(String(value.bitPattern))
+                    }
+                ]))
         var generator = SystemRandomNumberGenerator()
-        var texts = ["0.125", "-0.0", "0.0", "123.456", "0.1", "0.000001", "999999999999999.9", "1e-7", "-2.5E3",
-                     "0.30000000000000004", "9007199254740.993", "1", "-17", "1234567890123456789"]
+        var texts = [
+            "0.125", "-0.0", "0.0", "123.456", "0.1", "0.000001", "999999999999999.9", "1e-7", "-2.5E3",
+            "0.30000000000000004", "9007199254740.993", "1", "-17", "1234567890123456789",
+        ]
         for _ in 0..<2_000 {
             let digits = String(UInt64.random(in: 0..<1_000_000_000_000_000, using: &generator))
             let point = Int.random(in: 0...digits.count, using: &generator)
-            texts.append((Bool.random(using: &generator) ? "-" : "") + (point == 0 ? "0" : String(digits.prefix(point)))
-                + "." + String(digits.dropFirst(point)) + "0")
+            texts.append(
+                (Bool.random(using: &generator) ? "-" : "") + (point == 0 ? "0" : String(digits.prefix(point)))
+                    + "." + String(digits.dropFirst(point)) + "0")
         }
         for text in texts {
             let json = #"{"bound":{"value":"# + text + #"},"id":"Doubles.take","version":1}"#

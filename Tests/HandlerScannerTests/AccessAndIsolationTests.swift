@@ -13,7 +13,8 @@ struct AccessAndIsolationTests {
     }
 
     @Test func accessLevelIsTheFunctionsCappedByItsEnclosingDeclarations() {
-        let levels = access("""
+        let levels = access(
+            """
             public enum Feed {
                 @handler public static func a() {}
                 @handler static func b() {}
@@ -48,17 +49,19 @@ struct AccessAndIsolationTests {
             @handler func p() {}
             @handler package func q() {}
             """)
-        #expect(levels == [
-            "Feed.a": .public, "Feed.b": .internal, "Feed.c": .package, "Feed.d": .public,
-            "Feed.Nested.e": .public, "Internal.f": .internal, "Internal.Inner.g": .internal, "Pkg.h": .package,
-            "Feed.i": .public, "Feed.j": .internal, "Feed.k": .package, "Feed.l": .package,
-            "Feed.m": .public, "Feed.n": .internal, "o": .public, "p": .internal, "q": .package,
-        ])
+        #expect(
+            levels == [
+                "Feed.a": .public, "Feed.b": .internal, "Feed.c": .package, "Feed.d": .public,
+                "Feed.Nested.e": .public, "Internal.f": .internal, "Internal.Inner.g": .internal, "Pkg.h": .package,
+                "Feed.i": .public, "Feed.j": .internal, "Feed.k": .package, "Feed.l": .package,
+                "Feed.m": .public, "Feed.n": .internal, "o": .public, "p": .internal, "q": .package,
+            ])
     }
 
     /// `open(…)` and `package` as ordinary names are not modifiers.
     @Test func contextualKeywordsUsedAsNamesAreNotModifiers() {
-        let levels = access("""
+        let levels = access(
+            """
             let handle = open(path)
             var package = 1
             struct Files {
@@ -69,7 +72,8 @@ struct AccessAndIsolationTests {
     }
 
     @Test func globalActorOfTheFunctionTypeOrExtension() {
-        let result = scan("""
+        let result = scan(
+            """
             @MainActor
             enum Banner {
                 @handler static func shown() {}
@@ -104,52 +108,59 @@ struct AccessAndIsolationTests {
             """)
         #expect(result.diagnostics == [])
         let actors = Dictionary(uniqueKeysWithValues: result.handlers.map { ($0.id, $0.globalActor ?? "-") })
-        #expect(actors == [
-            "Banner.shown": "MainActor", "Banner.logged": "-", "Banner.Nested.notIsolated": "-",
-            "Screens.before": "MainActor", "Screens.after": "MainActor", "Screens.qualified": "Storage.DatabaseActor",
-            "Screens.plain": "-", "Store.saved": "DatabaseActor", "Screens.inExtension": "MainActor",
-            "Views.afterAClosureType": "-", "atFileScope": "MainActor", "Legacy.old": "MainActor",
-        ])
+        #expect(
+            actors == [
+                "Banner.shown": "MainActor", "Banner.logged": "-", "Banner.Nested.notIsolated": "-",
+                "Screens.before": "MainActor", "Screens.after": "MainActor",
+                "Screens.qualified": "Storage.DatabaseActor",
+                "Screens.plain": "-", "Store.saved": "DatabaseActor", "Screens.inExtension": "MainActor",
+                "Views.afterAClosureType": "-", "atFileScope": "MainActor", "Legacy.old": "MainActor",
+            ])
     }
 
     /// Defaults naming a symbol this file declares private (anywhere in the file, before or after
     /// the handler, or inside a private type or extension) cannot be repeated by generated code.
     @Test func defaultsNamingPrivateSymbolsAreMarked() throws {
-        let handler = try #require(onlyHandler("""
-            enum Paging {
-                @handler
-                static func fetch(a: Int = pageSize, b: Int = Limits.most, c: String = Paging.order,
-                                  d: Int = helper(), e: Int = visible, f: String? = nil, g: Int = shared.count,
-                                  h: [Int] = [], i: Int = setter) {}
-                private static func helper() -> Int { 1 }
-                static let visible = 2
-                private(set) static var setter = 3
-            }
-            private extension Paging {
-                static let order = "date"
-            }
-            fileprivate enum Limits {
-                static let most = 9
-            }
-            private let pageSize = 25
-            struct Other {
-                private let shared: [Int] = []
-            }
-            """))
+        let handler = try #require(
+            onlyHandler(
+                """
+                enum Paging {
+                    @handler
+                    static func fetch(a: Int = pageSize, b: Int = Limits.most, c: String = Paging.order,
+                                      d: Int = helper(), e: Int = visible, f: String? = nil, g: Int = shared.count,
+                                      h: [Int] = [], i: Int = setter) {}
+                    private static func helper() -> Int { 1 }
+                    static let visible = 2
+                    private(set) static var setter = 3
+                }
+                private extension Paging {
+                    static let order = "date"
+                }
+                fileprivate enum Limits {
+                    static let most = 9
+                }
+                private let pageSize = 25
+                struct Other {
+                    private let shared: [Int] = []
+                }
+                """))
         let copyable = Dictionary(uniqueKeysWithValues: handler.parameters.map { ($0.name, $0.isDefaultCopyable) })
-        #expect(copyable == [
-            "a": false, "b": false, "c": false, "d": false, "e": true, "f": true, "g": false, "h": true, "i": true,
-        ])
+        #expect(
+            copyable == [
+                "a": false, "b": false, "c": false, "d": false, "e": true, "f": true, "g": false, "h": true, "i": true,
+            ])
     }
 
     /// Private names of one file do not affect handlers of another.
     @Test func privateNamesAreTheFilesOwn() throws {
-        let handler = try #require(onlyHandler("""
-            enum Paging {
-                @handler static func fetch(size: Int = pageSize) {}
-            }
-            let pageSize = 25
-            """))
+        let handler = try #require(
+            onlyHandler(
+                """
+                enum Paging {
+                    @handler static func fetch(size: Int = pageSize) {}
+                }
+                let pageSize = 25
+                """))
         #expect(handler.parameters.first?.isDefaultCopyable == true)
     }
 }

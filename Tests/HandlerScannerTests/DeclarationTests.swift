@@ -29,33 +29,41 @@ struct DeclarationTests {
                 file: "Sources/App/Handlers.swift", line: 4, column: 5, id: "Carbons.enabled", hasExplicitID: false,
                 type: "Carbons", name: "enabled", kind: .static, instance: nil, isAsync: false, isThrows: false,
                 parameters: [
-                    .init(label: "account", name: "account", type: "Account", isOptional: false, hasDefault: false,
-                          defaultValue: nil, line: 5),
-                    .init(label: "iqNode", name: "iqNode", type: "IQ", isOptional: false, hasDefault: false,
-                          defaultValue: nil, line: 5),
+                    .init(
+                        label: "account", name: "account", type: "Account", isOptional: false, hasDefault: false,
+                        defaultValue: nil, line: 5),
+                    .init(
+                        label: "iqNode", name: "iqNode", type: "IQ", isOptional: false, hasDefault: false,
+                        defaultValue: nil, line: 5),
                 ], conditions: []),
             HandlerDeclaration(
                 file: "Sources/App/Handlers.swift", line: 9, column: 5, id: "OMEMO.bundleFetched",
                 hasExplicitID: false, type: "OMEMO", name: "bundleFetched", kind: .instance,
                 instance: "account.omemo", isAsync: true, isThrows: true,
                 parameters: [
-                    .init(label: "account", name: "account", type: "Account", isOptional: false, hasDefault: false,
-                          defaultValue: nil, line: 10),
-                    .init(label: "jid", name: "jid", type: "String", isOptional: false, hasDefault: false,
-                          defaultValue: nil, line: 10),
-                    .init(label: "success", name: "success", type: "Bool", isOptional: false, hasDefault: false,
-                          defaultValue: nil, line: 10),
-                    .init(label: "errorReason", name: "errorReason", type: "String?", isOptional: true,
-                          hasDefault: true, defaultValue: "nil", line: 11),
-                    .init(label: "rid", name: "rid", type: "String", isOptional: false, hasDefault: false,
-                          defaultValue: nil, line: 11),
+                    .init(
+                        label: "account", name: "account", type: "Account", isOptional: false, hasDefault: false,
+                        defaultValue: nil, line: 10),
+                    .init(
+                        label: "jid", name: "jid", type: "String", isOptional: false, hasDefault: false,
+                        defaultValue: nil, line: 10),
+                    .init(
+                        label: "success", name: "success", type: "Bool", isOptional: false, hasDefault: false,
+                        defaultValue: nil, line: 10),
+                    .init(
+                        label: "errorReason", name: "errorReason", type: "String?", isOptional: true,
+                        hasDefault: true, defaultValue: "nil", line: 11),
+                    .init(
+                        label: "rid", name: "rid", type: "String", isOptional: false, hasDefault: false,
+                        defaultValue: nil, line: 11),
                 ], conditions: []),
             HandlerDeclaration(
                 file: "Sources/App/Handlers.swift", line: 14, column: 1, id: "cleanup.v1", hasExplicitID: true,
                 type: nil, name: "cleanUp", kind: .global, instance: nil, isAsync: false, isThrows: false,
                 parameters: [
-                    .init(label: "reason", name: "reason", type: "String", isOptional: false, hasDefault: false,
-                          defaultValue: nil, line: 15)
+                    .init(
+                        label: "reason", name: "reason", type: "String", isOptional: false, hasDefault: false,
+                        defaultValue: nil, line: 15)
                 ], conditions: []),
         ]
         #expect(result.handlers == expected)
@@ -81,10 +89,11 @@ struct DeclarationTests {
             ) {}
             """
         let handler = onlyHandler(source)
-        #expect(handler?.parameters.map(\.type) == [
-            "[String:Int]?", "Dictionary<String,[Int]>", "(Int,String)", "@escaping@Sendable(Int)asyncthrows->Void",
-            "anyCodable&Sendable", "Outer.Inner?", "[Int].Element",
-        ])
+        #expect(
+            handler?.parameters.map(\.type) == [
+                "[String:Int]?", "Dictionary<String,[Int]>", "(Int,String)", "@escaping@Sendable(Int)asyncthrows->Void",
+                "anyCodable&Sendable", "Outer.Inner?", "[Int].Element",
+            ])
     }
 
     @Test func optionality() {
@@ -93,8 +102,12 @@ struct DeclarationTests {
                             f: () -> Int?, g: (() -> Int)?, h: Optional<Int>.Wrapped, i: Int??, j: Int) {}
             """
         let handler = onlyHandler(source)
-        #expect(handler?.parameters.map(\.isOptional) == [true, true, true, true, false, false, true, false, true, false])
-        #expect(handler?.parameters.map(\.isMandatory) == [false, false, false, false, true, true, false, true, false, true])
+        #expect(
+            handler?.parameters.map(\.isOptional) == [true, true, true, true, false, false, true, false, true, false])
+        #expect(
+            handler?.parameters.map(\.isMandatory) == [
+                false, false, false, false, true, true, false, true, false, true,
+            ])
     }
 
     @Test func explicitIDAndInstanceResolveEscapes() {
@@ -138,15 +151,20 @@ struct DeclarationTests {
         let result = scan(source)
         #expect(result.diagnostics == [])
         #expect(result.handlers.map(\.id) == ["a", "E.b", "E.c", "d", "e"])
-        #expect(result.handlers[0].conditions == [.init(branch: .if, expression: "os(Linux)", precedingExpressions: [])])
-        #expect(result.handlers[1].conditions == [
-            .init(branch: .elseif, expression: "canImport(Darwin) && DEBUG", precedingExpressions: ["os(Linux)"]),
-            .init(branch: .if, expression: "FEATURE", precedingExpressions: []),
-        ])
-        #expect(result.handlers[2].conditions.last == .init(branch: .else, expression: "", precedingExpressions: ["FEATURE"]))
-        #expect(result.handlers[3].conditions == [
-            .init(branch: .else, expression: "", precedingExpressions: ["os(Linux)", "canImport(Darwin) && DEBUG"])
-        ])
+        #expect(
+            result.handlers[0].conditions == [.init(branch: .if, expression: "os(Linux)", precedingExpressions: [])])
+        #expect(
+            result.handlers[1].conditions == [
+                .init(branch: .elseif, expression: "canImport(Darwin) && DEBUG", precedingExpressions: ["os(Linux)"]),
+                .init(branch: .if, expression: "FEATURE", precedingExpressions: []),
+            ])
+        #expect(
+            result.handlers[2].conditions.last
+                == .init(branch: .else, expression: "", precedingExpressions: ["FEATURE"]))
+        #expect(
+            result.handlers[3].conditions == [
+                .init(branch: .else, expression: "", precedingExpressions: ["os(Linux)", "canImport(Darwin) && DEBUG"])
+            ])
         #expect(result.handlers[4].conditions == [])
     }
 

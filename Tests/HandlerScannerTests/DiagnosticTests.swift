@@ -108,31 +108,43 @@ struct DiagnosticTests {
     @Test func instanceMethodWithoutInstance() {
         let source = "struct S {\n  @handler func a() {}\n}"
         expectError(source, line: 2, column: 3, ["needs 'instance:'", "@handler(instance:", "make it 'static'"])
-        #expect(scan(source).diagnostics.first?.fixIts == [
-            .init(message: "add 'instance:'", line: 2, column: 11, length: 0, replacement: #"(instance: "<#expression#>")"#)
-        ])
+        #expect(
+            scan(source).diagnostics.first?.fixIts == [
+                .init(
+                    message: "add 'instance:'", line: 2, column: 11, length: 0,
+                    replacement: #"(instance: "<#expression#>")"#)
+            ])
         let withID = scan("struct S {\n  @handler(id: \"x\") func a() {}\n}").diagnostics.first?.fixIts
-        #expect(withID == [
-            .init(message: "add 'instance:'", line: 2, column: 19, length: 0, replacement: #", instance: "<#expression#>""#)
-        ])
+        #expect(
+            withID == [
+                .init(
+                    message: "add 'instance:'", line: 2, column: 19, length: 0,
+                    replacement: #", instance: "<#expression#>""#)
+            ])
         let empty = scan("struct S {\n  @handler() func a() {}\n}").diagnostics.first?.fixIts
-        #expect(empty == [
-            .init(message: "add 'instance:'", line: 2, column: 12, length: 0, replacement: #"instance: "<#expression#>""#)
-        ])
+        #expect(
+            empty == [
+                .init(
+                    message: "add 'instance:'", line: 2, column: 12, length: 0,
+                    replacement: #"instance: "<#expression#>""#)
+            ])
     }
 
     @Test func staticMethodWithInstance() {
         let source = "enum E {\n  @handler(instance: \"x\") static func a() {}\n}"
         expectError(source, line: 2, column: 12, ["static method 'a'", "remove the 'instance:' argument"])
-        #expect(scan(source).diagnostics.first?.fixIts == [
-            .init(message: "remove 'instance:'", line: 2, column: 11, length: 15, replacement: "")
-        ])
+        #expect(
+            scan(source).diagnostics.first?.fixIts == [
+                .init(message: "remove 'instance:'", line: 2, column: 11, length: 15, replacement: "")
+            ])
         let classSource = "class C {\n  @handler(id: \"i\", instance: \"x\") class func a() {}\n}"
         expectError(classSource, line: 2, column: 21, ["class method 'a'"])
-        #expect(scan(classSource).diagnostics.first?.fixIts == [
-            .init(message: "remove 'instance:'", line: 2, column: 19, length: 15, replacement: "")
-        ])
-        let first = scan("enum E {\n  @handler(instance: \"x\", id: \"i\") static func a() {}\n}").diagnostics.first?.fixIts
+        #expect(
+            scan(classSource).diagnostics.first?.fixIts == [
+                .init(message: "remove 'instance:'", line: 2, column: 19, length: 15, replacement: "")
+            ])
+        let first = scan("enum E {\n  @handler(instance: \"x\", id: \"i\") static func a() {}\n}").diagnostics.first?
+            .fixIts
         #expect(first == [.init(message: "remove 'instance:'", line: 2, column: 12, length: 15, replacement: "")])
     }
 

@@ -84,9 +84,12 @@ struct FileTests {
                 _ = SourceScanner.scanDeclaration(text, file: "f.swift", line: 1, column: 1, context: .fileScope)
             }
         }
-        let truncated = ["@handler(", "@handler(id:", "@handler func", "@handler func f(", "@handler func f(a",
-                         "@handler func f(a:", "@handler func f(a: Int =", "@handler func f<", "@handler func f() ->",
-                         "\"\\(", "#if \"\\", "let s = #\"\\#", "#\"", "#/", "/*", "`", "#if", "@handler(id: \"\\u{", "@handler(id: \"\\u{110000}\")"]
+        let truncated = [
+            "@handler(", "@handler(id:", "@handler func", "@handler func f(", "@handler func f(a",
+            "@handler func f(a:", "@handler func f(a: Int =", "@handler func f<", "@handler func f() ->",
+            "\"\\(", "#if \"\\", "let s = #\"\\#", "#\"", "#/", "/*", "`", "#if", "@handler(id: \"\\u{",
+            "@handler(id: \"\\u{110000}\")",
+        ]
         for text in truncated {
             let result = scan(text)
             #expect(result.handlers.isEmpty, "\(text) \(result.handlers)")
@@ -106,9 +109,11 @@ struct FileTests {
         #expect(result.handlers.map(\.file) == ["Sources/A.swift", "Sources/B.swift", "Sources/Sub/Dir/C.swift"])
         #expect(result.handlers.map(\.id) == ["A.a", "b", "nested"])
 
-        let unrelative = SourceScanner.scan(paths: [root.appendingPathComponent("Sources/B.swift").path], relativeTo: nil)
+        let unrelative = SourceScanner.scan(
+            paths: [root.appendingPathComponent("Sources/B.swift").path], relativeTo: nil)
         #expect(unrelative.handlers.map(\.file) == [root.appendingPathComponent("Sources/B.swift").path])
-        let explicitFile = SourceScanner.scan(paths: [root.appendingPathComponent("Sources/notes.txt").path], relativeTo: root.path)
+        let explicitFile = SourceScanner.scan(
+            paths: [root.appendingPathComponent("Sources/notes.txt").path], relativeTo: root.path)
         #expect(explicitFile.handlers.map(\.file) == ["Sources/notes.txt"])
     }
 
@@ -127,7 +132,8 @@ struct FileTests {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         try write("\n@handler(id: \"same\") func a() {}\n", to: root.appendingPathComponent("A.swift"))
-        try write("enum E {\n  @handler(id: \"same\") static func b() {}\n}\n", to: root.appendingPathComponent("B.swift"))
+        try write(
+            "enum E {\n  @handler(id: \"same\") static func b() {}\n}\n", to: root.appendingPathComponent("B.swift"))
         let result = SourceScanner.scan(paths: [root.path], relativeTo: root.path)
         #expect(result.handlers.count == 2)
         #expect(result.diagnostics.map(\.file) == ["A.swift", "B.swift"])

@@ -4,7 +4,8 @@ import Testing
 /// `@handler(formerly:)` and `@handler(renamed:)`.
 @Suite struct FormerNameTests {
     @Test func formerIDsAreReadInOrder() {
-        let handler = onlyHandler("""
+        let handler = onlyHandler(
+            """
             enum Carbon {
                 @handler(formerly: "Carbons.enabled", "Carbons.on")
                 static func enabled() {}
@@ -15,7 +16,8 @@ import Testing
     }
 
     @Test func formerIDsFollowIDAndInstance() {
-        let handler = onlyHandler("""
+        let handler = onlyHandler(
+            """
             extension OMEMO {
                 @handler(id: "omemo.fetched", instance: "account.omemo", formerly: "OMEMO.bundleFetched")
                 func fetched(account: Account) {}
@@ -26,7 +28,8 @@ import Testing
     }
 
     @Test func renamedGivesParametersTheirFormerNames() {
-        let handler = onlyHandler("""
+        let handler = onlyHandler(
+            """
             @handler(renamed: ["acct": "account", "user": "account", "n": "limit"])
             func sync(account: String, limit: Int = 3, other: Bool) {}
             """)
@@ -51,9 +54,15 @@ import Testing
         ("@handler(formerly: \"\") func f() {}", "'formerly:' must not be an empty string", 1, 20),
         ("@handler(renamed: acct) func f(a: Int) {}", "'renamed:' must be a dictionary literal", 1, 19),
         ("@handler(renamed: [\"x\": y]) func f(a: Int) {}", "'renamed:' must be a dictionary literal", 1, 20),
-        ("@handler(renamed: [\"x\": \"b\"]) func f(a: Int) {}", "maps 'x' to 'b', which is not a parameter of 'f'", 1, 20),
+        (
+            "@handler(renamed: [\"x\": \"b\"]) func f(a: Int) {}", "maps 'x' to 'b', which is not a parameter of 'f'",
+            1, 20
+        ),
         ("@handler(renamed: [\"a\": \"x\"]) func f(a: Int) {}", "write the pair the other way round", 1, 20),
-        ("@handler(renamed: [\"a\": \"b\"]) func f(a: Int, b: Int) {}", "'a' is a current parameter of 'f', so it cannot", 1, 20),
+        (
+            "@handler(renamed: [\"a\": \"b\"]) func f(a: Int, b: Int) {}",
+            "'a' is a current parameter of 'f', so it cannot", 1, 20
+        ),
         ("@handler(renamed: [\"x\": \"a\", \"x\": \"a\"]) func f(a: Int) {}", "'x' is given more than once", 1, 30),
         ("@handler(renamed: [:], renamed: [:]) func f() {}", "'renamed:' is given more than once", 1, 24),
         ("@handler(formerly: \"a\", id: \"b\", \"c\") func f() {}", "must be labeled", 1, 34),
@@ -67,7 +76,8 @@ import Testing
     }
 
     @Test func aFormerIDThatIsAnotherHandlersIDIsAnErrorAtBoth() {
-        let result = scan("""
+        let result = scan(
+            """
             @handler(formerly: "old")
             func renamed() {}
             @handler
@@ -80,16 +90,21 @@ import Testing
     }
 
     @Test func aFormerIDSharedByTwoHandlersIsAnErrorAtBoth() {
-        let result = scan("""
+        let result = scan(
+            """
             @handler(formerly: "old") func a() {}
             @handler(formerly: "x", "old") func b() {}
             """)
         #expect(result.diagnostics.map(\.line) == [1, 2])
-        #expect(result.diagnostics.allSatisfy { $0.message.contains("former id 'old' is also a former id of the handler at") })
+        #expect(
+            result.diagnostics.allSatisfy {
+                $0.message.contains("former id 'old' is also a former id of the handler at")
+            })
     }
 
     @Test func exclusiveBranchesMayShareAFormerID() {
-        let result = scan("""
+        let result = scan(
+            """
             #if os(iOS)
             @handler(formerly: "old") func a() {}
             #else

@@ -4,7 +4,8 @@ import Testing
 @Suite("File-scope imports")
 struct ImportTests {
     @Test func recordsModulesAttributesKindsAndConditions() {
-        let result = scan("""
+        let result = scan(
+            """
             import Foundation
             @testable import Core
             import struct Geometry.Point
@@ -28,7 +29,8 @@ struct ImportTests {
     }
 
     @Test func importKeywordsElsewhereAreNotImports() {
-        let result = scan("""
+        let result = scan(
+            """
             struct S {
                 let `import` = 1
                 func f() { _ = self.import }

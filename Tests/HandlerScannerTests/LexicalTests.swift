@@ -228,10 +228,11 @@ struct LexicalTests {
         let handler = onlyHandler(source)
         #expect(handler?.parameters.map(\.name) == ["a", "b", "c", "d", "e", "f", "g"])
         #expect(handler?.parameters.allSatisfy(\.hasDefault) == true)
-        #expect(handler?.parameters.map(\.defaultValue) == [
-            "(1 + (2 * 3))", #""a, b) {""#, #"{ print(")"); let _ = [1, 2] }"#, #"["x": 1, "y": 2]"#,
-            "Dictionary<String, Int>()", "1 < 2", "3",
-        ])
+        #expect(
+            handler?.parameters.map(\.defaultValue) == [
+                "(1 + (2 * 3))", #""a, b) {""#, #"{ print(")"); let _ = [1, 2] }"#, #"["x": 1, "y": 2]"#,
+                "Dictionary<String, Int>()", "1 < 2", "3",
+            ])
         #expect(handler?.parameters[2].type == "()->Void")
         #expect(handler?.parameters[2].isOptional == false)
     }
@@ -270,14 +271,16 @@ struct LexicalTests {
             """
         let result = scan(source)
         #expect(result.diagnostics == [])
-        #expect(result.handlers.map(\.id) == [
-            "Outer.Inner.a", "Outer.Inner.Deeper.b", "Outer.Inner.Deeper.Deepest.c", "Outer.Inner.Deeper.K.d",
-            "Outer.Inner.Deeper.A.e", "Outer.Inner.f", "Swift.Array.g", "Top.h",
-        ])
-        #expect(result.handlers.map(\.type) == [
-            "Outer.Inner", "Outer.Inner.Deeper", "Outer.Inner.Deeper.Deepest", "Outer.Inner.Deeper.K",
-            "Outer.Inner.Deeper.A", "Outer.Inner", "Swift.Array", "Top",
-        ])
+        #expect(
+            result.handlers.map(\.id) == [
+                "Outer.Inner.a", "Outer.Inner.Deeper.b", "Outer.Inner.Deeper.Deepest.c", "Outer.Inner.Deeper.K.d",
+                "Outer.Inner.Deeper.A.e", "Outer.Inner.f", "Swift.Array.g", "Top.h",
+            ])
+        #expect(
+            result.handlers.map(\.type) == [
+                "Outer.Inner", "Outer.Inner.Deeper", "Outer.Inner.Deeper.Deepest", "Outer.Inner.Deeper.K",
+                "Outer.Inner.Deeper.A", "Outer.Inner", "Swift.Array", "Top",
+            ])
         #expect(result.handlers.allSatisfy { $0.kind == .static })
     }
 
@@ -334,7 +337,9 @@ struct LexicalTests {
         #expect(result.diagnostics.map(\.line) == [2, 3, 4])
         #expect(result.diagnostics.map(\.column) == [43, 58, 30])
         let messages = result.diagnostics.map(\.message)
-        #expect(messages.first?.hasPrefix("@handler function 'c' returns Int, but a handler's result has nowhere to go") == true)
+        #expect(
+            messages.first?.hasPrefix("@handler function 'c' returns Int, but a handler's result has nowhere to go")
+                == true)
         #expect(messages.dropFirst().first?.contains("returns [String: Int],") == true)
         #expect(messages.last?.contains("returns some Collection<Int>,") == true)
         #expect(messages.allSatisfy { $0.contains("return Void") })
@@ -439,11 +444,13 @@ struct StringLexingTests {
         let text = String(repeating: "é", count: length / 2) + String(repeating: "x", count: length % 2)
         for padding in 0..<8 {
             let spaces = String(repeating: " ", count: padding)
-            let escaped = "let s\(spaces) = \"\(text)\\\"@handler func fake() {}\\\\\(text)\"\n@handler func real() {}\n"
+            let escaped =
+                "let s\(spaces) = \"\(text)\\\"@handler func fake() {}\\\\\(text)\"\n@handler func real() {}\n"
             #expect(ids(escaped) == ["real"], "\(escaped)")
             let unterminated = "let s\(spaces) = \"\(text)\n@handler func real() {}\n"
             #expect(ids(unterminated) == ["real"], "\(unterminated)")
-            let interpolated = "let s\(spaces) = \"\(text)\\(\"@handler func fake() {}\")\(text)\"\n@handler func real() {}\n"
+            let interpolated =
+                "let s\(spaces) = \"\(text)\\(\"@handler func fake() {}\")\(text)\"\n@handler func real() {}\n"
             #expect(ids(interpolated) == ["real"], "\(interpolated)")
         }
     }

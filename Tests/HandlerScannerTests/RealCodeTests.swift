@@ -32,7 +32,8 @@ struct RealCodeTests {
             var lines = text.components(separatedBy: "\n")
             // After the first top-level closing brace: a file-scope handler.
             let closing = try #require(lines.firstIndex(of: "}"))
-            lines.insert("@handler(id: \"spliced.\(index).global\") func splicedGlobal\(index)(value: Int) {}", at: closing + 1)
+            lines.insert(
+                "@handler(id: \"spliced.\(index).global\") func splicedGlobal\(index)(value: Int) {}", at: closing + 1)
             // At the end: an extension with a static and an instance handler.
             lines.append("extension Spliced\(index).Inner {")
             lines.append("    @handler static func staticOne(name: String? = nil) async throws {}")
@@ -49,7 +50,10 @@ struct RealCodeTests {
         #expect(result.handlers.map(\.file) == expected.map(\.file))
         #expect(result.handlers.map(\.line) == expected.map(\.line))
         #expect(result.handlers.map(\.id) == expected.map(\.id))
-        #expect(result.handlers.map(\.kind) == [.global, .static, .instance, .global, .static, .instance, .global, .static, .instance])
+        #expect(
+            result.handlers.map(\.kind) == [
+                .global, .static, .instance, .global, .static, .instance, .global, .static, .instance,
+            ])
     }
 }
 
@@ -66,12 +70,16 @@ enum RealCode {
     }
 
     static func export() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("scanner-real-code-\(UUID().uuidString)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "scanner-real-code-\(UUID().uuidString)")
         for package in packages {
             let target = root.appendingPathComponent(package.name)
             try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
             let archive = root.appendingPathComponent("\(package.name).tar")
-            try run(["git", "-C", "\(mirror)/\(package.repository).git", "archive", "--format=tar", "-o", archive.path, package.tag])
+            try run([
+                "git", "-C", "\(mirror)/\(package.repository).git", "archive", "--format=tar", "-o", archive.path,
+                package.tag,
+            ])
             try run(["tar", "-xf", archive.path, "-C", target.path])
             try FileManager.default.removeItem(at: archive)
         }
@@ -90,6 +98,8 @@ enum RealCode {
         process.arguments = command
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CommandFailed(command: command, status: process.terminationStatus) }
+        guard process.terminationStatus == 0 else {
+            throw CommandFailed(command: command, status: process.terminationStatus)
+        }
     }
 }

@@ -28,7 +28,8 @@ struct ScanDeclarationTests {
     }
 
     @Test func contextsGiveTheirDiagnostics() {
-        let local = SourceScanner.scanDeclaration("@handler func f() {}", file: "A.swift", line: 1, column: 1, context: .local)
+        let local = SourceScanner.scanDeclaration(
+            "@handler func f() {}", file: "A.swift", line: 1, column: 1, context: .local)
         #expect(local.diagnostics.first?.message.contains("local function") == true)
         let member = SourceScanner.scanDeclaration(
             "@handler func f() {}", file: "A.swift", line: 3, column: 5, context: .type(path: "A.B", isProtocol: false))
@@ -36,7 +37,8 @@ struct ScanDeclarationTests {
         #expect(member.diagnostics.first?.fixIts.first?.line == 3)
         #expect(member.diagnostics.first?.fixIts.first?.column == 13)
         let requirement = SourceScanner.scanDeclaration(
-            "@handler static func f()", file: "A.swift", line: 1, column: 1, context: .type(path: "P", isProtocol: true))
+            "@handler static func f()", file: "A.swift", line: 1, column: 1, context: .type(path: "P", isProtocol: true)
+        )
         #expect(requirement.diagnostics.first?.message.contains("protocol 'P'") == true)
         let instance = SourceScanner.scanDeclaration(
             "@handler(instance: \"a.b\") func f() {}", file: "A.swift", line: 1, column: 1,
@@ -56,11 +58,13 @@ struct ScanDeclarationTests {
     }
 
     @Test func noAttributeOrNotAFunction() {
-        let none = SourceScanner.scanDeclaration("func f() {}", file: "A.swift", line: 4, column: 2, context: .fileScope)
+        let none = SourceScanner.scanDeclaration(
+            "func f() {}", file: "A.swift", line: 4, column: 2, context: .fileScope)
         #expect(none.handlers.isEmpty)
         #expect(none.diagnostics.map(\.line) == [4])
         #expect(none.diagnostics.first?.message.contains("no @handler attribute") == true)
-        let variable = SourceScanner.scanDeclaration("@handler var x = 1", file: "A.swift", line: 4, column: 2, context: .fileScope)
+        let variable = SourceScanner.scanDeclaration(
+            "@handler var x = 1", file: "A.swift", line: 4, column: 2, context: .fileScope)
         #expect(variable.diagnostics.first?.message.contains("'var'") == true)
         #expect(variable.diagnostics.first?.column == 2)
     }

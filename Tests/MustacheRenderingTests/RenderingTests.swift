@@ -20,7 +20,8 @@ private func render(_ text: String, _ value: Any) throws -> String {
 
 @Suite struct RenderingTests {
     @Test func variablesAreWrittenWithTheirDescription() throws {
-        #expect(try render("a {{word}} {{count}} {{flag}} b", ["word": "x", "count": 42, "flag": true]) == "a x 42 true b")
+        #expect(
+            try render("a {{word}} {{count}} {{flag}} b", ["word": "x", "count": 42, "flag": true]) == "a x 42 true b")
         #expect(try render("[{{ spaced }}]", ["spaced": "y"]) == "[y]")
         #expect(try render("[{{missing}}]", [String: Any]()) == "[]")
         #expect(try render("[{{absent}}]", ["absent": String?.none as Any]) == "[]")
@@ -31,7 +32,9 @@ private func render(_ text: String, _ value: Any) throws -> String {
         #expect(try render("{{v}}", value) == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
         #expect(try render("{{{v}}}|{{&v}}", value) == #"<a href="x">&'|<a href="x">&'"#)
         #expect(try render("{{% CONTENT_TYPE: TEXT}}\n{{v}}", value) == #"<a href="x">&'"#)
-        #expect(try render("{{%CONTENT_TYPE:TEXT}}{{v}}{{% CONTENT_TYPE: HTML}}{{v}}", value) == #"<a href="x">&'"# + "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
+        #expect(
+            try render("{{%CONTENT_TYPE:TEXT}}{{v}}{{% CONTENT_TYPE: HTML}}{{v}}", value) == #"<a href="x">&'"#
+                + "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
     }
 
     @Test func contentTypeIsScopedToItsSection() throws {
@@ -41,7 +44,9 @@ private func render(_ text: String, _ value: Any) throws -> String {
 
     @Test func sectionsOverBooleansArraysAndValues() throws {
         let items = [Item(name: "a", isLast: false), Item(name: "b", isLast: true)]
-        let value: [String: Any] = ["yes": true, "no": false, "items": items, "none": [Item](), "one": Item(name: "c", isLast: true)]
+        let value: [String: Any] = [
+            "yes": true, "no": false, "items": items, "none": [Item](), "one": Item(name: "c", isLast: true),
+        ]
         #expect(try render("{{#yes}}Y{{/yes}}{{#no}}N{{/no}}{{#missing}}M{{/missing}}", value) == "Y")
         #expect(try render("{{#items}}{{name}}{{^isLast}}, {{/isLast}}{{/items}}", value) == "a, b")
         #expect(try render("{{#none}}x{{/none}}{{^none}}empty{{/none}}", value) == "empty")
@@ -50,11 +55,16 @@ private func render(_ text: String, _ value: Any) throws -> String {
 
     @Test func invertedSectionsRenderWhenASectionWouldNot() throws {
         let value: [String: Any] = ["yes": true, "no": false, "list": [1], "text": ""]
-        #expect(try render("{{^yes}}1{{/yes}}{{^no}}2{{/no}}{{^missing}}3{{/missing}}{{^list}}4{{/list}}{{^text}}5{{/text}}", value) == "23")
+        #expect(
+            try render(
+                "{{^yes}}1{{/yes}}{{^no}}2{{/no}}{{^missing}}3{{/missing}}{{^list}}4{{/list}}{{^text}}5{{/text}}", value
+            ) == "23")
     }
 
     @Test func namesAreLookedUpOutwardsThroughEnclosingSections() throws {
-        let value: [String: Any] = ["prefix": "p", "items": [Item(name: "a", isLast: true)], "outer": ["inner": ["leaf": "L"]]]
+        let value: [String: Any] = [
+            "prefix": "p", "items": [Item(name: "a", isLast: true)], "outer": ["inner": ["leaf": "L"]],
+        ]
         #expect(try render("{{#items}}{{prefix}}{{name}}{{/items}}", value) == "pa")
         #expect(try render("{{outer.inner.leaf}}|{{outer.nothing.leaf}}", value) == "L|")
         #expect(try render("{{#items}}[{{.name}}|{{.prefix}}]{{/items}}", value) == "[a|]")

@@ -61,7 +61,8 @@ import Testing
         ] {
             #expect(said(second, ran), "missing '\(ran)' in:\n\(run.output)")
         }
-        #expect(run.lines.last?.hasSuffix("Done: handlers made here were rebuilt and called in another process.") == true)
+        #expect(
+            run.lines.last?.hasSuffix("Done: handlers made here were rebuilt and called in another process.") == true)
 
         let documents = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
         #expect(documents.count == 4)
@@ -71,7 +72,8 @@ import Testing
     @Test func failedStepExitsNonZero() async throws {
         let executable = try #require(Self.executable, "handlerkit-demo not found next to the test bundle")
         let missing = FileManager.default.temporaryDirectory.appending(path: "no-such-\(UUID().uuidString).jsonl")
-        let run = try await Subprocess.run(executable, ["--replay", missing.path(percentEncoded: false)], timeLimit: 60)
+        let run = try await Subprocess.run(
+            executable, ["--replay", missing.path(percentEncoded: false)], timeLimit: 60)
         #expect(run.status == 1, "\(run.output)")
         #expect(run.output.contains("[second process, pid "), "\(run.output)")
         #expect(run.output.contains("error:"), "\(run.output)")

@@ -9,7 +9,8 @@ import Foundation
 actor EvolutionPackage {
     static let shared = EvolutionPackage()
 
-    static let fixtureSource = FixturePackage.repositoryRoot.appending(path: "Tests/Fixtures/Evolution", directoryHint: .isDirectory)
+    static let fixtureSource = FixturePackage.repositoryRoot.appending(
+        path: "Tests/Fixtures/Evolution", directoryHint: .isDirectory)
     static let packageCopy = FixturePackage.workFolder.appending(path: "Evolution", directoryHint: .isDirectory)
     static let scratch = FixturePackage.workFolder.appending(path: "evolution-scratch", directoryHint: .isDirectory)
     static let documents = FixturePackage.workFolder.appending(path: "evolution-documents", directoryHint: .isDirectory)
@@ -36,27 +37,35 @@ actor EvolutionPackage {
             try Self.prepare()
             try Self.use(version: "v1")
             try? FileManager.default.removeItem(at: Self.baseline)
-            let baselineUpdate = try await Self.swift(["package", "--allow-writing-to-package-directory", "update-handler-baseline"])
+            let baselineUpdate = try await Self.swift([
+                "package", "--allow-writing-to-package-directory", "update-handler-baseline",
+            ])
             let v1Build = try await Self.swift(["build"])
             guard v1Build.status == 0 else { throw VersionBuildFailed(version: "v1", output: v1Build.output) }
             try? FileManager.default.removeItem(at: Self.documents)
             try FileManager.default.createDirectory(at: Self.documents, withIntermediateDirectories: true)
-            let v1Run = try await Subprocess.run(Self.executable, [Self.documents.path(percentEncoded: false)], timeLimit: 120)
+            let v1Run = try await Subprocess.run(
+                Self.executable, [Self.documents.path(percentEncoded: false)], timeLimit: 120)
             try Self.use(version: "v2")
             let v2Build = try await Self.swift(["build"])
             guard v2Build.status == 0 else { throw VersionBuildFailed(version: "v2", output: v2Build.output) }
-            let v2Run = try await Subprocess.run(Self.executable, [Self.documents.path(percentEncoded: false)], timeLimit: 120)
-            return Versions(baselineUpdate: baselineUpdate, v1Build: v1Build, v1Run: v1Run, v2Build: v2Build, v2Run: v2Run)
+            let v2Run = try await Subprocess.run(
+                Self.executable, [Self.documents.path(percentEncoded: false)], timeLimit: 120)
+            return Versions(
+                baselineUpdate: baselineUpdate, v1Build: v1Build, v1Run: v1Run, v2Build: v2Build, v2Run: v2Run)
         }
         versions = task
         return try await task.value
     }
 
     /// Builds v2 with `Handlers.swift` edited by `edit` (after the versions ran), and the edited text.
-    func buildV2(editing edit: @escaping @Sendable (String) -> String) async throws -> (build: Subprocess, source: String) {
+    func buildV2(
+        editing edit: @escaping @Sendable (String) -> String
+    ) async throws -> (build: Subprocess, source: String) {
         _ = try await runVersions()
         return try await enqueue {
-            let original = try String(contentsOf: Self.fixtureSource.appending(path: "v2/Handlers.swift"), encoding: .utf8)
+            let original = try String(
+                contentsOf: Self.fixtureSource.appending(path: "v2/Handlers.swift"), encoding: .utf8)
             let edited = edit(original)
             try Self.write(Data(edited.utf8), to: Self.sources.appending(path: "Handlers.swift"))
             return (try await Self.swift(["build"]), edited)
@@ -76,8 +85,10 @@ actor EvolutionPackage {
 
     private static func swift(_ arguments: [String]) async throws -> Subprocess {
         let scratchPath = ["--scratch-path", scratch.path(percentEncoded: false)]
-        let withScratch = arguments.first == "package" ? ["package"] + scratchPath + arguments.dropFirst() : arguments + scratchPath
-        return try await Subprocess.run(command: "swift", withScratch, in: packageCopy, timeLimit: FixturePackage.buildTimeLimit)
+        let withScratch =
+            arguments.first == "package" ? ["package"] + scratchPath + arguments.dropFirst() : arguments + scratchPath
+        return try await Subprocess.run(
+            command: "swift", withScratch, in: packageCopy, timeLimit: FixturePackage.buildTimeLimit)
     }
 
     /// The manifest, pointing at this HandlerKit.
@@ -92,7 +103,9 @@ actor EvolutionPackage {
     /// Puts the files of `version` (`v1`, `v2`) in `Sources/Mailer`, keeping the baseline.
     private static func use(version: String) throws {
         for name in ["Handlers.swift", "main.swift"] {
-            try write(Data(contentsOf: fixtureSource.appending(path: "\(version)/\(name)")), to: sources.appending(path: name))
+            try write(
+                Data(contentsOf: fixtureSource.appending(path: "\(version)/\(name)")), to: sources.appending(path: name)
+            )
         }
     }
 

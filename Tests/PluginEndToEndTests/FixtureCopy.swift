@@ -48,8 +48,9 @@ enum FixtureCopy {
         }
         let path = root.standardizedFileURL.path(percentEncoded: false)
             .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return Data((text.replacingOccurrences(of: relative, with: "let handlerKitPath = \"\(path)\"")
-            + "// HandlerKit's files: \(fingerprint)\n").utf8)
+        return Data(
+            (text.replacingOccurrences(of: relative, with: "let handlerKitPath = \"\(path)\"")
+                + "// HandlerKit's files: \(fingerprint)\n").utf8)
     }
 
     /// A digest of HandlerKit's file names and manifest. SwiftPM does not notice a file added to or

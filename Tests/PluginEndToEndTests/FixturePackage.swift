@@ -16,7 +16,8 @@ actor FixturePackage {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static let fixtureSource = repositoryRoot.appending(path: "Tests/Fixtures/PluginClient", directoryHint: .isDirectory)
+    static let fixtureSource = repositoryRoot.appending(
+        path: "Tests/Fixtures/PluginClient", directoryHint: .isDirectory)
     static let workFolder = repositoryRoot.appending(path: ".build-e2e", directoryHint: .isDirectory)
     static let packageCopy = workFolder.appending(path: "PluginClient", directoryHint: .isDirectory)
     static let scratch = workFolder.appending(path: "scratch", directoryHint: .isDirectory)
@@ -57,7 +58,9 @@ actor FixturePackage {
     /// Builds the `PluginClient` executable (once per test run) and rebuilds it twice.
     func buildClient() async throws -> ClientBuilds {
         if let clientBuilds { return try await clientBuilds.value }
-        let arguments = ["build", "--scratch-path", Self.scratch.path(percentEncoded: false), "--product", "PluginClient"]
+        let arguments = [
+            "build", "--scratch-path", Self.scratch.path(percentEncoded: false), "--product", "PluginClient",
+        ]
         let builds = try (enqueue(arguments), enqueue(arguments), enqueue(arguments))
         let executable = Self.scratch.appending(path: "debug/PluginClient", directoryHint: .notDirectory)
         let task = Task {

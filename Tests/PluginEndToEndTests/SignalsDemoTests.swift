@@ -22,8 +22,15 @@ import Testing
         #expect(app.contains { $0.text.hasPrefix("Exiting before the result arrives") })
         #expect(sync.contains { $0.text.hasPrefix("Posted revision 1: 1 consumer waits for it") })
         #expect(next.contains { $0.text.contains("took over 1 run that is gone, 1 durable consumer") })
-        #expect(next.contains { $0.text.contains("handler UploadResult.finished ran: upload of report.pdf succeeded at /Documents/report.pdf") },
-                "\(run.output)")
-        #expect(next.contains { $0.text.hasPrefix("Delivered and completed; the consumer and the signal's record are gone") })
+        #expect(
+            next.contains {
+                $0.text.contains(
+                    "handler UploadResult.finished ran: upload of report.pdf succeeded at /Documents/report.pdf")
+            },
+            "\(run.output)")
+        #expect(
+            next.contains {
+                $0.text.hasPrefix("Delivered and completed; the consumer and the signal's record are gone")
+            })
     }
 }

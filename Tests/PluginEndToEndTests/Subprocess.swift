@@ -51,7 +51,7 @@ struct Subprocess: Sendable {
                 if watch.expire() { kill(pid, SIGTERM) }
             }
         }
-                let output = try String(contentsOf: logURL, encoding: .utf8)
+        let output = try String(contentsOf: logURL, encoding: .utf8)
         return Subprocess(status: process.terminationStatus, output: output, timedOut: watch.expired)
     }
 

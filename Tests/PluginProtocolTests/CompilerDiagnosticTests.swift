@@ -25,25 +25,29 @@ struct CompilerDiagnosticTests {
 
     /// The macro declarations, exactly as HandlerKit declares them.
     static func macroDeclarations() -> String {
-        packageFile("HandlerMacro.swift", fallback: """
-            @attached(peer, names: overloaded)
-            public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            @attached(peer, names: overloaded)
-            public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            @attached(peer, names: overloaded)
-            public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            @attached(peer, names: overloaded)
-            public macro handler(id: String, instance: String) =
-                #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-            """)
+        packageFile(
+            "HandlerMacro.swift",
+            fallback: """
+                @attached(peer, names: overloaded)
+                public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+                @attached(peer, names: overloaded)
+                public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+                @attached(peer, names: overloaded)
+                public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+                @attached(peer, names: overloaded)
+                public macro handler(id: String, instance: String) =
+                    #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
+                """)
     }
 
     /// HandlerKit's unavailable fallback for the type the generated file declares.
     static func generatedFileCheck() -> String {
-        packageFile("GeneratedFileCheck.swift", fallback: """
-            @available(*, unavailable, message: "add HandlerKitPlugin")
-            public enum _HandlerKitGeneratedFile {}
-            """)
+        packageFile(
+            "GeneratedFileCheck.swift",
+            fallback: """
+                @available(*, unavailable, message: "add HandlerKitPlugin")
+                public enum _HandlerKitGeneratedFile {}
+                """)
     }
 
     /// Typechecks `source` (as `Handlers.swift` of module `App`, which imports a module `HandlerKit`
@@ -67,7 +71,8 @@ struct CompilerDiagnosticTests {
         try Self.macroDeclarations().write(to: declarations, atomically: true, encoding: .utf8)
         try Self.generatedFileCheck().write(to: fallback, atomically: true, encoding: .utf8)
         try source.write(to: handlers, atomically: true, encoding: .utf8)
-        try "import HandlerKit\nenum _HandlerKitGeneratedFile {}\n".write(to: generated, atomically: true, encoding: .utf8)
+        try "import HandlerKit\nenum _HandlerKitGeneratedFile {}\n".write(
+            to: generated, atomically: true, encoding: .utf8)
         let library = try await ChildProcess.run(
             swiftc,
             arguments: [
@@ -76,7 +81,8 @@ struct CompilerDiagnosticTests {
                 declarations.path, fallback.path,
             ],
             timeout: .seconds(120))
-        #expect(library.status == 0, "\(String(decoding: library.standardOutput, as: UTF8.self))\(library.standardError)")
+        #expect(
+            library.status == 0, "\(String(decoding: library.standardOutput, as: UTF8.self))\(library.standardError)")
         let outcome = try await ChildProcess.run(
             swiftc,
             arguments: [
@@ -164,10 +170,11 @@ struct CompilerDiagnosticTests {
         #expect(result.outcome.status != 0, "\(result.output)")
         let errors = result.reported.filter { $0.severity == "error" }
         #expect(errors.count == 7, "\(result.output)")
-        #expect(errors.allSatisfy {
-            $0.message.contains("HandlerKit build plugin did not run")
-                && $0.message.contains(#".plugin(name: "HandlerKitPlugin", package: "HandlerKit")"#)
-        }, "\(result.output)")
+        #expect(
+            errors.allSatisfy {
+                $0.message.contains("HandlerKit build plugin did not run")
+                    && $0.message.contains(#".plugin(name: "HandlerKitPlugin", package: "HandlerKit")"#)
+            }, "\(result.output)")
         let attributeLines = Self.validSource.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             .filter { $0.element.contains("@handler") }.map { $0.offset + 1 }
         let expansionNotes = result.reported.filter {
@@ -189,8 +196,10 @@ struct CompilerDiagnosticTests {
         let errors = result.reported.filter { $0.severity == "error" }
         #expect(errors.count == 1, "\(result.output)")
         #expect(errors.first?.line == 3 && errors.first?.column == 36, "\(result.output)")
-        #expect(errors.first?.message.hasPrefix(
-            "@handler function 'retry' returns Bool, but a handler's result has nowhere to go") == true, "\(result.output)")
+        #expect(
+            errors.first?.message.hasPrefix(
+                "@handler function 'retry' returns Bool, but a handler's result has nowhere to go") == true,
+            "\(result.output)")
     }
 
     static let misuseSource = """
@@ -239,11 +248,14 @@ struct CompilerDiagnosticTests {
     @Test func missingInstanceComesWithAFixIt() async throws {
         let result = try await typecheck(Self.misuseSource)
         // The compiler prints a fix-it as a note at the error, followed by the text it inserts.
-        guard let error = result.reported.first(where: { $0.severity == "error" && $0.message.contains("instance") }) else {
+        guard let error = result.reported.first(where: { $0.severity == "error" && $0.message.contains("instance") })
+        else {
             Issue.record("no error about instance: \(result.output)")
             return
         }
-        let notes = result.reported.filter { $0.severity == "note" && $0.line == error.line && $0.column == error.column }
+        let notes = result.reported.filter {
+            $0.severity == "note" && $0.line == error.line && $0.column == error.column
+        }
         #expect(!notes.isEmpty, "\(result.output)")
         // Under the note, the compiler shows the text the fix-it inserts after `@handler`.
         let insertion = result.output.split(separator: "\n").contains {
@@ -270,7 +282,9 @@ struct CompilerDiagnosticTests {
         let result = try await typecheck(source)
         let errors = result.reported.filter { $0.severity == "error" }
         #expect(errors.map(\.line) == [6, 8], "\(result.output)")
-        #expect(errors.first?.message.contains("maps 'x' to 'y', which is not a parameter of 'ping'") == true, "\(result.output)")
+        #expect(
+            errors.first?.message.contains("maps 'x' to 'y', which is not a parameter of 'ping'") == true,
+            "\(result.output)")
         #expect(errors.last?.message.contains("'Carbon.pong' is the handler's current id") == true, "\(result.output)")
         #expect(!result.reported.contains { $0.severity == "warning" }, "\(result.output)")
     }

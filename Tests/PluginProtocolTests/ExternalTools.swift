@@ -19,7 +19,8 @@ enum ExternalTools {
                 for name in pluginNames {
                     let candidate = directory.appendingPathComponent(name)
                     var isDirectory: ObjCBool = false
-                    if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                    if fileManager.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                        !isDirectory.boolValue,
                         fileManager.isExecutableFile(atPath: candidate.path)
                     {
                         return candidate
@@ -44,7 +45,11 @@ enum ExternalTools {
         }
         let argument = CommandLine.arguments.first ?? ""
         if !argument.isEmpty {
-            locations.append(URL(fileURLWithPath: argument, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL)
+            locations.append(
+                URL(
+                    fileURLWithPath: argument,
+                    relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+                ).standardizedFileURL)
         }
         return locations
     }

@@ -88,15 +88,22 @@ struct HandlerExpansionTests {
     /// Each misuse of `@handler` that one declaration shows, with a word its message must contain.
     static let misuses: [(name: String, declaration: String, context: [String], keyword: String)] = [
         ("private", "@handler\n    private static func hidden(account: Account) { }", carbons, "private"),
-        ("fileprivate", "@handler\n    fileprivate static func halfHidden(account: Account) { }", carbons, "fileprivate"),
+        (
+            "fileprivate", "@handler\n    fileprivate static func halfHidden(account: Account) { }", carbons,
+            "fileprivate"
+        ),
         ("generic", "@handler\n    static func generic<T>(value: T) { }", carbons, "generic"),
         ("inout", "@handler\n    static func mutating(count: inout Int) { }", carbons, "inout"),
         ("variadic", "@handler\n    static func variadic(values: Int...) { }", carbons, "variadic"),
         (
-            "static with instance:", "@handler(instance: \"account.carbons\")\n    static func staticWithInstance(account: Account) { }",
+            "static with instance:",
+            "@handler(instance: \"account.carbons\")\n    static func staticWithInstance(account: Account) { }",
             carbons, "instance"
         ),
-        ("unknown argument", "@handler(name: \"x\")\n    static func unknownArgument(account: Account) { }", carbons, "name"),
+        (
+            "unknown argument", "@handler(name: \"x\")\n    static func unknownArgument(account: Account) { }", carbons,
+            "name"
+        ),
         ("instance without instance:", "@handler\n    func withoutInstance(account: Account) { }", omemo, "instance"),
         ("in a protocol", "@handler\n    func required()", ["\n\nprotocol Requirement {}"], "protocol"),
         ("local function", "@handler\n    func local() { }", ["\n\nfunc outer() "], "local"),

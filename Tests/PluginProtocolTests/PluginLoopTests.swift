@@ -48,8 +48,11 @@ struct PluginLoopTests {
 
     @Test func lengthLargerThanTheDataEndsTheLoop() {
         let (ending, _) = run(lengthPrefix(1_000) + Array(PluginSessionTests.modernHello.utf8))
-        #expect(ending == .malformedInput(
-            FramingError.truncatedBody(expected: 1_000, received: PluginSessionTests.modernHello.utf8.count).description))
+        #expect(
+            ending
+                == .malformedInput(
+                    FramingError.truncatedBody(expected: 1_000, received: PluginSessionTests.modernHello.utf8.count)
+                        .description))
     }
 
     @Test func hugeLengthEndsTheLoopImmediately() {
@@ -62,7 +65,8 @@ struct PluginLoopTests {
     }
 
     @Test func invalidJSONIsAnsweredAndTheLoopGoesOn() throws {
-        let bytes = frame(PluginSessionTests.modernHello) + frame("{not json") + frame(#"{"brandNew":{}}"#)
+        let bytes =
+            frame(PluginSessionTests.modernHello) + frame("{not json") + frame(#"{"brandNew":{}}"#)
             + frame(PluginSessionTests.modernHello)
         let (ending, output) = run(bytes)
         #expect(ending == .endOfInput)

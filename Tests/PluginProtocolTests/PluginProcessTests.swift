@@ -9,7 +9,8 @@ struct PluginProcessTests {
     private func plugin() throws -> URL {
         try #require(
             ExternalTools.pluginExecutable(),
-            "the built HandlerKitMacros executable was not found next to the test executable; build it (swift build --product HandlerKitMacros) or set HANDLERKIT_MACROS_TOOL")
+            "the built HandlerKitMacros executable was not found next to the test executable; build it (swift build --product HandlerKitMacros) or set HANDLERKIT_MACROS_TOOL"
+        )
     }
 
     private func frame(_ json: String) -> [UInt8] {
@@ -52,7 +53,8 @@ struct PluginProcessTests {
     }
 
     @Test func invalidJSONAndUnknownKindsAreAnsweredThenExit0() async throws {
-        let bytes = frame(PluginSessionTests.modernHello) + frame("{\"getCapability\":") + frame("[]")
+        let bytes =
+            frame(PluginSessionTests.modernHello) + frame("{\"getCapability\":") + frame("[]")
             + frame(#"{"somethingNew":{"x":1}}"#)
         let outcome = try await ChildProcess.run(try plugin(), input: bytes)
         #expect(outcome.exitedCleanly)

@@ -9,12 +9,15 @@ struct PluginSessionTests {
     /// Compilers before the capability field send the kind with no fields.
     static let legacyHello = #"{"getCapability":{}}"#
 
-    static let validRequest = CompilerRequests(source: """
-        enum Carbons {
-            @handler
-            static func enabled(account: String, iqNode: Int) { }
-        }
-        """).request(for: "@handler\n    static func enabled(account: String, iqNode: Int) { }", context: ["\nenum Carbons {}"])
+    static let validRequest = CompilerRequests(
+        source: """
+            enum Carbons {
+                @handler
+                static func enabled(account: String, iqNode: Int) { }
+            }
+            """
+    ).request(
+        for: "@handler\n    static func enabled(account: String, iqNode: Int) { }", context: ["\nenum Carbons {}"])
 
     private func respond(_ session: inout PluginSession, _ json: String) throws -> (PluginResponse, [String: Any]) {
         let response = session.response(toPayload: Array(json.utf8))
@@ -23,7 +26,8 @@ struct PluginSessionTests {
     }
 
     /// The peer a valid handler of module `App` expands to: it compiles only beside the generated file.
-    static let validPeer = "private static func `enabled`(_handlerKitPluginOf_App_474fccfb: _HandlerKitGeneratedFile) {}"
+    static let validPeer =
+        "private static func `enabled`(_handlerKitPluginOf_App_474fccfb: _HandlerKitGeneratedFile) {}"
 
     @Test func modernHostGetsVersion7AndUnifiedExpansionResult() throws {
         var session = PluginSession()
@@ -52,21 +56,24 @@ struct PluginSessionTests {
         let (expansion, json) = try respond(
             &session, String(decoding: try WireJSON.encode(.expandAttachedMacro(Self.validRequest)), as: UTF8.self))
         #expect(expansion == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
-        #expect((json["expandAttachedMacroResult"] as? [String: Any])?["expandedSources"] as? [String] == [Self.validPeer])
+        #expect(
+            (json["expandAttachedMacroResult"] as? [String: Any])?["expandedSources"] as? [String] == [Self.validPeer])
     }
 
     @Test func hostOfProtocolVersion4GetsLegacyResult() throws {
         var session = PluginSession()
         _ = try respond(&session, #"{"getCapability":{"capability":{"protocolVersion":4}}}"#)
         #expect(!session.hostAcceptsUnifiedResult)
-        #expect(session.response(to: .expandAttachedMacro(Self.validRequest))
-            == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
+        #expect(
+            session.response(to: .expandAttachedMacro(Self.validRequest))
+                == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
     }
 
     @Test func expansionBeforeAnyCapabilityExchangeIsAnswered() {
         var session = PluginSession()
-        #expect(session.response(to: .expandAttachedMacro(Self.validRequest))
-            == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
+        #expect(
+            session.response(to: .expandAttachedMacro(Self.validRequest))
+                == .expandAttachedMacroResult(expandedSources: [Self.validPeer], diagnostics: []))
     }
 
     @Test func decodesARequestExactlyAsTheCompilerSendsIt() throws {
@@ -80,14 +87,19 @@ struct PluginSessionTests {
             return
         }
         #expect(request.macro.typeName == "HandlerMacro")
-        #expect(request.declSyntax.location == .init(fileID: "t1/t1.swift", fileName: "t1.swift", offset: 163, line: 4, column: 15))
+        #expect(
+            request.declSyntax.location
+                == .init(fileID: "t1/t1.swift", fileName: "t1.swift", offset: 163, line: 4, column: 15))
         #expect(request.lexicalContext?.first?.source == "\n\nenum Carbons {}")
         #expect(request.parentDeclSyntax == nil)
         var session = PluginSession()
         _ = session.response(to: .getCapability(HostCapability(protocolVersion: 7)))
-        #expect(session.response(to: message) == .expandMacroResult(
-            expandedSource: "private static func `enabled`(_handlerKitPluginOf_t1_40a8abc2: _HandlerKitGeneratedFile) {}",
-            diagnostics: []))
+        #expect(
+            session.response(to: message)
+                == .expandMacroResult(
+                    expandedSource:
+                        "private static func `enabled`(_handlerKitPluginOf_t1_40a8abc2: _HandlerKitGeneratedFile) {}",
+                    diagnostics: []))
     }
 
     @Test func requestWithoutLexicalContextIsStillValidated() throws {
@@ -95,7 +107,9 @@ struct PluginSessionTests {
         request.lexicalContext = nil
         var session = PluginSession()
         _ = session.response(to: .getCapability(HostCapability(protocolVersion: 7)))
-        #expect(session.response(to: .expandAttachedMacro(request)) == .expandMacroResult(expandedSource: Self.validPeer, diagnostics: []))
+        #expect(
+            session.response(to: .expandAttachedMacro(request))
+                == .expandMacroResult(expandedSource: Self.validPeer, diagnostics: []))
     }
 
     @Test func messageRoundTripsThroughTheModel() throws {
@@ -149,9 +163,10 @@ struct PluginSessionTests {
             kind: "expression", source: " #handler()",
             location: .init(fileID: "A/a.swift", fileName: "a.swift", offset: 10, line: 2, column: 3))
         let response = session.response(
-            to: .expandFreestandingMacro(FreestandingMacroRequest(
-                macro: MacroReference(moduleName: "HandlerKitMacros", typeName: "HandlerMacro", name: "handler "),
-                syntax: snippet)))
+            to: .expandFreestandingMacro(
+                FreestandingMacroRequest(
+                    macro: MacroReference(moduleName: "HandlerKitMacros", typeName: "HandlerMacro", name: "handler "),
+                    syntax: snippet)))
         #expect(response.kind == "expandMacroResult")
         #expect(response.diagnostics.first?.position == .init(fileName: "a.swift", offset: 11))
         #expect(response.diagnostics.first?.message.contains("'handler'") == true)

@@ -1,5 +1,6 @@
-@testable import PluginProtocol
 import Testing
+
+@testable import PluginProtocol
 
 @Suite("Line and column to offset")
 struct SourcePositionMapTests {

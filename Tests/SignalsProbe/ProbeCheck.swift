@@ -18,7 +18,9 @@ enum ProbeCheck {
         var interruptedRerun = 0
     }
 
-    static func run(store: any SignalStore, log: String, consumerLines: [Substring], postLines: [Substring]) async throws -> Bool {
+    static func run(
+        store: any SignalStore, log: String, consumerLines: [Substring], postLines: [Substring]
+    ) async throws -> Bool {
         var revisions: [String: Int] = [:]
         for line in postLines {
             let fields = line.split(separator: " ")
@@ -60,7 +62,8 @@ enum ProbeCheck {
         }
         counts.unexpectedReturns = returned.subtracting(expected).count
         let statistics = try await store.statistics()
-        say("""
+        say(
+            """
             deliveries expected: \(counts.expected)
             completed exactly once: \(counts.completedOnce)
             completed more than once: \(counts.completedTwice)
@@ -70,7 +73,8 @@ enum ProbeCheck {
             left in the store: pending \(statistics.pendingDeliveries), claimed \(statistics.claimedDeliveries), dead \(statistics.deadDeliveries)
             """)
         return counts.completedOnce == counts.expected && counts.completedTwice == 0 && counts.lost == 0
-            && counts.unexpectedReturns == 0 && returned == expected && counts.interruptedRerun == counts.interruptedHandlers
+            && counts.unexpectedReturns == 0 && returned == expected
+            && counts.interruptedRerun == counts.interruptedHandlers
             && statistics.pendingDeliveries == 0 && statistics.claimedDeliveries == 0 && statistics.deadDeliveries == 0
     }
 }

@@ -1,10 +1,11 @@
+import Foundation
+import HandlerKitSignals
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HandlerKitSignals
 
 /// Where the probe kills itself with SIGKILL — the same as `kill -9` from outside at exactly that
 /// point: `--kill-at POINT --kill-after N` kills at the N-th time the process reaches POINT.

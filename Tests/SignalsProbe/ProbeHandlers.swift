@@ -1,10 +1,11 @@
+import Foundation
+import HandlerKit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HandlerKit
 
 /// The probe's consumer handlers. Each writes one line when it starts and one when it returns to
 /// the log file bound to it, so the tests can tell every run of a handler and whether it returned.

@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
+
 #if PostgreSQL
 import HandlerKitSignalsPostgres
 #endif
@@ -10,12 +11,15 @@ import HandlerKitSignalsPostgres
 func openProbeStore(_ arguments: ProbeArguments) throws -> any SignalStore {
     if let url = arguments.values["postgres"] {
         #if PostgreSQL
-        var options = PostgresSignalStore.Options(hostID: arguments.values["host"] ?? ProcessInfo.processInfo.hostName,
-                                                  lease: .seconds(try arguments.int("lease", default: 30)))
+        var options = PostgresSignalStore.Options(
+            hostID: arguments.values["host"] ?? ProcessInfo.processInfo.hostName,
+            lease: .seconds(try arguments.int("lease", default: 30)))
         options.faultHook = ProbeFaults.hook
         return try PostgresSignalStore(url: url, options: options)
         #else
-        throw ProbeError("--postgres \(url): this probe was built without the package trait PostgreSQL (swift build --traits PostgreSQL)")
+        throw ProbeError(
+            "--postgres \(url): this probe was built without the package trait PostgreSQL (swift build --traits PostgreSQL)"
+        )
         #endif
     }
     var options = SQLiteSignalStore.Options()

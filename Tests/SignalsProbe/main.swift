@@ -26,7 +26,9 @@ struct ProbeArguments {
     var command = ""
 
     init(_ arguments: [String]) throws {
-        guard let first = arguments.first else { throw ProbeError("usage: handlerkit-signals-probe register|post|consume|wait …") }
+        guard let first = arguments.first else {
+            throw ProbeError("usage: handlerkit-signals-probe register|post|consume|wait …")
+        }
         command = first
         var index = 1
         while index < arguments.count {
@@ -88,15 +90,18 @@ func run() async throws {
         let lifetime = try arguments.string("lifetime", default: "durable") == "run" ? ConsumerLifetime.run : .durable
         let flaky = try arguments.int("flaky", default: -1)
         for index in 0..<(try arguments.int("signals")) {
-            let handler = flaky >= 0
+            let handler =
+                flaky >= 0
                 ? try Probe.flakyHandler(log: log, failures: flaky)
                 : try Probe.recordHandler(log: log)
-            let consumer = try await center.register(handler, for: SignalID("\(prefix)\(index)"), lifetime: lifetime, delivery: mode)
+            let consumer = try await center.register(
+                handler, for: SignalID("\(prefix)\(index)"), lifetime: lifetime, delivery: mode)
             say("consumer \(consumer) \(prefix)\(index) \(mode == .once ? "once" : "every")")
         }
         if arguments.values["stop"] != nil { try await center.stop() }
     case "post":
-        let center = try await SignalCenter.start(component: component, store: store, options: .init(deliversAutomatically: false))
+        let center = try await SignalCenter.start(
+            component: component, store: store, options: .init(deliversAutomatically: false))
         for index in (try arguments.int("from", default: 0))..<(try arguments.int("signals")) {
             let result = try await center.post(SignalID("\(prefix)\(index)"), payload: ["item": index])
             say("posted \(prefix)\(index) \(result.revision) \(result.deliveries)")
@@ -107,8 +112,10 @@ func run() async throws {
         options.faultHook = ProbeFaults.hook
         let center = try await SignalCenter.start(component: component, store: store, options: options)
         let takeover = center.takeover
-        say("run \(center.runID) took over \(takeover.deadRuns.count) runs, \(takeover.interruptedDeliveries) interrupted, "
-            + "\(takeover.adoptedConsumers) consumers adopted, \(takeover.removedConsumers) run-tied consumers removed")
+        say(
+            "run \(center.runID) took over \(takeover.deadRuns.count) runs, \(takeover.interruptedDeliveries) interrupted, "
+                + "\(takeover.adoptedConsumers) consumers adopted, \(takeover.removedConsumers) run-tied consumers removed"
+        )
         var completed = 0
         while true {
             completed += try await center.deliverDue()
@@ -124,8 +131,9 @@ func run() async throws {
         func lines(_ name: String) throws -> [Substring] {
             try String(contentsOfFile: try arguments.string(name), encoding: .utf8).split(separator: "\n")
         }
-        let passed = try await ProbeCheck.run(store: store, log: try arguments.string("log"),
-                                              consumerLines: try lines("consumers"), postLines: try lines("posts"))
+        let passed = try await ProbeCheck.run(
+            store: store, log: try arguments.string("log"),
+            consumerLines: try lines("consumers"), postLines: try lines("posts"))
         if !passed { throw ProbeError("check failed") }
     case "serve":
         let center = try await SignalCenter.start(component: component, store: store, options: .init(retry: retry))

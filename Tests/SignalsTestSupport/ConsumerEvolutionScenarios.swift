@@ -15,14 +15,21 @@ package struct ConsumerEvolutionScenarios {
     /// Version 1: `Upload.finished(label:item:deliveryKey:)` and `Upload.obsolete(deliveryKey:)`.
     func version1() throws -> HandlerRegistry {
         let registry = HandlerRegistry()
-        try registry.register(HandlerTable(module: "SignalAppV1", handlers: [
-            HandlerDescriptor(
-                id: "Upload.finished",
-                parameters: [.required("label", String.self), .required("item", Int.self), .required("deliveryKey", String.self)],
-                invoke: { _ in Issue.record("version 1's handler must not run in version 2") }
-            ),
-            HandlerDescriptor(id: "Upload.obsolete", parameters: [.required("deliveryKey", String.self)], invoke: { _ in }),
-        ]))
+        try registry.register(
+            HandlerTable(
+                module: "SignalAppV1",
+                handlers: [
+                    HandlerDescriptor(
+                        id: "Upload.finished",
+                        parameters: [
+                            .required("label", String.self), .required("item", Int.self),
+                            .required("deliveryKey", String.self),
+                        ],
+                        invoke: { _ in Issue.record("version 1's handler must not run in version 2") }
+                    ),
+                    HandlerDescriptor(
+                        id: "Upload.obsolete", parameters: [.required("deliveryKey", String.self)], invoke: { _ in }),
+                ]))
         return registry
     }
 
@@ -30,18 +37,25 @@ package struct ConsumerEvolutionScenarios {
     func version2() throws -> HandlerRegistry {
         let registry = HandlerRegistry()
         let recorder = recorder
-        try registry.register(HandlerTable(module: "SignalAppV2", handlers: [
-            HandlerDescriptor(
-                id: "Transfer.completed", formerIDs: ["Upload.finished"],
-                parameters: [.required("tag", String.self, formerly: ["label"]), .required("item", Int.self),
-                             .required("deliveryKey", String.self)],
-                invoke: { arguments in
-                    recorder.add(Received(handler: "Transfer.completed", item: try arguments.required("item"),
-                                          note: try arguments.required("tag"),
-                                          deliveryKey: try arguments.required("deliveryKey"), revision: 1))
-                }
-            ),
-        ]))
+        try registry.register(
+            HandlerTable(
+                module: "SignalAppV2",
+                handlers: [
+                    HandlerDescriptor(
+                        id: "Transfer.completed", formerIDs: ["Upload.finished"],
+                        parameters: [
+                            .required("tag", String.self, formerly: ["label"]), .required("item", Int.self),
+                            .required("deliveryKey", String.self),
+                        ],
+                        invoke: { arguments in
+                            recorder.add(
+                                Received(
+                                    handler: "Transfer.completed", item: try arguments.required("item"),
+                                    note: try arguments.required("tag"),
+                                    deliveryKey: try arguments.required("deliveryKey"), revision: 1))
+                        }
+                    )
+                ]))
         return registry
     }
 
@@ -49,7 +63,8 @@ package struct ConsumerEvolutionScenarios {
         let store = try kind.open(folder.path)
         let old = try version1()
         let first = try await manualCenter("app", store: store, registry: old)
-        let consumer = try await first.register(try Handler(id: "Upload.finished", bound: ["label": "v1"], registry: old), for: "upload")
+        let consumer = try await first.register(
+            try Handler(id: "Upload.finished", bound: ["label": "v1"], registry: old), for: "upload")
         try await first.stop()
 
         let updated = try version2()
@@ -57,8 +72,12 @@ package struct ConsumerEvolutionScenarios {
         #expect(try await poster.post("upload", payload: ["item": 5]).deliveries == 1)
         let next = try await manualCenter("app", store: store, registry: updated)
         #expect(try await next.deliverDue() == 1)
-        #expect(recorder.all == [Received(handler: "Transfer.completed", item: 5, note: "v1",
-                                          deliveryKey: "\(consumer.rawValue)/1", revision: 1)])
+        #expect(
+            recorder.all == [
+                Received(
+                    handler: "Transfer.completed", item: 5, note: "v1",
+                    deliveryKey: "\(consumer.rawValue)/1", revision: 1)
+            ])
         #expect(try await next.deadDeliveries().isEmpty)
         try await next.stop()
         try await poster.stop()

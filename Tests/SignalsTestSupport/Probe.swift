@@ -33,7 +33,9 @@ package enum Probe {
 
     /// Starts the probe with `arguments` (output to a file) without waiting for it.
     package static func start(_ arguments: [String], output: String) throws -> Process {
-        guard let executable else { throw Failure(description: "handlerkit-signals-probe not found next to the test bundle") }
+        guard let executable else {
+            throw Failure(description: "handlerkit-signals-probe not found next to the test bundle")
+        }
         guard FileManager.default.createFile(atPath: output, contents: nil) else {
             throw Failure(description: "cannot create \(output)")
         }
@@ -56,9 +58,10 @@ package enum Probe {
         let process = try start(arguments, output: output)
         await finish(process)
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        return Outcome(status: process.terminationStatus,
-                       killed: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
-                       output: text)
+        return Outcome(
+            status: process.terminationStatus,
+            killed: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+            output: text)
     }
 
     /// Waits for `process` to end.

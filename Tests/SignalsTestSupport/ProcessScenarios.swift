@@ -19,8 +19,12 @@ package struct ProcessScenarios {
 
     /// Registers one consumer per signal `prefix0`… for component `app`; returns the consumer ids.
     func register(_ kind: StoreKind, _ count: Int, prefix: String, mode: String = "once") async throws -> [String] {
-        let outcome = try await probe(kind, ["register", "--component", "app", "--log", log, "--signals", "\(count)",
-                                             "--prefix", prefix, "--mode", mode])
+        let outcome = try await probe(
+            kind,
+            [
+                "register", "--component", "app", "--log", log, "--signals", "\(count)",
+                "--prefix", prefix, "--mode", mode,
+            ])
         #expect(outcome.status == 0, "\(outcome.output)")
         return outcome.lines.compactMap { line in
             let fields = line.split(separator: " ")
@@ -38,26 +42,34 @@ package struct ProcessScenarios {
         let store = try kind.open(folder.path)
         let ready = folder.path + "/ready"
         let output = folder.path + "/serve.out"
-        let server = try Probe.start(["serve", "--component", "app", "--log", log, "--signals", "5",
-                                      "--prefix", "x", "--ready", ready] + kind.probeArguments(folder.path), output: output)
+        let server = try Probe.start(
+            [
+                "serve", "--component", "app", "--log", log, "--signals", "5",
+                "--prefix", "x", "--ready", ready,
+            ] + kind.probeArguments(folder.path), output: output)
         // Waits (up to two minutes) for the consumers to be registered; not a timing assertion.
         for _ in 0..<12_000 where !FileManager.default.fileExists(atPath: ready) && server.isRunning {
             try await Task.sleep(for: .milliseconds(10))
         }
         let posted = try await probe(kind, ["post", "--component", "sync", "--signals", "5", "--prefix", "x"])
         #expect(posted.status == 0, "\(posted.output)")
-        #expect(posted.lines.filter { $0.hasSuffix(" 1 1") }.count == 5, "each post reached one consumer: \(posted.output)")
+        #expect(
+            posted.lines.filter { $0.hasSuffix(" 1 1") }.count == 5, "each post reached one consumer: \(posted.output)")
         await Probe.finish(server)
         let served = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         #expect(server.terminationStatus == 0, "\(served)")
         let handlerLog = HandlerLog(path: log)
         #expect(handlerLog.returnedKeys.count == 5)
-        #expect(Set(handlerLog.entries.map(\.pid)) == [String(server.processIdentifier)], "delivered in the registering process")
+        #expect(
+            Set(handlerLog.entries.map(\.pid)) == [String(server.processIdentifier)],
+            "delivered in the registering process")
         let left = try await store.statistics()
         #expect(left.consumers == 0 && left.signals == 0 && left.pendingDeliveries == 0 && left.completions == 5)
     }
 
-    package func aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(kind: StoreKind) async throws {
+    package func aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(
+        kind: StoreKind
+    ) async throws {
         let store = try kind.open(folder.path)
         let consumers = try await register(kind, 3, prefix: "d")
         let posted = try await probe(kind, ["post", "--component", "sync", "--signals", "3", "--prefix", "d"])
@@ -75,14 +87,19 @@ package struct ProcessScenarios {
     package func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered(kind: StoreKind) async throws {
         let store = try kind.open(folder.path)
         // The registering process exits without stopping its run, as a crash would end it.
-        let tied = try await probe(kind, ["register", "--component", "app", "--log", log, "--signals", "3", "--prefix", "t",
-                                          "--lifetime", "run"])
+        let tied = try await probe(
+            kind,
+            [
+                "register", "--component", "app", "--log", log, "--signals", "3", "--prefix", "t",
+                "--lifetime", "run",
+            ])
         #expect(tied.status == 0, "\(tied.output)")
         let posted = try await probe(kind, ["post", "--component", "sync", "--signals", "3", "--prefix", "t"])
         #expect(posted.lines.filter { $0.hasPrefix("posted ") }.count == 3, "\(posted.output)")
         let next = try await probe(kind, ["consume", "--component", "app", "--stop"])
-        #expect(next.output.contains("took over 1 runs, 0 interrupted, 0 consumers adopted, 3 run-tied consumers removed"),
-                "\(next.output)")
+        #expect(
+            next.output.contains("took over 1 runs, 0 interrupted, 0 consumers adopted, 3 run-tied consumers removed"),
+            "\(next.output)")
         #expect(next.output.contains("idle 0"))
         #expect(HandlerLog(path: log).entries.isEmpty)
         #expect(try await store.statistics() == SignalStoreStatistics())
@@ -104,8 +121,12 @@ package struct ProcessScenarios {
         var kills = 0
         var finished = false
         for _ in 0..<2_000 {
-            let outcome = try await probe(kind, ["consume", "--component", "app", "--kill-at", point,
-                                                 "--kill-after", "\(Int.random(in: 1...2, using: &random))"])
+            let outcome = try await probe(
+                kind,
+                [
+                    "consume", "--component", "app", "--kill-at", point,
+                    "--kill-after", "\(Int.random(in: 1...2, using: &random))",
+                ])
             if outcome.killed {
                 kills += 1
                 continue
@@ -144,7 +165,9 @@ package struct ProcessScenarios {
         default:
             #expect(ends == expected.count, "no handler that returned ran again")
         }
-        print("signals.kill_test store=\(kind.name) point=\(point) kills=\(kills) deliveries=\(expected.count) handler_returns=\(ends)")
+        print(
+            "signals.kill_test store=\(kind.name) point=\(point) kills=\(kills) deliveries=\(expected.count) handler_returns=\(ends)"
+        )
     }
 
     /// Three consumer processes of the same component at once, each killed at random points: they
@@ -165,9 +188,13 @@ package struct ProcessScenarios {
                     var random = SeededRandom(seed: UInt64(worker) &+ 1_000)
                     var kills = 0
                     for _ in 0..<2_000 {
-                        let outcome = try await probe(kind, ["consume", "--component", "app",
-                                                       "--kill-at", points[Int.random(in: 0..<3, using: &random)],
-                                                       "--kill-after", "\(Int.random(in: 1...3, using: &random))"])
+                        let outcome = try await probe(
+                            kind,
+                            [
+                                "consume", "--component", "app",
+                                "--kill-at", points[Int.random(in: 0..<3, using: &random)],
+                                "--kill-after", "\(Int.random(in: 1...3, using: &random))",
+                            ])
                         if outcome.killed {
                             kills += 1
                         } else {
@@ -203,9 +230,13 @@ package struct ProcessScenarios {
         var postedSignals: [Substring] = []
         var kills = 0
         while postedSignals.count < 40 {
-            let outcome = try await probe(kind, ["post", "--component", "sync", "--signals", "40", "--prefix", "m",
-                                           "--from", "\(postedSignals.count)", "--kill-at", "postBeforeCommit",
-                                           "--kill-after", "\(Int.random(in: 1...2, using: &random))"])
+            let outcome = try await probe(
+                kind,
+                [
+                    "post", "--component", "sync", "--signals", "40", "--prefix", "m",
+                    "--from", "\(postedSignals.count)", "--kill-at", "postBeforeCommit",
+                    "--kill-after", "\(Int.random(in: 1...2, using: &random))",
+                ])
             postedSignals += outcome.lines.filter { $0.hasPrefix("posted ") }
             if outcome.killed { kills += 1 } else { #expect(outcome.status == 0, "\(outcome.output)") }
             if kills > 1_000 { break }

@@ -14,8 +14,9 @@ package struct SettleFailureScenarios {
     package func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
         let store = FailingCompletionStore(try kind.open(folder.path))
         let center = try await manualCenter("app", store: store, registry: registry)
-        _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress",
-                                      delivery: .everyRevision)
+        _ = try await center.register(
+            try Handler(id: "Sink.receive", registry: registry), for: "progress",
+            delivery: .everyRevision)
         for item in 1...3 { _ = try await center.post("progress", payload: ["item": item]) }
 
         store.failNextCompletion()
@@ -47,7 +48,12 @@ final class FailingCompletionStore: SignalStore {
     var location: String { base.location }
 
     func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
-        if failing.withLock({ failing in defer { failing = false }; return failing }) { throw .storeUnavailable(path: location, reason: "the test cut the store off") }
+        if failing.withLock({ failing in
+            defer { failing = false }
+            return failing
+        }) {
+            throw .storeUnavailable(path: location, reason: "the test cut the store off")
+        }
         return try await base.complete(delivery)
     }
 
@@ -80,7 +86,9 @@ final class FailingCompletionStore: SignalStore {
         try await base.release(delivery, reason: reason, retryAt: retryAt)
     }
     func nextRetry(for runID: String) async throws(SignalError) -> Date? { try await base.nextRetry(for: runID) }
-    func openDeliveries(for runID: String) async throws(SignalError) -> Int { try await base.openDeliveries(for: runID) }
+    func openDeliveries(for runID: String) async throws(SignalError) -> Int {
+        try await base.openDeliveries(for: runID)
+    }
     func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         try await base.deadDeliveries(of: component)
     }

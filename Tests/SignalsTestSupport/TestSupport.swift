@@ -14,8 +14,10 @@ package struct StoreKind: Sendable, CustomTestStringConvertible {
     /// The arguments that make the probe (handlerkit-signals-probe) open the store `open` opens for `folder`.
     package let probeArguments: @Sendable (_ folder: String) throws -> [String]
 
-    package init(name: String, open: @escaping @Sendable (_ folder: String) throws -> any SignalStore,
-                 probeArguments: @escaping @Sendable (_ folder: String) throws -> [String]) {
+    package init(
+        name: String, open: @escaping @Sendable (_ folder: String) throws -> any SignalStore,
+        probeArguments: @escaping @Sendable (_ folder: String) throws -> [String]
+    ) {
         self.name = name
         self.open = open
         self.probeArguments = probeArguments
@@ -25,12 +27,16 @@ package struct StoreKind: Sendable, CustomTestStringConvertible {
 
     package static let sqlite = StoreKind(
         name: "SQLite",
-        open: { folder in try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20))) },
+        open: { folder in
+            try SQLiteSignalStore(path: folder + "/signals.sqlite", options: .init(busyTimeout: .seconds(20)))
+        },
         probeArguments: { folder in ["--db", folder + "/signals.sqlite"] })
 
     package static let memory = StoreKind(
         name: "in memory", open: { _ in InMemorySignalStore() },
-        probeArguments: { _ in throw StoreKindError(description: "the in-memory store is not shared with other processes") })
+        probeArguments: { _ in
+            throw StoreKindError(description: "the in-memory store is not shared with other processes")
+        })
 }
 
 package struct StoreKindError: Error, CustomStringConvertible {
@@ -88,32 +94,46 @@ package final class Recorder: Sendable {
 /// - `Sink.async(item: Int, deliveryKey: String)` is `async`
 package func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
     let registry = HandlerRegistry()
-    try registry.register(HandlerTable(module: "SignalTests", handlers: [
-        HandlerDescriptor(
-            id: "Sink.receive",
-            parameters: [.required("item", Int.self), .optional("note", String.self),
-                         .required("deliveryKey", String.self), .required("signalRevision", Int.self)],
-            invoke: { arguments in
-                let item: Int = try arguments.required("item")
-                recorder.add(Received(handler: "Sink.receive", item: item,
-                                      note: try arguments.optional("note"), deliveryKey: try arguments.required("deliveryKey"),
-                                      revision: try arguments.required("signalRevision")))
-            }
-        ),
-        HandlerDescriptor(id: "Sink.fail", parameters: [.required("deliveryKey", String.self)], invoke: { arguments in
-            recorder.add(Received(handler: "Sink.fail", deliveryKey: try arguments.required("deliveryKey"), revision: 0))
-            throw TestFailure()
-        }),
-        HandlerDescriptor(
-            id: "Sink.async", parameters: [.required("item", Int.self), .required("deliveryKey", String.self)],
-            invokeAsync: { arguments in
-                try await Task.sleep(for: .milliseconds(1))
-                let item: Int = try arguments.required("item")
-                recorder.add(Received(handler: "Sink.async", item: item,
-                                      deliveryKey: try arguments.required("deliveryKey"), revision: 0))
-            }
-        ),
-    ]))
+    try registry.register(
+        HandlerTable(
+            module: "SignalTests",
+            handlers: [
+                HandlerDescriptor(
+                    id: "Sink.receive",
+                    parameters: [
+                        .required("item", Int.self), .optional("note", String.self),
+                        .required("deliveryKey", String.self), .required("signalRevision", Int.self),
+                    ],
+                    invoke: { arguments in
+                        let item: Int = try arguments.required("item")
+                        recorder.add(
+                            Received(
+                                handler: "Sink.receive", item: item,
+                                note: try arguments.optional("note"),
+                                deliveryKey: try arguments.required("deliveryKey"),
+                                revision: try arguments.required("signalRevision")))
+                    }
+                ),
+                HandlerDescriptor(
+                    id: "Sink.fail", parameters: [.required("deliveryKey", String.self)],
+                    invoke: { arguments in
+                        recorder.add(
+                            Received(
+                                handler: "Sink.fail", deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+                        throw TestFailure()
+                    }),
+                HandlerDescriptor(
+                    id: "Sink.async", parameters: [.required("item", Int.self), .required("deliveryKey", String.self)],
+                    invokeAsync: { arguments in
+                        try await Task.sleep(for: .milliseconds(1))
+                        let item: Int = try arguments.required("item")
+                        recorder.add(
+                            Received(
+                                handler: "Sink.async", item: item,
+                                deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+                    }
+                ),
+            ]))
     return registry
 }
 
@@ -125,8 +145,9 @@ package struct TestFailure: Error, CustomStringConvertible {
 package func manualCenter(
     _ component: String, store: any SignalStore, registry: HandlerRegistry, retry: RetryPolicy = RetryPolicy()
 ) async throws -> SignalCenter {
-    try await SignalCenter.start(component: component, store: store, registry: registry,
-                                 options: .init(retry: retry, deliversAutomatically: false))
+    try await SignalCenter.start(
+        component: component, store: store, registry: registry,
+        options: .init(retry: retry, deliversAutomatically: false))
 }
 
 extension SignalStoreStatistics {

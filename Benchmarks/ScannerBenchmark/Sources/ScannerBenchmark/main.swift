@@ -228,7 +228,8 @@ print("scanner.cpu_speedup_x: \(format(scannerCPU / parserCPU)) x")
 // once, best of 3 each, interleaved, in wall-clock time and in CPU time (user + system of the process and
 // its threads, so a second core does not count as speed). Also `handlergen generate` over the same files
 // named one by one, as the build plugin runs it: it must cost what `scan` costs.
-let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent()
 let handlergen = executableFolder.appendingPathComponent("handlergen")
 let swiftParserScan = executableFolder.appendingPathComponent("swiftparser-scan")
 let corpusNames = sources.map { $0.repository.replacingOccurrences(of: "/", with: "+") }
@@ -249,7 +250,8 @@ let corpusFolders = corpusNames.map { temporary.appendingPathComponent($0).path 
     let start = clock.now
     let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
     guard spawned == 0 else {
-        throw BenchmarkError.processFailed("\(executable.lastPathComponent) could not start: \(String(cString: strerror(spawned)))")
+        throw BenchmarkError.processFailed(
+            "\(executable.lastPathComponent) could not start: \(String(cString: strerror(spawned)))")
     }
     var status: Int32 = 0
     var usage = rusage()
@@ -261,7 +263,8 @@ let corpusFolders = corpusNames.map { temporary.appendingPathComponent($0).path 
     guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
         throw BenchmarkError.processFailed("\(executable.lastPathComponent) ended with wait status \(status)")
     }
-    let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+    let cpu =
+        Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
         + Double(usage.ru_stime.tv_usec) / 1e6
     return Sample(wall: wall, cpu: cpu)
 }
@@ -277,10 +280,15 @@ let corpusFolders = corpusNames.map { temporary.appendingPathComponent($0).path 
     return loads.map { format($0, 2) }.joined(separator: " ")
 }
 
-if FileManager.default.isExecutableFile(atPath: handlergen.path), FileManager.default.isExecutableFile(atPath: swiftParserScan.path) {
+if FileManager.default.isExecutableFile(atPath: handlergen.path),
+    FileManager.default.isExecutableFile(atPath: swiftParserScan.path)
+{
     do {
         print("process.load_average_before: \(loadAverage()) (1, 5, 15 min)")
-        let groups = zip(corpusNames, corpusFolders).map { (name: $0.0, folders: [$0.1]) } + [(name: "all", folders: corpusFolders)]
+        let groups =
+            zip(corpusNames, corpusFolders).map { (name: $0.0, folders: [$0.1]) } + [
+                (name: "all", folders: corpusFolders)
+            ]
         for group in groups {
             var scanRuns: [Sample] = []
             var parseRuns: [Sample] = []
@@ -310,7 +318,8 @@ if FileManager.default.isExecutableFile(atPath: handlergen.path), FileManager.de
         var generateRuns: [Sample] = []
         var scanRuns: [Sample] = []
         for _ in 0..<3 {
-            generateRuns.append(try runProcess(handlergen, ["generate", "--module", "Corpus", "--output", output] + fileList))
+            generateRuns.append(
+                try runProcess(handlergen, ["generate", "--module", "Corpus", "--output", output] + fileList))
             scanRuns.append(try runProcess(handlergen, ["scan", "--format", "json"] + corpusFolders))
         }
         let generate = best(generateRuns)
@@ -324,5 +333,7 @@ if FileManager.default.isExecutableFile(atPath: handlergen.path), FileManager.de
         exit(1)
     }
 } else {
-    print("note: process.* skipped: build handlergen and swiftparser-scan first (see Package.swift); looked in \(executableFolder.path)")
+    print(
+        "note: process.* skipped: build handlergen and swiftparser-scan first (see Package.swift); looked in \(executableFolder.path)"
+    )
 }
