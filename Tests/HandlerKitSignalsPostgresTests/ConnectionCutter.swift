@@ -2,6 +2,7 @@
 #if PostgreSQL && canImport(Glibc)
 import Foundation
 import Glibc
+import HandlerKit
 import SignalsTestSupport
 
 /// A TCP proxy on 127.0.0.1 in front of the test server that forwards the PostgreSQL protocol both
@@ -22,9 +23,8 @@ final class ConnectionCutter: @unchecked Sendable {
     private(set) var port = 0
     private let serverPort: Int
     private let listener: Int32
-    private let lock = NSLock()
-    private var armed: (statement: String, cut: Cut)?
-    private var cutCount = 0
+    /// The statement whose connection is cut next, and how many connections were cut.
+    private let state = Locked<(armed: (statement: String, cut: Cut)?, cuts: Int)>((nil, 0))
 
     /// A proxy to the server at 127.0.0.1:`serverPort`.
     init(serverPort: Int) throws {
@@ -51,11 +51,11 @@ final class ConnectionCutter: @unchecked Sendable {
 
     /// Cuts the next connection that executes the prepared statement named `statement`, once.
     func arm(statement: String, cut: Cut) {
-        lock.withLock { armed = (statement, cut) }
+        state.withLock { $0.armed = (statement, cut) }
     }
 
     /// How many connections were cut.
-    var cuts: Int { lock.withLock { cutCount } }
+    var cuts: Int { state.withLock { $0.cuts } }
 
     /// Stops accepting connections (those open go on until their ends close them).
     func stop() {
@@ -98,12 +98,11 @@ final class ConnectionCutter: @unchecked Sendable {
 
     /// One proxied connection. `cutting` is set before the chosen statement is forwarded, so no
     /// byte of its answer reaches the client.
-    private final class Link: @unchecked Sendable {
+    private final class Link: Sendable {
         let client: Int32
         let server: Int32
-        private let lock = NSLock()
-        private var cutState: Cut?
-        private var ended = 0
+        /// The cut to make, and how many of the two pumps have ended.
+        private let state = Locked<(cut: Cut?, ended: Int)>((nil, 0))
 
         init(client: Int32, server: Int32) {
             self.client = client
@@ -111,17 +110,17 @@ final class ConnectionCutter: @unchecked Sendable {
         }
 
         var cutting: Cut? {
-            get { lock.withLock { cutState } }
-            set { lock.withLock { cutState = newValue } }
+            get { state.withLock { $0.cut } }
+            set { state.withLock { $0.cut = newValue } }
         }
 
         /// Ends both sides; the second pump to stop closes the descriptors.
         func end() {
             shutdown(client, Int32(SHUT_RDWR))
             shutdown(server, Int32(SHUT_RDWR))
-            let last = lock.withLock { () -> Bool in
-                ended += 1
-                return ended == 2
+            let last = state.withLock { state -> Bool in
+                state.ended += 1
+                return state.ended == 2
             }
             if last {
                 close(client)
@@ -168,10 +167,10 @@ final class ConnectionCutter: @unchecked Sendable {
         let rest = body[(portalEnd + 1)...]
         guard let nameEnd = rest.firstIndex(of: 0) else { return }
         let name = String(decoding: rest[..<nameEnd], as: UTF8.self)
-        let cut = lock.withLock { () -> Cut? in
-            guard let armed, armed.statement == name else { return nil }
-            self.armed = nil
-            cutCount += 1
+        let cut = state.withLock { state -> Cut? in
+            guard let armed = state.armed, armed.statement == name else { return nil }
+            state.armed = nil
+            state.cuts += 1
             return armed.cut
         }
         if let cut { link.cutting = cut }

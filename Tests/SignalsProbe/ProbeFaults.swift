@@ -1,4 +1,5 @@
 import Foundation
+import HandlerKit
 import HandlerKitSignals
 
 #if canImport(Glibc)
@@ -34,24 +35,20 @@ enum ProbeFaults {
     }
 }
 
-private final class FaultState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var point: ProbeFaults.Point?
-    private var remaining = 0
+private final class FaultState: Sendable {
+    /// The point to die at, and how many more times it is reached before that.
+    private let state = Locked<(point: ProbeFaults.Point?, remaining: Int)>((nil, 0))
 
     func configure(point: ProbeFaults.Point?, after count: Int) {
-        lock.lock()
-        self.point = point
-        remaining = count
-        lock.unlock()
+        state.withLock { $0 = (point, count) }
     }
 
     /// Whether `reached` is the point and this is the time to die.
     func countDown(_ reached: ProbeFaults.Point) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard reached == point else { return false }
-        remaining -= 1
-        return remaining <= 0
+        state.withLock { state in
+            guard reached == state.point else { return false }
+            state.remaining -= 1
+            return state.remaining <= 0
+        }
     }
 }
