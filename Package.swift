@@ -164,7 +164,7 @@ let package = Package(
         // settle failures).
         .target(
             name: "SignalsTestSupport",
-            dependencies: ["HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite"],
+            dependencies: ["HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit"],
             path: "Tests/SignalsTestSupport"
         ),
         // The signal tests that need no server: the conformance suite and the scenarios in memory and

@@ -3,6 +3,7 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsTestKit
 import HandlerKitSignalsPostgres
 import SignalsTestSupport
 import Testing

@@ -3,6 +3,7 @@ import GRDB
 import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
+import HandlerKitSignalsTestKit
 import SignalsTestSupport
 import Testing
 

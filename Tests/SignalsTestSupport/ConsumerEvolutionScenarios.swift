@@ -1,6 +1,7 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsTestKit
 import Testing
 
 /// Consumers outlive the build that registered them: the next version of the app, which renamed the

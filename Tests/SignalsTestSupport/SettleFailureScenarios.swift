@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsTestKit
 import Testing
 
 /// What a center does with the rest of a claimed batch when the store fails to settle one delivery.
