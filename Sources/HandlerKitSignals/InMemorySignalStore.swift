@@ -82,38 +82,73 @@ public final class InMemorySignalStore: SignalStore {
             nextRowID += 1
         }
 
-        /// Removes the signal records that no consumer uses and that are not (or no longer) kept.
-        mutating func removeUnusedSignals(now: Date) {
-            let used = Set(consumers.map(\.record.signalID))
-            signals = signals.filter { id, signal in
-                used.contains(id) || (signal.keepUntil.map { $0 >= now } ?? false)
+        /// Makes each step of `plan` in order; returns how many records each changed.
+        mutating func run(_ plan: StorePlan) -> [Int] {
+            plan.steps.map { apply($0) }
+        }
+
+        /// Makes one step; returns how many records it changed.
+        private mutating func apply(_ step: StoreStep) -> Int {
+            switch step {
+            case .interruptClaims(let run):
+                return updateDeliveries(where: { $0.state == .claimed && $0.claimedBy == run }) {
+                    $0.state = .pending
+                    $0.claimedBy = nil
+                }
+            case .removeRunTiedDeliveries(let run):
+                return removeDeliveries { $0.ownerRun == run && $0.lifetime == .run && $0.state != .dead }
+            case .removeRunTiedConsumers(let run):
+                return removeConsumers { $0.runID == run && $0.lifetime == .run }
+            case .moveConsumers(let run, let taker):
+                var moved = 0
+                for index in consumers.indices where consumers[index].record.runID == run {
+                    consumers[index].record.runID = taker
+                    moved += 1
+                }
+                return moved
+            case .moveDeliveries(let run, let taker):
+                return updateDeliveries(where: { $0.ownerRun == run }) { $0.ownerRun = taker }
+            case .removeRun(let run):
+                return runs.removeValue(forKey: run) == nil ? 0 : 1
+            case .removePendingDeliveries(let consumer):
+                return removeDeliveries { $0.consumerID.rawValue == consumer && $0.state == .pending }
+            case .removeConsumer(let id):
+                return removeConsumers { $0.id.rawValue == id }
+            case .removeUnusedSignals(let now):
+                let used = Set(consumers.map(\.record.signalID))
+                let before = signals.count
+                signals = signals.filter { id, signal in
+                    used.contains(id) || (signal.keepUntil.map { $0.timeIntervalSince1970 >= now } ?? false)
+                }
+                return before - signals.count
+            case .forgetCompletions(let before):
+                let count = completions.count
+                completions.removeAll { $0.completedAt.timeIntervalSince1970 < before }
+                return count - completions.count
             }
         }
 
-        /// The shared steps of a run's end and of its takeover (see `SignalStore.takeOver`).
-        mutating func retire(_ run: String, adoptedBy: String?, now: Date) -> TakeoverReport {
-            var report = TakeoverReport()
-            for (id, delivery) in deliveries where delivery.state == .claimed && delivery.claimedBy == run {
-                deliveries[id]?.state = .pending
-                deliveries[id]?.claimedBy = nil
-                report.interruptedDeliveries += 1
+        private mutating func updateDeliveries(
+            where matches: (Delivery) -> Bool, _ change: (inout Delivery) -> Void
+        ) -> Int {
+            var changed = 0
+            for (id, delivery) in deliveries where matches(delivery) {
+                change(&deliveries[id, default: delivery])
+                changed += 1
             }
-            deliveries = deliveries.filter { _, delivery in
-                !(delivery.ownerRun == run && delivery.lifetime == .run && delivery.state != .dead)
-            }
+            return changed
+        }
+
+        private mutating func removeDeliveries(where matches: (Delivery) -> Bool) -> Int {
+            let before = deliveries.count
+            deliveries = deliveries.filter { !matches($0.value) }
+            return before - deliveries.count
+        }
+
+        private mutating func removeConsumers(where matches: (ConsumerRecord) -> Bool) -> Int {
             let before = consumers.count
-            consumers.removeAll { $0.record.runID == run && $0.record.lifetime == .run }
-            report.removedConsumers = before - consumers.count
-            if let adoptedBy {
-                for index in consumers.indices where consumers[index].record.runID == run {
-                    consumers[index].record.runID = adoptedBy
-                    report.adoptedConsumers += 1
-                }
-                for (id, delivery) in deliveries where delivery.ownerRun == run { deliveries[id]?.ownerRun = adoptedBy }
-            }
-            runs[run] = nil
-            removeUnusedSignals(now: now)
-            return report
+            consumers.removeAll { matches($0.record) }
+            return before - consumers.count
         }
 
         /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
@@ -130,15 +165,14 @@ public final class InMemorySignalStore: SignalStore {
     public func beginRun(_ runID: String, component: String) async throws(SignalError) {
         state.withLock { state in
             state.runs[runID] = component
-            let now = Date()
-            let historyStart = now.addingTimeInterval(-completionHistory.seconds)
-            state.completions.removeAll { $0.completedAt < historyStart }
-            state.removeUnusedSignals(now: now)
+            _ = state.run(
+                .startRun(now: Date().timeIntervalSince1970, completionHistory: completionHistory.seconds))
         }
     }
 
     public func endRun(_ runID: String, component: String) async throws(SignalError) {
-        _ = state.withLock { $0.retire(runID, adoptedBy: nil, now: Date()) }
+        let plan = StorePlan.retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
+        _ = state.withLock { $0.run(plan) }
     }
 
     public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
@@ -156,9 +190,10 @@ public final class InMemorySignalStore: SignalStore {
     ) async throws(SignalError) -> TakeoverReport? {
         let report = state.withLock { state -> TakeoverReport? in
             guard state.runs[run] == nil else { return nil }
-            return state.retire(run, adoptedBy: runID, now: Date())
+            let plan = StorePlan.retire(run, takenOverBy: runID, now: Date().timeIntervalSince1970)
+            return plan.takeoverReport(counts: state.run(plan))
         }
-        if let report, report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 { wakeAll() }
+        if let report, report.madeDeliveriesDue { wakeAll() }
         return report
     }
 
@@ -182,13 +217,8 @@ public final class InMemorySignalStore: SignalStore {
     }
 
     public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
-        state.withLock { state in
-            state.deliveries = state.deliveries.filter { $0.value.consumerID != id || $0.value.state != .pending }
-            let before = state.consumers.count
-            state.consumers.removeAll { $0.record.id == id }
-            state.removeUnusedSignals(now: Date())
-            return state.consumers.count < before
-        }
+        let plan = StorePlan.removeConsumer(id, now: Date().timeIntervalSince1970)
+        return state.withLock { plan.removedConsumer(counts: $0.run(plan)) }
     }
 
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
@@ -313,7 +343,10 @@ public final class InMemorySignalStore: SignalStore {
             guard let (id, row) = state.deliveries.first(where: { $0.value.key == key && $0.value.state == .dead })
             else { return false }
             var requeued = row
-            if row.ownerRun != runID, row.component == component, state.runs[row.ownerRun] == nil {
+            if DeadDelivery.requeueMayMove(
+                owner: row.ownerRun, ownerComponent: row.component, to: runID, of: component),
+                state.runs[row.ownerRun] == nil
+            {
                 requeued.ownerRun = runID
             }
             requeued.state = .pending

@@ -146,15 +146,12 @@ public final class PostgresSignalStore: SignalStore {
         try await prepare()
         let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
         keepers.withLock { $0[runID] = keeper }
-        let now = Date().timeIntervalSince1970
-        let historyStart = now - options.completionHistory.seconds
+        let plan = StorePlan.startRun(
+            now: Date().timeIntervalSince1970, completionHistory: options.completionHistory.seconds)
         do {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
-                try await connection.query(
-                    "DELETE FROM completions WHERE completed_at < \(historyStart)",
-                    logger: options.logger)
                 try await forgetOldPosts(connection)
-                try await removeUnusedSignals(connection, now: now)
+                _ = try await run(plan, connection)
             }
         } catch {
             keepers.withLock { $0[runID] = nil }
@@ -166,10 +163,10 @@ public final class PostgresSignalStore: SignalStore {
     public func endRun(_ runID: String, component: String) async throws(SignalError) {
         let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
         await keeper?.stop(closing: false)
-        let now = Date().timeIntervalSince1970
+        let plan = StorePlan.retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
         do {
             _ = try await connections.transaction("ending run \(runID) of component '\(component)'") { connection in
-                try await retire(runID, connection, now: now, adoptedBy: nil)
+                try await run(plan, connection)
             }
         } catch {
             await keeper?.stop(closing: true)
@@ -220,7 +217,7 @@ public final class PostgresSignalStore: SignalStore {
                     """, logger: options.logger)
             }
         }
-        let now = Date().timeIntervalSince1970
+        let plan = StorePlan.retire(candidate, takenOverBy: runID, now: Date().timeIntervalSince1970)
         let report = try await connections.transaction("taking over dead run \(candidate) of component '\(component)'")
         {
             connection -> TakeoverReport? in
@@ -246,8 +243,8 @@ public final class PostgresSignalStore: SignalStore {
                         """, logger: options.logger))
                 if left == 0 { return nil }
             }
-            let report = try await retire(candidate, connection, now: now, adoptedBy: runID)
-            if report.interruptedDeliveries > 0 || report.adoptedConsumers > 0 {
+            let report = plan.takeoverReport(counts: try await run(plan, connection))
+            if report.madeDeliveriesDue {
                 try await notify(connection, run: runID)
             }
             options.logger.notice(
@@ -258,45 +255,64 @@ public final class PostgresSignalStore: SignalStore {
         return report
     }
 
-    /// Ends `run` (cleanly, or found dead) inside the caller's transaction: its claims become pending
-    /// again, its run-tied consumers and their open deliveries are removed, and with `adoptedBy` its
-    /// durable consumers and remaining deliveries move to that run.
-    private func retire(
-        _ run: String, _ connection: PostgresConnection, now: Double, adoptedBy: String?
-    ) async throws -> TakeoverReport {
-        var report = TakeoverReport()
-        report.interruptedDeliveries = try await count(
-            connection.query(
-                """
-                WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), claimed_by = NULL
-                           WHERE claimed_by = \(run) AND state = \(unescaped: claimed) RETURNING 1)
-                SELECT count(*) FROM r
-                """, logger: options.logger))
-        try await connection.query(
-            """
-            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> \(unescaped: dead) RETURNING id)
-            DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
-            """, logger: options.logger)
-        report.removedConsumers = try await count(
-            connection.query(
-                """
-                WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
-                SELECT count(*) FROM r
-                """, logger: options.logger))
-        if let adoptedBy {
-            report.adoptedConsumers = try await count(
-                connection.query(
-                    """
-                    WITH r AS (UPDATE consumers SET run_id = \(adoptedBy) WHERE run_id = \(run) RETURNING 1)
-                    SELECT count(*) FROM r
-                    """, logger: options.logger))
-            try await connection.query(
-                "UPDATE deliveries SET owner_run = \(adoptedBy) WHERE owner_run = \(run)",
-                logger: options.logger)
+    /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed.
+    private func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
+        var counts: [Int] = []
+        for step in plan.steps {
+            counts.append(try await count(connection.query(Self.query(for: step), logger: options.logger)))
         }
-        try await connection.query("DELETE FROM runs WHERE run_id = \(run)", logger: options.logger)
-        try await removeUnusedSignals(connection, now: now)
-        return report
+        return counts
+    }
+
+    /// A step's SQL, as one statement that answers with the number of rows it changed.
+    private static func query(for step: StoreStep) -> PostgresQuery {
+        switch step {
+        case .interruptClaims(let run):
+            """
+            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), claimed_by = NULL
+                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .removeRunTiedDeliveries(let run):
+            """
+            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> \(unescaped: dead) RETURNING id),
+                 b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
+            SELECT count(*) FROM d
+            """
+        case .removeRunTiedConsumers(let run):
+            """
+            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .moveConsumers(let run, let taker):
+            """
+            WITH r AS (UPDATE consumers SET run_id = \(taker) WHERE run_id = \(run) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .moveDeliveries(let run, let taker):
+            """
+            WITH r AS (UPDATE deliveries SET owner_run = \(taker) WHERE owner_run = \(run) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .removeRun(let run):
+            "WITH r AS (DELETE FROM runs WHERE run_id = \(run) RETURNING 1) SELECT count(*) FROM r"
+        case .removePendingDeliveries(let consumer):
+            """
+            WITH d AS (DELETE FROM deliveries WHERE consumer_id = \(consumer) AND state = \(unescaped: pending) RETURNING id),
+                 b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
+            SELECT count(*) FROM d
+            """
+        case .removeConsumer(let id):
+            "WITH r AS (DELETE FROM consumers WHERE consumer_id = \(id) RETURNING 1) SELECT count(*) FROM r"
+        case .removeUnusedSignals(let now):
+            """
+            WITH r AS (DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < \(now))
+                       AND NOT EXISTS (SELECT 1 FROM consumers c WHERE c.signal_id = signals.signal_id) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .forgetCompletions(let before):
+            "WITH r AS (DELETE FROM completions WHERE completed_at < \(before) RETURNING 1) SELECT count(*) FROM r"
+        }
     }
 
     /// How long a post's id and result are kept (for a try after a lost connection, which comes within
@@ -308,15 +324,6 @@ public final class PostgresSignalStore: SignalStore {
         try await connection.query(
             "DELETE FROM posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
             logger: options.logger)
-    }
-
-    /// Removes signal records that no consumer uses and that are not (or no longer) kept.
-    private func removeUnusedSignals(_ connection: PostgresConnection, now: Double) async throws {
-        try await connection.query(
-            """
-            DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < \(now))
-            AND NOT EXISTS (SELECT 1 FROM consumers c WHERE c.signal_id = signals.signal_id)
-            """, logger: options.logger)
     }
 
     /// Wakes the centers of `run` (of every run when empty) when the transaction commits.
@@ -379,20 +386,9 @@ public final class PostgresSignalStore: SignalStore {
 
     public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
         try await prepare()
-        let now = Date().timeIntervalSince1970
+        let plan = StorePlan.removeConsumer(id, now: Date().timeIntervalSince1970)
         return try await connections.transaction("removing consumer \(id)") { connection in
-            try await connection.query(
-                """
-                WITH d AS (DELETE FROM deliveries WHERE consumer_id = \(id.rawValue) AND state = \(unescaped: pending) RETURNING id)
-                DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)
-                """, logger: options.logger)
-            let removed = try await count(
-                connection.query(
-                    """
-                    WITH r AS (DELETE FROM consumers WHERE consumer_id = \(id.rawValue) RETURNING 1) SELECT count(*) FROM r
-                    """, logger: options.logger))
-            try await removeUnusedSignals(connection, now: now)
-            return removed > 0
+            plan.removedConsumer(counts: try await run(plan, connection))
         }
     }
 
@@ -649,7 +645,11 @@ public final class PostgresSignalStore: SignalStore {
                 found = (owner, ownerComponent)
             }
             guard var owner = found?.owner, let ownerComponent = found?.component else { return false }
-            if owner != runID, ownerComponent == component, try await isDead(owner, connection) { owner = runID }
+            if DeadDelivery.requeueMayMove(owner: owner, ownerComponent: ownerComponent, to: runID, of: component),
+                try await isDead(owner, connection)
+            {
+                owner = runID
+            }
             try await connection.query(
                 """
                 UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,

@@ -124,15 +124,14 @@ public final class SQLiteSignalStore: SignalStore {
         let lock = try RunLockFile(runID: runID, directory: runsDirectory)
         runLocks.insert(lock, for: runID)
         let now = Date().timeIntervalSince1970
-        let historyStart = now - options.completionHistory.seconds
+        let plan = StorePlan.startRun(now: now, completionHistory: options.completionHistory.seconds)
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
         do {
             try await write("starting run \(runID) of component '\(component)'") { db in
                 try db.execute(
                     sql: "INSERT INTO runs (run_id, component, pid, started_at) VALUES (?, ?, ?, ?)",
                     arguments: [runID, component, pid, now])
-                try db.execute(sql: "DELETE FROM completions WHERE completed_at < ?", arguments: [historyStart])
-                try Self.removeUnusedSignals(db, now: now)
+                _ = try Self.run(plan, db)
             }
         } catch {
             runLocks.remove(runID)?.release()
@@ -141,9 +140,9 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     public func endRun(_ runID: String, component: String) async throws(SignalError) {
-        let now = Date().timeIntervalSince1970
+        let plan = StorePlan.retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
         try await write("ending run \(runID) of component '\(component)'") { db in
-            try Self.retire(run: runID, db: db, now: now, adoptedBy: nil)
+            _ = try Self.run(plan, db)
         }
         runLocks.remove(runID)?.release()
     }
@@ -167,53 +166,73 @@ public final class SQLiteSignalStore: SignalStore {
     ) async throws(SignalError) -> TakeoverReport? {
         let lockPath = RunLockFile.path(of: run, in: runsDirectory)
         let taken = try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> TakeoverReport in
-            let now = Date().timeIntervalSince1970
+            let plan = StorePlan.retire(run, takenOverBy: runID, now: Date().timeIntervalSince1970)
             return try await self.write("taking over dead run \(run) of component '\(component)'") { db in
-                try Self.retire(run: run, db: db, now: now, adoptedBy: runID)
+                plan.takeoverReport(counts: try Self.run(plan, db))
             }
         }
-        if let taken, taken.interruptedDeliveries > 0 || taken.adoptedConsumers > 0 { WakeFile.notify(wakePath) }
+        if let taken, taken.madeDeliveriesDue { WakeFile.notify(wakePath) }
         return taken
     }
 
-    /// Ends `run` (cleanly, or found dead): its claims become pending again (each checked to be still
-    /// held by that run and attempt), its run-tied consumers and their open deliveries are removed,
-    /// and with `adoptedBy` its durable consumers and remaining deliveries move to that run.
-    private static func retire(run: String, db: Database, now: Double, adoptedBy: String?) throws -> TakeoverReport {
-        var report = TakeoverReport()
-        let claims = try Row.fetchAll(
-            db, sql: "SELECT id, attempt FROM deliveries WHERE claimed_by = ? AND state = \(claimed)",
-            arguments: [run])
-        for claim in claims {
-            let id: Int64 = try column(claim, "id", table: "deliveries", key: run)
-            let attempt: Int = try column(claim, "attempt", table: "deliveries", key: run)
-            try db.execute(
-                sql: """
-                    UPDATE deliveries SET state = \(pending), claimed_by = NULL
-                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                    """, arguments: [id, run, attempt])
-            report.interruptedDeliveries += db.changesCount
+    /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed (its
+    /// last statement's).
+    private static func run(_ plan: StorePlan, _ db: Database) throws -> [Int] {
+        try plan.steps.map { step in
+            for (sql, arguments) in statements(for: step) { try db.execute(sql: sql, arguments: arguments) }
+            return db.changesCount
         }
-        try deleteDeliveries(db, where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", arguments: [run])
-        try db.execute(sql: "DELETE FROM consumers WHERE run_id = ? AND lifetime = 'run'", arguments: [run])
-        report.removedConsumers = db.changesCount
-        if let adoptedBy {
-            try db.execute(sql: "UPDATE consumers SET run_id = ? WHERE run_id = ?", arguments: [adoptedBy, run])
-            report.adoptedConsumers = db.changesCount
-            try db.execute(sql: "UPDATE deliveries SET owner_run = ? WHERE owner_run = ?", arguments: [adoptedBy, run])
-        }
-        try db.execute(sql: "DELETE FROM runs WHERE run_id = ?", arguments: [run])
-        try removeUnusedSignals(db, now: now)
-        return report
     }
 
-    /// Removes signal records that no consumer uses and that are not (or no longer) kept.
-    private static func removeUnusedSignals(_ db: Database, now: Double) throws {
-        try db.execute(
-            sql: """
-                DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < ?)
-                AND NOT EXISTS (SELECT 1 FROM consumers WHERE consumers.signal_id = signals.signal_id)
-                """, arguments: [now])
+    /// A step's SQL statements and their arguments.
+    private static func statements(for step: StoreStep) -> [(String, StatementArguments)] {
+        switch step {
+        case .interruptClaims(let run):
+            [
+                (
+                    "UPDATE deliveries SET state = \(pending), claimed_by = NULL WHERE claimed_by = ? AND state = \(claimed)",
+                    [run]
+                )
+            ]
+        case .removeRunTiedDeliveries(let run):
+            deletingDeliveries(where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", [run])
+        case .removeRunTiedConsumers(let run):
+            [("DELETE FROM consumers WHERE run_id = ? AND lifetime = 'run'", [run])]
+        case .moveConsumers(let run, let taker):
+            [("UPDATE consumers SET run_id = ? WHERE run_id = ?", [taker, run])]
+        case .moveDeliveries(let run, let taker):
+            [("UPDATE deliveries SET owner_run = ? WHERE owner_run = ?", [taker, run])]
+        case .removeRun(let run):
+            [("DELETE FROM runs WHERE run_id = ?", [run])]
+        case .removePendingDeliveries(let consumer):
+            deletingDeliveries(where: "consumer_id = ? AND state = \(pending)", [consumer])
+        case .removeConsumer(let id):
+            [("DELETE FROM consumers WHERE consumer_id = ?", [id])]
+        case .removeUnusedSignals(let now):
+            [
+                (
+                    """
+                    DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < ?)
+                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE consumers.signal_id = signals.signal_id)
+                    """, [now]
+                )
+            ]
+        case .forgetCompletions(let before):
+            [("DELETE FROM completions WHERE completed_at < ?", [before])]
+        }
+    }
+
+    /// Deletes the deliveries that match `condition`, their bodies first.
+    private static func deletingDeliveries(
+        where condition: String, _ arguments: StatementArguments
+    ) -> [(String, StatementArguments)] {
+        [
+            (
+                "DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM deliveries WHERE \(condition))",
+                arguments
+            ),
+            ("DELETE FROM deliveries WHERE \(condition)", arguments),
+        ]
     }
 
     // MARK: Consumers
@@ -252,13 +271,9 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
-        let now = Date().timeIntervalSince1970
+        let plan = StorePlan.removeConsumer(id, now: Date().timeIntervalSince1970)
         return try await write("removing consumer \(id)") { db in
-            try Self.deleteDeliveries(db, where: "consumer_id = ? AND state = \(pending)", arguments: [id.rawValue])
-            try db.execute(sql: "DELETE FROM consumers WHERE consumer_id = ?", arguments: [id.rawValue])
-            let removed = db.changesCount > 0
-            try Self.removeUnusedSignals(db, now: now)
-            return removed
+            plan.removedConsumer(counts: try Self.run(plan, db))
         }
     }
 
@@ -353,15 +368,6 @@ public final class SQLiteSignalStore: SignalStore {
         ])
         try db.cachedStatement(sql: "INSERT INTO delivery_bodies (delivery_id, handler, payload) VALUES (?, ?, ?)")
             .execute(arguments: [db.lastInsertedRowID, handler, payload])
-    }
-
-    /// Deletes the deliveries matching `condition`, with their bodies.
-    private static func deleteDeliveries(_ db: Database, where condition: String, arguments: StatementArguments) throws
-    {
-        try db.execute(
-            sql: "DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM deliveries WHERE \(condition))",
-            arguments: arguments)
-        try db.execute(sql: "DELETE FROM deliveries WHERE \(condition)", arguments: arguments)
     }
 
     // MARK: Delivering
@@ -527,7 +533,7 @@ public final class SQLiteSignalStore: SignalStore {
         }
         guard let (foundOwner, ownerComponent) = found else { return false }
         var owner = foundOwner
-        if owner != runID, ownerComponent == component {
+        if DeadDelivery.requeueMayMove(owner: owner, ownerComponent: ownerComponent, to: runID, of: component) {
             let path = RunLockFile.path(of: owner, in: runsDirectory)
             if try await RunLockFile.ifDead(path, { () throws(SignalError) in () }) != nil { owner = runID }
         }
