@@ -16,38 +16,12 @@ struct CompilerDiagnosticTests {
         var description: String { "\(file):\(line):\(column): \(severity): \(message)" }
     }
 
-    /// The text of `Sources/HandlerKit/<file>` when the sources are next to this test, else `fallback`.
-    static func packageFile(_ file: String, fallback: String) -> String {
+    /// The text of `Sources/HandlerKit/<file>`, exactly as HandlerKit declares it (the tests run from
+    /// the package's checkout; a missing file fails the test instead of checking a stale copy).
+    static func packageFile(_ file: String) throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/HandlerKit/\(file)")
-        return (try? String(contentsOf: url, encoding: .utf8)) ?? fallback
-    }
-
-    /// The macro declarations, exactly as HandlerKit declares them.
-    static func macroDeclarations() -> String {
-        packageFile(
-            "HandlerMacro.swift",
-            fallback: """
-                @attached(peer, names: overloaded)
-                public macro handler() = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-                @attached(peer, names: overloaded)
-                public macro handler(id: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-                @attached(peer, names: overloaded)
-                public macro handler(instance: String) = #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-                @attached(peer, names: overloaded)
-                public macro handler(id: String, instance: String) =
-                    #externalMacro(module: "HandlerKitMacros", type: "HandlerMacro")
-                """)
-    }
-
-    /// HandlerKit's unavailable fallback for the type the generated file declares.
-    static func generatedFileCheck() -> String {
-        packageFile(
-            "GeneratedFileCheck.swift",
-            fallback: """
-                @available(*, unavailable, message: "add HandlerKitPlugin")
-                public enum _HandlerKitGeneratedFile {}
-                """)
+        return try String(contentsOf: url, encoding: .utf8)
     }
 
     /// Typechecks `source` (as `Handlers.swift` of module `App`, which imports a module `HandlerKit`
@@ -68,8 +42,8 @@ struct CompilerDiagnosticTests {
         let fallback = directory.appendingPathComponent("GeneratedFileCheck.swift")
         let handlers = directory.appendingPathComponent("Handlers.swift")
         let generated = directory.appendingPathComponent("Generated.swift")
-        try Self.macroDeclarations().write(to: declarations, atomically: true, encoding: .utf8)
-        try Self.generatedFileCheck().write(to: fallback, atomically: true, encoding: .utf8)
+        try Self.packageFile("HandlerMacro.swift").write(to: declarations, atomically: true, encoding: .utf8)
+        try Self.packageFile("GeneratedFileCheck.swift").write(to: fallback, atomically: true, encoding: .utf8)
         try source.write(to: handlers, atomically: true, encoding: .utf8)
         try "import HandlerKit\nenum _HandlerKitGeneratedFile {}\n".write(
             to: generated, atomically: true, encoding: .utf8)
