@@ -11,41 +11,75 @@ struct JSONWriter {
         output.reserveCapacity(capacity)
     }
 
-    mutating func write(_ value: HandlerValue, indent: Int = 0) {
-        switch value {
-        case .null: append("null")
-        case .bool(let flag): append(flag ? "true" : "false")
-        case .number(let text): output.append(contentsOf: text.utf8)
-        case .string(let text): writeString(text)
-        case .array(let elements): writeArray(elements, indent: indent)
-        case .object(let members): writeObject(members, indent: indent)
+    /// An array or object being written: what it holds and the position of the next element or member.
+    private enum OpenContainer {
+        case array([HandlerValue], next: Int)
+        case object([String: HandlerValue], names: [String], next: Int)
+    }
+
+    /// Writes `value` without recursion (an explicit stack of open arrays and objects), so a value
+    /// of any depth, however it was built, is written without risk to the stack.
+    mutating func write(_ value: HandlerValue) {
+        var open: [OpenContainer] = []
+        var next: HandlerValue? = value
+        while true {
+            if let value = next {
+                next = nil
+                switch value {
+                case .null: append("null")
+                case .bool(let flag): append(flag ? "true" : "false")
+                case .number(let text): output.append(contentsOf: text.utf8)
+                case .string(let text): writeString(text)
+                case .array(let elements):
+                    output.append(UInt8(ascii: "["))
+                    if elements.isEmpty {
+                        output.append(UInt8(ascii: "]"))
+                    } else {
+                        open.append(.array(elements, next: 0))
+                    }
+                case .object(let members):
+                    output.append(UInt8(ascii: "{"))
+                    if members.isEmpty {
+                        output.append(UInt8(ascii: "}"))
+                    } else {
+                        open.append(.object(members, names: Self.sortedNames(of: members), next: 0))
+                    }
+                }
+            }
+            guard let container = open.popLast() else { return }
+            // The open containers around this one: its indentation.
+            let indent = open.count
+            switch container {
+            case .array(let elements, let position):
+                if position < elements.count {
+                    if position > 0 { output.append(UInt8(ascii: ",")) }
+                    newline(indent: indent + 1)
+                    next = elements[position]
+                    open.append(.array(elements, next: position + 1))
+                } else {
+                    newline(indent: indent)
+                    output.append(UInt8(ascii: "]"))
+                }
+            case .object(let members, let names, let position):
+                if position < names.count {
+                    if position > 0 { output.append(UInt8(ascii: ",")) }
+                    newline(indent: indent + 1)
+                    writeString(names[position])
+                    output.append(UInt8(ascii: ":"))
+                    if prettyPrinted { output.append(UInt8(ascii: " ")) }
+                    next = members[names[position]]
+                    open.append(.object(members, names: names, next: position + 1))
+                } else {
+                    newline(indent: indent)
+                    output.append(UInt8(ascii: "}"))
+                }
+            }
         }
     }
 
-    private mutating func writeArray(_ elements: [HandlerValue], indent: Int) {
-        output.append(UInt8(ascii: "["))
-        for (position, element) in elements.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            newline(indent: indent + 1)
-            write(element, indent: indent + 1)
-        }
-        if !elements.isEmpty { newline(indent: indent) }
-        output.append(UInt8(ascii: "]"))
-    }
-
-    private mutating func writeObject(_ members: [String: HandlerValue], indent: Int) {
-        output.append(UInt8(ascii: "{"))
-        let names = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for (position, name) in names.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            newline(indent: indent + 1)
-            writeString(name)
-            output.append(UInt8(ascii: ":"))
-            if prettyPrinted { output.append(UInt8(ascii: " ")) }
-            if let member = members[name] { write(member, indent: indent + 1) }
-        }
-        if !names.isEmpty { newline(indent: indent) }
-        output.append(UInt8(ascii: "}"))
+    /// The names of `members` in the order they are written: by their UTF-8 bytes.
+    static func sortedNames(of members: [String: HandlerValue]) -> [String] {
+        members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     private mutating func writeString(_ text: String) {
