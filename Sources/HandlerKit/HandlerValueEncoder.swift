@@ -17,7 +17,7 @@ enum HandlerValueEncoder {
         }
         let node = EncodingNode(level: place.enclosingLevels, budget: budget)
         do {
-            try budget.descend(codingPath: []) {
+            try budget.descend(into: value, codingPath: []) {
                 try value.encode(to: NodeEncoder(node: node, codingPath: []))
             }
         } catch {
@@ -96,13 +96,13 @@ final class EncodingBudget {
         }
     }
 
-    /// Runs one nested `encode(to:)`, unless a violation was recorded or calls nest too deep.
-    func descend(codingPath: [any CodingKey], _ body: () throws -> Void) throws {
+    /// Runs the `encode(to:)` of `value`, unless a violation was recorded or calls nest too deep.
+    func descend(into value: Any, codingPath: [any CodingKey], _ body: () throws -> Void) throws {
         if let violation { throw violation }
         guard calls < maximumCalls else {
             throw record(
                 EncodingError.invalidValue(
-                    "encode(to:)",
+                    value,
                     .init(
                         codingPath: codingPath,
                         debugDescription:
@@ -178,7 +178,7 @@ private final class EncodingNode {
         {
             content = .value(direct)
         } else {
-            try budget.descend(codingPath: codingPath) {
+            try budget.descend(into: value, codingPath: codingPath) {
                 try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
             }
         }
