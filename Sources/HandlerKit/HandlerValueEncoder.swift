@@ -8,7 +8,7 @@
 /// than a document read with `DecodingLimits.default` may nest, given the value's place in its
 /// document: long before the stack is at risk, even for a recursive type of the caller's. Encoding
 /// calls nested inside each other without adding a level (single-value containers) are bounded by
-/// `DecodingLimits.depthCeiling`.
+/// the same number.
 enum HandlerValueEncoder {
     static func encode(_ value: some Encodable, at place: ValuePlace = .alone) throws -> HandlerValue {
         let budget = EncodingBudget(place: place)
@@ -17,7 +17,7 @@ enum HandlerValueEncoder {
         }
         let node = EncodingNode(level: place.enclosingLevels, budget: budget)
         do {
-            try budget.descend(into: value, codingPath: []) {
+            try budget.descend(into: value, level: place.enclosingLevels, codingPath: []) {
                 try value.encode(to: NodeEncoder(node: node, codingPath: []))
             }
         } catch {
@@ -71,8 +71,7 @@ final class EncodingBudget {
     let place: ValuePlace
     /// The deepest level an array or object may have in the document.
     let maximumLevel = ValuePlace.maximumLevel
-    /// How many `encode(to:)` calls may be nested (single-value containers add calls, not levels).
-    let maximumCalls = DecodingLimits.depthCeiling
+    /// `encode(to:)` calls nested inside each other, from the value's own.
     private var calls = 0
     /// A `HandlerError.valueTooDeep`, or an `EncodingError` for calls nested too deep.
     private(set) var violation: (any Error)?
@@ -96,19 +95,25 @@ final class EncodingBudget {
         }
     }
 
-    /// Runs the `encode(to:)` of `value`, unless a violation was recorded or calls nest too deep.
-    func descend(into value: Any, codingPath: [any CodingKey], _ body: () throws -> Void) throws {
+    /// Runs the `encode(to:)` of `value`, whose node lies `level` levels deep, unless a violation
+    /// was recorded or too many calls around it added no level. Each call either opens an array or
+    /// object (a level, bounded by `maximumLevel`) or wraps its value in a single-value container;
+    /// the wrapping calls around a value are bounded by `maximumLevel` as well, so at most twice
+    /// that many calls ever nest (the stack a few hundred kilobytes deep at most, unoptimized).
+    func descend(into value: Any, level: Int, codingPath: [any CodingKey], _ body: () throws -> Void) throws {
         if let violation { throw violation }
-        guard calls < maximumCalls else {
+        let wrappingCalls = calls - (level - place.enclosingLevels)
+        guard wrappingCalls < maximumLevel else {
             throw record(
                 EncodingError.invalidValue(
                     value,
                     .init(
                         codingPath: codingPath,
                         debugDescription:
-                            "encode(to:) calls nest more than \(maximumCalls) deep (DecodingLimits.depthCeiling) at "
-                            + "'\(ValuePath.shown(place.path(appending: codingPath)))' (values wrapping themselves "
-                            + "in single-value containers); give the value a shape that ends sooner")))
+                            "encode(to:) calls nest more than \(maximumLevel) deep without adding a level "
+                            + "(DecodingLimits.maximumDepth) at '\(ValuePath.shown(place.path(appending: codingPath)))': "
+                            + "values wrap themselves in single-value containers without end; give the value a shape "
+                            + "that ends sooner")))
         }
         calls += 1
         defer { calls -= 1 }
@@ -178,7 +183,7 @@ private final class EncodingNode {
         {
             content = .value(direct)
         } else {
-            try budget.descend(into: value, codingPath: codingPath) {
+            try budget.descend(into: value, level: level, codingPath: codingPath) {
                 try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
             }
         }

@@ -169,12 +169,15 @@ struct ValueLimitTests {
     }
 
     @Test func singleValueContainersNestedWithoutEndAreStopped() throws {
-        #expect(try HandlerValue(encoding: SingleValueWrapping(depth: 200)) == .number("0"))
+        // The outermost call and `depthLimit - 1` wrapping ones.
+        #expect(try HandlerValue(encoding: SingleValueWrapping(depth: depthLimit - 1)) == .number("0"))
+        #expect(throws: EncodingError.self) { try HandlerValue(encoding: SingleValueWrapping(depth: depthLimit)) }
         let error = #expect(throws: EncodingError.self) {
             try HandlerValue(encoding: SingleValueWrapping(depth: 100_000))
         }
         let message = "\(String(describing: error))"
-        #expect(message.contains("more than \(DecodingLimits.depthCeiling) deep") && message.contains("at '$'"))
+        #expect(message.contains("more than \(depthLimit) deep without adding a level"), "\(message)")
+        #expect(message.contains("at '$'"), "\(message)")
         let bindingError = #expect(throws: HandlerError.self) {
             try Handler(id: "Limits.take", bound: ["value": SingleValueWrapping(depth: 100_000)], registry: registry)
         }
