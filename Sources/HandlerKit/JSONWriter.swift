@@ -11,15 +11,69 @@ struct JSONWriter {
         output.reserveCapacity(capacity)
     }
 
-    /// An array or object being written: what it holds and the position of the next element or member.
+    /// Writes `value`: recursively down to `64` levels (every value a
+    /// document may hold, and fastest), deeper parts with an explicit stack, so a value of any depth,
+    /// however it was built, is written without risk to the stack.
+    mutating func write(_ value: HandlerValue, indent: Int = 0) {
+        switch value {
+        case .null: append("null")
+        case .bool(let flag): append(flag ? "true" : "false")
+        case .number(let text): output.append(contentsOf: text.utf8)
+        case .string(let text): writeString(text)
+        case .array(let elements):
+            if indent < Self.recursionLimit {
+                writeArray(elements, indent: indent)
+            } else {
+                writeIteratively(value, indent: indent)
+            }
+        case .object(let members):
+            if indent < Self.recursionLimit {
+                writeObject(members, indent: indent)
+            } else {
+                writeIteratively(value, indent: indent)
+            }
+        }
+    }
+
+    /// The levels written recursively.
+    private static let recursionLimit = DecodingLimits.default.maximumDepth
+
+    private mutating func writeArray(_ elements: [HandlerValue], indent: Int) {
+        output.append(UInt8(ascii: "["))
+        for (position, element) in elements.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            newline(indent: indent + 1)
+            write(element, indent: indent + 1)
+        }
+        if !elements.isEmpty { newline(indent: indent) }
+        output.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func writeObject(_ members: [String: HandlerValue], indent: Int) {
+        output.append(UInt8(ascii: "{"))
+        let names = Self.sortedNames(of: members)
+        for (position, name) in names.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            newline(indent: indent + 1)
+            writeString(name)
+            output.append(UInt8(ascii: ":"))
+            if prettyPrinted { output.append(UInt8(ascii: " ")) }
+            if let member = members[name] { write(member, indent: indent + 1) }
+        }
+        if !names.isEmpty { newline(indent: indent) }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// An array or object being written iteratively: what it holds and the position of the next
+    /// element or member.
     private enum OpenContainer {
         case array([HandlerValue], next: Int)
         case object([String: HandlerValue], names: [String], next: Int)
     }
 
-    /// Writes `value` without recursion (an explicit stack of open arrays and objects), so a value
-    /// of any depth, however it was built, is written without risk to the stack.
-    mutating func write(_ value: HandlerValue) {
+    /// Writes `value`, `indent` levels deep, without recursion: its open arrays and objects are kept
+    /// on a stack of its own.
+    private mutating func writeIteratively(_ value: HandlerValue, indent baseIndent: Int) {
         var open: [OpenContainer] = []
         var next: HandlerValue? = value
         while true {
@@ -48,7 +102,7 @@ struct JSONWriter {
             }
             guard let container = open.popLast() else { return }
             // The open containers around this one: its indentation.
-            let indent = open.count
+            let indent = baseIndent + open.count
             switch container {
             case .array(let elements, let position):
                 if position < elements.count {
