@@ -66,8 +66,11 @@ extension HandlerValue {
     /// `maximumLevel`. Members are visited in no particular order: see `firstProblem` for where.
     func survey(at place: ValuePlace, maximumLevel: Int, checkingNumbers: Bool) -> Survey {
         var survey = Survey()
-        var pending: [(value: HandlerValue, level: Int)] = [(self, place.enclosingLevels)]
-        while let (value, level) = pending.popLast() {
+        // A scalar (most bound values) is measured without allocating the stack.
+        var first: (value: HandlerValue, level: Int)? = (self, place.enclosingLevels)
+        var pending: [(value: HandlerValue, level: Int)] = []
+        while let (value, level) = first ?? pending.popLast() {
+            first = nil
             switch value {
             case .null: survey.sizeBound += 4
             case .bool: survey.sizeBound += 5
