@@ -26,9 +26,23 @@ extension CodingUserInfoKey {
 }
 
 /// `HandlerValue` with other coders: numbers become the narrowest of `Int64`, `UInt64` and `Double`
-/// that holds them (HandlerKit's own coding keeps their text instead).
+/// that holds them (HandlerKit's own coding keeps their text instead). Arrays and objects nested
+/// deeper than `DecodingLimits.depthCeiling` in the coder's coding path are refused with an error,
+/// since each level is a nested call.
 extension HandlerValue: Codable {
     public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .array, .object:
+            guard encoder.codingPath.count < DecodingLimits.depthCeiling else {
+                throw EncodingError.invalidValue(
+                    self,
+                    .init(
+                        codingPath: encoder.codingPath,
+                        debugDescription:
+                            "nests deeper than \(DecodingLimits.depthCeiling) levels (DecodingLimits.depthCeiling)"))
+            }
+        case .null, .bool, .number, .string: break
+        }
         switch self {
         case .null:
             var container = encoder.singleValueContainer()
@@ -60,6 +74,13 @@ extension HandlerValue: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
+        guard decoder.codingPath.count < DecodingLimits.depthCeiling else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "nests deeper than \(DecodingLimits.depthCeiling) levels (DecodingLimits.depthCeiling)"))
+        }
         if let keyed = try? decoder.container(keyedBy: MemberKey.self) {
             var members: [String: HandlerValue] = [:]
             for key in keyed.allKeys { members[key.stringValue] = try keyed.decode(HandlerValue.self, forKey: key) }

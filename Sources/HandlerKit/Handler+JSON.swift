@@ -87,7 +87,10 @@ extension Handler {
     }
 
     /// Rebuilds a handler from its document as a `HandlerValue` (e.g. one embedded in a larger JSON
-    /// document), checking it as `init(json:)` describes.
+    /// document), checking it as `init(json:)` describes; its nesting against `limits.maximumDepth`.
+    ///
+    /// - Throws: `HandlerError.valueTooDeep` for a value nesting deeper than `limits` allow, and the
+    ///   errors of `init(json:)` about the document's shape, ids and bound values.
     public convenience init(
         documentValue: HandlerValue, registry: HandlerRegistry = .shared, limits: DecodingLimits = .default
     ) throws(HandlerError) {
@@ -96,6 +99,15 @@ extension Handler {
 
     /// Builds a handler from a nested document value, checking it as `init(json:)` describes.
     convenience init(documentValue: HandlerValue, context: DecodingContext) throws(HandlerError) {
+        // Built by the caller or a foreign decoder, so of any depth: decoding the bound values
+        // recurses as deep as they nest.
+        let depth = context.limits.effectiveDepth
+        if documentValue.survey(at: .alone, maximumLevel: depth, checkingNumbers: false).exceedsDepth,
+            case .tooDeep(let path)? = documentValue.firstProblem(
+                at: .alone, maximumLevel: depth, checkingNumbers: false)
+        {
+            throw .valueTooDeep(handler: nil, path: path, limit: depth)
+        }
         guard case .object(let members) = documentValue else {
             throw .invalidDocument(path: "$", reason: "expected an object, found \(documentValue.kindDescription)")
         }
@@ -163,6 +175,34 @@ extension Handler {
         ]
         if let invalidationID { members["invalidation"] = .string(invalidationID) }
         return .object(members)
+    }
+
+    /// The compact JSON document, when `Handler(json:)` reads it back with `DecodingLimits.default`:
+    /// what a caller that stores the handler to rebuild it later (a signal center registering a
+    /// consumer) writes. Bound values are checked one by one when they are bound; here the document
+    /// as a whole is.
+    ///
+    /// - Throws: `HandlerError.valueTooDeep` or `.valueTooLarge` (its `path` the largest bound value),
+    ///   without a handler id: the caller's error names the handler.
+    package func storableJSON() throws(HandlerError) -> [UInt8] {
+        let document = documentValue()
+        let depth = ValuePlace.maximumLevel
+        if document.survey(at: .alone, maximumLevel: depth, checkingNumbers: false).exceedsDepth,
+            case .tooDeep(let path)? = document.firstProblem(at: .alone, maximumLevel: depth, checkingNumbers: false)
+        {
+            throw .valueTooDeep(handler: nil, path: path, limit: depth)
+        }
+        let bytes = document.jsonBytes(prettyPrinted: false)
+        guard bytes.count > ValuePlace.maximumSize else { return bytes }
+        var largest: (name: String, size: Int)?
+        let values = boundValues
+        for name in values.keys.sorted() {
+            let size = values[name]?.jsonBytes(prettyPrinted: false).count ?? 0
+            if size > largest?.size ?? -1 { largest = (name, size) }
+        }
+        throw .valueTooLarge(
+            handler: nil, path: largest.map { ValuePlace.bound($0.name).path } ?? "", size: bytes.count,
+            limit: ValuePlace.maximumSize)
     }
 
     /// The JSON document: sorted members, compact by default, identical bytes for equal handlers.

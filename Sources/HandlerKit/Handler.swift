@@ -249,15 +249,30 @@ public final class Handler: Sendable {
                 throw .notBindable(handler: target.id, argument: name, type: typeName)
             case .encodingFailed(let reason):
                 throw .encodingFailed(handler: target.id, argument: parameter.name, reason: reason)
+            case .overLimit(let error):
+                throw error.bound(to: target.id)
             case .value(let encoded):
                 value = encoded
             }
+            try checkSize(of: value, named: name, handler: target.id)
             try validate(
                 BoundValue(value), named: name, target: target, invalidationTarget: invalidationTarget, context: context
             )
             values[name] = value
         }
         return values
+    }
+
+    /// Refuses a value whose JSON alone is larger than a document read with `DecodingLimits.default`
+    /// may be. (The document as a whole is checked where it is stored to be read back, e.g. by a
+    /// signal center registering a consumer: values bound only to call the handler, as a delivery
+    /// binds a signal's payload, need not fit one document together.)
+    private static func checkSize(of value: HandlerValue, named name: String, handler: String) throws(HandlerError) {
+        let place = ValuePlace.bound(name)
+        let survey = value.survey(at: place, maximumLevel: .max, checkingNumbers: false)
+        if let size = value.jsonSize(over: ValuePlace.maximumSize, sizeBound: survey.sizeBound) {
+            throw .valueTooLarge(handler: handler, path: place.path, size: size, limit: ValuePlace.maximumSize)
+        }
     }
 
     /// Checks `value` against every parameter named `name` of the target and the invalidation target.

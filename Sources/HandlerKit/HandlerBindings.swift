@@ -10,6 +10,8 @@ public struct HandlerBindings: Sendable, ExpressibleByDictionaryLiteral {
         case value(HandlerValue)
         case encodingFailed(reason: String)
         case notBindable(typeName: String)
+        /// Over a limit of the handler's document: `HandlerError.valueTooDeep`, its handler not yet known.
+        case overLimit(HandlerError)
     }
 
     private(set) var entries: [(name: String, entry: Entry)] = []
@@ -20,13 +22,13 @@ public struct HandlerBindings: Sendable, ExpressibleByDictionaryLiteral {
     /// The values given as a dictionary literal, by parameter name.
     public init(dictionaryLiteral elements: (String, (any Encodable)?)...) {
         for (name, value) in elements {
-            if let value { entries.append((name, Self.encode(value))) }
+            if let value { entries.append((name, Self.encode(value, named: name))) }
         }
     }
 
     /// Binds `value` to `name`; `nil` leaves it unbound.
     public mutating func bind<T: Encodable>(_ name: String, _ value: T?) {
-        if let value { entries.append((name, Self.encode(value))) }
+        if let value { entries.append((name, Self.encode(value, named: name))) }
     }
 
     /// A value whose type is not `Encodable` cannot be bound: creating the handler with it throws
@@ -38,9 +40,12 @@ public struct HandlerBindings: Sendable, ExpressibleByDictionaryLiteral {
     /// The names that have a value.
     public var names: [String] { entries.map(\.name) }
 
-    private static func encode(_ value: any Encodable) -> Entry {
+    /// `value` encoded where it is stored: as the member `name` of the handler document's `bound`.
+    private static func encode(_ value: any Encodable, named name: String) -> Entry {
         do {
-            return .value(try HandlerValueEncoder.encode(value))
+            return .value(try HandlerValueEncoder.encode(value, at: .bound(name)))
+        } catch let error as HandlerError {
+            return .overLimit(error)
         } catch {
             return .encodingFailed(reason: "\(error)")
         }

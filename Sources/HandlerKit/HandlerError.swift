@@ -33,6 +33,18 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownArgument(handler: String, argument: String, known: [String])
     /// A value could not be encoded for binding.
     case encodingFailed(handler: String, argument: String, reason: String)
+    /// A value nests deeper than a document read with `DecodingLimits.default` may nest
+    /// (`DecodingLimits.maximumDepth` levels, counted from the document's outermost object or array),
+    /// so no document holding it could be read back. `path` is the first array or object too deep:
+    /// in the handler's document for a bound value (`bound.items[3].children[0]`), else from the value
+    /// itself (`items[3]`). `handler` is the handler the value was bound to, if any.
+    case valueTooDeep(handler: String?, path: String, limit: Int)
+    /// A document holding the value at `path` would be at least `size` bytes of JSON, over the largest
+    /// document `DecodingLimits.default` reads (`limit`, `DecodingLimits.maximumDocumentSize`), so it
+    /// could never be read back. For a value alone, `size` is the value's own JSON; for a whole
+    /// document, the document's, and `path` its largest value. `Data` is written as base64, a third
+    /// larger than its bytes. `handler` is the handler the value was bound to, if any.
+    case valueTooLarge(handler: String?, path: String, size: Int, limit: Int)
     /// `call`, `bind` or `invalidate` on a handler that has been invalidated.
     case invalidated(handler: String)
     /// `callSynchronously` or `invalidateSynchronously` met an `async` or actor-isolated function;
@@ -77,6 +89,17 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
             "handler '\(handler)': no parameter named '\(argument)' (parameters: \(known.joined(separator: ", ")))"
         case .encodingFailed(let handler, let argument, let reason):
             "handler '\(handler)': argument '\(argument)' could not be encoded: \(reason)"
+        case .valueTooDeep(let handler, let path, let limit):
+            (handler.map { "handler '\($0)': " } ?? "")
+                + "the value at '\(ValuePath.shown(path))' nests deeper than \(limit) levels (DecodingLimits.maximumDepth, "
+                + "counted from its document's outermost object), so no document holding it could be read back; "
+                + "give it a flatter shape, or keep deep structures elsewhere and pass a reference to them"
+        case .valueTooLarge(let handler, let path, let size, let limit):
+            (handler.map { "handler '\($0)': " } ?? "")
+                + "a document holding the value at '\(ValuePath.shown(path))' is at least \(size) bytes of JSON, over the "
+                + "limit of \(limit) bytes (DecodingLimits.maximumDocumentSize), so it could never be read back; "
+                + "Data is written as base64, which makes it a third larger (at most about \(limit / 4 * 3 / 1024) KiB of "
+                + "Data fit in a document); keep large content elsewhere (a file, a database) and pass a reference to it"
         case .invalidated(let handler):
             "handler '\(handler)' has been invalidated; it can no longer be called, bound or invalidated"
         case .requiresAsync(let handler):
@@ -84,6 +107,18 @@ public enum HandlerError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "call it with `try await handler.call()` (or `invalidate()`)"
         case .wrongHandler(let handler, let expected):
             "handler '\(handler)' was called through the typed call of '\(expected)'; call it with that function's own typed call or with call(_:)"
+        }
+    }
+}
+
+extension HandlerError {
+    /// A limit error of a value being bound, naming the handler it was bound to.
+    func bound(to handler: String) -> HandlerError {
+        switch self {
+        case .valueTooDeep(nil, let path, let limit): .valueTooDeep(handler: handler, path: path, limit: limit)
+        case .valueTooLarge(nil, let path, let size, let limit):
+            .valueTooLarge(handler: handler, path: path, size: size, limit: limit)
+        default: self
         }
     }
 }

@@ -31,15 +31,3 @@ public enum HandlerValue: Sendable, Hashable {
         }
     }
 }
-
-extension HandlerValue {
-    /// The text of the first `.number` (depth first) that is not a JSON number, if any.
-    var firstInvalidNumber: String? {
-        switch self {
-        case .number(let text): JSONReader.isNumber(text) ? nil : text
-        case .array(let elements): elements.lazy.compactMap(\.firstInvalidNumber).first
-        case .object(let members): members.keys.sorted().lazy.compactMap { members[$0]?.firstInvalidNumber }.first
-        case .null, .bool, .string: nil
-        }
-    }
-}

@@ -118,6 +118,10 @@ public final class SignalCenter: Sendable {
     /// Registers `handler` as a consumer of `signal`, delivered by this run (or, when `durable` and
     /// this run is gone, by the next process of this component). When the signal was posted with
     /// `UnconsumedPolicy.keep` and is still kept, the consumer receives that revision at once.
+    ///
+    /// - Throws: `SignalError.invalidHandler` for an invalidated handler or one whose document a
+    ///   delivery could not read back (over a limit of `DecodingLimits.default`, e.g. a handler
+    ///   rebuilt with larger limits); `.invalidSignalID`; the store's errors. Nothing is stored then.
     @discardableResult
     public func register(
         _ handler: Handler, for signal: SignalID, lifetime: ConsumerLifetime = .durable, delivery: DeliveryMode = .once
@@ -125,9 +129,15 @@ public final class SignalCenter: Sendable {
         try checkRunning()
         let signalID = try signal.validated()
         if handler.isInvalidated { throw .invalidHandler(handler: handler.id, reason: "it has been invalidated") }
+        let document: [UInt8]
+        do {
+            document = try handler.storableJSON()
+        } catch {
+            throw .invalidHandler(handler: handler.id, reason: "a delivery could not read it back: \(error)")
+        }
         let consumer = ConsumerRecord(
             id: ConsumerID(UUID().uuidString), signalID: signalID, component: component, runID: runID,
-            lifetime: lifetime, mode: delivery, handler: [UInt8](handler.jsonData()), handlerID: handler.id)
+            lifetime: lifetime, mode: delivery, handler: document, handlerID: handler.id)
         _ = try await store.insertConsumer(consumer)
         return consumer.id
     }
@@ -147,8 +157,9 @@ public final class SignalCenter: Sendable {
     /// Posts a new revision of `signal`. The result says how many consumers receive it; with none,
     /// `ifUnconsumed` decides whether it is kept for a consumer that registers later.
     ///
-    /// - Throws: `SignalError.invalidSignalID`, `.invalidPayload`; `.storeBusy` (nothing was posted;
-    ///   safe to post again) and the other store errors.
+    /// - Throws: `SignalError.invalidSignalID`, `.invalidPayload`; `.payloadTooDeep` or
+    ///   `.payloadTooLarge` for a payload a delivery could not read (nothing was posted);
+    ///   `.storeBusy` (nothing was posted; safe to post again) and the other store errors.
     @discardableResult
     public func post(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report

@@ -32,7 +32,18 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidSignalID(String, reason: String)
     /// A payload value of `signal` could not be encoded, or uses a name HandlerKitSignals passes itself.
     case invalidPayload(signal: String, argument: String, reason: String)
-    /// The handler given to `register` cannot be stored (e.g. it has been invalidated).
+    /// A payload value of `signal` nests deeper than a delivery reads: each consumer's handler is
+    /// given the payload's values as bound values, inside its document's object and `bound` object,
+    /// and a document may nest `limit` levels (`DecodingLimits.maximumDepth` of
+    /// `DecodingLimits.default`). `path` is the first array or object too deep, from the value's name
+    /// (`items[3].children[0]`). Nothing was posted.
+    case payloadTooDeep(signal: String, path: String, limit: Int)
+    /// The payload of `signal` is `size` bytes of JSON, over the `limit` a delivery reads
+    /// (`DecodingLimits.maximumDocumentSize` of `DecodingLimits.default`); `largestValue` names its
+    /// largest value. `Data` is stored as base64, a third larger than its bytes. Nothing was posted.
+    case payloadTooLarge(signal: String, size: Int, limit: Int, largestValue: String)
+    /// The handler given to `register` cannot be stored (e.g. it has been invalidated, or its document
+    /// is over a limit a delivery reads it with).
     case invalidHandler(handler: String, reason: String)
     /// The signal center of `component` (run `runID`) has been stopped.
     case centerStopped(component: String, runID: String)
@@ -67,6 +78,17 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid signal id '\(id.prefix(80))': \(reason)"
         case .invalidPayload(let signal, let argument, let reason):
             "payload of signal '\(signal)', value '\(argument)': \(reason)"
+        case .payloadTooDeep(let signal, let path, let limit):
+            "payload of signal '\(signal)': the value at '\(path)' nests deeper than a delivery reads: a consumer's "
+                + "handler receives it inside its document's object and `bound` object, and a document may nest "
+                + "\(limit) levels (DecodingLimits.maximumDepth); nothing was posted. Post a flatter value, or keep "
+                + "deep structures elsewhere and post a reference to them"
+        case .payloadTooLarge(let signal, let size, let limit, let largestValue):
+            "payload of signal '\(signal)' is \(size) bytes of JSON, over the limit of \(limit) bytes a delivery "
+                + "reads (DecodingLimits.maximumDocumentSize); its largest value is '\(largestValue)'; nothing was "
+                + "posted. Data is stored as base64, which makes it a third larger (at most about "
+                + "\(limit / 4 * 3 / 1024) KiB of Data fit); keep large content elsewhere (a file, a database) and "
+                + "post a reference to it"
         case .invalidHandler(let handler, let reason):
             "handler '\(handler)' cannot be registered as a signal consumer: \(reason)"
         case .centerStopped(let component, let runID):

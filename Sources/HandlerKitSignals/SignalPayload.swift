@@ -7,12 +7,23 @@ import HandlerKit
 /// ```swift
 /// try await center.post(signal, payload: ["success": true, "path": "/Photos/1.jpg"])
 /// ```
+///
+/// A payload must be one a delivery can read: at most `DecodingLimits.default.maximumDocumentSize`
+/// bytes of JSON (`Data` is stored as base64, a third larger), and each value nesting no deeper than
+/// a bound value of the consumer's handler may (`DecodingLimits.default.maximumDepth` levels, two of
+/// them the handler document's object and its `bound` object). `post` refuses others.
 public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
     /// The names HandlerKitSignals passes to handlers itself: not allowed in a payload.
     public static let reservedNames: Set<String> = ["deliveryKey", "signalID", "signalRevision"]
 
     private(set) var values: [String: HandlerValue] = [:]
-    private var failures: [(name: String, reason: String)] = []
+    private var failures: [(name: String, failure: Failure)] = []
+
+    /// Why a value could not be taken.
+    private enum Failure {
+        case encoding(reason: String)
+        case tooDeep(path: String, limit: Int)
+    }
 
     public init() {}
 
@@ -29,9 +40,13 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
             return
         }
         do {
-            values[name] = try HandlerValue(encoding: value)
+            // Where a delivery puts it: bound to the consumer's handler, inside its document's
+            // object and `bound` object.
+            values[name] = try HandlerValue(encoding: value, enclosingLevels: 2, path: name)
+        } catch HandlerError.valueTooDeep(_, let path, let limit) {
+            failures.append((name, .tooDeep(path: path, limit: limit)))
         } catch {
-            failures.append((name, "cannot be encoded: \(error)"))
+            failures.append((name, .encoding(reason: "cannot be encoded: \(error)")))
         }
     }
 
@@ -40,14 +55,24 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
 
     /// The stored form: one JSON object.
     func encoded(for signal: String) throws(SignalError) -> [UInt8] {
-        if let failure = failures.first {
-            throw .invalidPayload(signal: signal, argument: failure.name, reason: failure.reason)
+        switch failures.first {
+        case (let name, .encoding(let reason))?: throw .invalidPayload(signal: signal, argument: name, reason: reason)
+        case (_, .tooDeep(let path, let limit))?: throw .payloadTooDeep(signal: signal, path: path, limit: limit)
+        case nil: break
         }
         if let reserved = values.keys.sorted().first(where: Self.reservedNames.contains) {
             throw .invalidPayload(
                 signal: signal, argument: reserved,
                 reason: "this name is reserved: handlers receive it from HandlerKitSignals itself")
         }
-        return [UInt8](HandlerValue.object(values).jsonData())
+        let bytes = [UInt8](HandlerValue.object(values).jsonData())
+        let limit = DecodingLimits.default.maximumDocumentSize
+        guard bytes.count > limit else { return bytes }
+        var largest: (name: String, size: Int)?
+        for name in values.keys.sorted() {
+            let size = values[name]?.jsonData().count ?? 0
+            if size > largest?.size ?? -1 { largest = (name, size) }
+        }
+        throw .payloadTooLarge(signal: signal, size: bytes.count, limit: limit, largestValue: largest?.name ?? "")
     }
 }
