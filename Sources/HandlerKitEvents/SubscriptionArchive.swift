@@ -57,8 +57,13 @@ public final class SubscriptionArchive: Sendable {
         let restore: @Sendable ([HandlerValue], String, HandlerRegistry) -> (restored: Int, problems: [EventError])?
     }
 
-    /// An archive whose handlers are rebuilt from `registry`; `limits` bound the size and depth of
-    /// a document it restores (default: 64 MiB, 64 levels).
+    /// How many levels the archive's own document adds above each handler document it embeds
+    /// (the document, `events`, an event's list, a subscription).
+    static let ownLevels = 4
+
+    /// An archive whose handlers are rebuilt from `registry`; `limits` bound the size of a document
+    /// it restores (default: 64 MiB) and the depth of each handler document in it (default: 64
+    /// levels, as HandlerKit writes them; the archive's own four levels come on top).
     public init(
         registry: HandlerRegistry = .shared, limits: DecodingLimits = DecodingLimits(maximumDocumentSize: 64 << 20)
     ) {
@@ -176,7 +181,10 @@ public final class SubscriptionArchive: Sendable {
     ) throws(EventError) -> [String: HandlerValue] {
         let document: HandlerValue
         do {
-            document = try HandlerValue(json: json, limits: limits)
+            // Handler documents sit `ownLevels` down: they get their full depth below them.
+            var documentLimits = limits
+            documentLimits.maximumDepth = limits.maximumDepth + ownLevels
+            document = try HandlerValue(json: json, limits: documentLimits)
         } catch {
             throw .malformedDocument(underlying: error)
         }

@@ -246,4 +246,24 @@ import Testing
         #expect(try other.restore(from: saved).restored == 1)
         #expect(again.progress.subscriptions.first?.handler?.id == "Log.any")
     }
+
+    /// An archive embeds handler documents four levels down, so it reads them at their own full depth:
+    /// a handler whose bound value nests as deep as a handler document allows is saved and restored.
+    @Test func handlersWithValuesAsDeepAsADocumentAllowsAreRestored() async throws {
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        // A bound value sits two levels into its document (the document and `bound`).
+        var shape = HandlerValue.number("0")
+        for _ in 0..<(DecodingLimits.default.maximumDepth - 2) { shape = .array([shape]) }
+        let key = "Player.shaped"
+        let event = makeEvent(key: key)
+        try event.subscribe(Handler(id: "Log.shape", bound: ["shape": shape], registry: registry))
+        let saved = try archive(event, registry: registry).save()
+
+        let restored = makeEvent(key: key)
+        let report = try archive(restored, registry: registry).restore(from: saved)
+        #expect(report.restored == 1 && report.problems.isEmpty, "\(report)")
+        _ = await restored.sendAndWait("a")
+        #expect(recorder.all == ["shape:a"])
+    }
 }

@@ -100,6 +100,16 @@ func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
                         recorder.record("any:\(data)")
                     }
                 ),
+                // A bound value of any shape (e.g. nested as deep as a handler document allows).
+                HandlerDescriptor(
+                    id: "Log.shape",
+                    parameters: [.required("shape", HandlerValue.self), .required("data", String.self)],
+                    invoke: { arguments in
+                        let _: HandlerValue = try arguments.required("shape")
+                        let data: String = try arguments.required("data")
+                        recorder.record("shape:\(data)")
+                    }
+                ),
                 // An async handler.
                 HandlerDescriptor(
                     id: "Log.slow",
