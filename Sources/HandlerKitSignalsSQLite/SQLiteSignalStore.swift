@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HandlerKit
 import HandlerKitSignals
+import Logging
 
 /// The embedded signal store: one SQLite database file that every process of the machine opens
 /// (through GRDB), in WAL mode. Every write is one `BEGIN IMMEDIATE` transaction; a process that
@@ -25,18 +26,22 @@ public final class SQLiteSignalStore: SignalStore {
         /// The largest the database file may grow, in bytes (`nil`: no limit but the disk's). A write
         /// that would pass it fails with `SignalError.storeFull` and changes nothing.
         public var maximumSize: Int?
+        /// Where the store reports what it repaired on its own (a wake file made again). `nil`: the
+        /// store logs nothing.
+        public var logger: Logger?
         /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(
             busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
-            completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil
+            completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil, logger: Logger? = nil
         ) {
             self.busyTimeout = busyTimeout
             self.flushEveryCommit = flushEveryCommit
             self.completionHistory = completionHistory
             self.maximumSize = maximumSize
+            self.logger = logger
         }
     }
 
@@ -583,7 +588,7 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
-        try WakeFileListener(path: wakePath)
+        try WakeFileListener(path: wakePath, logger: options.logger)
     }
 
     // MARK: Transactions and errors
