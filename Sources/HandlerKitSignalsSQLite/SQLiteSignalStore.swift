@@ -10,8 +10,26 @@ import Logging
 /// `SignalError.storeBusy` without having written anything, so a busy database never loses or
 /// doubles a signal.
 ///
-/// Next to the database: `<file>.runs/` holds each live run's lock file (see `RunLockFile`), and
-/// `<file>.wake` is the file other processes are woken through (see `WakeFile`).
+/// A store is more than its database file; keep its files together, and delete them only together:
+///
+/// - `<file>`: the database. Deleting it, or truncating it, loses the store: every consumer and
+///   delivery. A store whose database is found empty or missing is refused with
+///   `SignalError.storeLost` rather than made again, empty.
+/// - `<file>-wal`: SQLite's write-ahead log, part of the database: the commits since the last
+///   checkpoint are only there (up to 1,000 pages, 4 MB; a checkpoint copies them into `<file>` when
+///   the log passes that and when the last process closes the store). Deleting it loses those commits
+///   (posts, registrations, completions), silently for SQLite; a completion lost this way runs its
+///   handler again.
+/// - `<file>-shm`: the index of the `-wal` file, shared in memory by the processes. Deleting it costs
+///   nothing once no process has the store open; while processes have it open, the processes that
+///   open it next no longer see their commits, which can damage the database. Making it immutable
+///   fails the store's operations with `SignalError.storeReadOnly`.
+/// - `<file>.marker`: written when the store is made (or first opened by this version); it is how an
+///   emptied or missing database is told from a new store. Deleting it costs nothing else.
+/// - `<file>.runs/`: one lock file per live run (see `RunLockFile`). Deleting a live run's file lets
+///   another process of its component take the run over while it still runs.
+/// - `<file>.wake` (Linux): the file other processes are woken through (see `WakeFile`). Deleting it
+///   costs nothing: it is made again and watched again at once (logged to `Options.logger`).
 public final class SQLiteSignalStore: SignalStore {
     /// How the store behaves.
     public struct Options: Sendable {
