@@ -7,10 +7,9 @@ extension SQLiteSignalStore {
     /// or is newer, switches it to WAL, migrates it and marks it.
     ///
     /// SQLite answers some steps of opening with `SQLITE_BUSY` at once, without calling the busy
-    /// handler: switching a new database to WAL, a write that follows a read another process's commit
-    /// made stale, and opening while the last connection of another process checkpoints and removes
-    /// the `-wal` file on closing. So opening is tried again, in short sleeps, until
-    /// `Options.busyTimeout` has passed, measured.
+    /// handler: switching a new database to WAL while another connection writes it, and opening while
+    /// the last connection of another process checkpoints and removes the `-wal` file on closing. So
+    /// opening is tried again, in short sleeps, until `Options.busyTimeout` has passed, measured.
     static func openDatabase(path: String, options: Options) throws(SignalError) -> DatabaseQueue {
         let files = StoreFiles(path: path)
         let started = ContinuousClock.now
@@ -29,17 +28,24 @@ extension SQLiteSignalStore {
                 }
                 files.writeMarker(logger: options.logger)
                 return queue
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            } catch {
                 let waited = ContinuousClock.now - started
-                guard waited < options.busyTimeout else {
+                guard isTransient(error), waited < options.busyTimeout else {
                     throw signalError(error, path: path, operation: "opening the store", busyWait: waited.seconds)
                 }
                 Thread.sleep(forTimeInterval: min(pause, options.busyTimeout - waited).seconds)
                 pause = min(pause * 2, .milliseconds(20))
-            } catch {
-                throw signalError(error, path: path, operation: "opening the store")
             }
         }
+    }
+
+    /// Whether opening failed only for what other processes were doing at that moment: SQLITE_BUSY,
+    /// or a `-wal` file that GRDB saw and then could not find (the last connection of another process
+    /// removes it on closing).
+    private static func isTransient(_ error: any Error) -> Bool {
+        if let error = error as? DatabaseError { return error.resultCode == .SQLITE_BUSY }
+        if let error = error as? CocoaError { return error.code == .fileReadNoSuchFile }
+        return false
     }
 
     /// The configuration of the store's connection.

@@ -39,28 +39,42 @@ struct StoreFiles {
             if marked { throw .storeLost(path: path, found: "missing", marker: marker) }
         case 0?:
             if marked { throw .storeLost(path: path, found: "empty (0 bytes)", marker: marker) }
-        case let size?:
-            try checkHeader(size: size)
+        case _?:
+            // A checkpoint of another process writes the header's new page count before the pages
+            // after it, and the file's pages before it removes the `-wal` file: a file that looks cut
+            // is looked at again for a moment (100 ms) before it is refused.
+            var looks = 1
+            while true {
+                do throws(SignalError) {
+                    return try checkHeader()
+                } catch {
+                    guard looks < 5 else { throw error }
+                    looks += 1
+                    usleep(20_000)
+                }
+            }
         }
     }
 
     /// Refuses a database file shorter than its header, not a whole number of pages, or shorter than
     /// the page count its header records (when no `-wal` file holds pages the file does not have yet).
     /// A file that does not start like an SQLite database is left to SQLite, which says so.
-    private func checkHeader(size: Int) throws(SignalError) {
+    private func checkHeader() throws(SignalError) {
         func cut(_ detail: String) -> SignalError {
             .storeCorrupt(
                 path: path, operation: "opening the store",
                 detail: "\(detail): the file was cut; restore the store's files from a backup")
         }
+        // The header first, then the size, then the `-wal` file: the order in which a checkpoint
+        // changes them.
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 100), let end = try? handle.seekToEnd() else { return }
+        let size = Int(end)
         guard size >= 100 else {
             throw cut("the file is \(size) bytes, shorter than the 100-byte header of an SQLite database")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 100), header.count == 100,
-            header.starts(with: Array("SQLite format 3\0".utf8))
-        else { return }
+        guard header.starts(with: Array("SQLite format 3\0".utf8)) else { return }
         func number(at offset: Int, bytes: Int) -> Int {
             header[offset..<(offset + bytes)].reduce(0) { $0 << 8 | Int($1) }
         }
