@@ -137,7 +137,10 @@ let package = Package(
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsSQLite",
-            dependencies: ["HandlerKit", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The store on PostgreSQL through postgres-nio: SQL, connections, locks and wake-ups only.
         .target(
@@ -174,6 +177,7 @@ let package = Package(
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                 "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The signal tests that need a PostgreSQL server (and the trait): `bash Scripts/with-postgres.sh

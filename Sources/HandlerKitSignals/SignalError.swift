@@ -49,6 +49,11 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     case centerStopped(component: String, runID: String)
     /// A component name is empty or too long.
     case invalidComponent(String, reason: String)
+    /// The store's database file at `path` is `found` (empty or missing), yet `marker`, written when
+    /// the store was made, shows that a store with data existed there: its data is gone (the file was
+    /// truncated, replaced or deleted). Nothing was created over it: restore the store's files from a
+    /// backup, or delete `marker` to start a new, empty store at `path`.
+    case storeLost(path: String, found: String, marker: String)
 
     public var description: String {
         switch self {
@@ -95,6 +100,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "the signal center of component '\(component)' (run \(runID)) has been stopped"
         case .invalidComponent(let name, let reason):
             "invalid component name '\(name.prefix(80))': \(reason)"
+        case .storeLost(let path, let found, let marker):
+            "signal store \(path) is \(found), but \(marker) shows that a store with data was made there: its data is gone (the file was truncated, replaced or deleted), so no empty store was created over it; restore the store's files from a backup, or delete \(marker) to start a new, empty store"
         }
     }
 }

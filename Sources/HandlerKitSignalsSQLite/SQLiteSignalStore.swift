@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HandlerKit
 import HandlerKitSignals
+import Logging
 
 /// The embedded signal store: one SQLite database file that every process of the machine opens
 /// (through GRDB), in WAL mode. Every write is one `BEGIN IMMEDIATE` transaction; a process that
@@ -9,8 +10,26 @@ import HandlerKitSignals
 /// `SignalError.storeBusy` without having written anything, so a busy database never loses or
 /// doubles a signal.
 ///
-/// Next to the database: `<file>.runs/` holds each live run's lock file (see `RunLockFile`), and
-/// `<file>.wake` is the file other processes are woken through (see `WakeFile`).
+/// A store is more than its database file; keep its files together, and delete them only together:
+///
+/// - `<file>`: the database. Deleting it, or truncating it, loses the store: every consumer and
+///   delivery. A store whose database is found empty or missing is refused with
+///   `SignalError.storeLost` rather than made again, empty.
+/// - `<file>-wal`: SQLite's write-ahead log, part of the database: the commits since the last
+///   checkpoint are only there (up to 1,000 pages, 4 MB; a checkpoint copies them into `<file>` when
+///   the log passes that and when the last process closes the store). Deleting it loses those commits
+///   (posts, registrations, completions), silently for SQLite; a completion lost this way runs its
+///   handler again.
+/// - `<file>-shm`: the index of the `-wal` file, shared in memory by the processes. Deleting it costs
+///   nothing once no process has the store open; while processes have it open, the processes that
+///   open it next no longer see their commits, which can damage the database. Making it immutable
+///   fails the store's operations with `SignalError.storeReadOnly`.
+/// - `<file>.marker`: written when the store is made (or first opened by this version); it is how an
+///   emptied or missing database is told from a new store. Deleting it costs nothing else.
+/// - `<file>.runs/`: one lock file per live run (see `RunLockFile`). Deleting a live run's file lets
+///   another process of its component take the run over while it still runs.
+/// - `<file>.wake` (Linux): the file other processes are woken through (see `WakeFile`). Deleting it
+///   costs nothing: it is made again and watched again at once (logged to `Options.logger`).
 public final class SQLiteSignalStore: SignalStore {
     /// How the store behaves.
     public struct Options: Sendable {
@@ -25,18 +44,22 @@ public final class SQLiteSignalStore: SignalStore {
         /// The largest the database file may grow, in bytes (`nil`: no limit but the disk's). A write
         /// that would pass it fails with `SignalError.storeFull` and changes nothing.
         public var maximumSize: Int?
+        /// Where the store reports what it repaired on its own (a wake file made again). `nil`: the
+        /// store logs nothing.
+        public var logger: Logger?
         /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(
             busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
-            completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil
+            completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil, logger: Logger? = nil
         ) {
             self.busyTimeout = busyTimeout
             self.flushEveryCommit = flushEveryCommit
             self.completionHistory = completionHistory
             self.maximumSize = maximumSize
+            self.logger = logger
         }
     }
 
@@ -45,6 +68,7 @@ public final class SQLiteSignalStore: SignalStore {
     public var location: String { path }
     let options: Options
     private let queue: DatabaseQueue
+    private let sharedMemory: SharedMemoryGuard
     private let runLocks = RunLocks()
 
     /// Opens (creating and migrating when needed) the store at `path`.
@@ -52,45 +76,25 @@ public final class SQLiteSignalStore: SignalStore {
     /// A signal store is marked with its own `PRAGMA application_id`; a database that holds anything
     /// else is refused before anything is written to it.
     ///
+    /// Processes opening a new store at the same time make it once; none of them fails for the others.
+    ///
     /// - Throws: `SignalError.notASignalStore` for a database that is not a signal store (left
     ///   unchanged), `.newerSchema` for a signal store of a newer version (left unchanged),
-    ///   `.storeCorrupt` for a file that is not an SQLite database or is damaged, `.storeReadOnly`,
+    ///   `.storeLost` for a store whose database file was emptied or deleted, `.storeCorrupt` for a
+    ///   file that is not an SQLite database or is damaged (cut short, pages missing), `.storeReadOnly`,
+    ///   `.storeBusy` when other processes kept it locked for `Options.busyTimeout`,
     ///   `.storeUnavailable`.
     public init(path: String, options: Options = Options()) throws(SignalError) {
         self.path = path
         self.options = options
-        do {
-            try SQLiteSchema.checkExisting(
-                path: path, busyMode: .callback(Self.busyCallback(budget: options.busyTimeout)))
-        } catch {
-            throw Self.signalError(
-                error, path: path, operation: "opening the store", busyWait: options.busyTimeout.seconds)
-        }
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.busyMode = .callback(Self.busyCallback(budget: options.busyTimeout))
-        configuration.label = "HandlerKitSignals"
-        let synchronous = options.flushEveryCommit ? "FULL" : "NORMAL"
-        let maximumSize = options.maximumSize
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
-            if let maximumSize {
-                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
-                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumSize / max(1, pageSize)))")
-            }
-        }
-        do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    try SQLiteSchema.migrate(db, path: path)
-                    return .commit
-                }
-            }
-        } catch {
-            throw Self.signalError(error, path: path, operation: "opening the store")
-        }
+        queue = try Self.openDatabase(path: path, options: options)
+        sharedMemory = SharedMemoryGuard(path: StoreFiles(path: path).sharedMemory)
+    }
+
+    deinit {
+        // Closing the connection writes its `-shm` file, which kills the process once that file is
+        // immutable (see `SharedMemoryGuard`): the connection is left open until the process exits.
+        if sharedMemory.isFrozen { _ = Unmanaged.passRetained(queue) }
     }
 
     /// The folder of run lock files.
@@ -583,7 +587,7 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
-        try WakeFileListener(path: wakePath)
+        try WakeFileListener(path: wakePath, logger: options.logger)
     }
 
     // MARK: Transactions and errors
@@ -595,6 +599,7 @@ public final class SQLiteSignalStore: SignalStore {
     func write<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(SignalError) -> T {
+        let started = ContinuousClock.now
         do {
             return try writeNow { db in
                 var result: T?
@@ -608,7 +613,8 @@ public final class SQLiteSignalStore: SignalStore {
                 return result
             }
         } catch {
-            throw Self.signalError(error, path: path, operation: operation(), busyWait: options.busyTimeout.seconds)
+            throw Self.signalError(
+                error, path: path, operation: operation(), busyWait: (ContinuousClock.now - started).seconds)
         }
     }
 
@@ -616,21 +622,25 @@ public final class SQLiteSignalStore: SignalStore {
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(SignalError) -> T {
+        let started = ContinuousClock.now
         do {
             return try readNow(body)
         } catch {
-            throw Self.signalError(error, path: path, operation: operation(), busyWait: options.busyTimeout.seconds)
+            throw Self.signalError(
+                error, path: path, operation: operation(), busyWait: (ContinuousClock.now - started).seconds)
         }
     }
 
     /// `DatabaseQueue.read`'s synchronous form (an `async` caller would get its `async` overload).
     private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try queue.read(body)
+        try sharedMemory.check()
+        return try queue.read(body)
     }
 
     /// `DatabaseQueue.writeWithoutTransaction`'s synchronous form.
     private func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try queue.writeWithoutTransaction(body)
+        try sharedMemory.check()
+        return try queue.writeWithoutTransaction(body)
     }
 
     /// A column of a stored row as `T`, or `SignalError.malformedRecord` naming the table, key and column.
@@ -645,39 +655,47 @@ public final class SQLiteSignalStore: SignalStore {
         return value
     }
 
-    /// The `SignalError` for an error of SQLite, GRDB or this store.
+    /// The `SignalError` for an error of SQLite, GRDB or this store; `busyWait` is the time the
+    /// failed operation took, in seconds (rounded to milliseconds in `SignalError.storeBusy`).
     static func signalError(_ error: any Error, path: String, operation: String, busyWait: Double = 0) -> SignalError {
         if let error = error as? SignalError { return error }
+        if let frozen = error as? SharedMemoryFrozen { return .storeReadOnly(path: frozen.path, operation: operation) }
         guard let error = error as? DatabaseError else {
             return .database(path: path, operation: operation, detail: "\(error)")
         }
         let detail = error.message ?? "\(error)"
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return .storeBusy(path: path, operation: operation, waitedSeconds: busyWait)
-        case .SQLITE_READONLY: return .storeReadOnly(path: path, operation: operation)
+            return .storeBusy(path: path, operation: operation, waitedSeconds: (busyWait * 1_000).rounded() / 1_000)
+        case .SQLITE_READONLY:
+            return .storeReadOnly(path: StoreFiles(path: path).firstUnwritable() ?? path, operation: operation)
+        case .SQLITE_IOERR, .SQLITE_CANTOPEN:
+            // SQLite says "disk I/O error" or "unable to open" for a file the OS refuses to write
+            // (EPERM for an immutable file, EROFS, EACCES): that is a read-only store.
+            if let unwritable = StoreFiles(path: path).firstUnwritable() {
+                return .storeReadOnly(path: unwritable, operation: operation)
+            }
+            return error.resultCode == .SQLITE_CANTOPEN
+                ? .storeUnavailable(path: path, reason: detail)
+                : .database(path: path, operation: operation, detail: detail)
         case .SQLITE_FULL: return .storeFull(path: path, operation: operation)
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .storeCorrupt(path: path, operation: operation, detail: detail)
-        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH: return .storeUnavailable(path: path, reason: detail)
+        case .SQLITE_PERM, .SQLITE_AUTH: return .storeUnavailable(path: path, reason: detail)
         default: return .database(path: path, operation: operation, detail: detail)
         }
     }
 
     /// Waits for other processes' transactions in short sleeps (SQLite's own busy handler sleeps
-    /// 1 ms and longer at once, which would cost latency under contention), up to `budget`.
+    /// 1 ms and longer at once, which would cost latency under contention), until `budget` has
+    /// passed, measured from the first call of each wait.
     static func busyCallback(budget: Duration) -> Database.BusyCallback {
-        let budgetMicroseconds = budget.seconds * 1_000_000
+        let waitStarted = Locked(ContinuousClock.now)
         return { tries in
+            let now = ContinuousClock.now
+            if tries == 0 { waitStarted.withLock { $0 = now } }
+            guard now - waitStarted.withLock({ $0 }) < budget else { return false }
             // 50 sleeps of 20 µs, 200 of 200 µs, then 2 ms each.
-            let waited: Double
-            let sleep: UInt32
-            switch tries {
-            case ..<50: (waited, sleep) = (Double(tries) * 20, 20)
-            case ..<250: (waited, sleep) = (1_000 + Double(tries - 50) * 200, 200)
-            default: (waited, sleep) = (41_000 + Double(tries - 250) * 2_000, 2_000)
-            }
-            guard waited < budgetMicroseconds else { return false }
-            usleep(sleep)
+            usleep(tries < 50 ? 20 : tries < 250 ? 200 : 2_000)
             return true
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,10 @@ import Darwin
 /// Cross-process wake-ups for one store, without polling.
 ///
 /// - Linux: every process watches a small wake file next to the database with inotify; a process
-///   that changed something writes one byte into it, which wakes every watcher at once.
+///   that changed something writes one byte into it, which wakes every watcher at once. A wake file
+///   that is deleted or replaced is noticed by both sides: a writer opens the file at the path again,
+///   a watcher makes it again if needed, watches it again, wakes its center (a wake-up may have gone
+///   to the old file) and logs it once.
 /// - Apple platforms: a Darwin notification named after the store (`notify_post`), received through
 ///   `notify_register_file_descriptor`, the convention there.
 ///
@@ -41,6 +45,10 @@ enum WakeFile {
         func write(to path: String) {
             descriptors.withLock { descriptors in
                 var fd = descriptors[path] ?? -1
+                if fd >= 0 && WakeFile.isUnlinked(fd) {
+                    closeDescriptor(fd)
+                    fd = -1
+                }
                 if fd < 0 { fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
                 guard fd >= 0 else { return }
                 var byte: UInt8 = 1
@@ -52,6 +60,12 @@ enum WakeFile {
                 }
             }
         }
+    }
+
+    /// Whether the file open as `fd` has been deleted (or replaced by another at its path).
+    static func isUnlinked(_ fd: Int32) -> Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && status.st_nlink == 0
     }
     #endif
 }
@@ -72,13 +86,19 @@ final class WakeFileListener: SignalWakeListener {
 
     private let state = Locked(State())
     private let notifyFD: Int32
+    #if !canImport(Darwin)
+    private let path: String
+    private let logger: Logger?
+    /// The file being watched, and its inotify watch (changed only by the listener's thread).
+    private let watched: Locked<(watch: Int32, device: UInt64, inode: UInt64)>
+    #endif
     /// Written to interrupt `poll` when the deadline changes or the listener closes.
     private let interruptFDs: (read: Int32, write: Int32)
     #if canImport(Darwin)
     private let token: Int32
     #endif
 
-    init(path: String) throws(SignalError) {
+    init(path: String, logger: Logger?) throws(SignalError) {
         #if canImport(Darwin)
         var fd: Int32 = -1
         var token: Int32 = 0
@@ -87,19 +107,18 @@ final class WakeFileListener: SignalWakeListener {
         }
         self.token = token
         #else
-        if access(path, F_OK) != 0 {
-            let created = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-            if created >= 0 { closeDescriptor(created) }
-        }
         let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else {
             throw .storeUnavailable(path: path, reason: "inotify_init1 failed: \(RunLockFile.lastError())")
         }
-        guard inotify_add_watch(fd, path, UInt32(IN_MODIFY)) >= 0 else {
+        guard let watched = Self.watch(path, with: fd) else {
             let reason = RunLockFile.lastError()
             closeDescriptor(fd)
             throw .storeUnavailable(path: path, reason: "cannot watch the wake file: \(reason)")
         }
+        self.path = path
+        self.logger = logger
+        self.watched = Locked(watched)
         #endif
         notifyFD = fd
         var pipeFDs: [Int32] = [-1, -1]
@@ -168,8 +187,10 @@ final class WakeFileListener: SignalWakeListener {
             ]
             _ = poll(&fds, 2, timeout)
             if fds[1].revents != 0 { while read(interruptFDs.read, &buffer, buffer.count) > 0 {} }
+            // A notification, or the loss of the wake file (a wake-up may have gone to the old one):
+            // the center looks for due deliveries either way.
             let notified = fds[0].revents != 0
-            if notified { while read(notifyFD, &buffer, buffer.count) > 0 {} }
+            if notified { drainNotifications(&buffer) }
 
             let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 if notified { state.woken = true }
@@ -191,4 +212,63 @@ final class WakeFileListener: SignalWakeListener {
         closeDescriptor(interruptFDs.read)
         closeDescriptor(interruptFDs.write)
     }
+
+    /// Reads the pending notifications, and watches the wake file again if it was lost.
+    private func drainNotifications(_ buffer: inout [UInt8]) {
+        #if canImport(Darwin)
+        while read(notifyFD, &buffer, buffer.count) > 0 {}
+        #else
+        // Each event: wd (4 bytes), mask (4), cookie (4), len (4), then `len` bytes of name.
+        var lost = false
+        while true {
+            let count = read(notifyFD, &buffer, buffer.count)
+            guard count > 0 else { break }
+            var offset = 0
+            while offset + 16 <= count {
+                let mask = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) }
+                let length = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) }
+                if mask & Self.lossEvents != 0 { lost = true }
+                offset += 16 + Int(length)
+            }
+        }
+        if lost { rewatchIfReplaced() }
+        #endif
+    }
+
+    #if !canImport(Darwin)
+    /// What inotify reports when the watched file is deleted or moved (its link count changes:
+    /// IN_ATTRIB; the last descriptor of it closes: IN_DELETE_SELF; the watch ends: IN_IGNORED).
+    private static let lossEvents = UInt32(IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
+
+    /// Creates the wake file at `path` if there is none and watches it with `inotify`.
+    private static func watch(_ path: String, with inotify: Int32) -> (watch: Int32, device: UInt64, inode: UInt64)? {
+        let created = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if created >= 0 { closeDescriptor(created) }
+        let events = UInt32(IN_MODIFY) | lossEvents
+        let watch = inotify_add_watch(inotify, path, events)
+        var status = stat()
+        guard watch >= 0, stat(path, &status) == 0 else { return nil }
+        return (watch, UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
+    /// After a wake file was deleted or moved: makes it again and watches the file at the path,
+    /// logged once per loss. (An attribute change of the same file is no loss.)
+    private func rewatchIfReplaced() {
+        let current = watched.withLock { $0 }
+        var status = stat()
+        if stat(path, &status) == 0, UInt64(status.st_dev) == current.device, UInt64(status.st_ino) == current.inode {
+            return
+        }
+        _ = inotify_rm_watch(notifyFD, current.watch)
+        guard let new = Self.watch(path, with: notifyFD) else {
+            logger?.error(
+                "signal store wake file \(path) was deleted and cannot be made again (\(RunLockFile.lastError())); other processes' posts wake this one only at its next retry"
+            )
+            return
+        }
+        watched.withLock { $0 = new }
+        logger?.warning(
+            "signal store wake file \(path) was deleted or replaced; made it again and watching it again")
+    }
+    #endif
 }

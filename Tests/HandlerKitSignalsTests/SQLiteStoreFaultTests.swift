@@ -139,8 +139,15 @@ struct SQLiteStoreFaultTests {
         unsafe.allowsUnsafeTransactions = true
         let blocker = try DatabaseQueue(path: path, configuration: unsafe)
         try await blocker.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+        let started = ContinuousClock.now
         let error = await #expect(throws: SignalError.self) { try await center.post("busy", payload: ["item": 1]) }
-        #expect(error == .storeBusy(path: path, operation: "posting signal 'busy'", waitedSeconds: 0.3))
+        let elapsed = (ContinuousClock.now - started).seconds
+        guard case .storeBusy(let where_, let operation, let waited)? = error else {
+            Issue.record("expected storeBusy, got \(String(describing: error))")
+            return
+        }
+        #expect(where_ == path && operation == "posting signal 'busy'")
+        #expect(waited >= 0.3 && waited <= elapsed + 0.001, "the time waited, measured: \(waited) s of \(elapsed) s")
         try await blocker.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
 
         let result = try await center.post("busy", payload: ["item": 2])

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import HandlerKitSignals
+
+extension SQLiteSignalStore {
+    /// Opens the database of the store at `path`: checks its files, refuses what is not a signal store
+    /// or is newer, switches it to WAL, migrates it and marks it.
+    ///
+    /// SQLite answers some steps of opening with `SQLITE_BUSY` at once, without calling the busy
+    /// handler: switching a new database to WAL while another connection writes it, and opening while
+    /// the last connection of another process checkpoints and removes the `-wal` file on closing. So
+    /// opening is tried again, in short sleeps, until `Options.busyTimeout` has passed, measured.
+    static func openDatabase(path: String, options: Options) throws(SignalError) -> DatabaseQueue {
+        let files = StoreFiles(path: path)
+        let started = ContinuousClock.now
+        var pause = Duration.microseconds(200)
+        while true {
+            do {
+                try files.checkBeforeOpening()
+                try SQLiteSchema.checkExisting(
+                    path: path, busyMode: .callback(busyCallback(budget: options.busyTimeout)))
+                let queue = try DatabaseQueue(path: path, configuration: configuration(options))
+                try queue.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        try SQLiteSchema.migrate(db, path: path)
+                        return .commit
+                    }
+                }
+                files.writeMarker(logger: options.logger)
+                return queue
+            } catch {
+                let waited = ContinuousClock.now - started
+                guard isTransient(error), waited < options.busyTimeout else {
+                    throw signalError(error, path: path, operation: "opening the store", busyWait: waited.seconds)
+                }
+                Thread.sleep(forTimeInterval: min(pause, options.busyTimeout - waited).seconds)
+                pause = min(pause * 2, .milliseconds(20))
+            }
+        }
+    }
+
+    /// Whether opening failed only for what other processes were doing at that moment: SQLITE_BUSY,
+    /// or a `-wal` file that GRDB saw and then could not find (the last connection of another process
+    /// removes it on closing).
+    private static func isTransient(_ error: any Error) -> Bool {
+        if let error = error as? DatabaseError { return error.resultCode == .SQLITE_BUSY }
+        if let error = error as? CocoaError { return error.code == .fileReadNoSuchFile }
+        return false
+    }
+
+    /// The configuration of the store's connection.
+    private static func configuration(_ options: Options) -> Configuration {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .callback(busyCallback(budget: options.busyTimeout))
+        configuration.label = "HandlerKitSignals"
+        let synchronous = options.flushEveryCommit ? "FULL" : "NORMAL"
+        let maximumSize = options.maximumSize
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
+            if let maximumSize {
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumSize / max(1, pageSize)))")
+            }
+        }
+        return configuration
+    }
+
+    /// The pages the `-wal` file grows to before a commit copies them into the database file: what a
+    /// lost `-wal` file can cost (4 MB with 4 KB pages).
+    static let walAutocheckpointPages = 1_000
+}
