@@ -39,7 +39,7 @@ extension SignalCenter {
 
     /// The number of this run's deliveries not yet completed (pending, waiting for a retry, or running).
     public func openDeliveries() async throws(SignalError) -> Int {
-        try await store.openDeliveries(for: runID)
+        try await store.runStatus(of: runID).openDeliveries
     }
 
     /// The automatic delivery task: delivers what is due, then sleeps until a process posts or the
@@ -50,7 +50,7 @@ extension SignalCenter {
             var deadline = ContinuousClock.now + .seconds(60)
             do {
                 try await deliverDue()
-                if let retry = try await store.nextRetry(for: runID) {
+                if let retry = try await store.runStatus(of: runID).nextDue {
                     deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
                 }
                 failures = 0
@@ -98,7 +98,9 @@ extension SignalCenter {
         }
         options.faultHook?(.beforeCompletion)
         var completed = false
-        try await settle { () throws(SignalError) in completed = try await self.store.complete(delivery) }
+        try await settle { () throws(SignalError) in
+            completed = try await self.store.complete(delivery, endingConsumer: delivery.mode == .once)
+        }
         return completed
     }
 

@@ -86,12 +86,14 @@ public final class SignalCenter: Sendable {
                 component, reason: "it is \(component.utf8.count) bytes long; the limit is \(maximumComponentLength)")
         }
         let runID = UUID().uuidString
-        try await store.beginRun(runID, component: component)
+        try await store.beginRun(
+            runID, component: component,
+            applying: .startRun(now: Date().timeIntervalSince1970))
         let takeover: TakeoverReport
         do {
             takeover = try await store.takeOverDeadRuns(of: component, by: runID)
         } catch {
-            try? await store.endRun(runID, component: component)
+            try? await store.endRun(runID, component: component, applying: Self.retirement(of: runID))
             throw error
         }
         let center = SignalCenter(
@@ -102,7 +104,7 @@ public final class SignalCenter: Sendable {
             do {
                 listener = try store.makeWakeListener()
             } catch {
-                try? await store.endRun(runID, component: component)
+                try? await store.endRun(runID, component: component, applying: Self.retirement(of: runID))
                 throw error
             }
             center.state.withLock { state in
@@ -128,13 +130,14 @@ public final class SignalCenter: Sendable {
         let consumer = ConsumerRecord(
             id: ConsumerID(UUID().uuidString), signalID: signalID, component: component, runID: runID,
             lifetime: lifetime, mode: delivery, handler: [UInt8](handler.jsonData()), handlerID: handler.id)
-        _ = try await store.insertConsumer(consumer)
+        _ = try await store.apply(.register(consumer, now: Date().timeIntervalSince1970))
         return consumer.id
     }
 
     /// Removes a consumer and its deliveries that have not started; `false` if it does not exist.
     public func remove(_ consumer: ConsumerID) async throws(SignalError) -> Bool {
-        try await store.removeConsumer(consumer)
+        let plan = StorePlan.removeConsumer(consumer, now: Date().timeIntervalSince1970)
+        return plan.removedConsumer(counts: try await store.apply(plan))
     }
 
     /// The consumers of this component.
@@ -169,9 +172,12 @@ public final class SignalCenter: Sendable {
     }
 
     /// Makes a dead delivery pending again with a fresh count of attempts; `false` if no dead delivery
-    /// has this key.
+    /// has this key. Runs of this component that are gone are taken over first, so that a dead
+    /// delivery of theirs is requeued to this run.
     public func requeue(_ key: DeliveryKey) async throws(SignalError) -> Bool {
-        try await store.requeue(key, by: runID, component: component)
+        if !isStopped { _ = try await store.takeOverDeadRuns(of: component, by: runID) }
+        let plan = StorePlan.requeue(key, now: Date().timeIntervalSince1970)
+        return try await store.apply(plan).first ?? 0 > 0
     }
 
     /// Takes over runs of this component that are gone now (a start does this by itself): for a
@@ -194,7 +200,12 @@ public final class SignalCenter: Sendable {
         guard !wasStopped else { return }
         listener?.close()
         await loop?.value
-        try await store.endRun(runID, component: component)
+        try await store.endRun(runID, component: component, applying: Self.retirement(of: runID))
+    }
+
+    /// The plan that ends run `runID` cleanly.
+    private static func retirement(of runID: String) -> StorePlan {
+        .retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
     }
 
     var isStopped: Bool { state.withLock { $0.stopped } }

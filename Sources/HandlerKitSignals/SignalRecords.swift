@@ -75,10 +75,12 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var attempt: Int
     /// The run that claimed it.
     public var runID: String
+    /// Its consumer's mode, as stored when it was claimed (`nil` when the consumer no longer exists).
+    public var mode: DeliveryMode?
 
     public init(
         rowID: Int64, key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, handler: [UInt8],
-        payload: [UInt8], attempt: Int, runID: String
+        payload: [UInt8], attempt: Int, runID: String, mode: DeliveryMode?
     ) {
         self.rowID = rowID
         self.key = key
@@ -89,6 +91,7 @@ public struct ClaimedDelivery: Sendable, Hashable {
         self.payload = payload
         self.attempt = attempt
         self.runID = runID
+        self.mode = mode
     }
 }
 
@@ -150,6 +153,40 @@ public struct CompletionRecord: Sendable, Hashable {
         self.key = key
         self.runID = runID
         self.attempt = attempt
+    }
+}
+
+/// The runs a store knows of for one component (`SignalStore.runs(of:)`).
+public struct RunsOfComponent: Sendable, Hashable {
+    /// The runs recorded (alive, or gone and not yet taken over).
+    public var recorded: Set<String>
+    /// The runs that consumers of the component name.
+    public var namedByConsumers: Set<String>
+    /// The runs that own deliveries of the component.
+    public var owningDeliveries: Set<String>
+
+    public init(recorded: Set<String>, namedByConsumers: Set<String>, owningDeliveries: Set<String>) {
+        self.recorded = recorded
+        self.namedByConsumers = namedByConsumers
+        self.owningDeliveries = owningDeliveries
+    }
+
+    /// Every run named, but `runID`, in order.
+    package func all(besides runID: String) -> [String] {
+        recorded.union(namedByConsumers).union(owningDeliveries).subtracting([runID]).sorted()
+    }
+}
+
+/// A run's deliveries not yet completed (`SignalStore.runStatus(of:)`).
+public struct RunStatus: Sendable, Hashable {
+    /// The run's deliveries that are pending or claimed (not dead).
+    public var openDeliveries: Int
+    /// When the earliest of its pending deliveries is due, if it has any.
+    public var nextDue: Date?
+
+    public init(openDeliveries: Int, nextDue: Date?) {
+        self.openDeliveries = openDeliveries
+        self.nextDue = nextDue
     }
 }
 

@@ -1,9 +1,10 @@
-/// One primitive change to a store's tables, made inside a transaction the store holds.
+/// One primitive change to a store's tables, made inside a transaction the store holds
+/// (``SignalStore/apply(_:)`` and the operations that take a ``StorePlan``).
 ///
 /// The core lists, in ``StorePlan``, which steps make up each operation that changes several
-/// tables, and in which order; a store only says how it makes each step (its SQL, or its memory)
-/// and how many rows that step changed.
-package enum StoreStep: Sendable, Hashable {
+/// tables, and in which order, with every value it decided; a store only says how it makes each
+/// step (its SQL, or its memory) and how many rows that step changed. Times are seconds since 1970.
+public enum StoreStep: Sendable, Hashable {
     /// The deliveries claimed by `run` become pending again. Counts them.
     case interruptClaims(run: String)
     /// Removes the deliveries owned by `run` for its run-tied consumers that are not dead (with
@@ -22,8 +23,21 @@ package enum StoreStep: Sendable, Hashable {
     /// Removes the consumer with this id. Counts it.
     case removeConsumer(String)
     /// Removes the signal records no consumer uses that are not kept at `now` (a keep that ended
-    /// before `now`, seconds since 1970, no longer counts). Counts them.
+    /// before `now` no longer counts). Counts them.
     case removeUnusedSignals(now: Double)
-    /// Removes the completions recorded before `before` (seconds since 1970). Counts them.
-    case forgetCompletions(before: Double)
+    /// Removes the completions recorded longer ago than the store keeps its history of completions
+    /// (a setting of the store), at `now`. Counts them.
+    case forgetCompletions(now: Double)
+    /// Stores `consumer`, registered at `now`, not yet served. Counts it.
+    case insertConsumer(ConsumerRecord, now: Double)
+    /// When the record of `consumer`'s signal is kept at `now` (its keep ends at `now` or later),
+    /// makes one pending delivery of the kept revision and payload for `consumer`, owned by its run,
+    /// due at `now`, with no attempt made. Counts it (0 or 1).
+    case deliverKeptRevision(consumer: ConsumerRecord, now: Double)
+    /// Marks consumer `consumer` served, so that no post delivers to it any more, when a delivery
+    /// of it exists. Counts it (0 or 1).
+    case markServedWhenDelivered(consumer: String)
+    /// The dead delivery with this key becomes pending, due at `now`, with no attempt made and no
+    /// last error. Counts it (0 or 1).
+    case requeueDead(key: String, now: Double)
 }

@@ -4,7 +4,7 @@ import Foundation
 import HandlerKitSignals
 import PostgresNIO
 
-/// The statements run for every signal (post, claim, complete, release, next retry), prepared once per
+/// The statements run for every signal (post, claim, complete, release, a run's status), prepared once per
 /// connection by postgres-nio and then only bound and executed: planning these statements anew each
 /// time cost the server more than running them (450 µs of planning per post, 380 µs per completion,
 /// in a profile of the benchmark).
@@ -120,13 +120,15 @@ enum PostgresStatements {
         c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1
               FROM due WHERE d.id = due.id
               RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
-        SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload
-        FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id ORDER BY c.id
+        SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload,
+               o.mode
+        FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id LEFT JOIN consumers o ON o.consumer_id = c.consumer_id
+        ORDER BY c.id
         """
 
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
-    /// and its body, records the completion, removes a once consumer and its signal when nothing else
-    /// uses it. Returns 1 when completed, else 0.
+    /// and its body, records the completion, and when told to end its consumer ($5), removes the
+    /// consumer and its signal when nothing else uses it. Returns 1 when completed, else 0.
     struct Complete: PostgresPreparedStatement {
         static let sql = """
             WITH d AS (DELETE FROM deliveries
@@ -135,7 +137,7 @@ enum PostgresStatements {
             b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
             h AS (INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
                   SELECT delivery_key, consumer_id, signal_id, revision, $2, $3, $4 FROM d),
-            k AS (DELETE FROM consumers WHERE consumer_id IN (SELECT consumer_id FROM d) AND mode = 'once'
+            k AS (DELETE FROM consumers WHERE consumer_id IN (SELECT consumer_id FROM d) AND $5
                   RETURNING consumer_id, signal_id),
             x AS (DELETE FROM signals g WHERE g.signal_id IN (SELECT signal_id FROM k)
                   AND (g.keep_until IS NULL OR g.keep_until < $4)
@@ -143,20 +145,22 @@ enum PostgresStatements {
                                   WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
             SELECT count(*) FROM d
             """
-        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .float8]
+        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .float8, .bool]
         typealias Row = Int
 
         var rowID: Int64
         var runID: String
         var attempt: Int
         var now: Double
+        var endingConsumer: Bool
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 4)
+            var bindings = PostgresBindings(capacity: 5)
             bindings.append(rowID)
             bindings.append(runID)
             bindings.append(attempt)
             bindings.append(now)
+            bindings.append(endingConsumer)
             return bindings
         }
 
@@ -197,11 +201,15 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
-    /// When a run's earliest pending delivery is due (seconds since 1970), or nil.
-    struct NextRetry: PostgresPreparedStatement {
-        static let sql = "SELECT min(not_before) FROM deliveries WHERE owner_run = $1 AND state = \(pending)"
+    /// How many of a run's deliveries are pending or claimed, and when its earliest pending one is
+    /// due (seconds since 1970, or nil).
+    struct Status: PostgresPreparedStatement {
+        static let sql = """
+            SELECT count(*), min(not_before) FILTER (WHERE state = \(pending))
+            FROM deliveries WHERE owner_run = $1 AND state IN (\(pending), \(claimed))
+            """
         static let bindingDataTypes: [PostgresDataType] = [.text]
-        typealias Row = Double?
+        typealias Row = (Int, Double?)
 
         var runID: String
 
@@ -211,13 +219,13 @@ enum PostgresStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Double?.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Double?).self) }
     }
 }
 
 /// A claim statement: for a run, at a time, leaving the deliveries in progress in this process alone.
 protocol ClaimStatement: PostgresPreparedStatement
-where Row == (Int64, String, String, String, Int, Int, Data?, Data?) {
+where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?) {
     var runID: String { get }
     var now: Double { get }
     /// The run's deliveries in progress in this process (never claimed again).
@@ -239,7 +247,7 @@ extension ClaimStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?).self)
+        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?).self)
     }
 }
 /// The delivery states as the statements write them.
