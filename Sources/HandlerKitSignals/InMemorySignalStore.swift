@@ -55,6 +55,10 @@ public final class InMemorySignalStore: SignalStore {
         var attempt = 0
         var notBefore: Date
         var lastError: String?
+        /// Whether the current attempt's handler was started (`start`).
+        var started = false
+        /// Whether the previous attempt was started and its run retired before settling it.
+        var crashed = false
     }
 
     private struct Completion {
@@ -93,10 +97,23 @@ public final class InMemorySignalStore: SignalStore {
         /// Makes one step; returns how many records it changed.
         private mutating func apply(_ step: StoreStep) -> Int {
             switch step {
-            case .interruptClaims(let run):
+            case .interruptClaims(let run, let attempts):
                 return updateDeliveries(where: { $0.state == .claimed && $0.claimedBy == run }) {
-                    $0.state = .pending
                     $0.claimedBy = nil
+                    guard $0.started else {
+                        $0.state = .pending
+                        $0.attempt -= 1
+                        return
+                    }
+                    $0.started = false
+                    $0.crashed = true
+                    $0.lastError = attempts.reason + String($0.attempt)
+                    if $0.attempt >= attempts.maximumAttempts {
+                        $0.state = .dead
+                    } else {
+                        $0.state = .pending
+                        $0.notBefore = Date(timeIntervalSince1970: attempts.retryAt)
+                    }
                 }
             case .removeRunTiedDeliveries(let run):
                 return removeDeliveries { $0.ownerRun == run && $0.lifetime == .run && $0.state != .dead }
@@ -151,6 +168,8 @@ public final class InMemorySignalStore: SignalStore {
                     $0.attempt = 0
                     $0.notBefore = Date(timeIntervalSince1970: now)
                     $0.lastError = nil
+                    $0.started = false
+                    $0.crashed = false
                 }
             }
         }
@@ -189,7 +208,9 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Runs
 
-    public func beginRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
         _ = state.withLock { state in
             state.runs[runID] = component
             return state.run(plan)
@@ -278,13 +299,24 @@ public final class InMemorySignalStore: SignalStore {
                 row.state = .claimed
                 row.claimedBy = runID
                 row.attempt += 1
+                row.started = false
                 state.deliveries[id] = row
                 return ClaimedDelivery(
                     rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
                     revision: row.revision, handler: row.handler, payload: row.payload,
                     attempt: row.attempt, runID: runID,
-                    mode: state.consumers.first { $0.record.id == row.consumerID }?.record.mode)
+                    mode: state.consumers.first { $0.record.id == row.consumerID }?.record.mode,
+                    previousAttemptCrashed: row.crashed)
             }
+        }
+    }
+
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        state.withLock { state in
+            guard state.runs[delivery.runID] != nil else { return .runTakenOver }
+            guard state.claimedRow(delivery) != nil else { return .claimLost }
+            state.deliveries[delivery.rowID]?.started = true
+            return .started
         }
     }
 
@@ -315,6 +347,8 @@ public final class InMemorySignalStore: SignalStore {
             guard var row = state.claimedRow(delivery) else { return false }
             row.state = retryAt == nil ? .dead : .pending
             row.claimedBy = nil
+            row.started = false
+            row.crashed = false
             row.lastError = reason
             if let retryAt { row.notBefore = retryAt }
             state.deliveries[delivery.rowID] = row

@@ -12,8 +12,12 @@ import HandlerKit
 /// - Deliveries run in the registering process while its run is alive, otherwise in the next process
 ///   of the component that starts (it takes over the dead run's consumers and claims).
 ///
-/// A delivery is *completed* exactly once per consumer and revision: a handler that returned is never
-/// run again for it; a handler interrupted by a crash runs again with the same `deliveryKey`.
+/// A delivery is *completed* exactly once per consumer and revision, and its handler is never started
+/// after it was completed elsewhere: right before each handler call the center marks the attempt
+/// started in the store, which succeeds only while the delivery is still claimed by this run and
+/// attempt and the run was not taken over. A handler that returned is never run again for it; a
+/// handler interrupted by a crash runs again with the same `deliveryKey`, and its interrupted attempt
+/// counts (see ``RetryPolicy``).
 public final class SignalCenter: Sendable {
     /// How a center behaves.
     public struct Options: Sendable {
@@ -87,13 +91,14 @@ public final class SignalCenter: Sendable {
         }
         let runID = UUID().uuidString
         try await store.beginRun(
-            runID, component: component,
+            runID, component: component, retry: options.retry,
             applying: .startRun(now: Date().timeIntervalSince1970))
         let takeover: TakeoverReport
         do {
-            takeover = try await store.takeOverDeadRuns(of: component, by: runID)
+            takeover = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
         } catch {
-            try? await store.endRun(runID, component: component, applying: Self.retirement(of: runID))
+            try? await store.endRun(
+                runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
             throw error
         }
         let center = SignalCenter(
@@ -104,7 +109,8 @@ public final class SignalCenter: Sendable {
             do {
                 listener = try store.makeWakeListener()
             } catch {
-                try? await store.endRun(runID, component: component, applying: Self.retirement(of: runID))
+                try? await store.endRun(
+                    runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
                 throw error
             }
             center.state.withLock { state in
@@ -175,7 +181,7 @@ public final class SignalCenter: Sendable {
     /// has this key. Runs of this component that are gone are taken over first, so that a dead
     /// delivery of theirs is requeued to this run.
     public func requeue(_ key: DeliveryKey) async throws(SignalError) -> Bool {
-        if !isStopped { _ = try await store.takeOverDeadRuns(of: component, by: runID) }
+        if !isStopped { _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry) }
         let plan = StorePlan.requeue(key, now: Date().timeIntervalSince1970)
         return try await store.apply(plan).first ?? 0 > 0
     }
@@ -185,7 +191,7 @@ public final class SignalCenter: Sendable {
     @discardableResult
     public func takeOverDeadRuns() async throws(SignalError) -> TakeoverReport {
         try checkRunning()
-        return try await store.takeOverDeadRuns(of: component, by: runID)
+        return try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
     }
 
     // MARK: Stopping
@@ -200,12 +206,12 @@ public final class SignalCenter: Sendable {
         guard !wasStopped else { return }
         listener?.close()
         await loop?.value
-        try await store.endRun(runID, component: component, applying: Self.retirement(of: runID))
+        try await store.endRun(runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
     }
 
-    /// The plan that ends run `runID` cleanly.
-    private static func retirement(of runID: String) -> StorePlan {
-        .retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
+    /// The plan that ends run `runID` cleanly; a claim it started and did not settle counts by `retry`.
+    private static func retirement(of runID: String, retry: RetryPolicy) -> StorePlan {
+        .retire(runID, takenOverBy: nil, retry: retry, now: Date().timeIntervalSince1970)
     }
 
     var isStopped: Bool { state.withLock { $0.stopped } }

@@ -38,6 +38,11 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     case centerStopped(component: String, runID: String)
     /// A component name is empty or too long.
     case invalidComponent(String, reason: String)
+    /// Run `runID` of `component` lost its proof of life (e.g. its process was stopped past its lease,
+    /// or its lock file was removed) and another process took it over: the deliveries it had
+    /// claimed are the taker's, and their handlers were not started here. Reported through
+    /// `SignalCenter.Options.onProblem`; the center carries on as an empty run.
+    case runTakenOver(component: String, runID: String)
 
     public var description: String {
         switch self {
@@ -73,6 +78,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "the signal center of component '\(component)' (run \(runID)) has been stopped"
         case .invalidComponent(let name, let reason):
             "invalid component name '\(name.prefix(80))': \(reason)"
+        case .runTakenOver(let component, let runID):
+            "run \(runID) of component '\(component)' was taken over by another process (it lost its proof of life); the deliveries it had claimed are the taker's, and none of their handlers was started here"
         }
     }
 }

@@ -77,10 +77,14 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var runID: String
     /// Its consumer's mode, as stored when it was claimed (`nil` when the consumer no longer exists).
     public var mode: DeliveryMode?
+    /// Whether its previous attempt was started and never settled: the process running its handler
+    /// died (a handler that crashes its process would do so again). A center runs such deliveries
+    /// after the others it claimed with them.
+    public var previousAttemptCrashed: Bool
 
     public init(
         rowID: Int64, key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, handler: [UInt8],
-        payload: [UInt8], attempt: Int, runID: String, mode: DeliveryMode?
+        payload: [UInt8], attempt: Int, runID: String, mode: DeliveryMode?, previousAttemptCrashed: Bool
     ) {
         self.rowID = rowID
         self.key = key
@@ -92,7 +96,19 @@ public struct ClaimedDelivery: Sendable, Hashable {
         self.attempt = attempt
         self.runID = runID
         self.mode = mode
+        self.previousAttemptCrashed = previousAttemptCrashed
     }
+}
+
+/// What ``SignalStore/start(_:)`` found.
+public enum StartOutcome: Sendable, Hashable {
+    /// The attempt is marked started: its handler may run now.
+    case started
+    /// The delivery is no longer claimed by this run and attempt (completed, released, or given to
+    /// another run): its handler must not run.
+    case claimLost
+    /// The run is no longer recorded: another process took it over, with all its claims.
+    case runTakenOver
 }
 
 /// A delivery parked as dead: its handler kept throwing, no longer exists, or its record or
@@ -107,7 +123,9 @@ public struct DeadDelivery: Sendable, Hashable {
     public var consumerID: ConsumerID
     public var component: String
     public var handlerID: String
-    /// The attempts made (each claim counts, also one interrupted by a crash).
+    /// The attempts counted: each claim whose handler was started (one interrupted by its process's
+    /// death too) or that a store failure made its run give back; not a claim that its run's end or
+    /// takeover interrupted before its handler started.
     public var attempts: Int
     /// Why it is dead (the last error).
     public var reason: String

@@ -20,8 +20,11 @@ public protocol SignalStore: Sendable {
 
     /// Starts a run of `component`: takes the proof that it is alive for as long as this process
     /// lives (a lock the kernel or the server releases when the process dies), records the run, and
-    /// applies `plan` in the transaction that records it.
-    func beginRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError)
+    /// applies `plan` in the transaction that records it. A store that takes over dead runs by itself
+    /// while the run lives (``takeOverDeadRuns(of:by:retry:)``) counts their attempts by `retry`.
+    func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError)
 
     /// Ends a run cleanly: applies `plan` (the core's retirement of the run), then releases the
     /// run's proof of life.
@@ -49,6 +52,12 @@ public protocol SignalStore: Sendable {
 
     /// Claims up to `limit` due deliveries of `runID`, oldest first.
     func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery]
+
+    /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
+    /// still claimed by the same run and attempt and the run is still recorded (not taken over).
+    /// Marking it again is harmless. ``StartOutcome/started`` is the only answer that lets the
+    /// handler run; an error means it must not run either.
+    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome
 
     /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
     /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
@@ -79,12 +88,15 @@ public protocol SignalStore: Sendable {
 extension SignalStore {
     /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:applying:)``
     /// with the core's retirement plan, for each run ``runs(of:)`` lists), and reports what changed.
-    /// Runs that are alive are left alone, and so is a run whose takeover changed nothing of it
-    /// (another taker was first).
-    public func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
+    /// Started attempts of the runs taken over count by `retry` (the taker's policy). Runs that are
+    /// alive are left alone, and so is a run whose takeover changed nothing of it (another taker
+    /// was first).
+    public func takeOverDeadRuns(
+        of component: String, by runID: String, retry: RetryPolicy
+    ) async throws(SignalError) -> TakeoverReport {
         var report = TakeoverReport()
         for run in try await runs(of: component).all(besides: runID) {
-            let plan = StorePlan.retire(run, takenOverBy: runID, now: Date().timeIntervalSince1970)
+            let plan = StorePlan.retire(run, takenOverBy: runID, retry: retry, now: Date().timeIntervalSince1970)
             guard let counts = try await takeOver(run, of: component, applying: plan),
                 var taken = plan.takeoverReport(counts: counts)
             else { continue }

@@ -11,7 +11,7 @@ public struct StorePlan: Sendable, Hashable {
     /// Whom to wake, when one of the steps at `whenChanged` changed a row (always, when empty).
     private let wake: (target: WakeTarget, whenChanged: [Int])?
 
-    init(steps: [StoreStep], wake: (target: WakeTarget, whenChanged: [Int])? = nil) {
+    package init(steps: [StoreStep], wake: (target: WakeTarget, whenChanged: [Int])? = nil) {
         self.steps = steps
         self.wake = wake
     }
@@ -40,13 +40,22 @@ public struct StorePlan: Sendable, Hashable {
         StorePlan(steps: [.forgetCompletions(now: now), .removeUnusedSignals(now: now)])
     }
 
-    /// `run` ends (`taker` is `nil`), or is gone and taken over by `taker`: its claims become pending
-    /// again, its run-tied consumers and their open deliveries are removed, with a taker its durable
+    /// `run` ends (`taker` is `nil`), or is gone and taken over by `taker`: its claims are no longer
+    /// claimed (a started attempt counts, by `retry`: the taker's policy, or the ending run's own),
+    /// its run-tied consumers and their open deliveries are removed, with a taker its durable
     /// consumers and remaining deliveries move to it, and its record goes, then the signal records
     /// no one uses any more. A taker is woken when claims run again or consumers moved to it.
-    package static func retire(_ run: String, takenOverBy taker: String?, now: Double) -> StorePlan {
+    package static func retire(
+        _ run: String, takenOverBy taker: String?, retry: RetryPolicy, now: Double
+    ) -> StorePlan {
+        let attempts = InterruptedAttempts(
+            maximumAttempts: retry.maximumAttempts, retryAt: now + retry.delay(after: 1).seconds,
+            reason: taker == nil
+                ? "its run ended before it was settled: attempt "
+                : "the process running its handler died (crashed or was killed) during attempt ")
         var steps: [StoreStep] = [
-            .interruptClaims(run: run), .removeRunTiedDeliveries(run: run), .removeRunTiedConsumers(run: run),
+            .interruptClaims(run: run, attempts: attempts), .removeRunTiedDeliveries(run: run),
+            .removeRunTiedConsumers(run: run),
         ]
         if let taker {
             steps += [.moveConsumers(of: run, to: taker), .moveDeliveries(of: run, to: taker)]
@@ -86,7 +95,7 @@ public struct StorePlan: Sendable, Hashable {
         StorePlan(steps: [.requeueDead(key: key.rawValue, now: now)], wake: (.everyCenter, [0]))
     }
 
-    /// What a ``retire(_:takenOverBy:now:)`` plan changed, from the count of each step; `nil` when
+    /// What a ``retire(_:takenOverBy:retry:now:)`` plan changed, from the count of each step; `nil` when
     /// it changed nothing of the run (another taker was first, or the run left nothing).
     package func takeoverReport(counts: [Int]) -> TakeoverReport? {
         var report = TakeoverReport()

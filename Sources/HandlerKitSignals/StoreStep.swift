@@ -5,8 +5,13 @@
 /// tables, and in which order, with every value it decided; a store only says how it makes each
 /// step (its SQL, or its memory) and how many rows that step changed. Times are seconds since 1970.
 public enum StoreStep: Sendable, Hashable {
-    /// The deliveries claimed by `run` become pending again. Counts them.
-    case interruptClaims(run: String)
+    /// The deliveries claimed by `run` are no longer claimed. One whose attempt was started
+    /// (``SignalStore/start(_:)``) keeps that attempt counted and is marked as crashed: dead with
+    /// the attempts' `reason` followed by its attempt's number once its attempt reached
+    /// `attempts.maximumAttempts`, else pending from `attempts.retryAt` (with that reason as its last
+    /// error). One whose attempt was never started becomes pending again with that attempt not
+    /// counted, due as it was. Counts them all.
+    case interruptClaims(run: String, attempts: InterruptedAttempts)
     /// Removes the deliveries owned by `run` for its run-tied consumers that are not dead (with
     /// their bodies). Counts them.
     case removeRunTiedDeliveries(run: String)
@@ -40,4 +45,21 @@ public enum StoreStep: Sendable, Hashable {
     /// The dead delivery with this key becomes pending, due at `now`, with no attempt made and no
     /// last error. Counts it (0 or 1).
     case requeueDead(key: String, now: Double)
+}
+
+/// What happens to the started attempts of a run that is retired (``StoreStep/interruptClaims(run:attempts:)``):
+/// the values the core decided, which a store only applies.
+public struct InterruptedAttempts: Sendable, Hashable {
+    /// A started attempt with this number or higher makes its delivery dead.
+    public var maximumAttempts: Int
+    /// When a delivery whose started attempt was interrupted is due again (seconds since 1970).
+    public var retryAt: Double
+    /// Why: the store appends the attempt's number (`"… during attempt "` + `"3"`).
+    public var reason: String
+
+    public init(maximumAttempts: Int, retryAt: Double, reason: String) {
+        self.maximumAttempts = maximumAttempts
+        self.retryAt = retryAt
+        self.reason = reason
+    }
 }

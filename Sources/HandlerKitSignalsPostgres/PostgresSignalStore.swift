@@ -142,9 +142,11 @@ public final class PostgresSignalStore: SignalStore {
 
     // MARK: Runs
 
-    public func beginRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
         try await prepare()
-        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
+        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component, retry: retry)
         keepers.withLock { $0[runID] = keeper }
         do {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
@@ -262,10 +264,20 @@ public final class PostgresSignalStore: SignalStore {
     private func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
         var counts: [Int] = []
         for step in plan.steps {
-            counts.append(
-                try await count(
-                    connection.query(
-                        Self.query(for: step, history: options.completionHistory.seconds), logger: options.logger)))
+            let query = Self.query(for: step, history: options.completionHistory.seconds)
+            guard case .interruptClaims = step else {
+                counts.append(try await count(connection.query(query, logger: options.logger)))
+                continue
+            }
+            // Deliveries that are no longer claimed are no longer in progress here either.
+            var interrupted = 0
+            for try await (number, ids) in try await connection.query(query, logger: options.logger)
+                .decode((Int, [Int64]).self)
+            {
+                interrupted = number
+                inFlight.withLock { $0.subtract(ids) }
+            }
+            counts.append(interrupted)
         }
         switch plan.wakeUp(counts: counts) {
         case .run(let run)?: try await notify(connection, run: run)
@@ -275,14 +287,23 @@ public final class PostgresSignalStore: SignalStore {
         return counts
     }
 
-    /// A step's SQL, as one statement that answers with the number of rows it changed.
+    /// A step's SQL, as one statement that answers with the number of rows it changed (and, for
+    /// `interruptClaims`, the ids of the deliveries it interrupted).
     private static func query(for step: StoreStep, history: Double) -> PostgresQuery {
         switch step {
-        case .interruptClaims(let run):
+        case .interruptClaims(let run, let attempts):
+            // A started attempt counts (dead at the maximum, else pending from the retry time); an
+            // attempt never started does not.
             """
-            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), claimed_by = NULL
-                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) RETURNING 1)
-            SELECT count(*) FROM r
+            WITH s AS (UPDATE deliveries SET claimed_by = NULL, started = 0, crashed = 1,
+                           last_error = \(attempts.reason) || attempt,
+                           state = CASE WHEN attempt >= \(attempts.maximumAttempts) THEN \(unescaped: dead) ELSE \(unescaped: pending) END,
+                           not_before = CASE WHEN attempt >= \(attempts.maximumAttempts) THEN not_before ELSE \(attempts.retryAt) END
+                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND started = 1 RETURNING id),
+                 n AS (UPDATE deliveries SET claimed_by = NULL, state = \(unescaped: pending), attempt = attempt - 1
+                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND started = 0 RETURNING id)
+            SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM n),
+                   ARRAY(SELECT id FROM s UNION ALL SELECT id FROM n)
             """
         case .removeRunTiedDeliveries(let run):
             """
@@ -354,7 +375,8 @@ public final class PostgresSignalStore: SignalStore {
             """
         case .requeueDead(let key, let now):
             """
-            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL
+            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,
+                           started = 0, crashed = 0
                        WHERE delivery_key = \(key) AND state = \(unescaped: dead) RETURNING 1)
             SELECT count(*) FROM r
             """
@@ -494,7 +516,7 @@ public final class PostgresSignalStore: SignalStore {
         let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
         var unreadable: [(id: Int64, reason: String)] = []
-        for try await (id, key, consumer, signal, revision, attempt, handler, payload, modeText) in rows {
+        for try await (id, key, consumer, signal, revision, attempt, handler, payload, modeText, crashed) in rows {
             guard let handler, let payload else {
                 unreadable.append((id, SignalError.missingBody(of: key).description))
                 continue
@@ -512,7 +534,7 @@ public final class PostgresSignalStore: SignalStore {
                 ClaimedDelivery(
                     rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
                     revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
-                    attempt: attempt, runID: runID, mode: mode))
+                    attempt: attempt, runID: runID, mode: mode, previousAttemptCrashed: crashed))
         }
         // An unreadable record is parked with the reason, never dropped; the others go on.
         for (id, reason) in unreadable {
@@ -523,6 +545,21 @@ public final class PostgresSignalStore: SignalStore {
                 """, logger: options.logger)
         }
         return claimed
+    }
+
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        let statement = PostgresStatements.Start(
+            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt)
+        let outcome = try await connections.run("starting delivery \(delivery.key)") { connection, _ in
+            var outcome = StartOutcome.claimLost
+            for try await (recorded, started) in try await connection.execute(statement, logger: options.logger) {
+                outcome = !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
+            }
+            return outcome
+        }
+        // A delivery that does not start is no longer in progress here.
+        if outcome != .started { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
+        return outcome
     }
 
     public func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool {

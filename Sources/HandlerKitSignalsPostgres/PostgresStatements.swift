@@ -4,7 +4,7 @@ import Foundation
 import HandlerKitSignals
 import PostgresNIO
 
-/// The statements run for every signal (post, claim, complete, release, a run's status), prepared once per
+/// The statements run for every signal (post, claim, start, complete, release, a run's status), prepared once per
 /// connection by postgres-nio and then only bound and executed: planning these statements anew each
 /// time cost the server more than running them (450 µs of planning per post, 380 µs per completion,
 /// in a profile of the benchmark).
@@ -117,14 +117,42 @@ enum PostgresStatements {
 
     /// What both claim statements do with the deliveries `due` selects.
     static let claimAndRead = """
-        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1
+        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1, started = 0
               FROM due WHERE d.id = due.id
-              RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
+              RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt, d.crashed)
         SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload,
-               o.mode
+               o.mode, c.crashed <> 0
         FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id LEFT JOIN consumers o ON o.consumer_id = c.consumer_id
         ORDER BY c.id
         """
+
+    /// Marks a delivery's attempt started if it is still claimed by the run and attempt and the run is
+    /// still recorded. Returns whether the run is recorded, and 1 when marked, else 0.
+    struct Start: PostgresPreparedStatement {
+        static let sql = """
+            WITH r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $2) AS recorded),
+            u AS (UPDATE deliveries SET started = 1
+                  WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3 AND (SELECT recorded FROM r)
+                  RETURNING 1)
+            SELECT (SELECT recorded FROM r), (SELECT count(*) FROM u)
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8]
+        typealias Row = (Bool, Int)
+
+        var rowID: Int64
+        var runID: String
+        var attempt: Int
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(rowID)
+            bindings.append(runID)
+            bindings.append(attempt)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Bool, Int).self) }
+    }
 
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
     /// and its body, records the completion, and when told to end its consumer ($5), removes the
@@ -172,7 +200,7 @@ enum PostgresStatements {
     struct Release: PostgresPreparedStatement {
         static let sql = """
             WITH r AS (UPDATE deliveries SET state = $4, claimed_by = NULL, last_error = $5,
-                           not_before = COALESCE($6, not_before)
+                           not_before = COALESCE($6, not_before), started = 0, crashed = 0
                        WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3 RETURNING 1)
             SELECT count(*) FROM r
             """
@@ -225,7 +253,7 @@ enum PostgresStatements {
 
 /// A claim statement: for a run, at a time, leaving the deliveries in progress in this process alone.
 protocol ClaimStatement: PostgresPreparedStatement
-where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?) {
+where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool) {
     var runID: String { get }
     var now: Double { get }
     /// The run's deliveries in progress in this process (never claimed again).
@@ -247,7 +275,7 @@ extension ClaimStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?).self)
+        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool).self)
     }
 }
 /// The delivery states as the statements write them.

@@ -109,10 +109,13 @@ public final class SQLiteSignalStore: SignalStore {
         SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = \(pending) AND not_before <= ?)
         """
     private static let claimSQL = """
-        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1
+        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0
         WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
                      ORDER BY id LIMIT ?3)
-        RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt
+        RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
+        """
+    private static let startSQL = """
+        UPDATE deliveries SET started = 1 WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
         """
     private static let completeSQL = """
         DELETE FROM deliveries WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
@@ -120,7 +123,9 @@ public final class SQLiteSignalStore: SignalStore {
 
     // MARK: Runs
 
-    public func beginRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
         let lock = try RunLockFile(runID: runID, directory: runsDirectory)
         runLocks.insert(lock, for: runID)
         let now = Date().timeIntervalSince1970
@@ -187,6 +192,23 @@ public final class SQLiteSignalStore: SignalStore {
     /// Makes one step; returns the rows it changed (its last statement's).
     private static func make(_ step: StoreStep, _ db: Database, history: Double) throws -> Int {
         switch step {
+        case .interruptClaims(let run, let attempts):
+            // A started attempt counts (dead at the maximum, else pending from the retry time); an
+            // attempt never started does not.
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET claimed_by = NULL, started = 0, crashed = 1, last_error = ?3 || attempt,
+                        state = CASE WHEN attempt >= ?2 THEN \(dead) ELSE \(pending) END,
+                        not_before = CASE WHEN attempt >= ?2 THEN not_before ELSE ?4 END
+                    WHERE claimed_by = ?1 AND state = \(claimed) AND started = 1
+                    """, arguments: [run, attempts.maximumAttempts, attempts.reason, attempts.retryAt])
+            let counted = db.changesCount
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET claimed_by = NULL, state = \(pending), attempt = attempt - 1
+                    WHERE claimed_by = ? AND state = \(claimed)
+                    """, arguments: [run])
+            return counted + db.changesCount
         case .deliverKeptRevision(let consumer, let now):
             guard
                 let kept = try Row.fetchOne(
@@ -211,13 +233,8 @@ public final class SQLiteSignalStore: SignalStore {
     /// The SQL statements of a step made by statements alone, and their arguments.
     private static func statements(for step: StoreStep, history: Double) -> [(String, StatementArguments)] {
         switch step {
-        case .interruptClaims(let run):
-            [
-                (
-                    "UPDATE deliveries SET state = \(pending), claimed_by = NULL WHERE claimed_by = ? AND state = \(claimed)",
-                    [run]
-                )
-            ]
+        case .interruptClaims, .deliverKeptRevision:
+            []
         case .removeRunTiedDeliveries(let run):
             deletingDeliveries(where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", [run])
         case .removeRunTiedConsumers(let run):
@@ -257,8 +274,6 @@ public final class SQLiteSignalStore: SignalStore {
                     ]
                 )
             ]
-        case .deliverKeptRevision:
-            []
         case .markServedWhenDelivered(let consumer):
             [
                 (
@@ -272,7 +287,8 @@ public final class SQLiteSignalStore: SignalStore {
             [
                 (
                     """
-                    UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL
+                    UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL,
+                        started = 0, crashed = 0
                     WHERE delivery_key = ? AND state = \(dead)
                     """, [now, key]
                 )
@@ -438,7 +454,30 @@ public final class SQLiteSignalStore: SignalStore {
             rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(consumer),
             signalID: try value("signal_id"), revision: try value("revision"),
             handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID,
-            mode: mode)
+            mode: mode, previousAttemptCrashed: (try value("crashed") as Int) != 0)
+    }
+
+    /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
+    /// locked again while the run's record is still there; without the record the run was taken over.
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        let lock = runLocks.file(for: delivery.runID)
+        let intact = lock?.isIntact ?? true
+        let runsDirectory = runsDirectory
+        let runLocks = runLocks
+        return try await write("starting delivery \(delivery.key)") { db in
+            let recorded = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
+                arguments: [delivery.runID])
+            guard recorded == true else { return .runTakenOver }
+            if !intact {
+                let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory)
+                runLocks.insert(renewed, for: delivery.runID)?.abandon()
+            }
+            try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
+                delivery.rowID, delivery.runID, delivery.attempt,
+            ])
+            return db.changesCount == 1 ? .started : .claimLost
+        }
     }
 
     public func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool {
@@ -480,7 +519,8 @@ public final class SQLiteSignalStore: SignalStore {
             if let retryAt {
                 try db.execute(
                     sql: """
-                        UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?
+                        UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?,
+                            started = 0, crashed = 0
                         WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
                         """,
                     arguments: [
@@ -489,7 +529,7 @@ public final class SQLiteSignalStore: SignalStore {
             } else {
                 try db.execute(
                     sql: """
-                        UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?
+                        UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?, started = 0, crashed = 0
                         WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
                         """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
             }
@@ -681,8 +721,14 @@ public final class SQLiteSignalStore: SignalStore {
 private final class RunLocks: Sendable {
     private let locks = Locked<[String: RunLockFile]>([:])
 
-    func insert(_ file: RunLockFile, for runID: String) {
-        locks.withLock { $0[runID] = file }
+    /// Keeps `file` as `runID`'s lock file; returns the one it replaces.
+    @discardableResult
+    func insert(_ file: RunLockFile, for runID: String) -> RunLockFile? {
+        locks.withLock { $0.updateValue(file, forKey: runID) }
+    }
+
+    func file(for runID: String) -> RunLockFile? {
+        locks.withLock { $0[runID] }
     }
 
     func remove(_ runID: String) -> RunLockFile? {

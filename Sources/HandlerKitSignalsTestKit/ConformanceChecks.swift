@@ -40,6 +40,13 @@ enum ConformanceChecks {
         .init(
             name: "a store lists the runs its records, consumers and deliveries name, and reports a run's status",
             body: runsAndStatus),
+        .init(
+            name:
+                "starting a delivery succeeds for a held claim only: not after completion, takeover or for a stale attempt",
+            body: startIsFenced),
+        .init(
+            name: "interrupted claims count only started attempts: retried after the delay, dead at the maximum",
+            body: interruptedClaimsCountStartedAttempts),
         .init(name: "bad input is a typed error naming what and where, and stores nothing", body: badInput),
     ]
 
@@ -350,7 +357,8 @@ enum ConformanceChecks {
         try c.expectEqual(runs.namedByConsumers, [first.runID], "runs named by consumers")
         try c.expectEqual(runs.owningDeliveries, [first.runID], "runs owning deliveries")
         try c.expectEqual(try await c.store.runs(of: "other").recorded, [], "runs of another component")
-        let plan = StorePlan.retire(first.runID, takenOverBy: second.runID, now: Date().timeIntervalSince1970)
+        let plan = StorePlan.retire(
+            first.runID, takenOverBy: second.runID, retry: RetryPolicy(), now: Date().timeIntervalSince1970)
         try c.expect(
             try await c.store.takeOver(first.runID, of: "app", applying: plan) == nil, "a live run is not taken over")
 
@@ -378,6 +386,85 @@ enum ConformanceChecks {
             try await c.store.runStatus(of: second.runID).openDeliveries, 1, "open deliveries of the taker")
         try c.expect(try await second.takeOverDeadRuns().deadRuns.isEmpty, "nothing is left to take over")
         try await second.stop()
+    }
+
+    static func startIsFenced(_ c: ConformanceContext) async throws {
+        let first = try await c.center("app")
+        for signal in ["a", "b", "c"] {
+            _ = try await first.register(try c.handler("Sink.receive"), for: SignalID(signal))
+        }
+        for signal in ["a", "b", "c"] { _ = try await first.post(SignalID(signal), payload: ["item": 1]) }
+        let claimed = try await c.store.claim(for: first.runID, limit: 10)
+        try c.expectEqual(claimed.count, 3, "claimed deliveries")
+        try c.expectEqual(claimed.map(\.previousAttemptCrashed), [false, false, false], "crashed before")
+
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting a held claim")
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting it again")
+        var stale = claimed[1]
+        stale.attempt += 1
+        try c.expectEqual(try await c.store.start(stale), .claimLost, "starting another attempt")
+        var otherRun = claimed[1]
+        otherRun.runID = "another run"
+        try c.expectEqual(try await c.store.start(otherRun), .runTakenOver, "starting for a run that is not recorded")
+        try c.expect(try await c.store.complete(claimed[0], endingConsumer: true), "the started delivery completes")
+        try c.expectEqual(try await c.store.start(claimed[0]), .claimLost, "starting it after its completion")
+
+        // The run ends, and the next one takes it over with the claims it held: none of them starts.
+        try await first.stop()
+        let second = try await c.center("app")
+        try c.expectEqual(second.takeover.deadRuns, [first.runID], "runs taken over")
+        for delivery in claimed[1...] {
+            try c.expectEqual(
+                try await c.store.start(delivery), .runTakenOver, "starting \(delivery.key) after the takeover")
+        }
+        try c.expectEqual(try await second.deliverDue(), 2, "deliveries completed by the taker")
+        try c.expectEqual(c.recorder.all.count, 2, "handler runs")
+        try await second.stop()
+    }
+
+    static func interruptedClaimsCountStartedAttempts(_ c: ConformanceContext) async throws {
+        let retry = RetryPolicy(maximumAttempts: 2, firstDelay: .milliseconds(30), maximumDelay: .milliseconds(30))
+        let center = try await c.center("app", retry: retry)
+        for signal in ["a", "b"] { _ = try await center.register(try c.handler("Sink.receive"), for: SignalID(signal)) }
+        for signal in ["a", "b"] { _ = try await center.post(SignalID(signal), payload: ["item": 1]) }
+        func interrupt() async throws -> Int {
+            let attempts = InterruptedAttempts(
+                maximumAttempts: 2, retryAt: Date().addingTimeInterval(0.03).timeIntervalSince1970,
+                reason: "died during attempt ")
+            let counts = try await c.store.apply(
+                StorePlan(steps: [.interruptClaims(run: center.runID, attempts: attempts)]))
+            return counts.first ?? -1
+        }
+
+        // `a` is started, `b` is not: `a` counts its attempt and waits for the retry; `b` is due again
+        // with its attempt not counted.
+        var claimed = try await c.store.claim(for: center.runID, limit: 10)
+        let keys = claimed.map(\.key)
+        try c.expectEqual(claimed.map(\.attempt), [1, 1], "attempts of the first claim")
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting a")
+        try c.expectEqual(try await interrupt(), 2, "claims interrupted")
+        claimed = try await c.store.claim(for: center.runID, limit: 10)
+        try c.expectEqual(claimed.map(\.key), Array(keys.suffix(1)), "claimed at once: b only")
+        try c.expectEqual(claimed.map(\.attempt), [1], "b's attempt (the interrupted one did not count)")
+        try c.expectEqual(claimed.map(\.previousAttemptCrashed), [false], "b never crashed")
+        try c.expect(try await c.store.release(claimed[0], reason: "later", retryAt: Date()), "b released")
+        try await Task.sleep(for: .milliseconds(60))
+        claimed = try await c.store.claim(for: center.runID, limit: 10)
+        try c.expectEqual(claimed.map(\.attempt), [2, 2], "attempts after the retry time")
+        try c.expectEqual(claimed.map(\.previousAttemptCrashed), [true, false], "whose previous attempt crashed")
+
+        // `a` started again reaches the maximum and is dead; `b`, not started, is pending again with
+        // its attempt not counted.
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting a again")
+        try c.expectEqual(try await interrupt(), 2, "claims interrupted")
+        let dead = try await c.store.deadDeliveries(of: "app")
+        try c.expectEqual(dead.map(\.key), Array(keys.prefix(1)), "the dead delivery")
+        try c.expectEqual(dead.map(\.attempts), [2], "attempts of the dead delivery")
+        try c.expectEqual(dead.map(\.reason), ["died during attempt 2"], "the dead delivery's reason")
+        claimed = try await c.store.claim(for: center.runID, limit: 10)
+        try c.expectEqual(claimed.map(\.key), Array(keys.suffix(1)), "claimed again: b")
+        try c.expectEqual(claimed.map(\.attempt), [2], "b's attempt")
+        try await center.stop()
     }
 
     static func automaticDelivery(_ c: ConformanceContext) async throws {

@@ -58,8 +58,10 @@ final class FailingCompletionStore: SignalStore {
         return try await base.complete(delivery, endingConsumer: endingConsumer)
     }
 
-    func beginRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
-        try await base.beginRun(runID, component: component, applying: plan)
+    func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
+        try await base.beginRun(runID, component: component, retry: retry, applying: plan)
     }
     func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         try await base.endRun(runID, component: component, applying: plan)
@@ -79,6 +81,9 @@ final class FailingCompletionStore: SignalStore {
     }
     func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         try await base.claim(for: runID, limit: limit)
+    }
+    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        try await base.start(delivery)
     }
     func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
         try await base.release(delivery, reason: reason, retryAt: retryAt)
