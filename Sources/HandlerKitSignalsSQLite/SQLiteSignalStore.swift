@@ -115,7 +115,8 @@ public final class SQLiteSignalStore: SignalStore {
         RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
         """
     private static let startSQL = """
-        UPDATE deliveries SET started = 1 WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+        UPDATE deliveries SET started = 1 WHERE id = ?1 AND state = \(claimed) AND claimed_by = ?2 AND attempt = ?3
+        AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?2)
         """
     private static let completeSQL = """
         DELETE FROM deliveries WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
@@ -465,18 +466,22 @@ public final class SQLiteSignalStore: SignalStore {
         let runsDirectory = runsDirectory
         let runLocks = runLocks
         return try await write("starting delivery \(delivery.key)") { db in
+            func mark() throws -> Bool {
+                try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
+                    delivery.rowID, delivery.runID, delivery.attempt,
+                ])
+                return db.changesCount == 1
+            }
+            // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
+            if intact, try mark() { return .started }
             let recorded = try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
                 arguments: [delivery.runID])
             guard recorded == true else { return .runTakenOver }
-            if !intact {
-                let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory)
-                runLocks.insert(renewed, for: delivery.runID)?.abandon()
-            }
-            try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
-                delivery.rowID, delivery.runID, delivery.attempt,
-            ])
-            return db.changesCount == 1 ? .started : .claimLost
+            guard !intact else { return .claimLost }
+            let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory)
+            runLocks.insert(renewed, for: delivery.runID)?.abandon()
+            return try mark() ? .started : .claimLost
         }
     }
 
