@@ -197,6 +197,36 @@ public final class InMemorySignalStore: SignalStore {
             return before - consumers.count
         }
 
+        /// Completes `delivery` if it is still claimed by the same run and attempt; with
+        /// `endingConsumer`, ends its consumer and then its signal record when no one uses it.
+        mutating func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) -> Bool {
+            guard claimedRow(delivery) != nil else { return false }
+            let now = Date()
+            deliveries[delivery.rowID] = nil
+            completions.append(
+                Completion(
+                    record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
+                    completedAt: now))
+            guard endingConsumer else { return true }
+            let before = consumers.count
+            consumers.removeAll { $0.record.id == delivery.consumerID }
+            if consumers.count < before, let signal = signals[delivery.signalID],
+                !(signal.keepUntil.map { $0 >= now } ?? false),
+                !consumers.contains(where: { $0.record.signalID == delivery.signalID })
+            {
+                signals[delivery.signalID] = nil
+            }
+            return true
+        }
+
+        /// Marks `delivery` started if its run is recorded and it is still claimed by it and attempt.
+        mutating func start(_ delivery: ClaimedDelivery) -> StartOutcome {
+            guard runs[delivery.runID] != nil else { return .runTakenOver }
+            guard claimedRow(delivery) != nil else { return .claimLost }
+            deliveries[delivery.rowID]?.started = true
+            return .started
+        }
+
         /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
         func claimedRow(_ delivery: ClaimedDelivery) -> Delivery? {
             guard let row = deliveries[delivery.rowID], row.state == .claimed, row.claimedBy == delivery.runID,
@@ -312,33 +342,15 @@ public final class InMemorySignalStore: SignalStore {
     }
 
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        state.withLock { state in
-            guard state.runs[delivery.runID] != nil else { return .runTakenOver }
-            guard state.claimedRow(delivery) != nil else { return .claimLost }
-            state.deliveries[delivery.rowID]?.started = true
-            return .started
-        }
+        state.withLock { $0.start(delivery) }
     }
 
-    public func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool {
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         state.withLock { state in
-            guard state.claimedRow(delivery) != nil else { return false }
-            let now = Date()
-            state.deliveries[delivery.rowID] = nil
-            state.completions.append(
-                Completion(
-                    record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
-                    completedAt: now))
-            guard endingConsumer else { return true }
-            let before = state.consumers.count
-            state.consumers.removeAll { $0.record.id == delivery.consumerID }
-            if state.consumers.count < before, let signal = state.signals[delivery.signalID],
-                !(signal.keepUntil.map { $0 >= now } ?? false),
-                !state.consumers.contains(where: { $0.record.signalID == delivery.signalID })
-            {
-                state.signals[delivery.signalID] = nil
-            }
-            return true
+            let completed = state.complete(delivery, endingConsumer: endingConsumer)
+            return CompletionOutcome(completed: completed, next: next.map { state.start($0) })
         }
     }
 

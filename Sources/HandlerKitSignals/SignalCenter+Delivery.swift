@@ -13,11 +13,16 @@ extension SignalCenter {
             let batch = try await store.claim(for: runID, limit: options.claimBatch)
             if batch.isEmpty { break }
             let claimed = batch.filter { !$0.previousAttemptCrashed } + batch.filter(\.previousAttemptCrashed)
+            // The mark of the next delivery, made with the previous one's completion.
+            var marked: Mark?
             for (index, delivery) in claimed.enumerated() {
                 // Claims not started stay claimed: `endRun` gives them back without counting their attempt.
                 if isStopped { return completed }
                 do {
-                    switch try await deliver(delivery) {
+                    let next = index + 1 < claimed.count ? claimed[index + 1] : nil
+                    let delivered: Delivered
+                    (delivered, marked) = try await deliver(delivery, marked: marked, next: next)
+                    switch delivered {
                     case .completed: completed += 1
                     case .notCompleted: continue
                     case .runTakenOver:
@@ -78,8 +83,15 @@ extension SignalCenter {
         case runTakenOver
     }
 
-    /// Runs one claimed delivery's handler and completes it, retries it later or parks it as dead.
-    private func deliver(_ delivery: ClaimedDelivery) async throws(SignalError) -> Delivered {
+    /// What marking a delivery started found, and when the mark was asked for.
+    private typealias Mark = (outcome: StartOutcome, asked: ContinuousClock.Instant)
+
+    /// Runs one claimed delivery's handler and completes it (marking `next` started in the same
+    /// transaction), retries it later or parks it as dead. `marked` is this delivery's mark when the
+    /// previous completion made it; a mark older than a second is made again.
+    private func deliver(
+        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?
+    ) async throws(SignalError) -> (Delivered, Mark?) {
         options.faultHook?(.afterClaim)
         let handler: Handler
         do {
@@ -89,12 +101,18 @@ extension SignalCenter {
             try await settle { () throws(SignalError) in
                 _ = try await self.store.release(delivery, reason: error.description, retryAt: nil)
             }
-            return .notCompleted
+            return (.notCompleted, nil)
         }
-        switch try await markStarted(delivery) {
+        let outcome: StartOutcome
+        if let marked, marked.outcome != .started || marked.asked.duration(to: .now) <= .seconds(1) {
+            outcome = marked.outcome
+        } else {
+            outcome = try await markStarted(delivery)
+        }
+        switch outcome {
         case .started: break
-        case .claimLost: return .notCompleted
-        case .runTakenOver: return .runTakenOver
+        case .claimLost: return (.notCompleted, nil)
+        case .runTakenOver: return (.runTakenOver, nil)
         }
         do {
             try await handler.call([
@@ -112,14 +130,16 @@ extension SignalCenter {
             try await settle { () throws(SignalError) in
                 _ = try await self.store.release(delivery, reason: reason, retryAt: retryAt)
             }
-            return .notCompleted
+            return (.notCompleted, nil)
         }
         options.faultHook?(.beforeCompletion)
-        var completed = false
+        let asked = ContinuousClock.now
+        var result = CompletionOutcome(completed: false, next: nil)
         try await settle { () throws(SignalError) in
-            completed = try await self.store.complete(delivery, endingConsumer: delivery.mode == .once)
+            result = try await self.store.complete(
+                delivery, endingConsumer: delivery.mode == .once, thenStarting: next)
         }
-        return completed ? .completed : .notCompleted
+        return (result.completed ? .completed : .notCompleted, result.next.map { ($0, asked) })
     }
 
     /// Marks the delivery's attempt started, right before its handler is called. When the mark took

@@ -28,7 +28,9 @@ public final class SignalCenter: Sendable {
         public var deliversAutomatically: Bool
         /// Deliveries claimed per transaction.
         public var claimBatch: Int
-        /// Problems of the automatic delivery task (e.g. a store that stays busy), which it survives.
+        /// Problems the center survives: those of the automatic delivery task (e.g. a store that stays
+        /// busy), and this run found taken over by another process while delivering
+        /// (`SignalError.runTakenOver`).
         public var onProblem: (@Sendable (SignalError) -> Void)?
         /// For this package's tests: called at `.afterClaim` and `.beforeCompletion` (e.g. to kill the
         /// process there).

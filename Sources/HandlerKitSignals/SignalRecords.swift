@@ -100,6 +100,19 @@ public struct ClaimedDelivery: Sendable, Hashable {
     }
 }
 
+/// What ``SignalStore/complete(_:endingConsumer:thenStarting:)`` did.
+public struct CompletionOutcome: Sendable, Hashable {
+    /// Whether the delivery was completed (`false`: its claim was lost, nothing changed).
+    public var completed: Bool
+    /// What marking the next delivery started found, when one was given.
+    public var next: StartOutcome?
+
+    public init(completed: Bool, next: StartOutcome?) {
+        self.completed = completed
+        self.next = next
+    }
+}
+
 /// What ``SignalStore/start(_:)`` found.
 public enum StartOutcome: Sendable, Hashable {
     /// The attempt is marked started: its handler may run now.

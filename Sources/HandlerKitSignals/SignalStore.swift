@@ -61,9 +61,12 @@ public protocol SignalStore: Sendable {
 
     /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
     /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
-    /// record when no consumer uses it and it is not kept. `false` when the claim was lost (nothing
-    /// changed).
-    func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool
+    /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
+    /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
+    /// in the same transaction, exactly as ``start(_:)`` does, whether or not `delivery` completed.
+    func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome
 
     /// Gives a claimed delivery back after its handler failed (same run and attempt): pending again
     /// at `retryAt`, or dead with `reason` when `retryAt` is `nil`. `false` when the claim was lost.

@@ -562,10 +562,19 @@ public final class PostgresSignalStore: SignalStore {
         return outcome
     }
 
-    public func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool {
-        try await settling(delivery) { () throws(SignalError) in
-            try await completeClaimed(delivery, endingConsumer: endingConsumer)
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
+        var outcome = CompletionOutcome(completed: false, next: nil)
+        _ = try await settling(delivery) { () throws(SignalError) in
+            outcome = try await completeClaimed(delivery, endingConsumer: endingConsumer, thenStarting: next)
+            return outcome.completed
         }
+        // A next delivery that does not start is no longer in progress here.
+        if let next, let started = outcome.next, started != .started {
+            _ = inFlight.withLock { $0.remove(next.rowID) }
+        }
+        return outcome
     }
 
     /// Runs `settle` for a delivery in progress, which is then no longer in progress; when it fails,
@@ -582,26 +591,33 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
-    private func completeClaimed(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool {
+    private func completeClaimed(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         let now = Date().timeIntervalSince1970
+        let statement = PostgresStatements.Complete(
+            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now,
+            endingConsumer: endingConsumer, nextRowID: next?.rowID, nextAttempt: next?.attempt)
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
-            var completed = 0
-            for try await value in try await connection.execute(
-                PostgresStatements.Complete(
-                    rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now,
-                    endingConsumer: endingConsumer),
-                logger: options.logger)
-            { completed = value }
+            var (completed, recorded, started) = (0, true, 0)
+            for try await row in try await connection.execute(statement, logger: options.logger) {
+                (completed, recorded, started) = row
+            }
+            let nextOutcome: StartOutcome? = next.map { _ in
+                !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
+            }
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
-                return try await count(
-                    connection.query(
-                        """
-                        SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
-                        AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
-                        """, logger: options.logger)) > 0
+                let recordedBefore =
+                    try await count(
+                        connection.query(
+                            """
+                            SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
+                            AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
+                            """, logger: options.logger)) > 0
+                return CompletionOutcome(completed: recordedBefore, next: nextOutcome)
             }
-            return completed == 1
+            return CompletionOutcome(completed: completed == 1, next: nextOutcome)
         }
     }
 

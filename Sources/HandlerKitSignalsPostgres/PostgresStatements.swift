@@ -156,7 +156,9 @@ enum PostgresStatements {
 
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
     /// and its body, records the completion, and when told to end its consumer ($5), removes the
-    /// consumer and its signal when nothing else uses it. Returns 1 when completed, else 0.
+    /// consumer and its signal when nothing else uses it. With a next delivery ($6, attempt $7),
+    /// marks it started as `Start` does. Returns 1 when completed, else 0; whether the run is
+    /// recorded; and 1 when the next delivery was marked, else 0.
     struct Complete: PostgresPreparedStatement {
         static let sql = """
             WITH d AS (DELETE FROM deliveries
@@ -170,29 +172,37 @@ enum PostgresStatements {
             x AS (DELETE FROM signals g WHERE g.signal_id IN (SELECT signal_id FROM k)
                   AND (g.keep_until IS NULL OR g.keep_until < $4)
                   AND NOT EXISTS (SELECT 1 FROM consumers o
-                                  WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
-            SELECT count(*) FROM d
+                                  WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k))),
+            r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $2) AS recorded),
+            s AS (UPDATE deliveries SET started = 1
+                  WHERE id = $6 AND state = \(claimed) AND claimed_by = $2 AND attempt = $7 AND (SELECT recorded FROM r)
+                  RETURNING 1)
+            SELECT (SELECT count(*) FROM d), (SELECT recorded FROM r), (SELECT count(*) FROM s)
             """
-        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .float8, .bool]
-        typealias Row = Int
+        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .float8, .bool, .int8, .int8]
+        typealias Row = (Int, Bool, Int)
 
         var rowID: Int64
         var runID: String
         var attempt: Int
         var now: Double
         var endingConsumer: Bool
+        var nextRowID: Int64?
+        var nextAttempt: Int?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
+            var bindings = PostgresBindings(capacity: 7)
             bindings.append(rowID)
             bindings.append(runID)
             bindings.append(attempt)
             bindings.append(now)
             bindings.append(endingConsumer)
+            bindings.append(nextRowID)
+            bindings.append(nextAttempt)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Bool, Int).self) }
     }
 
     /// Gives a claimed delivery back (pending again, from `notBefore` when given) or parks it as dead,

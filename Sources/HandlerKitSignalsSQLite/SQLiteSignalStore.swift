@@ -461,11 +461,16 @@ public final class SQLiteSignalStore: SignalStore {
     /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
     /// locked again while the run's record is still there; without the record the run was taken over.
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        let lock = runLocks.file(for: delivery.runID)
-        let intact = lock?.isIntact ?? true
+        let mark = marking(delivery)
+        return try await write("starting delivery \(delivery.key)") { db in try mark(db) }
+    }
+
+    /// Marks `delivery` started in the caller's transaction (`start`), its lock file tested now.
+    private func marking(_ delivery: ClaimedDelivery) -> @Sendable (Database) throws -> StartOutcome {
+        let intact = runLocks.file(for: delivery.runID)?.isIntact ?? true
         let runsDirectory = runsDirectory
         let runLocks = runLocks
-        return try await write("starting delivery \(delivery.key)") { db in
+        return { db in
             func mark() throws -> Bool {
                 try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
                     delivery.rowID, delivery.runID, delivery.attempt,
@@ -485,38 +490,49 @@ public final class SQLiteSignalStore: SignalStore {
         }
     }
 
-    public func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool {
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         let now = Date().timeIntervalSince1970
+        let markNext = next.map { marking($0) }
         return try await write("completing delivery \(delivery.key)") { db in
-            try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [
-                delivery.rowID, delivery.runID, delivery.attempt,
-            ])
-            guard db.changesCount == 1 else { return false }
-            try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [
-                delivery.rowID
-            ])
+            let completed = try Self.complete(delivery, endingConsumer: endingConsumer, now: now, db)
+            return CompletionOutcome(completed: completed, next: try markNext?(db))
+        }
+    }
+
+    /// Completes `delivery` in the caller's transaction; `false` when its claim was lost.
+    private static func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, now: Double, _ db: Database
+    ) throws -> Bool {
+        try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [
+            delivery.rowID, delivery.runID, delivery.attempt,
+        ])
+        guard db.changesCount == 1 else { return false }
+        try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [
+            delivery.rowID
+        ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
+            delivery.revision, delivery.runID, delivery.attempt, now,
+        ])
+        guard endingConsumer else { return true }
+        try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ?")
+            .execute(arguments: [delivery.consumerID.rawValue])
+        if db.changesCount > 0 {
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
+                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
                     """
-            ).execute(arguments: [
-                delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
-                delivery.revision, delivery.runID, delivery.attempt, now,
-            ])
-            guard endingConsumer else { return true }
-            try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ?")
-                .execute(arguments: [delivery.consumerID.rawValue])
-            if db.changesCount > 0 {
-                try db.cachedStatement(
-                    sql: """
-                        DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
-                        AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
-                        """
-                ).execute(arguments: [delivery.signalID, now])
-            }
-            return true
+            ).execute(arguments: [delivery.signalID, now])
         }
+        return true
     }
 
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {

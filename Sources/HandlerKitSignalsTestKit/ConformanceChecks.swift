@@ -267,15 +267,19 @@ enum ConformanceChecks {
         var otherRun = claimed
         otherRun.runID = "another run"
         try c.expect(
-            try await c.store.complete(otherAttempt, endingConsumer: true) == false,
+            try await c.store.complete(otherAttempt, endingConsumer: true, thenStarting: nil).completed == false,
             "another attempt does not complete it")
         try c.expect(
-            try await c.store.complete(otherRun, endingConsumer: true) == false, "another run does not complete it")
+            try await c.store.complete(otherRun, endingConsumer: true, thenStarting: nil).completed == false,
+            "another run does not complete it")
         try c.expect(
             try await c.store.release(otherRun, reason: "x", retryAt: nil) == false, "another run does not release it")
-        try c.expect(try await c.store.complete(claimed, endingConsumer: true), "its claim completes it")
         try c.expect(
-            try await c.store.complete(claimed, endingConsumer: true) == false, "a delivery completes once")
+            try await c.store.complete(claimed, endingConsumer: true, thenStarting: nil).completed,
+            "its claim completes it")
+        try c.expect(
+            try await c.store.complete(claimed, endingConsumer: true, thenStarting: nil).completed == false,
+            "a delivery completes once")
         try c.expectEqual(try await c.store.completions(of: claimed.key).count, 1, "completions")
         try await center.stop()
     }
@@ -332,9 +336,13 @@ enum ConformanceChecks {
         try c.expectEqual(claimed.map(\.consumerID), [once, every], "consumers of the claimed deliveries")
         try c.expectEqual(claimed.map(\.mode), [.once, .everyRevision], "the modes the claims name")
         // Told not to end it, a completion leaves even a once consumer in place; told to, it ends it.
-        try c.expect(try await c.store.complete(claimed[0], endingConsumer: false), "the first claim completes")
+        try c.expect(
+            try await c.store.complete(claimed[0], endingConsumer: false, thenStarting: nil).completed,
+            "the first claim completes")
         try c.expectEqual(try await c.store.consumers(of: "app").count, 2, "consumers")
-        try c.expect(try await c.store.complete(claimed[1], endingConsumer: true), "the second claim completes")
+        try c.expect(
+            try await c.store.complete(claimed[1], endingConsumer: true, thenStarting: nil).completed,
+            "the second claim completes")
         try c.expectEqual(try await c.store.consumers(of: "app").map(\.id), [once], "consumers")
         var statistics = try await c.store.statistics()
         try c.expect(
@@ -389,7 +397,7 @@ enum ConformanceChecks {
     }
 
     static func startIsFenced(_ c: ConformanceContext) async throws {
-        let first = try await c.center("app")
+        let first = try await c.center("app", retry: RetryPolicy(firstDelay: .milliseconds(1)))
         for signal in ["a", "b", "c"] {
             _ = try await first.register(try c.handler("Sink.receive"), for: SignalID(signal))
         }
@@ -406,8 +414,14 @@ enum ConformanceChecks {
         var otherRun = claimed[1]
         otherRun.runID = "another run"
         try c.expectEqual(try await c.store.start(otherRun), .runTakenOver, "starting for a run that is not recorded")
-        try c.expect(try await c.store.complete(claimed[0], endingConsumer: true), "the started delivery completes")
+        // A completion marks the next delivery started as `start` does.
+        try c.expectEqual(
+            try await c.store.complete(claimed[0], endingConsumer: true, thenStarting: claimed[1]),
+            CompletionOutcome(completed: true, next: .started), "completing and starting the next")
         try c.expectEqual(try await c.store.start(claimed[0]), .claimLost, "starting it after its completion")
+        try c.expectEqual(
+            try await c.store.complete(claimed[0], endingConsumer: true, thenStarting: stale),
+            CompletionOutcome(completed: false, next: .claimLost), "completing again, starting a stale attempt")
 
         // The run ends, and the next one takes it over with the claims it held: none of them starts.
         try await first.stop()
@@ -417,53 +431,57 @@ enum ConformanceChecks {
             try c.expectEqual(
                 try await c.store.start(delivery), .runTakenOver, "starting \(delivery.key) after the takeover")
         }
+        try await Task.sleep(for: .milliseconds(20))  // the started one counts its attempt: after the delay
         try c.expectEqual(try await second.deliverDue(), 2, "deliveries completed by the taker")
         try c.expectEqual(c.recorder.all.count, 2, "handler runs")
         try await second.stop()
     }
 
     static func interruptedClaimsCountStartedAttempts(_ c: ConformanceContext) async throws {
-        let retry = RetryPolicy(maximumAttempts: 2, firstDelay: .milliseconds(30), maximumDelay: .milliseconds(30))
-        let center = try await c.center("app", retry: retry)
-        for signal in ["a", "b"] { _ = try await center.register(try c.handler("Sink.receive"), for: SignalID(signal)) }
+        let center = try await c.center("app")
+        for signal in ["a", "b"] {
+            _ = try await center.register(try c.handler("Sink.receive"), for: SignalID(signal))
+        }
         for signal in ["a", "b"] { _ = try await center.post(SignalID(signal), payload: ["item": 1]) }
-        func interrupt() async throws -> Int {
+        func interrupt(maximumAttempts: Int, retryIn seconds: Double) async throws -> Int {
             let attempts = InterruptedAttempts(
-                maximumAttempts: 2, retryAt: Date().addingTimeInterval(0.03).timeIntervalSince1970,
+                maximumAttempts: maximumAttempts, retryAt: Date().addingTimeInterval(seconds).timeIntervalSince1970,
                 reason: "died during attempt ")
             let counts = try await c.store.apply(
                 StorePlan(steps: [.interruptClaims(run: center.runID, attempts: attempts)]))
             return counts.first ?? -1
         }
 
-        // `a` is started, `b` is not: `a` counts its attempt and waits for the retry; `b` is due again
-        // with its attempt not counted.
+        // `a` is started, `b` is not: `a` counts its attempt and waits for the retry time (an hour);
+        // `b` is due again at once, its attempt not counted.
         var claimed = try await c.store.claim(for: center.runID, limit: 10)
         let keys = claimed.map(\.key)
         try c.expectEqual(claimed.map(\.attempt), [1, 1], "attempts of the first claim")
         try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting a")
-        try c.expectEqual(try await interrupt(), 2, "claims interrupted")
+        try c.expectEqual(try await interrupt(maximumAttempts: 5, retryIn: 3_600), 2, "claims interrupted")
         claimed = try await c.store.claim(for: center.runID, limit: 10)
-        try c.expectEqual(claimed.map(\.key), Array(keys.suffix(1)), "claimed at once: b only")
+        try c.expectEqual(claimed.map(\.key), Array(keys.suffix(1)), "claimed again at once: b only")
         try c.expectEqual(claimed.map(\.attempt), [1], "b's attempt (the interrupted one did not count)")
         try c.expectEqual(claimed.map(\.previousAttemptCrashed), [false], "b never crashed")
-        try c.expect(try await c.store.release(claimed[0], reason: "later", retryAt: Date()), "b released")
-        try await Task.sleep(for: .milliseconds(60))
-        claimed = try await c.store.claim(for: center.runID, limit: 10)
-        try c.expectEqual(claimed.map(\.attempt), [2, 2], "attempts after the retry time")
-        try c.expectEqual(claimed.map(\.previousAttemptCrashed), [true, false], "whose previous attempt crashed")
 
-        // `a` started again reaches the maximum and is dead; `b`, not started, is pending again with
-        // its attempt not counted.
-        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting a again")
-        try c.expectEqual(try await interrupt(), 2, "claims interrupted")
+        // `b` started and interrupted counts its attempt and says that it crashed.
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting b")
+        try c.expectEqual(try await interrupt(maximumAttempts: 5, retryIn: -1), 1, "claims interrupted")
+        claimed = try await c.store.claim(for: center.runID, limit: 10)
+        try c.expectEqual(claimed.map(\.attempt), [2], "b's attempt after a crashed one")
+        try c.expectEqual(claimed.map(\.previousAttemptCrashed), [true], "b's previous attempt crashed")
+
+        // At the maximum of attempts, a started attempt interrupted makes the delivery dead.
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting b again")
+        try c.expectEqual(try await interrupt(maximumAttempts: 2, retryIn: -1), 1, "claims interrupted")
         let dead = try await c.store.deadDeliveries(of: "app")
-        try c.expectEqual(dead.map(\.key), Array(keys.prefix(1)), "the dead delivery")
+        try c.expectEqual(dead.map(\.key), Array(keys.suffix(1)), "the dead delivery")
         try c.expectEqual(dead.map(\.attempts), [2], "attempts of the dead delivery")
         try c.expectEqual(dead.map(\.reason), ["died during attempt 2"], "the dead delivery's reason")
-        claimed = try await c.store.claim(for: center.runID, limit: 10)
-        try c.expectEqual(claimed.map(\.key), Array(keys.suffix(1)), "claimed again: b")
-        try c.expectEqual(claimed.map(\.attempt), [2], "b's attempt")
+        let statistics = try await c.store.statistics()
+        try c.expect(
+            statistics.pendingDeliveries == 1 && statistics.claimedDeliveries == 0,
+            "a waits for its retry, found \(statistics)")
         try await center.stop()
     }
 

@@ -48,14 +48,16 @@ final class FailingCompletionStore: SignalStore {
 
     var location: String { base.location }
 
-    func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) async throws(SignalError) -> Bool {
+    func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         if failing.withLock({ failing in
             defer { failing = false }
             return failing
         }) {
             throw .storeUnavailable(path: location, reason: "the test cut the store off")
         }
-        return try await base.complete(delivery, endingConsumer: endingConsumer)
+        return try await base.complete(delivery, endingConsumer: endingConsumer, thenStarting: next)
     }
 
     func beginRun(
