@@ -6,10 +6,11 @@ import Foundation
 /// operation changes) and calls the store for each step. Stores: ``InMemorySignalStore`` (here),
 /// `SQLiteSignalStore` (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
-/// A store implements primitives: run liveness (``beginRun(_:component:applying:)``,
+/// A store implements primitives: run liveness (``beginRun(_:component:retry:applying:)``,
 /// ``endRun(_:component:applying:)``, ``takeOver(_:of:applying:)``), the steps of a ``StorePlan``
 /// (``apply(_:)``), the hot paths (``post(_:payload:keepUntil:)``, ``claim(for:limit:)``,
-/// ``complete(_:endingConsumer:)``, ``release(_:reason:retryAt:)``) and reads.
+/// ``start(_:)``, ``complete(_:endingConsumer:thenStarting:)``, ``release(_:reason:retryAt:)``) and
+/// reads.
 ///
 /// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
 /// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,

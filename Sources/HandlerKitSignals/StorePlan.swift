@@ -9,11 +9,16 @@ public struct StorePlan: Sendable, Hashable {
     /// The steps, in the order they are made.
     public let steps: [StoreStep]
     /// Whom to wake, when one of the steps at `whenChanged` changed a row (always, when empty).
-    private let wake: (target: WakeTarget, whenChanged: [Int])?
+    private let wake: Wake?
+
+    private struct Wake: Sendable, Hashable {
+        var target: WakeTarget
+        var whenChanged: [Int]
+    }
 
     package init(steps: [StoreStep], wake: (target: WakeTarget, whenChanged: [Int])? = nil) {
         self.steps = steps
-        self.wake = wake
+        self.wake = wake.map { Wake(target: $0.target, whenChanged: $0.whenChanged) }
     }
 
     /// The centers to wake once the plan's transaction committed, given the rows each step changed;
@@ -22,17 +27,6 @@ public struct StorePlan: Sendable, Hashable {
         guard let wake else { return nil }
         if wake.whenChanged.isEmpty { return wake.target }
         return wake.whenChanged.contains { $0 < counts.count && counts[$0] > 0 } ? wake.target : nil
-    }
-
-    public static func == (left: StorePlan, right: StorePlan) -> Bool {
-        left.steps == right.steps && left.wake?.target == right.wake?.target
-            && left.wake?.whenChanged == right.wake?.whenChanged
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(steps)
-        hasher.combine(wake?.target)
-        hasher.combine(wake?.whenChanged)
     }
 
     /// A run starts: completions older than the history and signal records no one uses are forgotten.
