@@ -28,10 +28,11 @@ public enum UnconsumedPolicy: Sendable, Hashable {
 /// How a delivery whose handler throws, or whose handler's process dies, is retried before it is
 /// parked as dead.
 ///
-/// An attempt counts once its handler was started. A handler that throws is retried after
-/// ``delay(after:)``; a started attempt whose process died (crashed or was killed) is retried after
-/// ``firstDelay``, counted by the run that takes the dead run over, with that run's policy. A claim
-/// given back before its handler started (its run ended or was taken over first) does not count.
+/// An attempt counts once its handler was started. A handler that throws is retried after a delay
+/// that doubles from ``firstDelay`` up to ``maximumDelay``; a started attempt whose process died
+/// (crashed or was killed) is retried after ``firstDelay``, counted by the run that takes the dead run
+/// over, with that run's policy. A claim given back before its handler started (its run ended or was
+/// taken over first) does not count.
 public struct RetryPolicy: Sendable, Hashable {
     /// Started attempts in all, those interrupted by their process's death included, before the
     /// delivery is dead.

@@ -22,7 +22,7 @@ public protocol SignalStore: Sendable {
     /// Starts a run of `component`: takes the proof that it is alive for as long as this process
     /// lives (a lock the kernel or the server releases when the process dies), records the run, and
     /// applies `plan` in the transaction that records it. A store that takes over dead runs by itself
-    /// while the run lives (``takeOverDeadRuns(of:by:retry:)``) counts their attempts by `retry`.
+    /// while the run lives (``SignalStore/takeOverDeadRuns(of:by:retry:)``) counts their attempts by `retry`.
     func beginRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError)
@@ -64,7 +64,7 @@ public protocol SignalStore: Sendable {
     /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
     /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
     /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
-    /// in the same transaction, exactly as ``start(_:)`` does, whether or not `delivery` completed.
+    /// in the same transaction, exactly as ``SignalStore/start(_:)`` does, whether or not `delivery` completed.
     func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome
