@@ -18,13 +18,14 @@ public final class InMemorySignalStore: SignalStore {
     /// How long completions stay in the history (``completions(of:)``).
     public let completionHistory: Duration
     public var location: String { "memory:\(name)" }
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let listeners = Locked<[ObjectIdentifier: InMemoryWakeListener]>([:])
 
     /// An empty store; `name` only appears in messages.
     public init(name: String = "signals", completionHistory: Duration = .seconds(86_400)) {
         self.name = name
         self.completionHistory = completionHistory
+        state = Locked(State(completionHistory: completionHistory.seconds))
     }
 
     private struct Consumer {
@@ -54,6 +55,10 @@ public final class InMemorySignalStore: SignalStore {
         var attempt = 0
         var notBefore: Date
         var lastError: String?
+        /// Whether the current attempt's handler was started (`start`).
+        var started = false
+        /// Whether the previous attempt was started and its run retired before settling it.
+        var crashed = false
     }
 
     private struct Completion {
@@ -71,6 +76,8 @@ public final class InMemorySignalStore: SignalStore {
         var deliveries: [Int64: Delivery] = [:]
         var nextRowID: Int64 = 1
         var completions: [Completion] = []
+        /// How long completions stay in the history, in seconds.
+        let completionHistory: Double
 
         mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
             deliveries[nextRowID] = Delivery(
@@ -90,10 +97,23 @@ public final class InMemorySignalStore: SignalStore {
         /// Makes one step; returns how many records it changed.
         private mutating func apply(_ step: StoreStep) -> Int {
             switch step {
-            case .interruptClaims(let run):
+            case .interruptClaims(let run, let attempts):
                 return updateDeliveries(where: { $0.state == .claimed && $0.claimedBy == run }) {
-                    $0.state = .pending
                     $0.claimedBy = nil
+                    guard $0.started else {
+                        $0.state = .pending
+                        $0.attempt -= 1
+                        return
+                    }
+                    $0.started = false
+                    $0.crashed = true
+                    $0.lastError = attempts.reason + String($0.attempt)
+                    if $0.attempt >= attempts.maximumAttempts {
+                        $0.state = .dead
+                    } else {
+                        $0.state = .pending
+                        $0.notBefore = Date(timeIntervalSince1970: attempts.retryAt)
+                    }
                 }
             case .removeRunTiedDeliveries(let run):
                 return removeDeliveries { $0.ownerRun == run && $0.lifetime == .run && $0.state != .dead }
@@ -121,10 +141,36 @@ public final class InMemorySignalStore: SignalStore {
                     used.contains(id) || (signal.keepUntil.map { $0.timeIntervalSince1970 >= now } ?? false)
                 }
                 return before - signals.count
-            case .forgetCompletions(let before):
+            case .forgetCompletions(let now):
                 let count = completions.count
-                completions.removeAll { $0.completedAt.timeIntervalSince1970 < before }
+                completions.removeAll { $0.completedAt.timeIntervalSince1970 < now - completionHistory }
                 return count - completions.count
+            case .insertConsumer(let consumer, _):
+                consumers.append(Consumer(record: consumer))
+                return 1
+            case .deliverKeptRevision(let consumer, let now):
+                guard let kept = signals[consumer.signalID], let until = kept.keepUntil,
+                    until.timeIntervalSince1970 >= now
+                else { return 0 }
+                addDelivery(
+                    for: consumer, revision: kept.revision, payload: kept.payload,
+                    now: Date(timeIntervalSince1970: now))
+                return 1
+            case .markServedWhenDelivered(let consumer):
+                guard deliveries.values.contains(where: { $0.consumerID.rawValue == consumer }),
+                    let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer })
+                else { return 0 }
+                consumers[index].delivered = true
+                return 1
+            case .requeueDead(let key, let now):
+                return updateDeliveries(where: { $0.key.rawValue == key && $0.state == .dead }) {
+                    $0.state = .pending
+                    $0.attempt = 0
+                    $0.notBefore = Date(timeIntervalSince1970: now)
+                    $0.lastError = nil
+                    $0.started = false
+                    $0.crashed = false
+                }
             }
         }
 
@@ -151,6 +197,36 @@ public final class InMemorySignalStore: SignalStore {
             return before - consumers.count
         }
 
+        /// Completes `delivery` if it is still claimed by the same run and attempt; with
+        /// `endingConsumer`, ends its consumer and then its signal record when no one uses it.
+        mutating func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) -> Bool {
+            guard claimedRow(delivery) != nil else { return false }
+            let now = Date()
+            deliveries[delivery.rowID] = nil
+            completions.append(
+                Completion(
+                    record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
+                    completedAt: now))
+            guard endingConsumer else { return true }
+            let before = consumers.count
+            consumers.removeAll { $0.record.id == delivery.consumerID }
+            if consumers.count < before, let signal = signals[delivery.signalID],
+                !(signal.keepUntil.map { $0 >= now } ?? false),
+                !consumers.contains(where: { $0.record.signalID == delivery.signalID })
+            {
+                signals[delivery.signalID] = nil
+            }
+            return true
+        }
+
+        /// Marks `delivery` started if its run is recorded and it is still claimed by it and attempt.
+        mutating func start(_ delivery: ClaimedDelivery) -> StartOutcome {
+            guard runs[delivery.runID] != nil else { return .runTakenOver }
+            guard claimedRow(delivery) != nil else { return .claimLost }
+            deliveries[delivery.rowID]?.started = true
+            return .started
+        }
+
         /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
         func claimedRow(_ delivery: ClaimedDelivery) -> Delivery? {
             guard let row = deliveries[delivery.rowID], row.state == .claimed, row.claimedBy == delivery.runID,
@@ -162,64 +238,48 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Runs
 
-    public func beginRun(_ runID: String, component: String) async throws(SignalError) {
-        state.withLock { state in
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
+        _ = state.withLock { state in
             state.runs[runID] = component
-            _ = state.run(
-                .startRun(now: Date().timeIntervalSince1970, completionHistory: completionHistory.seconds))
+            return state.run(plan)
         }
     }
 
-    public func endRun(_ runID: String, component: String) async throws(SignalError) {
-        let plan = StorePlan.retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
-        _ = state.withLock { $0.run(plan) }
+    public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+        _ = try await apply(plan)
+        _ = state.withLock { $0.runs.removeValue(forKey: runID) }
     }
 
-    public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
+    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         state.withLock { state in
-            var found = Set(state.runs.filter { $0.value == component }.keys)
-            found.formUnion(state.consumers.filter { $0.record.component == component }.map(\.record.runID))
-            found.formUnion(state.deliveries.values.filter { $0.component == component }.map(\.ownerRun))
-            found.remove(runID)
-            return found.sorted()
+            RunsOfComponent(
+                recorded: Set(state.runs.filter { $0.value == component }.keys),
+                namedByConsumers: Set(
+                    state.consumers.filter { $0.record.component == component }.map(\.record.runID)),
+                owningDeliveries: Set(state.deliveries.values.filter { $0.component == component }.map(\.ownerRun)))
         }
     }
 
+    /// A run is gone once its `endRun` removed it (nothing outlives the object).
     public func takeOver(
-        _ run: String, of component: String, by runID: String
-    ) async throws(SignalError) -> TakeoverReport? {
-        let report = state.withLock { state -> TakeoverReport? in
-            guard state.runs[run] == nil else { return nil }
-            let plan = StorePlan.retire(run, takenOverBy: runID, now: Date().timeIntervalSince1970)
-            return plan.takeoverReport(counts: state.run(plan))
+        _ run: String, of component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int]? {
+        let counts = state.withLock { state -> [Int]? in
+            state.runs[run] == nil ? state.run(plan) : nil
         }
-        if let report, report.madeDeliveriesDue { wakeAll() }
-        return report
+        if let counts, plan.wakeUp(counts: counts) != nil { wakeAll() }
+        return counts
+    }
+
+    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+        let counts = state.withLock { $0.run(plan) }
+        if plan.wakeUp(counts: counts) != nil { wakeAll() }
+        return counts
     }
 
     // MARK: Consumers
-
-    public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
-        let made = state.withLock { state -> Int in
-            let now = Date()
-            var stored = Consumer(record: consumer)
-            var made = 0
-            if let kept = state.signals[consumer.signalID], let until = kept.keepUntil, until >= now {
-                state.addDelivery(for: consumer, revision: kept.revision, payload: kept.payload, now: now)
-                stored.delivered = consumer.mode == .once
-                made = 1
-            }
-            state.consumers.append(stored)
-            return made
-        }
-        if made > 0 { wakeAll() }
-        return made
-    }
-
-    public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
-        let plan = StorePlan.removeConsumer(id, now: Date().timeIntervalSince1970)
-        return state.withLock { plan.removedConsumer(counts: $0.run(plan)) }
-    }
 
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         state.withLock { state in
@@ -269,33 +329,28 @@ public final class InMemorySignalStore: SignalStore {
                 row.state = .claimed
                 row.claimedBy = runID
                 row.attempt += 1
+                row.started = false
                 state.deliveries[id] = row
                 return ClaimedDelivery(
                     rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
                     revision: row.revision, handler: row.handler, payload: row.payload,
-                    attempt: row.attempt, runID: runID)
+                    attempt: row.attempt, runID: runID,
+                    mode: state.consumers.first { $0.record.id == row.consumerID }?.record.mode,
+                    previousAttemptCrashed: row.crashed)
             }
         }
     }
 
-    public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        state.withLock { $0.start(delivery) }
+    }
+
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         state.withLock { state in
-            guard state.claimedRow(delivery) != nil else { return false }
-            let now = Date()
-            state.deliveries[delivery.rowID] = nil
-            state.completions.append(
-                Completion(
-                    record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
-                    completedAt: now))
-            let before = state.consumers.count
-            state.consumers.removeAll { $0.record.id == delivery.consumerID && $0.record.mode == .once }
-            if state.consumers.count < before, let signal = state.signals[delivery.signalID],
-                !(signal.keepUntil.map { $0 >= now } ?? false),
-                !state.consumers.contains(where: { $0.record.signalID == delivery.signalID })
-            {
-                state.signals[delivery.signalID] = nil
-            }
-            return true
+            let completed = state.complete(delivery, endingConsumer: endingConsumer)
+            return CompletionOutcome(completed: completed, next: next.map { state.start($0) })
         }
     }
 
@@ -304,6 +359,8 @@ public final class InMemorySignalStore: SignalStore {
             guard var row = state.claimedRow(delivery) else { return false }
             row.state = retryAt == nil ? .dead : .pending
             row.claimedBy = nil
+            row.started = false
+            row.crashed = false
             row.lastError = reason
             if let retryAt { row.notBefore = retryAt }
             state.deliveries[delivery.rowID] = row
@@ -311,15 +368,11 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
-    public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
+    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         state.withLock { state in
-            state.deliveries.values.filter { $0.ownerRun == runID && $0.state == .pending }.map(\.notBefore).min()
-        }
-    }
-
-    public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
-        state.withLock { state in
-            state.deliveries.values.count(where: { $0.ownerRun == runID && $0.state != .dead })
+            let open = state.deliveries.values.filter { $0.ownerRun == runID && $0.state != .dead }
+            return RunStatus(
+                openDeliveries: open.count, nextDue: open.filter { $0.state == .pending }.map(\.notBefore).min())
         }
     }
 
@@ -336,28 +389,6 @@ public final class InMemorySignalStore: SignalStore {
                         reason: $0.lastError ?? "unknown")
                 }
         }
-    }
-
-    public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
-        let requeued = state.withLock { state -> Bool in
-            guard let (id, row) = state.deliveries.first(where: { $0.value.key == key && $0.value.state == .dead })
-            else { return false }
-            var requeued = row
-            if DeadDelivery.requeueMayMove(
-                owner: row.ownerRun, ownerComponent: row.component, to: runID, of: component),
-                state.runs[row.ownerRun] == nil
-            {
-                requeued.ownerRun = runID
-            }
-            requeued.state = .pending
-            requeued.attempt = 0
-            requeued.notBefore = Date()
-            requeued.lastError = nil
-            state.deliveries[id] = requeued
-            return true
-        }
-        if requeued { wakeAll() }
-        return requeued
     }
 
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {

@@ -2,29 +2,39 @@ import Foundation
 import HandlerKit
 
 extension SignalCenter {
-    /// Runs every delivery of this run that is due now, one at a time in the order posted, and
-    /// returns how many were completed. With `Options.deliversAutomatically` a task does this
-    /// whenever a process posts.
+    /// Runs every delivery of this run that is due now, one at a time in the order posted (those
+    /// whose previous attempt's process died after the others claimed with them), and returns how
+    /// many were completed. With `Options.deliversAutomatically` a task does this whenever a
+    /// process posts.
     @discardableResult
     public func deliverDue() async throws(SignalError) -> Int {
         var completed = 0
         while !isStopped {
-            let claimed = try await store.claim(for: runID, limit: options.claimBatch)
-            if claimed.isEmpty { break }
+            let batch = try await store.claim(for: runID, limit: options.claimBatch)
+            if batch.isEmpty { break }
+            let claimed = batch.filter { !$0.previousAttemptCrashed } + batch.filter(\.previousAttemptCrashed)
+            // The mark of the next delivery, made with the previous one's completion.
+            var marked: Mark?
             for (index, delivery) in claimed.enumerated() {
-                if isStopped {
-                    // Claims not started are given back as they were; `endRun` would do the same.
-                    for rest in claimed[index...] {
-                        _ = try await store.release(rest, reason: "run stopped", retryAt: Date())
-                    }
-                    return completed
-                }
+                // Claims not started stay claimed: `endRun` gives them back without counting their attempt.
+                if isStopped { return completed }
                 do {
-                    if try await deliver(delivery) { completed += 1 }
+                    let next = index + 1 < claimed.count ? claimed[index + 1] : nil
+                    let delivered: Delivered
+                    (delivered, marked) = try await deliver(delivery, marked: marked, next: next)
+                    switch delivered {
+                    case .completed: completed += 1
+                    case .notCompleted: continue
+                    case .runTakenOver:
+                        // The rest of the batch is the taker's now: none of it may start here.
+                        options.onProblem?(.runTakenOver(component: component, runID: runID))
+                        return completed
+                    }
                 } catch {
-                    // The store failed to settle this delivery, which stays claimed (its handler may have
-                    // run). The claims not started are given back, so that they are not held until the
-                    // run ends; where the store cannot take them either, they are held until then.
+                    // The store failed to start or settle this delivery: it was not started, or it stays
+                    // claimed (its handler may have run). The claims not started are given back, so
+                    // that they are not held until the run ends; where the store cannot take them
+                    // either, they are held until then.
                     for rest in claimed[(index + 1)...] {
                         _ = try? await store.release(rest, reason: "not started: \(error)", retryAt: Date())
                     }
@@ -32,14 +42,14 @@ extension SignalCenter {
                 }
             }
             // A short batch took everything that was due; what is posted meanwhile wakes the center again.
-            if claimed.count < options.claimBatch { break }
+            if batch.count < options.claimBatch { break }
         }
         return completed
     }
 
     /// The number of this run's deliveries not yet completed (pending, waiting for a retry, or running).
     public func openDeliveries() async throws(SignalError) -> Int {
-        try await store.openDeliveries(for: runID)
+        try await store.runStatus(of: runID).openDeliveries
     }
 
     /// The automatic delivery task: delivers what is due, then sleeps until a process posts or the
@@ -50,7 +60,7 @@ extension SignalCenter {
             var deadline = ContinuousClock.now + .seconds(60)
             do {
                 try await deliverDue()
-                if let retry = try await store.nextRetry(for: runID) {
+                if let retry = try await store.runStatus(of: runID).nextDue {
                     deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
                 }
                 failures = 0
@@ -64,9 +74,24 @@ extension SignalCenter {
         }
     }
 
-    /// Runs one claimed delivery's handler and completes it, retries it later or parks it as dead.
-    /// Returns whether it was completed.
-    private func deliver(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+    /// What became of one claimed delivery.
+    private enum Delivered {
+        case completed
+        /// Failed (retried later or dead), or its claim was lost.
+        case notCompleted
+        /// This run was taken over: neither it nor the rest of its batch may start here.
+        case runTakenOver
+    }
+
+    /// What marking a delivery started found, and when the mark was asked for.
+    private typealias Mark = (outcome: StartOutcome, asked: ContinuousClock.Instant)
+
+    /// Runs one claimed delivery's handler and completes it (marking `next` started in the same
+    /// transaction), retries it later or parks it as dead. `marked` is this delivery's mark when the
+    /// previous completion made it; a mark older than a second is made again.
+    private func deliver(
+        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?
+    ) async throws(SignalError) -> (Delivered, Mark?) {
         options.faultHook?(.afterClaim)
         let handler: Handler
         do {
@@ -76,7 +101,18 @@ extension SignalCenter {
             try await settle { () throws(SignalError) in
                 _ = try await self.store.release(delivery, reason: error.description, retryAt: nil)
             }
-            return false
+            return (.notCompleted, nil)
+        }
+        let outcome: StartOutcome
+        if let marked, marked.outcome != .started || marked.asked.duration(to: .now) <= .seconds(1) {
+            outcome = marked.outcome
+        } else {
+            outcome = try await markStarted(delivery)
+        }
+        switch outcome {
+        case .started: break
+        case .claimLost: return (.notCompleted, nil)
+        case .runTakenOver: return (.runTakenOver, nil)
         }
         do {
             try await handler.call([
@@ -94,12 +130,35 @@ extension SignalCenter {
             try await settle { () throws(SignalError) in
                 _ = try await self.store.release(delivery, reason: reason, retryAt: retryAt)
             }
-            return false
+            return (.notCompleted, nil)
         }
         options.faultHook?(.beforeCompletion)
-        var completed = false
-        try await settle { () throws(SignalError) in completed = try await self.store.complete(delivery) }
-        return completed
+        let asked = ContinuousClock.now
+        var result = CompletionOutcome(completed: false, next: nil)
+        try await settle { () throws(SignalError) in
+            result = try await self.store.complete(
+                delivery, endingConsumer: delivery.mode == .once, thenStarting: next)
+        }
+        return (result.completed ? .completed : .notCompleted, result.next.map { ($0, asked) })
+    }
+
+    /// Marks the delivery's attempt started, right before its handler is called. When the mark took
+    /// longer than a second (the process may have been stopped meanwhile, past its lease), it marks
+    /// again, up to three times. A store error means the handler does not start: the delivery is
+    /// given back (if the store takes it) and the error thrown.
+    private func markStarted(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        var outcome = StartOutcome.claimLost
+        for _ in 0..<3 {
+            let began = ContinuousClock.now
+            do {
+                try await settle { () throws(SignalError) in outcome = try await self.store.start(delivery) }
+            } catch {
+                _ = try? await store.release(delivery, reason: "not started: \(error)", retryAt: Date())
+                throw error
+            }
+            if outcome != .started || began.duration(to: .now) <= .seconds(1) { break }
+        }
+        return outcome
     }
 
     /// The consumer's handler rebuilt from its document, with the payload's values that its
@@ -162,8 +221,8 @@ extension SignalCenter {
         }
     }
 
-    /// Runs a store operation that settles a delivery, trying again while the store is busy (the
-    /// operation checks the claim, so trying again never settles it twice). Other errors are thrown;
+    /// Runs a store operation that starts or settles a delivery, trying again while the store is busy
+    /// (the operation checks the claim, so trying again never settles it twice). Other errors are thrown;
     /// the delivery then stays claimed by this run and runs again after the run ends.
     private func settle(_ operation: () async throws(SignalError) -> Void) async throws(SignalError) {
         var wait = Duration.milliseconds(5)

@@ -12,8 +12,12 @@ import HandlerKit
 /// - Deliveries run in the registering process while its run is alive, otherwise in the next process
 ///   of the component that starts (it takes over the dead run's consumers and claims).
 ///
-/// A delivery is *completed* exactly once per consumer and revision: a handler that returned is never
-/// run again for it; a handler interrupted by a crash runs again with the same `deliveryKey`.
+/// A delivery is *completed* exactly once per consumer and revision, and its handler is never started
+/// after it was completed elsewhere: right before each handler call the center marks the attempt
+/// started in the store, which succeeds only while the delivery is still claimed by this run and
+/// attempt and the run was not taken over. A handler that returned is never run again for it; a
+/// handler interrupted by a crash runs again with the same `deliveryKey`, and its interrupted attempt
+/// counts (see ``RetryPolicy``).
 public final class SignalCenter: Sendable {
     /// How a center behaves.
     public struct Options: Sendable {
@@ -24,7 +28,9 @@ public final class SignalCenter: Sendable {
         public var deliversAutomatically: Bool
         /// Deliveries claimed per transaction.
         public var claimBatch: Int
-        /// Problems of the automatic delivery task (e.g. a store that stays busy), which it survives.
+        /// Problems the center survives: those of the automatic delivery task (e.g. a store that stays
+        /// busy), and this run found taken over by another process while delivering
+        /// (`SignalError.runTakenOver`).
         public var onProblem: (@Sendable (SignalError) -> Void)?
         /// For this package's tests: called at `.afterClaim` and `.beforeCompletion` (e.g. to kill the
         /// process there).
@@ -86,12 +92,15 @@ public final class SignalCenter: Sendable {
                 component, reason: "it is \(component.utf8.count) bytes long; the limit is \(maximumComponentLength)")
         }
         let runID = UUID().uuidString
-        try await store.beginRun(runID, component: component)
+        try await store.beginRun(
+            runID, component: component, retry: options.retry,
+            applying: .startRun(now: Date().timeIntervalSince1970))
         let takeover: TakeoverReport
         do {
-            takeover = try await store.takeOverDeadRuns(of: component, by: runID)
+            takeover = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
         } catch {
-            try? await store.endRun(runID, component: component)
+            try? await store.endRun(
+                runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
             throw error
         }
         let center = SignalCenter(
@@ -102,7 +111,8 @@ public final class SignalCenter: Sendable {
             do {
                 listener = try store.makeWakeListener()
             } catch {
-                try? await store.endRun(runID, component: component)
+                try? await store.endRun(
+                    runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
                 throw error
             }
             center.state.withLock { state in
@@ -138,13 +148,14 @@ public final class SignalCenter: Sendable {
         let consumer = ConsumerRecord(
             id: ConsumerID(UUID().uuidString), signalID: signalID, component: component, runID: runID,
             lifetime: lifetime, mode: delivery, handler: document, handlerID: handler.id)
-        _ = try await store.insertConsumer(consumer)
+        _ = try await store.apply(.register(consumer, now: Date().timeIntervalSince1970))
         return consumer.id
     }
 
     /// Removes a consumer and its deliveries that have not started; `false` if it does not exist.
     public func remove(_ consumer: ConsumerID) async throws(SignalError) -> Bool {
-        try await store.removeConsumer(consumer)
+        let plan = StorePlan.removeConsumer(consumer, now: Date().timeIntervalSince1970)
+        return plan.removedConsumer(counts: try await store.apply(plan))
     }
 
     /// The consumers of this component.
@@ -180,9 +191,12 @@ public final class SignalCenter: Sendable {
     }
 
     /// Makes a dead delivery pending again with a fresh count of attempts; `false` if no dead delivery
-    /// has this key.
+    /// has this key. Runs of this component that are gone are taken over first, so that a dead
+    /// delivery of theirs is requeued to this run.
     public func requeue(_ key: DeliveryKey) async throws(SignalError) -> Bool {
-        try await store.requeue(key, by: runID, component: component)
+        if !isStopped { _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry) }
+        let plan = StorePlan.requeue(key, now: Date().timeIntervalSince1970)
+        return try await store.apply(plan).first ?? 0 > 0
     }
 
     /// Takes over runs of this component that are gone now (a start does this by itself): for a
@@ -190,7 +204,7 @@ public final class SignalCenter: Sendable {
     @discardableResult
     public func takeOverDeadRuns() async throws(SignalError) -> TakeoverReport {
         try checkRunning()
-        return try await store.takeOverDeadRuns(of: component, by: runID)
+        return try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
     }
 
     // MARK: Stopping
@@ -205,7 +219,12 @@ public final class SignalCenter: Sendable {
         guard !wasStopped else { return }
         listener?.close()
         await loop?.value
-        try await store.endRun(runID, component: component)
+        try await store.endRun(runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
+    }
+
+    /// The plan that ends run `runID` cleanly; a claim it started and did not settle counts by `retry`.
+    private static func retirement(of runID: String, retry: RetryPolicy) -> StorePlan {
+        .retire(runID, takenOverBy: nil, retry: retry, now: Date().timeIntervalSince1970)
     }
 
     var isStopped: Bool { state.withLock { $0.stopped } }

@@ -54,6 +54,11 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// truncated, replaced or deleted). Nothing was created over it: restore the store's files from a
     /// backup, or delete `marker` to start a new, empty store at `path`.
     case storeLost(path: String, found: String, marker: String)
+    /// Run `runID` of `component` lost its proof of life (e.g. its process was stopped past its lease,
+    /// or its lock file was removed) and another process took it over: the deliveries it had
+    /// claimed are the taker's, and their handlers were not started here. Reported through
+    /// `SignalCenter.Options.onProblem`; the center carries on as an empty run.
+    case runTakenOver(component: String, runID: String)
 
     public var description: String {
         switch self {
@@ -102,6 +107,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "invalid component name '\(name.prefix(80))': \(reason)"
         case .storeLost(let path, let found, let marker):
             "signal store \(path) is \(found), but \(marker) shows that a store with data was made there: its data is gone (the file was truncated, replaced or deleted), so no empty store was created over it; restore the store's files from a backup, or delete \(marker) to start a new, empty store"
+        case .runTakenOver(let component, let runID):
+            "run \(runID) of component '\(component)' was taken over by another process (it lost its proof of life); the deliveries it had claimed are the taker's, and none of their handlers was started here"
         }
     }
 }

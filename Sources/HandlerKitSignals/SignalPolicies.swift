@@ -25,9 +25,17 @@ public enum UnconsumedPolicy: Sendable, Hashable {
     case keep(for: Duration)
 }
 
-/// How a delivery whose handler throws is retried before it is parked as dead.
+/// How a delivery whose handler throws, or whose handler's process dies, is retried before it is
+/// parked as dead.
+///
+/// An attempt counts once its handler was started. A handler that throws is retried after a delay
+/// that doubles from ``firstDelay`` up to ``maximumDelay``; a started attempt whose process died
+/// (crashed or was killed) is retried after ``firstDelay``, counted by the run that takes the dead run
+/// over, with that run's policy. A claim given back before its handler started (its run ended or was
+/// taken over first) does not count.
 public struct RetryPolicy: Sendable, Hashable {
-    /// Attempts in all, counting those interrupted by a crash, before the delivery is dead.
+    /// Started attempts in all, those interrupted by their process's death included, before the
+    /// delivery is dead.
     public var maximumAttempts: Int
     /// The wait before the second attempt; it doubles for each further one, up to `maximumDelay`.
     public var firstDelay: Duration

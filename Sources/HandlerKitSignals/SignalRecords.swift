@@ -75,10 +75,16 @@ public struct ClaimedDelivery: Sendable, Hashable {
     public var attempt: Int
     /// The run that claimed it.
     public var runID: String
+    /// Its consumer's mode, as stored when it was claimed (`nil` when the consumer no longer exists).
+    public var mode: DeliveryMode?
+    /// Whether its previous attempt was started and never settled: the process running its handler
+    /// died (a handler that crashes its process would do so again). A center runs such deliveries
+    /// after the others it claimed with them.
+    public var previousAttemptCrashed: Bool
 
     public init(
         rowID: Int64, key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, handler: [UInt8],
-        payload: [UInt8], attempt: Int, runID: String
+        payload: [UInt8], attempt: Int, runID: String, mode: DeliveryMode?, previousAttemptCrashed: Bool
     ) {
         self.rowID = rowID
         self.key = key
@@ -89,7 +95,33 @@ public struct ClaimedDelivery: Sendable, Hashable {
         self.payload = payload
         self.attempt = attempt
         self.runID = runID
+        self.mode = mode
+        self.previousAttemptCrashed = previousAttemptCrashed
     }
+}
+
+/// What ``SignalStore/complete(_:endingConsumer:thenStarting:)`` did.
+public struct CompletionOutcome: Sendable, Hashable {
+    /// Whether the delivery was completed (`false`: its claim was lost, nothing changed).
+    public var completed: Bool
+    /// What marking the next delivery started found, when one was given.
+    public var next: StartOutcome?
+
+    public init(completed: Bool, next: StartOutcome?) {
+        self.completed = completed
+        self.next = next
+    }
+}
+
+/// What ``SignalStore/start(_:)`` found.
+public enum StartOutcome: Sendable, Hashable {
+    /// The attempt is marked started: its handler may run now.
+    case started
+    /// The delivery is no longer claimed by this run and attempt (completed, released, or given to
+    /// another run): its handler must not run.
+    case claimLost
+    /// The run is no longer recorded: another process took it over, with all its claims.
+    case runTakenOver
 }
 
 /// A delivery parked as dead: its handler kept throwing, no longer exists, or its record or
@@ -104,7 +136,9 @@ public struct DeadDelivery: Sendable, Hashable {
     public var consumerID: ConsumerID
     public var component: String
     public var handlerID: String
-    /// The attempts made (each claim counts, also one interrupted by a crash).
+    /// The attempts counted: each claim whose handler was started (one interrupted by its process's
+    /// death too) or that a store failure made its run give back; not a claim that its run's end or
+    /// takeover interrupted before its handler started.
     public var attempts: Int
     /// Why it is dead (the last error).
     public var reason: String
@@ -150,6 +184,40 @@ public struct CompletionRecord: Sendable, Hashable {
         self.key = key
         self.runID = runID
         self.attempt = attempt
+    }
+}
+
+/// The runs a store knows of for one component (`SignalStore.runs(of:)`).
+public struct RunsOfComponent: Sendable, Hashable {
+    /// The runs recorded (alive, or gone and not yet taken over).
+    public var recorded: Set<String>
+    /// The runs that consumers of the component name.
+    public var namedByConsumers: Set<String>
+    /// The runs that own deliveries of the component.
+    public var owningDeliveries: Set<String>
+
+    public init(recorded: Set<String>, namedByConsumers: Set<String>, owningDeliveries: Set<String>) {
+        self.recorded = recorded
+        self.namedByConsumers = namedByConsumers
+        self.owningDeliveries = owningDeliveries
+    }
+
+    /// Every run named, but `runID`, in order.
+    package func all(besides runID: String) -> [String] {
+        recorded.union(namedByConsumers).union(owningDeliveries).subtracting([runID]).sorted()
+    }
+}
+
+/// A run's deliveries not yet completed (`SignalStore.runStatus(of:)`).
+public struct RunStatus: Sendable, Hashable {
+    /// The run's deliveries that are pending or claimed (not dead).
+    public var openDeliveries: Int
+    /// When the earliest of its pending deliveries is due, if it has any.
+    public var nextDue: Date?
+
+    public init(openDeliveries: Int, nextDue: Date?) {
+        self.openDeliveries = openDeliveries
+        self.nextDue = nextDue
     }
 }
 

@@ -1,10 +1,16 @@
 import Foundation
 
 /// The driver protocol: where signals, consumers and deliveries live, how runs prove they are alive,
-/// and how processes wake each other. `SignalCenter` is the API apps use; it makes the decisions
-/// (what to claim, when to retry, when a delivery is dead, which runs to take over) and calls the
-/// store for each step. Stores: ``InMemorySignalStore`` (here), `SQLiteSignalStore`
-/// (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
+/// and how processes wake each other. `SignalCenter` is the API apps use; it makes every decision
+/// (what to claim, when to retry, when a delivery is dead, which runs to take over, which rows an
+/// operation changes) and calls the store for each step. Stores: ``InMemorySignalStore`` (here),
+/// `SQLiteSignalStore` (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
+///
+/// A store implements primitives: run liveness (``beginRun(_:component:retry:applying:)``,
+/// ``endRun(_:component:applying:)``, ``takeOver(_:of:applying:)``), the steps of a ``StorePlan``
+/// (``apply(_:)``), the hot paths (``post(_:payload:keepUntil:)``, ``claim(for:limit:)``,
+/// ``start(_:)``, ``complete(_:endingConsumer:thenStarting:)``, ``release(_:reason:retryAt:)``) and
+/// reads.
 ///
 /// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
 /// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,
@@ -13,31 +19,30 @@ public protocol SignalStore: Sendable {
     /// Where the store is, for messages (a path or a URL without credentials).
     var location: String { get }
 
-    /// Starts a run of `component`: records it and takes the lock that proves it is alive for as long
-    /// as this process lives (the kernel or the server releases it when the process dies).
-    func beginRun(_ runID: String, component: String) async throws(SignalError)
+    /// Starts a run of `component`: takes the proof that it is alive for as long as this process
+    /// lives (a lock the kernel or the server releases when the process dies), records the run, and
+    /// applies `plan` in the transaction that records it. A store that takes over dead runs by itself
+    /// while the run lives (``SignalStore/takeOverDeadRuns(of:by:retry:)``) counts their attempts by `retry`.
+    func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError)
 
-    /// Ends a run cleanly: releases its claims that are not completed, removes its run-tied consumers,
-    /// and releases its lock. Durable consumers stay, for the component's next process.
-    func endRun(_ runID: String, component: String) async throws(SignalError)
+    /// Ends a run cleanly: applies `plan` (the core's retirement of the run), then releases the
+    /// run's proof of life.
+    func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError)
 
-    /// The runs of `component` other than `runID` that the store knows of: those recorded, and those
-    /// its consumers and deliveries still name (a run may be gone while they remain).
-    func runs(of component: String, besides runID: String) async throws(SignalError) -> [String]
+    /// The runs the store knows of for `component`: those recorded, and those its consumers and its
+    /// deliveries name (a run may be gone while they remain).
+    func runs(of component: String) async throws(SignalError) -> RunsOfComponent
 
-    /// Takes over `run` of `component` if it is gone (its proof of life has lapsed): its claimed
-    /// deliveries become pending again, its run-tied consumers and their open deliveries are removed,
-    /// its durable consumers and remaining deliveries move to `runID`, its record is removed, and
-    /// `runID` is woken when this made deliveries due. `nil` when `run` is alive, or is no longer
-    /// recorded and left nothing (nothing changed).
-    func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport?
+    /// When `run` is gone (its proof of life lapsed), applies `plan` (the core's takeover of it) in
+    /// one transaction while holding what keeps other takers of `run` out, and returns the rows each
+    /// step changed. `nil`, changing nothing, while `run` is alive.
+    func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]?
 
-    /// Stores a consumer. When its signal is kept for late consumers, it receives the kept revision
-    /// at once; returns how many deliveries that made (0 or 1).
-    func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int
-
-    /// Removes a consumer and its deliveries that are not dead; `false` if there was none.
-    func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool
+    /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
+    /// wakes the centers ``StorePlan/wakeUp(counts:)`` names.
+    func apply(_ plan: StorePlan) async throws(SignalError) -> [Int]
 
     /// The consumers of a component, or of all components.
     func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord]
@@ -49,28 +54,30 @@ public protocol SignalStore: Sendable {
     /// Claims up to `limit` due deliveries of `runID`, oldest first.
     func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery]
 
-    /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it,
-    /// records the completion, ends a once consumer and the signal's record when its last consumer is
-    /// gone. `false` when the claim was lost (nothing changed).
-    func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool
+    /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
+    /// still claimed by the same run and attempt and the run is still recorded (not taken over).
+    /// Marking it again is harmless. ``StartOutcome/started`` is the only answer that lets the
+    /// handler run; an error means it must not run either.
+    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome
+
+    /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
+    /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
+    /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
+    /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
+    /// in the same transaction, exactly as ``SignalStore/start(_:)`` does, whether or not `delivery` completed.
+    func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome
 
     /// Gives a claimed delivery back after its handler failed (same run and attempt): pending again
     /// at `retryAt`, or dead with `reason` when `retryAt` is `nil`. `false` when the claim was lost.
     func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool
 
-    /// When the next delivery of `runID` that waits for a retry is due, if any.
-    func nextRetry(for runID: String) async throws(SignalError) -> Date?
-
-    /// The number of deliveries of `runID` not yet completed (pending or claimed, not dead).
-    func openDeliveries(for runID: String) async throws(SignalError) -> Int
+    /// The deliveries of `runID` not yet completed, and when the earliest pending one is due.
+    func runStatus(of runID: String) async throws(SignalError) -> RunStatus
 
     /// The dead deliveries of a component, or of all components.
     func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery]
-
-    /// Makes a dead delivery pending again, with a fresh count of attempts. A delivery whose run is
-    /// gone moves to `runID` when it belongs to the same component. `false` if no dead delivery has
-    /// this key.
-    func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool
 
     /// The completions recorded for `key` (the store keeps a history of completions for a while).
     func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord]
@@ -83,16 +90,22 @@ public protocol SignalStore: Sendable {
 }
 
 extension SignalStore {
-    /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:by:)``
-    /// for each of ``runs(of:besides:)``), and reports what changed. Runs that are alive are left alone.
-    public func takeOverDeadRuns(of component: String, by runID: String) async throws(SignalError) -> TakeoverReport {
+    /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:applying:)``
+    /// with the core's retirement plan, for each run ``runs(of:)`` lists), and reports what changed.
+    /// Started attempts of the runs taken over count by `retry` (the taker's policy). Runs that are
+    /// alive are left alone, and so is a run whose takeover changed nothing of it (another taker
+    /// was first).
+    public func takeOverDeadRuns(
+        of component: String, by runID: String, retry: RetryPolicy
+    ) async throws(SignalError) -> TakeoverReport {
         var report = TakeoverReport()
-        for run in try await runs(of: component, besides: runID) {
-            guard let taken = try await takeOver(run, of: component, by: runID) else { continue }
-            report.deadRuns.append(run)
-            report.interruptedDeliveries += taken.interruptedDeliveries
-            report.adoptedConsumers += taken.adoptedConsumers
-            report.removedConsumers += taken.removedConsumers
+        for run in try await runs(of: component).all(besides: runID) {
+            let plan = StorePlan.retire(run, takenOverBy: runID, retry: retry, now: Date().timeIntervalSince1970)
+            guard let counts = try await takeOver(run, of: component, applying: plan),
+                var taken = plan.takeoverReport(counts: counts)
+            else { continue }
+            taken.deadRuns = [run]
+            report.add(taken)
         }
         return report
     }

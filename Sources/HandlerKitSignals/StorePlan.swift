@@ -1,31 +1,77 @@
 /// The steps of a store operation that changes several tables, in the order a store makes them in
-/// one transaction, and what their counts mean (see <doc:HowADeliveryMoves>).
+/// one transaction, and whom the store wakes afterwards (see <doc:HowADeliveryMoves>).
 ///
-/// A store runs ``steps`` in order inside one transaction, collects how many rows each changed
-/// (`counts`, one per step), and reads its answer from them (``takeoverReport(counts:)``,
-/// ``removedConsumer(counts:)``).
-package struct StorePlan: Sendable, Hashable {
+/// ``SignalCenter`` makes the plans: every rule about which rows an operation changes is written
+/// here, once. A store runs ``steps`` in order inside one transaction, collects how many rows each
+/// changed (`counts`, one per step), and after its commit wakes the centers that ``wakeUp(counts:)``
+/// names.
+public struct StorePlan: Sendable, Hashable {
     /// The steps, in the order they are made.
-    package let steps: [StoreStep]
+    public let steps: [StoreStep]
+    /// Whom to wake, when one of the steps at `whenChanged` changed a row (always, when empty).
+    private let wake: Wake?
 
-    /// A run starts: completions older than the history and signal records no one uses are forgotten.
-    package static func startRun(now: Double, completionHistory: Double) -> StorePlan {
-        StorePlan(steps: [.forgetCompletions(before: now - completionHistory), .removeUnusedSignals(now: now)])
+    private struct Wake: Sendable, Hashable {
+        var target: WakeTarget
+        var whenChanged: [Int]
     }
 
-    /// `run` ends (`taker` is `nil`), or is gone and taken over by `taker`: its claims become pending
-    /// again, its run-tied consumers and their open deliveries are removed, with a taker its durable
+    package init(steps: [StoreStep], wake: (target: WakeTarget, whenChanged: [Int])? = nil) {
+        self.steps = steps
+        self.wake = wake.map { Wake(target: $0.target, whenChanged: $0.whenChanged) }
+    }
+
+    /// The centers to wake once the plan's transaction committed, given the rows each step changed;
+    /// `nil`: none.
+    public func wakeUp(counts: [Int]) -> WakeTarget? {
+        guard let wake else { return nil }
+        if wake.whenChanged.isEmpty { return wake.target }
+        return wake.whenChanged.contains { $0 < counts.count && counts[$0] > 0 } ? wake.target : nil
+    }
+
+    /// A run starts: completions older than the history and signal records no one uses are forgotten.
+    package static func startRun(now: Double) -> StorePlan {
+        StorePlan(steps: [.forgetCompletions(now: now), .removeUnusedSignals(now: now)])
+    }
+
+    /// `run` ends (`taker` is `nil`), or is gone and taken over by `taker`: its claims are no longer
+    /// claimed (a started attempt counts, by `retry`: the taker's policy, or the ending run's own),
+    /// its run-tied consumers and their open deliveries are removed, with a taker its durable
     /// consumers and remaining deliveries move to it, and its record goes, then the signal records
-    /// no one uses any more.
-    package static func retire(_ run: String, takenOverBy taker: String?, now: Double) -> StorePlan {
+    /// no one uses any more. A taker is woken when claims run again or consumers moved to it.
+    package static func retire(
+        _ run: String, takenOverBy taker: String?, retry: RetryPolicy, now: Double
+    ) -> StorePlan {
+        let attempts = InterruptedAttempts(
+            maximumAttempts: retry.maximumAttempts, retryAt: now + retry.delay(after: 1).seconds,
+            reason: taker == nil
+                ? "its run ended before it was settled: attempt "
+                : "the process running its handler died (crashed or was killed) during attempt ")
         var steps: [StoreStep] = [
-            .interruptClaims(run: run), .removeRunTiedDeliveries(run: run), .removeRunTiedConsumers(run: run),
+            .interruptClaims(run: run, attempts: attempts), .removeRunTiedDeliveries(run: run),
+            .removeRunTiedConsumers(run: run),
         ]
         if let taker {
             steps += [.moveConsumers(of: run, to: taker), .moveDeliveries(of: run, to: taker)]
         }
         steps += [.removeRun(run), .removeUnusedSignals(now: now)]
-        return StorePlan(steps: steps)
+        let madeDue = steps.indices.filter { index in
+            switch steps[index] {
+            case .interruptClaims, .moveConsumers: true
+            default: false
+            }
+        }
+        return StorePlan(steps: steps, wake: taker.map { (.run($0), madeDue) })
+    }
+
+    /// A consumer is registered: stored, then given the revision its signal is kept with (if it is
+    /// kept), and a once consumer that received it is served. Its run is woken when it received one.
+    package static func register(_ consumer: ConsumerRecord, now: Double) -> StorePlan {
+        var steps: [StoreStep] = [
+            .insertConsumer(consumer, now: now), .deliverKeptRevision(consumer: consumer, now: now),
+        ]
+        if consumer.mode == .once { steps.append(.markServedWhenDelivered(consumer: consumer.id.rawValue)) }
+        return StorePlan(steps: steps, wake: (.run(consumer.runID), [1]))
     }
 
     /// A consumer is removed: its pending deliveries first (claimed ones finish, dead ones stay for
@@ -37,41 +83,55 @@ package struct StorePlan: Sendable, Hashable {
         ])
     }
 
-    /// What a ``retire(_:takenOverBy:now:)`` plan changed, from the count of each step.
-    package func takeoverReport(counts: [Int]) -> TakeoverReport {
+    /// A dead delivery is requeued: pending again, due now, with a fresh count of attempts; every
+    /// center is woken, its owner among them.
+    package static func requeue(_ key: DeliveryKey, now: Double) -> StorePlan {
+        StorePlan(steps: [.requeueDead(key: key.rawValue, now: now)], wake: (.everyCenter, [0]))
+    }
+
+    /// What a ``retire(_:takenOverBy:retry:now:)`` plan changed, from the count of each step; `nil` when
+    /// it changed nothing of the run (another taker was first, or the run left nothing).
+    package func takeoverReport(counts: [Int]) -> TakeoverReport? {
         var report = TakeoverReport()
+        var changedRun = false
         for (step, count) in zip(steps, counts) {
             switch step {
             case .interruptClaims: report.interruptedDeliveries += count
             case .removeRunTiedConsumers: report.removedConsumers += count
             case .moveConsumers: report.adoptedConsumers += count
-            default: continue
+            case .removeUnusedSignals, .forgetCompletions: continue
+            default: break
             }
+            if count > 0 { changedRun = true }
         }
-        return report
+        return changedRun ? report : nil
+    }
+
+    /// How many rows the first step of the plan that matches `kind` changed (0 when none matches).
+    package func count(of kind: (StoreStep) -> Bool, in counts: [Int]) -> Int {
+        zip(steps, counts).first { step, _ in kind(step) }?.1 ?? 0
     }
 
     /// Whether a ``removeConsumer(_:now:)`` plan found the consumer, from the count of each step.
     package func removedConsumer(counts: [Int]) -> Bool {
-        zip(steps, counts).contains { step, count in
-            if case .removeConsumer = step { count > 0 } else { false }
-        }
+        count(of: { if case .removeConsumer = $0 { true } else { false } }, in: counts) > 0
     }
 }
 
-extension TakeoverReport {
-    /// Whether a takeover made deliveries due for the taker (claims that run again, or consumers it
-    /// now delivers), so that the taker is woken.
-    package var madeDeliveriesDue: Bool { interruptedDeliveries > 0 || adoptedConsumers > 0 }
+/// The centers a store wakes after a change made deliveries due (``StorePlan/wakeUp(counts:)``).
+public enum WakeTarget: Sendable, Hashable {
+    /// The centers of one run.
+    case run(String)
+    /// Every center of the store.
+    case everyCenter
 }
 
-extension DeadDelivery {
-    /// Whether a dead delivery owned by `owner` (of `ownerComponent`) moves to `runID` of `component`
-    /// that requeues it, should its owner be gone: only a delivery of another run of the same
-    /// component does. A store moves it when this holds and it finds the owner gone.
-    package static func requeueMayMove(
-        owner: String, ownerComponent: String, to runID: String, of component: String
-    ) -> Bool {
-        owner != runID && ownerComponent == component
+extension TakeoverReport {
+    /// Adds what one more run's takeover changed.
+    package mutating func add(_ other: TakeoverReport) {
+        deadRuns += other.deadRuns
+        interruptedDeliveries += other.interruptedDeliveries
+        adoptedConsumers += other.adoptedConsumers
+        removedConsumers += other.removedConsumers
     }
 }

@@ -1,11 +1,17 @@
-/// One primitive change to a store's tables, made inside a transaction the store holds.
+/// One primitive change to a store's tables, made inside a transaction the store holds
+/// (``SignalStore/apply(_:)`` and the operations that take a ``StorePlan``).
 ///
 /// The core lists, in ``StorePlan``, which steps make up each operation that changes several
-/// tables, and in which order; a store only says how it makes each step (its SQL, or its memory)
-/// and how many rows that step changed.
-package enum StoreStep: Sendable, Hashable {
-    /// The deliveries claimed by `run` become pending again. Counts them.
-    case interruptClaims(run: String)
+/// tables, and in which order, with every value it decided; a store only says how it makes each
+/// step (its SQL, or its memory) and how many rows that step changed. Times are seconds since 1970.
+public enum StoreStep: Sendable, Hashable {
+    /// The deliveries claimed by `run` are no longer claimed. One whose attempt was started
+    /// (``SignalStore/start(_:)``) keeps that attempt counted and is marked as crashed: dead with
+    /// the attempts' `reason` followed by its attempt's number once its attempt reached
+    /// `attempts.maximumAttempts`, else pending from `attempts.retryAt` (with that reason as its last
+    /// error). One whose attempt was never started becomes pending again with that attempt not
+    /// counted, due as it was. Counts them all.
+    case interruptClaims(run: String, attempts: InterruptedAttempts)
     /// Removes the deliveries owned by `run` for its run-tied consumers that are not dead (with
     /// their bodies). Counts them.
     case removeRunTiedDeliveries(run: String)
@@ -22,8 +28,38 @@ package enum StoreStep: Sendable, Hashable {
     /// Removes the consumer with this id. Counts it.
     case removeConsumer(String)
     /// Removes the signal records no consumer uses that are not kept at `now` (a keep that ended
-    /// before `now`, seconds since 1970, no longer counts). Counts them.
+    /// before `now` no longer counts). Counts them.
     case removeUnusedSignals(now: Double)
-    /// Removes the completions recorded before `before` (seconds since 1970). Counts them.
-    case forgetCompletions(before: Double)
+    /// Removes the completions recorded longer ago than the store keeps its history of completions
+    /// (a setting of the store), at `now`. Counts them.
+    case forgetCompletions(now: Double)
+    /// Stores `consumer`, registered at `now`, not yet served. Counts it.
+    case insertConsumer(ConsumerRecord, now: Double)
+    /// When the record of `consumer`'s signal is kept at `now` (its keep ends at `now` or later),
+    /// makes one pending delivery of the kept revision and payload for `consumer`, owned by its run,
+    /// due at `now`, with no attempt made. Counts it (0 or 1).
+    case deliverKeptRevision(consumer: ConsumerRecord, now: Double)
+    /// Marks consumer `consumer` served, so that no post delivers to it any more, when a delivery
+    /// of it exists. Counts it (0 or 1).
+    case markServedWhenDelivered(consumer: String)
+    /// The dead delivery with this key becomes pending, due at `now`, with no attempt made and no
+    /// last error. Counts it (0 or 1).
+    case requeueDead(key: String, now: Double)
+}
+
+/// What happens to the started attempts of a run that is retired (``StoreStep/interruptClaims(run:attempts:)``):
+/// the values the core decided, which a store only applies.
+public struct InterruptedAttempts: Sendable, Hashable {
+    /// A started attempt with this number or higher makes its delivery dead.
+    public var maximumAttempts: Int
+    /// When a delivery whose started attempt was interrupted is due again (seconds since 1970).
+    public var retryAt: Double
+    /// Why: the store appends the attempt's number (`"… during attempt "` + `"3"`).
+    public var reason: String
+
+    public init(maximumAttempts: Int, retryAt: Double, reason: String) {
+        self.maximumAttempts = maximumAttempts
+        self.retryAt = retryAt
+        self.reason = reason
+    }
 }

@@ -12,7 +12,7 @@ import PostgresNIO
 /// `heartbeat_at`, which is the server's clock (leases are judged by one clock).
 enum PostgresSchema {
     /// The schema version this code writes and reads.
-    static let version = 2
+    static let version = 3
 
     /// The tables of a signal store; a schema that holds any other table is not a signal store.
     static let tables: Set<String> = [
@@ -108,6 +108,12 @@ enum PostgresSchema {
             posted_at double precision NOT NULL
         );
         CREATE INDEX posts_by_time ON posts (posted_at);
+        """,
+        // 3: whether a claimed delivery's handler was started (`SignalStore.start`), and whether its
+        // previous attempt was started and never settled (its process died).
+        """
+        ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS started integer NOT NULL DEFAULT 0;
+        ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS crashed integer NOT NULL DEFAULT 0;
         """,
     ]
 

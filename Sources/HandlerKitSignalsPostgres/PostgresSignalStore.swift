@@ -142,12 +142,12 @@ public final class PostgresSignalStore: SignalStore {
 
     // MARK: Runs
 
-    public func beginRun(_ runID: String, component: String) async throws(SignalError) {
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
         try await prepare()
-        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
+        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component, retry: retry)
         keepers.withLock { $0[runID] = keeper }
-        let plan = StorePlan.startRun(
-            now: Date().timeIntervalSince1970, completionHistory: options.completionHistory.seconds)
         do {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
                 try await forgetOldPosts(connection)
@@ -160,10 +160,9 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
-    public func endRun(_ runID: String, component: String) async throws(SignalError) {
+    public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
         await keeper?.stop(closing: false)
-        let plan = StorePlan.retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
         do {
             _ = try await connections.transaction("ending run \(runID) of component '\(component)'") { connection in
                 try await run(plan, connection)
@@ -175,24 +174,32 @@ public final class PostgresSignalStore: SignalStore {
         await keeper?.stop(closing: true)
     }
 
-    public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
+    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         try await prepare()
         return try await connections.run("finding the runs of component '\(component)'") { connection, _ in
-            try await strings(
-                connection.query(
-                    """
-                    SELECT run_id FROM runs WHERE component = \(component) AND run_id <> \(runID)
-                    UNION SELECT run_id FROM consumers WHERE component = \(component) AND run_id <> \(runID)
-                    UNION SELECT owner_run FROM deliveries WHERE component = \(component) AND owner_run <> \(runID)
-                    """, logger: options.logger))
+            let rows = try await connection.query(
+                """
+                SELECT 0, run_id FROM runs WHERE component = \(component)
+                UNION SELECT 1, run_id FROM consumers WHERE component = \(component)
+                UNION SELECT 2, owner_run FROM deliveries WHERE component = \(component)
+                """, logger: options.logger)
+            var runs = RunsOfComponent(recorded: [], namedByConsumers: [], owningDeliveries: [])
+            for try await (source, run) in rows.decode((Int, String).self) {
+                switch source {
+                case 0: runs.recorded.insert(run)
+                case 1: runs.namedByConsumers.insert(run)
+                default: runs.owningDeliveries.insert(run)
+                }
+            }
+            return runs
         }
     }
 
     /// A run is gone when it has no record, its advisory lock is free, or its lease expired (then
-    /// its lock connection is terminated). Also `nil` when a run without a record left nothing.
+    /// its lock connection is terminated).
     public func takeOver(
-        _ candidate: String, of component: String, by runID: String
-    ) async throws(SignalError) -> TakeoverReport? {
+        _ candidate: String, of component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int]? {
         try await prepare()
         let lease = options.lease.seconds
         // A run whose lease expired may still hold its lock through a connection the server has not
@@ -217,10 +224,8 @@ public final class PostgresSignalStore: SignalStore {
                     """, logger: options.logger)
             }
         }
-        let plan = StorePlan.retire(candidate, takenOverBy: runID, now: Date().timeIntervalSince1970)
-        let report = try await connections.transaction("taking over dead run \(candidate) of component '\(component)'")
-        {
-            connection -> TakeoverReport? in
+        return try await connections.transaction("taking over dead run \(candidate) of component '\(component)'") {
+            connection -> [Int]? in
             // One taker at a time per candidate.
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtext(\(namespace + ":takeover")), hashtext(\(candidate)))",
@@ -234,44 +239,71 @@ public final class PostgresSignalStore: SignalStore {
             var found: (dead: Bool, host: String)?
             for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
             if let found, !found.dead { return nil }
-            if found == nil {
-                let left = try await count(
-                    connection.query(
-                        """
-                        SELECT (SELECT count(*) FROM consumers WHERE run_id = \(candidate))
-                             + (SELECT count(*) FROM deliveries WHERE owner_run = \(candidate))
-                        """, logger: options.logger))
-                if left == 0 { return nil }
+            let counts = try await run(plan, connection)
+            if let report = plan.takeoverReport(counts: counts) {
+                let taker = plan.steps.lazy.compactMap { step -> String? in
+                    if case .moveConsumers(_, let taker) = step { taker } else { nil }
+                }.first
+                options.logger.notice(
+                    "signal store \(location): run \(taker ?? "?") took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed"
+                )
             }
-            let report = plan.takeoverReport(counts: try await run(plan, connection))
-            if report.madeDeliveriesDue {
-                try await notify(connection, run: runID)
-            }
-            options.logger.notice(
-                "signal store \(location): run \(runID) took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed"
-            )
-            return report
+            return counts
         }
-        return report
     }
 
-    /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed.
+    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+        try await prepare()
+        return try await connections.transaction("changing the store (\(plan.steps.count) steps)") { connection in
+            try await run(plan, connection)
+        }
+    }
+
+    /// Makes the steps of `plan` in the caller's transaction, then sends the wake-up it names (at
+    /// the commit); returns the rows each step changed.
     private func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
         var counts: [Int] = []
         for step in plan.steps {
-            counts.append(try await count(connection.query(Self.query(for: step), logger: options.logger)))
+            let query = Self.query(for: step, history: options.completionHistory.seconds)
+            guard case .interruptClaims = step else {
+                counts.append(try await count(connection.query(query, logger: options.logger)))
+                continue
+            }
+            // Deliveries that are no longer claimed are no longer in progress here either.
+            var interrupted = 0
+            for try await (number, ids) in try await connection.query(query, logger: options.logger)
+                .decode((Int, [Int64]).self)
+            {
+                interrupted = number
+                inFlight.withLock { $0.subtract(ids) }
+            }
+            counts.append(interrupted)
+        }
+        switch plan.wakeUp(counts: counts) {
+        case .run(let run)?: try await notify(connection, run: run)
+        case .everyCenter?: try await notify(connection)
+        case nil: break
         }
         return counts
     }
 
-    /// A step's SQL, as one statement that answers with the number of rows it changed.
-    private static func query(for step: StoreStep) -> PostgresQuery {
+    /// A step's SQL, as one statement that answers with the number of rows it changed (and, for
+    /// `interruptClaims`, the ids of the deliveries it interrupted).
+    private static func query(for step: StoreStep, history: Double) -> PostgresQuery {
         switch step {
-        case .interruptClaims(let run):
+        case .interruptClaims(let run, let attempts):
+            // A started attempt counts (dead at the maximum, else pending from the retry time); an
+            // attempt never started does not.
             """
-            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), claimed_by = NULL
-                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) RETURNING 1)
-            SELECT count(*) FROM r
+            WITH s AS (UPDATE deliveries SET claimed_by = NULL, started = 0, crashed = 1,
+                           last_error = \(attempts.reason) || attempt,
+                           state = CASE WHEN attempt >= \(attempts.maximumAttempts) THEN \(unescaped: dead) ELSE \(unescaped: pending) END,
+                           not_before = CASE WHEN attempt >= \(attempts.maximumAttempts) THEN not_before ELSE \(attempts.retryAt) END
+                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND started = 1 RETURNING id),
+                 n AS (UPDATE deliveries SET claimed_by = NULL, state = \(unescaped: pending), attempt = attempt - 1
+                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND started = 0 RETURNING id)
+            SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM n),
+                   ARRAY(SELECT id FROM s UNION ALL SELECT id FROM n)
             """
         case .removeRunTiedDeliveries(let run):
             """
@@ -310,8 +342,44 @@ public final class PostgresSignalStore: SignalStore {
                        AND NOT EXISTS (SELECT 1 FROM consumers c WHERE c.signal_id = signals.signal_id) RETURNING 1)
             SELECT count(*) FROM r
             """
-        case .forgetCompletions(let before):
-            "WITH r AS (DELETE FROM completions WHERE completed_at < \(before) RETURNING 1) SELECT count(*) FROM r"
+        case .forgetCompletions(let now):
+            """
+            WITH r AS (DELETE FROM completions WHERE completed_at < \(now - history) RETURNING 1) SELECT count(*) FROM r
+            """
+        case .insertConsumer(let consumer, let now):
+            """
+            WITH r AS (INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
+                       VALUES (\(consumer.id.rawValue), \(consumer.signalID), \(consumer.component), \(consumer.runID),
+                               \(consumer.lifetime.rawValue), \(consumer.mode.rawValue), \(ByteBuffer(bytes: consumer.handler)),
+                               \(consumer.handlerID), \(now)) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .deliverKeptRevision(let consumer, let now):
+            """
+            WITH s AS (SELECT revision, payload FROM signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)),
+                 d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
+                                               lifetime, handler_id, state, attempt, not_before, created_at)
+                       SELECT \(consumer.id.rawValue + DeliveryKey.separator) || s.revision, \(consumer.id.rawValue),
+                              \(consumer.signalID), s.revision, \(consumer.component), \(consumer.runID),
+                              \(consumer.lifetime.rawValue), \(consumer.handlerID), \(unescaped: pending), 0, \(now), \(now)
+                       FROM s RETURNING id),
+                 b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
+                       SELECT d.id, \(ByteBuffer(bytes: consumer.handler)), s.payload FROM d, s)
+            SELECT count(*) FROM d
+            """
+        case .markServedWhenDelivered(let consumer):
+            """
+            WITH r AS (UPDATE consumers SET delivered = 1 WHERE consumer_id = \(consumer)
+                       AND EXISTS (SELECT 1 FROM deliveries WHERE consumer_id = \(consumer)) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .requeueDead(let key, let now):
+            """
+            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,
+                           started = 0, crashed = 0
+                       WHERE delivery_key = \(key) AND state = \(unescaped: dead) RETURNING 1)
+            SELECT count(*) FROM r
+            """
         }
     }
 
@@ -331,66 +399,7 @@ public final class PostgresSignalStore: SignalStore {
         try await connection.query("SELECT pg_notify(\(channel), \(run))", logger: options.logger)
     }
 
-    /// Whether `run` is gone (no record, or its lock is free), tested inside the caller's transaction.
-    private func isDead(_ run: String, _ connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query(
-            """
-            SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key) FROM runs WHERE run_id = \(run)
-            """, logger: options.logger)
-        for try await free in rows.decode(Bool.self) { return free }
-        return true
-    }
-
     // MARK: Consumers
-
-    public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
-        try await prepare()
-        let now = Date().timeIntervalSince1970
-        return try await connections.transaction(
-            "registering consumer \(consumer.id) for signal '\(consumer.signalID)'"
-        ) { connection in
-            let handler = ByteBuffer(bytes: consumer.handler)
-            try await connection.query(
-                """
-                INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
-                VALUES (\(consumer.id.rawValue), \(consumer.signalID), \(consumer.component), \(consumer.runID),
-                        \(consumer.lifetime.rawValue), \(consumer.mode.rawValue), \(handler), \(consumer.handlerID), \(now))
-                """, logger: options.logger)
-            let kept = try await connection.query(
-                """
-                SELECT revision, payload FROM signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)
-                """, logger: options.logger)
-            var found: (revision: Int, payload: Data)?
-            for try await (revision, payload) in kept.decode((Int, Data).self) { found = (revision, payload) }
-            guard let found else { return 0 }
-            let key = DeliveryKey(consumer: consumer.id.rawValue, revision: found.revision).rawValue
-            try await connection.query(
-                """
-                WITH d AS (
-                    INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
-                                                            lifetime, handler_id, state, attempt, not_before, created_at)
-                    VALUES (\(key), \(consumer.id.rawValue), \(consumer.signalID), \(found.revision), \(consumer.component),
-                            \(consumer.runID), \(consumer.lifetime.rawValue), \(consumer.handlerID), \(unescaped: pending), 0, \(now), \(now))
-                    RETURNING id)
-                INSERT INTO delivery_bodies (delivery_id, handler, payload) SELECT id, \(handler), \(ByteBuffer(data: found.payload)) FROM d
-                """, logger: options.logger)
-            if consumer.mode == .once {
-                try await connection.query(
-                    "UPDATE consumers SET delivered = 1 WHERE consumer_id = \(consumer.id.rawValue)",
-                    logger: options.logger)
-            }
-            try await notify(connection, run: consumer.runID)
-            return 1
-        }
-    }
-
-    public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
-        try await prepare()
-        let plan = StorePlan.removeConsumer(id, now: Date().timeIntervalSince1970)
-        return try await connections.transaction("removing consumer \(id)") { connection in
-            plan.removedConsumer(counts: try await run(plan, connection))
-        }
-    }
 
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         try await prepare()
@@ -506,31 +515,66 @@ public final class PostgresSignalStore: SignalStore {
         let runID = statement.runID
         let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
-        var bodiless: [(id: Int64, key: String)] = []
-        for try await (id, key, consumer, signal, revision, attempt, handler, payload) in rows {
+        var unreadable: [(id: Int64, reason: String)] = []
+        for try await (id, key, consumer, signal, revision, attempt, handler, payload, modeText, crashed) in rows {
             guard let handler, let payload else {
-                bodiless.append((id, key))
+                unreadable.append((id, SignalError.missingBody(of: key).description))
+                continue
+            }
+            let mode: DeliveryMode?
+            do {
+                mode = try modeText.map { text throws(SignalError) in
+                    try DeliveryMode(stored: text, consumer: consumer)
+                }
+            } catch {
+                unreadable.append((id, error.description))
                 continue
             }
             claimed.append(
                 ClaimedDelivery(
                     rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
                     revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
-                    attempt: attempt, runID: runID))
+                    attempt: attempt, runID: runID, mode: mode, previousAttemptCrashed: crashed))
         }
         // An unreadable record is parked with the reason, never dropped; the others go on.
-        for (id, key) in bodiless {
+        for (id, reason) in unreadable {
             try await connection.query(
                 """
-                UPDATE deliveries SET state = \(unescaped: dead), claimed_by = NULL, last_error = \(SignalError.missingBody(of: key).description)
+                UPDATE deliveries SET state = \(unescaped: dead), claimed_by = NULL, last_error = \(reason)
                 WHERE id = \(id)
                 """, logger: options.logger)
         }
         return claimed
     }
 
-    public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
-        try await settling(delivery) { () throws(SignalError) in try await completeClaimed(delivery) }
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        let statement = PostgresStatements.Start(
+            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt)
+        let outcome = try await connections.run("starting delivery \(delivery.key)") { connection, _ in
+            var outcome = StartOutcome.claimLost
+            for try await (recorded, started) in try await connection.execute(statement, logger: options.logger) {
+                outcome = !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
+            }
+            return outcome
+        }
+        // A delivery that does not start is no longer in progress here.
+        if outcome != .started { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
+        return outcome
+    }
+
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
+        var outcome = CompletionOutcome(completed: false, next: nil)
+        _ = try await settling(delivery) { () throws(SignalError) in
+            outcome = try await completeClaimed(delivery, endingConsumer: endingConsumer, thenStarting: next)
+            return outcome.completed
+        }
+        // A next delivery that does not start is no longer in progress here.
+        if let next, let started = outcome.next, started != .started {
+            _ = inFlight.withLock { $0.remove(next.rowID) }
+        }
+        return outcome
     }
 
     /// Runs `settle` for a delivery in progress, which is then no longer in progress; when it fails,
@@ -547,25 +591,33 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
-    private func completeClaimed(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+    private func completeClaimed(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         let now = Date().timeIntervalSince1970
+        let statement = PostgresStatements.Complete(
+            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now,
+            endingConsumer: endingConsumer, nextRowID: next?.rowID, nextAttempt: next?.attempt)
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
-            var completed = 0
-            for try await value in try await connection.execute(
-                PostgresStatements.Complete(
-                    rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now),
-                logger: options.logger)
-            { completed = value }
+            var (completed, recorded, started) = (0, true, 0)
+            for try await row in try await connection.execute(statement, logger: options.logger) {
+                (completed, recorded, started) = row
+            }
+            let nextOutcome: StartOutcome? = next.map { _ in
+                !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
+            }
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
-                return try await count(
-                    connection.query(
-                        """
-                        SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
-                        AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
-                        """, logger: options.logger)) > 0
+                let recordedBefore =
+                    try await count(
+                        connection.query(
+                            """
+                            SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
+                            AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
+                            """, logger: options.logger)) > 0
+                return CompletionOutcome(completed: recordedBefore, next: nextOutcome)
             }
-            return completed == 1
+            return CompletionOutcome(completed: completed == 1, next: nextOutcome)
         }
     }
 
@@ -585,27 +637,16 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
-    public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
+    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         try await prepare()
-        return try await connections.run("finding the next retry of run \(runID)") { connection, _ in
-            var next: Double?
-            for try await value in try await connection.execute(
-                PostgresStatements.NextRetry(runID: runID), logger: options.logger)
+        return try await connections.run("reading the status of run \(runID)") { connection, _ in
+            var status = RunStatus(openDeliveries: 0, nextDue: nil)
+            for try await (open, due) in try await connection.execute(
+                PostgresStatements.Status(runID: runID), logger: options.logger)
             {
-                next = value
+                status = RunStatus(openDeliveries: open, nextDue: due.map { Date(timeIntervalSince1970: $0) })
             }
-            return next.map { Date(timeIntervalSince1970: $0) }
-        }
-    }
-
-    public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
-        try await prepare()
-        return try await connections.run("counting the open deliveries of run \(runID)") { connection, _ in
-            try await count(
-                connection.query(
-                    """
-                    SELECT count(*) FROM deliveries WHERE owner_run = \(runID) AND state IN (\(unescaped: pending), \(unescaped: claimed))
-                    """, logger: options.logger))
+            return status
         }
     }
 
@@ -629,34 +670,6 @@ public final class PostgresSignalStore: SignalStore {
                         component: component, handlerID: handlerID, attempts: attempts, reason: reason))
             }
             return dead
-        }
-    }
-
-    public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
-        try await prepare()
-        let now = Date().timeIntervalSince1970
-        return try await connections.transaction("requeueing delivery \(key)") { connection in
-            let rows = try await connection.query(
-                """
-                SELECT owner_run, component FROM deliveries WHERE delivery_key = \(key.rawValue) AND state = \(unescaped: dead) FOR UPDATE
-                """, logger: options.logger)
-            var found: (owner: String, component: String)?
-            for try await (owner, ownerComponent) in rows.decode((String, String).self) {
-                found = (owner, ownerComponent)
-            }
-            guard var owner = found?.owner, let ownerComponent = found?.component else { return false }
-            if DeadDelivery.requeueMayMove(owner: owner, ownerComponent: ownerComponent, to: runID, of: component),
-                try await isDead(owner, connection)
-            {
-                owner = runID
-            }
-            try await connection.query(
-                """
-                UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,
-                    owner_run = \(owner) WHERE delivery_key = \(key.rawValue) AND state = \(unescaped: dead)
-                """, logger: options.logger)
-            try await notify(connection, run: owner)
-            return true
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import HandlerKitSignals
 import PostgresNIO
 
-/// The statements run for every signal (post, claim, complete, release, next retry), prepared once per
+/// The statements run for every signal (post, claim, start, complete, release, a run's status), prepared once per
 /// connection by postgres-nio and then only bound and executed: planning these statements anew each
 /// time cost the server more than running them (450 µs of planning per post, 380 µs per completion,
 /// in a profile of the benchmark).
@@ -117,16 +117,48 @@ enum PostgresStatements {
 
     /// What both claim statements do with the deliveries `due` selects.
     static let claimAndRead = """
-        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1
+        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1, started = 0
               FROM due WHERE d.id = due.id
-              RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt)
-        SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload
-        FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id ORDER BY c.id
+              RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt, d.crashed)
+        SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload,
+               o.mode, c.crashed <> 0
+        FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id LEFT JOIN consumers o ON o.consumer_id = c.consumer_id
+        ORDER BY c.id
         """
 
+    /// Marks a delivery's attempt started if it is still claimed by the run and attempt and the run is
+    /// still recorded. Returns whether the run is recorded, and 1 when marked, else 0.
+    struct Start: PostgresPreparedStatement {
+        static let sql = """
+            WITH r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $2) AS recorded),
+            u AS (UPDATE deliveries SET started = 1
+                  WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3 AND (SELECT recorded FROM r)
+                  RETURNING 1)
+            SELECT (SELECT recorded FROM r), (SELECT count(*) FROM u)
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8]
+        typealias Row = (Bool, Int)
+
+        var rowID: Int64
+        var runID: String
+        var attempt: Int
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(rowID)
+            bindings.append(runID)
+            bindings.append(attempt)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Bool, Int).self) }
+    }
+
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
-    /// and its body, records the completion, removes a once consumer and its signal when nothing else
-    /// uses it. Returns 1 when completed, else 0.
+    /// and its body, records the completion, and when told to end its consumer ($5), removes the
+    /// consumer and its signal when nothing else uses it. With a next delivery ($6, attempt $7),
+    /// marks it started as `Start` does. Returns 1 when completed, else 0; whether the run is
+    /// recorded; and 1 when the next delivery was marked, else 0.
     struct Complete: PostgresPreparedStatement {
         static let sql = """
             WITH d AS (DELETE FROM deliveries
@@ -135,32 +167,42 @@ enum PostgresStatements {
             b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
             h AS (INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
                   SELECT delivery_key, consumer_id, signal_id, revision, $2, $3, $4 FROM d),
-            k AS (DELETE FROM consumers WHERE consumer_id IN (SELECT consumer_id FROM d) AND mode = 'once'
+            k AS (DELETE FROM consumers WHERE consumer_id IN (SELECT consumer_id FROM d) AND $5
                   RETURNING consumer_id, signal_id),
             x AS (DELETE FROM signals g WHERE g.signal_id IN (SELECT signal_id FROM k)
                   AND (g.keep_until IS NULL OR g.keep_until < $4)
                   AND NOT EXISTS (SELECT 1 FROM consumers o
-                                  WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
-            SELECT count(*) FROM d
+                                  WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k))),
+            r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $2) AS recorded),
+            s AS (UPDATE deliveries SET started = 1
+                  WHERE id = $6 AND state = \(claimed) AND claimed_by = $2 AND attempt = $7 AND (SELECT recorded FROM r)
+                  RETURNING 1)
+            SELECT (SELECT count(*) FROM d), (SELECT recorded FROM r), (SELECT count(*) FROM s)
             """
-        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .float8]
-        typealias Row = Int
+        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .float8, .bool, .int8, .int8]
+        typealias Row = (Int, Bool, Int)
 
         var rowID: Int64
         var runID: String
         var attempt: Int
         var now: Double
+        var endingConsumer: Bool
+        var nextRowID: Int64?
+        var nextAttempt: Int?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 4)
+            var bindings = PostgresBindings(capacity: 7)
             bindings.append(rowID)
             bindings.append(runID)
             bindings.append(attempt)
             bindings.append(now)
+            bindings.append(endingConsumer)
+            bindings.append(nextRowID)
+            bindings.append(nextAttempt)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Bool, Int).self) }
     }
 
     /// Gives a claimed delivery back (pending again, from `notBefore` when given) or parks it as dead,
@@ -168,7 +210,7 @@ enum PostgresStatements {
     struct Release: PostgresPreparedStatement {
         static let sql = """
             WITH r AS (UPDATE deliveries SET state = $4, claimed_by = NULL, last_error = $5,
-                           not_before = COALESCE($6, not_before)
+                           not_before = COALESCE($6, not_before), started = 0, crashed = 0
                        WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3 RETURNING 1)
             SELECT count(*) FROM r
             """
@@ -197,11 +239,15 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
-    /// When a run's earliest pending delivery is due (seconds since 1970), or nil.
-    struct NextRetry: PostgresPreparedStatement {
-        static let sql = "SELECT min(not_before) FROM deliveries WHERE owner_run = $1 AND state = \(pending)"
+    /// How many of a run's deliveries are pending or claimed, and when its earliest pending one is
+    /// due (seconds since 1970, or nil).
+    struct Status: PostgresPreparedStatement {
+        static let sql = """
+            SELECT count(*), min(not_before) FILTER (WHERE state = \(pending))
+            FROM deliveries WHERE owner_run = $1 AND state IN (\(pending), \(claimed))
+            """
         static let bindingDataTypes: [PostgresDataType] = [.text]
-        typealias Row = Double?
+        typealias Row = (Int, Double?)
 
         var runID: String
 
@@ -211,13 +257,13 @@ enum PostgresStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Double?.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Double?).self) }
     }
 }
 
 /// A claim statement: for a run, at a time, leaving the deliveries in progress in this process alone.
 protocol ClaimStatement: PostgresPreparedStatement
-where Row == (Int64, String, String, String, Int, Int, Data?, Data?) {
+where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool) {
     var runID: String { get }
     var now: Double { get }
     /// The run's deliveries in progress in this process (never claimed again).
@@ -239,7 +285,7 @@ extension ClaimStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?).self)
+        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool).self)
     }
 }
 /// The delivery states as the statements write them.

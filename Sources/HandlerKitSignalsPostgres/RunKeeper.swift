@@ -15,20 +15,25 @@ import PostgresNIO
 final class RunKeeper: Sendable {
     let runID: String
     let component: String
+    /// The run's retry policy, by which the runs it takes over count their started attempts.
+    let retry: RetryPolicy
     private let lockKey: Int32
     private let connection: Locked<PostgresConnection?>
     private let task = Locked<Task<Void, Never>?>(nil)
 
-    private init(runID: String, component: String, lockKey: Int32, connection: PostgresConnection) {
+    private init(
+        runID: String, component: String, retry: RetryPolicy, lockKey: Int32, connection: PostgresConnection
+    ) {
         self.runID = runID
         self.component = component
+        self.retry = retry
         self.lockKey = lockKey
         self.connection = Locked(connection)
     }
 
     /// Records the run and takes its lock (lock first: the record never exists without it).
     static func start(
-        store: PostgresSignalStore, runID: String, component: String
+        store: PostgresSignalStore, runID: String, component: String, retry: RetryPolicy
     ) async throws(SignalError) -> RunKeeper {
         let connection = try await store.connections.connect()
         let logger = store.options.logger
@@ -39,7 +44,8 @@ final class RunKeeper: Sendable {
                 logger: logger
             ).decode(Int32.self) { key = value }
             try await connection.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(key))", logger: logger)
-            let keeper = RunKeeper(runID: runID, component: component, lockKey: key, connection: connection)
+            let keeper = RunKeeper(
+                runID: runID, component: component, retry: retry, lockKey: key, connection: connection)
             try await keeper.record(on: connection, store: store)
             keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
             return keeper
@@ -103,7 +109,7 @@ final class RunKeeper: Sendable {
                 wait = store.options.heartbeatInterval
                 if lastCheck.duration(to: .now) >= store.options.livenessCheckInterval {
                     lastCheck = .now
-                    _ = try await store.takeOverDeadRuns(of: component, by: runID)
+                    _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: retry)
                     try await store.forgetOldPosts(current)
                 }
             } catch {

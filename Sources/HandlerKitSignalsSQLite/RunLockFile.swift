@@ -45,6 +45,20 @@ final class RunLockFile: Sendable {
         close(descriptor)
     }
 
+    /// Whether the path still names the file this object holds locked (the file or its folder may
+    /// have been removed, or replaced, by someone else).
+    var isIntact: Bool {
+        var named = stat()
+        var held = stat()
+        guard stat(path, &named) == 0, fstat(descriptor, &held) == 0 else { return false }
+        return named.st_dev == held.st_dev && named.st_ino == held.st_ino
+    }
+
+    /// Closes the descriptor without removing the file at the path (which is no longer this one).
+    func abandon() {
+        close(descriptor)
+    }
+
     /// Whether the run of the lock file at `path` is gone. When it is, `whileDead` runs while this
     /// process holds the dead run's lock, and the file is removed afterwards.
     static func ifDead<T>(

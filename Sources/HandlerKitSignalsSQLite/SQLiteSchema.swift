@@ -9,7 +9,7 @@ import HandlerKitSignals
 /// refused, untouched.
 enum SQLiteSchema {
     /// The schema version this code writes and reads.
-    static let version = 1
+    static let version = 2
 
     /// The application id of a signal store ("HKSg").
     static let applicationID: Int32 = 0x484B_5367
@@ -88,7 +88,13 @@ enum SQLiteSchema {
             completed_at REAL NOT NULL
         );
         CREATE INDEX completions_by_key ON completions(delivery_key);
+        """,
+        // 2: whether a claimed delivery's handler was started (`SignalStore.start`), and whether its
+        // previous attempt was started and never settled (its process died).
         """
+        ALTER TABLE deliveries ADD COLUMN started INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE deliveries ADD COLUMN crashed INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Refuses an existing database that is not a signal store, or a signal store of a newer version,
@@ -118,7 +124,7 @@ enum SQLiteSchema {
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
                 """)
         let isEmpty = names.isEmpty && found == 0 && application == 0
-        let isUnmarkedStore = application == 0 && found == 1 && Set(names) == tables
+        let isUnmarkedStore = application == 0 && (1...version).contains(found) && Set(names) == tables
         guard application == applicationID || isEmpty || isUnmarkedStore else {
             throw SignalError.notASignalStore(
                 path: path, found: description(tables: names, application: application, version: found))

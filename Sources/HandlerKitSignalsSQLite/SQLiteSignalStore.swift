@@ -113,10 +113,14 @@ public final class SQLiteSignalStore: SignalStore {
         SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = \(pending) AND not_before <= ?)
         """
     private static let claimSQL = """
-        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1
+        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0
         WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
                      ORDER BY id LIMIT ?3)
-        RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt
+        RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
+        """
+    private static let startSQL = """
+        UPDATE deliveries SET started = 1 WHERE id = ?1 AND state = \(claimed) AND claimed_by = ?2 AND attempt = ?3
+        AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?2)
         """
     private static let completeSQL = """
         DELETE FROM deliveries WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
@@ -124,18 +128,20 @@ public final class SQLiteSignalStore: SignalStore {
 
     // MARK: Runs
 
-    public func beginRun(_ runID: String, component: String) async throws(SignalError) {
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
         let lock = try RunLockFile(runID: runID, directory: runsDirectory)
         runLocks.insert(lock, for: runID)
         let now = Date().timeIntervalSince1970
-        let plan = StorePlan.startRun(now: now, completionHistory: options.completionHistory.seconds)
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
+        let history = options.completionHistory.seconds
         do {
             try await write("starting run \(runID) of component '\(component)'") { db in
                 try db.execute(
                     sql: "INSERT INTO runs (run_id, component, pid, started_at) VALUES (?, ?, ?, ?)",
                     arguments: [runID, component, pid, now])
-                _ = try Self.run(plan, db)
+                _ = try Self.run(plan, db, history: history)
             }
         } catch {
             runLocks.remove(runID)?.release()
@@ -143,61 +149,97 @@ public final class SQLiteSignalStore: SignalStore {
         }
     }
 
-    public func endRun(_ runID: String, component: String) async throws(SignalError) {
-        let plan = StorePlan.retire(runID, takenOverBy: nil, now: Date().timeIntervalSince1970)
-        try await write("ending run \(runID) of component '\(component)'") { db in
-            _ = try Self.run(plan, db)
-        }
+    public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+        _ = try await apply(plan, "ending run \(runID) of component '\(component)'")
         runLocks.remove(runID)?.release()
     }
 
-    public func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
+    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         try await read("finding the runs of component '\(component)'") { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT run_id FROM runs WHERE component = ?1 AND run_id != ?2
-                    UNION SELECT run_id FROM consumers WHERE component = ?1 AND run_id != ?2
-                    UNION SELECT owner_run FROM deliveries WHERE component = ?1 AND owner_run != ?2
-                    """, arguments: [component, runID])
-        }
-    }
-
-    /// A run is gone when its lock file is free (or missing); it is retired while this process holds
-    /// that lock, so two processes never take over the same run.
-    public func takeOver(
-        _ run: String, of component: String, by runID: String
-    ) async throws(SignalError) -> TakeoverReport? {
-        let lockPath = RunLockFile.path(of: run, in: runsDirectory)
-        let taken = try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> TakeoverReport in
-            let plan = StorePlan.retire(run, takenOverBy: runID, now: Date().timeIntervalSince1970)
-            return try await self.write("taking over dead run \(run) of component '\(component)'") { db in
-                plan.takeoverReport(counts: try Self.run(plan, db))
+            func runs(_ sql: String) throws -> Set<String> {
+                Set(try String.fetchAll(db, sql: sql, arguments: [component]))
             }
+            return RunsOfComponent(
+                recorded: try runs("SELECT run_id FROM runs WHERE component = ?"),
+                namedByConsumers: try runs("SELECT DISTINCT run_id FROM consumers WHERE component = ?"),
+                owningDeliveries: try runs("SELECT DISTINCT owner_run FROM deliveries WHERE component = ?"))
         }
-        if let taken, taken.madeDeliveriesDue { WakeFile.notify(wakePath) }
-        return taken
     }
 
-    /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed (its
-    /// last statement's).
-    private static func run(_ plan: StorePlan, _ db: Database) throws -> [Int] {
-        try plan.steps.map { step in
-            for (sql, arguments) in statements(for: step) { try db.execute(sql: sql, arguments: arguments) }
+    /// A run is gone when its lock file is free (or missing); the plan is applied while this process
+    /// holds that lock, so two processes never take over the same run.
+    public func takeOver(
+        _ run: String, of component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int]? {
+        let lockPath = RunLockFile.path(of: run, in: runsDirectory)
+        return try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> [Int] in
+            try await self.apply(plan, "taking over dead run \(run) of component '\(component)'")
+        }
+    }
+
+    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+        try await apply(plan, "changing the store (\(plan.steps.count) steps)")
+    }
+
+    /// Applies `plan` in one transaction, then wakes whom it names.
+    private func apply(_ plan: StorePlan, _ operation: @autoclosure () -> String) async throws(SignalError) -> [Int] {
+        let history = options.completionHistory.seconds
+        let counts = try await write(operation()) { db in try Self.run(plan, db, history: history) }
+        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
+        return counts
+    }
+
+    /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed.
+    private static func run(_ plan: StorePlan, _ db: Database, history: Double) throws -> [Int] {
+        try plan.steps.map { step in try make(step, db, history: history) }
+    }
+
+    /// Makes one step; returns the rows it changed (its last statement's).
+    private static func make(_ step: StoreStep, _ db: Database, history: Double) throws -> Int {
+        switch step {
+        case .interruptClaims(let run, let attempts):
+            // A started attempt counts (dead at the maximum, else pending from the retry time); an
+            // attempt never started does not.
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET claimed_by = NULL, started = 0, crashed = 1, last_error = ?3 || attempt,
+                        state = CASE WHEN attempt >= ?2 THEN \(dead) ELSE \(pending) END,
+                        not_before = CASE WHEN attempt >= ?2 THEN not_before ELSE ?4 END
+                    WHERE claimed_by = ?1 AND state = \(claimed) AND started = 1
+                    """, arguments: [run, attempts.maximumAttempts, attempts.reason, attempts.retryAt])
+            let counted = db.changesCount
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET claimed_by = NULL, state = \(pending), attempt = attempt - 1
+                    WHERE claimed_by = ? AND state = \(claimed)
+                    """, arguments: [run])
+            return counted + db.changesCount
+        case .deliverKeptRevision(let consumer, let now):
+            guard
+                let kept = try Row.fetchOne(
+                    db, sql: "SELECT revision, payload FROM signals WHERE signal_id = ? AND keep_until >= ?",
+                    arguments: [consumer.signalID, now])
+            else { return 0 }
+            let revision: Int = try column(kept, "revision", table: "signals", key: consumer.signalID)
+            let payload: Data = try column(kept, "payload", table: "signals", key: consumer.signalID)
+            try insertDelivery(
+                db, consumer: consumer.id.rawValue, signalID: consumer.signalID, revision: revision,
+                component: consumer.component, owner: consumer.runID, lifetime: consumer.lifetime.rawValue,
+                handler: Data(consumer.handler), handlerID: consumer.handlerID, payload: payload, now: now)
+            return 1
+        default:
+            for (sql, arguments) in statements(for: step, history: history) {
+                try db.execute(sql: sql, arguments: arguments)
+            }
             return db.changesCount
         }
     }
 
-    /// A step's SQL statements and their arguments.
-    private static func statements(for step: StoreStep) -> [(String, StatementArguments)] {
+    /// The SQL statements of a step made by statements alone, and their arguments.
+    private static func statements(for step: StoreStep, history: Double) -> [(String, StatementArguments)] {
         switch step {
-        case .interruptClaims(let run):
-            [
-                (
-                    "UPDATE deliveries SET state = \(pending), claimed_by = NULL WHERE claimed_by = ? AND state = \(claimed)",
-                    [run]
-                )
-            ]
+        case .interruptClaims, .deliverKeptRevision:
+            []
         case .removeRunTiedDeliveries(let run):
             deletingDeliveries(where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", [run])
         case .removeRunTiedConsumers(let run):
@@ -221,8 +263,41 @@ public final class SQLiteSignalStore: SignalStore {
                     """, [now]
                 )
             ]
-        case .forgetCompletions(let before):
-            [("DELETE FROM completions WHERE completed_at < ?", [before])]
+        case .forgetCompletions(let now):
+            [("DELETE FROM completions WHERE completed_at < ?", [now - history])]
+        case .insertConsumer(let consumer, let now):
+            [
+                (
+                    """
+                    INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        consumer.id.rawValue, consumer.signalID, consumer.component, consumer.runID,
+                        consumer.lifetime.rawValue, consumer.mode.rawValue, Data(consumer.handler),
+                        consumer.handlerID, now,
+                    ]
+                )
+            ]
+        case .markServedWhenDelivered(let consumer):
+            [
+                (
+                    """
+                    UPDATE consumers SET delivered = 1
+                    WHERE consumer_id = ?1 AND EXISTS (SELECT 1 FROM deliveries WHERE consumer_id = ?1)
+                    """, [consumer]
+                )
+            ]
+        case .requeueDead(let key, let now):
+            [
+                (
+                    """
+                    UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL,
+                        started = 0, crashed = 0
+                    WHERE delivery_key = ? AND state = \(dead)
+                    """, [now, key]
+                )
+            ]
         }
     }
 
@@ -240,46 +315,6 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     // MARK: Consumers
-
-    public func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
-        let now = Date().timeIntervalSince1970
-        let made = try await write("registering consumer \(consumer.id) for signal '\(consumer.signalID)'") { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    consumer.id.rawValue, consumer.signalID, consumer.component, consumer.runID,
-                    consumer.lifetime.rawValue, consumer.mode.rawValue, Data(consumer.handler), consumer.handlerID, now,
-                ])
-            guard
-                let kept = try Row.fetchOne(
-                    db, sql: "SELECT revision, payload FROM signals WHERE signal_id = ? AND keep_until >= ?",
-                    arguments: [consumer.signalID, now])
-            else { return 0 }
-            let revision: Int = try Self.column(kept, "revision", table: "signals", key: consumer.signalID)
-            let payload: Data = try Self.column(kept, "payload", table: "signals", key: consumer.signalID)
-            try Self.insertDelivery(
-                db, consumer: consumer.id.rawValue, signalID: consumer.signalID, revision: revision,
-                component: consumer.component, owner: consumer.runID, lifetime: consumer.lifetime.rawValue,
-                handler: Data(consumer.handler), handlerID: consumer.handlerID, payload: payload, now: now)
-            if consumer.mode == .once {
-                try db.execute(
-                    sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?", arguments: [consumer.id.rawValue])
-            }
-            return 1
-        }
-        if made > 0 { WakeFile.notify(wakePath) }
-        return made
-    }
-
-    public func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool {
-        let plan = StorePlan.removeConsumer(id, now: Date().timeIntervalSince1970)
-        return try await write("removing consumer \(id)") { db in
-            plan.removedConsumer(counts: try Self.run(plan, db))
-        }
-    }
 
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         try await read("listing consumers") { db in
@@ -389,8 +424,11 @@ public final class SQLiteSignalStore: SignalStore {
             for row in rows {
                 do {
                     let body = try Row.fetchOne(
-                        db.cachedStatement(sql: "SELECT handler, payload FROM delivery_bodies WHERE delivery_id = ?"),
-                        arguments: [row["id"] as DatabaseValue])
+                        db.cachedStatement(
+                            sql: """
+                                SELECT handler, payload, (SELECT mode FROM consumers WHERE consumer_id = ?) AS mode
+                                FROM delivery_bodies WHERE delivery_id = ?
+                                """), arguments: [row["consumer_id"] as DatabaseValue, row["id"] as DatabaseValue])
                     claimed.append(try Self.claimedDelivery(row, body: body, runID: runID))
                 } catch {
                     // An unreadable record is parked with the reason, never dropped; the others go on.
@@ -413,43 +451,92 @@ public final class SQLiteSignalStore: SignalStore {
         }
         let handler: Data = try column(body, "handler", table: "delivery_bodies", key: key)
         let payload: Data = try column(body, "payload", table: "delivery_bodies", key: key)
+        let consumer: String = try value("consumer_id")
+        let mode = try String.fromDatabaseValue(body["mode"] as DatabaseValue).map { text throws(SignalError) in
+            try DeliveryMode(stored: text, consumer: consumer)
+        }
         return ClaimedDelivery(
-            rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(try value("consumer_id")),
+            rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(consumer),
             signalID: try value("signal_id"), revision: try value("revision"),
-            handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID)
+            handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID,
+            mode: mode, previousAttemptCrashed: (try value("crashed") as Int) != 0)
     }
 
-    public func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+    /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
+    /// locked again while the run's record is still there; without the record the run was taken over.
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        let mark = marking(delivery)
+        return try await write("starting delivery \(delivery.key)") { db in try mark(db) }
+    }
+
+    /// Marks `delivery` started in the caller's transaction (`start`), its lock file tested now.
+    private func marking(_ delivery: ClaimedDelivery) -> @Sendable (Database) throws -> StartOutcome {
+        let intact = runLocks.file(for: delivery.runID)?.isIntact ?? true
+        let runsDirectory = runsDirectory
+        let runLocks = runLocks
+        return { db in
+            func mark() throws -> Bool {
+                try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
+                    delivery.rowID, delivery.runID, delivery.attempt,
+                ])
+                return db.changesCount == 1
+            }
+            // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
+            if intact, try mark() { return .started }
+            let recorded = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
+                arguments: [delivery.runID])
+            guard recorded == true else { return .runTakenOver }
+            guard !intact else { return .claimLost }
+            let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory)
+            runLocks.insert(renewed, for: delivery.runID)?.abandon()
+            return try mark() ? .started : .claimLost
+        }
+    }
+
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         let now = Date().timeIntervalSince1970
+        let markNext = next.map { marking($0) }
         return try await write("completing delivery \(delivery.key)") { db in
-            try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [
-                delivery.rowID, delivery.runID, delivery.attempt,
-            ])
-            guard db.changesCount == 1 else { return false }
-            try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [
-                delivery.rowID
-            ])
+            let completed = try Self.complete(delivery, endingConsumer: endingConsumer, now: now, db)
+            return CompletionOutcome(completed: completed, next: try markNext?(db))
+        }
+    }
+
+    /// Completes `delivery` in the caller's transaction; `false` when its claim was lost.
+    private static func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, now: Double, _ db: Database
+    ) throws -> Bool {
+        try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [
+            delivery.rowID, delivery.runID, delivery.attempt,
+        ])
+        guard db.changesCount == 1 else { return false }
+        try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [
+            delivery.rowID
+        ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
+            delivery.revision, delivery.runID, delivery.attempt, now,
+        ])
+        guard endingConsumer else { return true }
+        try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ?")
+            .execute(arguments: [delivery.consumerID.rawValue])
+        if db.changesCount > 0 {
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
+                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
                     """
-            ).execute(arguments: [
-                delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
-                delivery.revision, delivery.runID, delivery.attempt, now,
-            ])
-            try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ? AND mode = 'once'")
-                .execute(arguments: [delivery.consumerID.rawValue])
-            if db.changesCount > 0 {
-                try db.cachedStatement(
-                    sql: """
-                        DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
-                        AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
-                        """
-                ).execute(arguments: [delivery.signalID, now])
-            }
-            return true
+            ).execute(arguments: [delivery.signalID, now])
         }
+        return true
     }
 
     public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
@@ -457,7 +544,8 @@ public final class SQLiteSignalStore: SignalStore {
             if let retryAt {
                 try db.execute(
                     sql: """
-                        UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?
+                        UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?,
+                            started = 0, crashed = 0
                         WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
                         """,
                     arguments: [
@@ -466,7 +554,7 @@ public final class SQLiteSignalStore: SignalStore {
             } else {
                 try db.execute(
                     sql: """
-                        UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?
+                        UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?, started = 0, crashed = 0
                         WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
                         """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
             }
@@ -474,20 +562,18 @@ public final class SQLiteSignalStore: SignalStore {
         }
     }
 
-    public func nextRetry(for runID: String) async throws(SignalError) -> Date? {
-        try await read("finding the next retry of run \(runID)") { db in
-            try Double.fetchOne(
-                db, sql: "SELECT MIN(not_before) FROM deliveries WHERE owner_run = ? AND state = \(pending)",
-                arguments: [runID]
-            ).map { Date(timeIntervalSince1970: $0) }
-        }
-    }
-
-    public func openDeliveries(for runID: String) async throws(SignalError) -> Int {
-        try await read("counting the open deliveries of run \(runID)") { db in
-            try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))",
-                arguments: [runID]) ?? 0
+    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
+        try await read("reading the status of run \(runID)") { db in
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(pending) THEN not_before END) AS due
+                        FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))
+                        """), arguments: [runID])
+            let due = row.flatMap { Double.fromDatabaseValue($0["due"] as DatabaseValue) }
+            return RunStatus(
+                openDeliveries: row.flatMap { Int.fromDatabaseValue($0["open"] as DatabaseValue) } ?? 0,
+                nextDue: due.map { Date(timeIntervalSince1970: $0) })
         }
     }
 
@@ -521,37 +607,6 @@ public final class SQLiteSignalStore: SignalStore {
                     handlerID: value("handler_id", ""), attempts: value("attempt", 0), reason: reason)
             }
         }
-    }
-
-    public func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
-        let found = try await read("finding dead delivery \(key)") { db -> (owner: String, component: String)? in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT owner_run, component FROM deliveries WHERE delivery_key = ? AND state = \(dead)",
-                    arguments: [key.rawValue])
-            else { return nil }
-            return (
-                try Self.column(row, "owner_run", table: "deliveries", key: key.rawValue),
-                try Self.column(row, "component", table: "deliveries", key: key.rawValue)
-            )
-        }
-        guard let (foundOwner, ownerComponent) = found else { return false }
-        var owner = foundOwner
-        if DeadDelivery.requeueMayMove(owner: owner, ownerComponent: ownerComponent, to: runID, of: component) {
-            let path = RunLockFile.path(of: owner, in: runsDirectory)
-            if try await RunLockFile.ifDead(path, { () throws(SignalError) in () }) != nil { owner = runID }
-        }
-        let now = Date().timeIntervalSince1970
-        let requeued = try await write("requeueing delivery \(key)") { [owner] db in
-            try db.execute(
-                sql: """
-                    UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL, owner_run = ?
-                    WHERE delivery_key = ? AND state = \(dead)
-                    """, arguments: [now, owner, key.rawValue])
-            return db.changesCount == 1
-        }
-        if requeued { WakeFile.notify(wakePath) }
-        return requeued
     }
 
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
@@ -705,8 +760,14 @@ public final class SQLiteSignalStore: SignalStore {
 private final class RunLocks: Sendable {
     private let locks = Locked<[String: RunLockFile]>([:])
 
-    func insert(_ file: RunLockFile, for runID: String) {
-        locks.withLock { $0[runID] = file }
+    /// Keeps `file` as `runID`'s lock file; returns the one it replaces.
+    @discardableResult
+    func insert(_ file: RunLockFile, for runID: String) -> RunLockFile? {
+        locks.withLock { $0.updateValue(file, forKey: runID) }
+    }
+
+    func file(for runID: String) -> RunLockFile? {
+        locks.withLock { $0[runID] }
     }
 
     func remove(_ runID: String) -> RunLockFile? {

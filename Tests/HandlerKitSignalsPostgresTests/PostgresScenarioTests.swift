@@ -35,6 +35,10 @@ struct PostgresKillTests {
     @Test func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce() async throws {
         try await scenarios.killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce(kind: .postgres)
     }
+
+    @Test func aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther() async throws {
+        try await scenarios.aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther(kind: .postgres)
+    }
 }
 
 /// Consumers across app versions (`ConsumerEvolutionScenarios`), on PostgreSQL.

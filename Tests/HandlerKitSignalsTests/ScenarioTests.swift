@@ -30,6 +30,14 @@ struct SQLiteKillTests {
     @Test func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce() async throws {
         try await scenarios.killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce(kind: .sqlite)
     }
+
+    @Test func aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther() async throws {
+        try await scenarios.aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther(kind: .sqlite)
+    }
+
+    @Test func aRunWhoseLockFileWasRemovedStartsNoHandlerItsTakerCompleted() async throws {
+        try await scenarios.aRunWhoseLockFileWasRemovedStartsNoHandlerItsTakerCompleted(kind: .sqlite)
+    }
 }
 
 /// Consumers across app versions (`ConsumerEvolutionScenarios`), in memory and on SQLite.

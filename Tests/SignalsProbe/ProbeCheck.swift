@@ -16,6 +16,7 @@ enum ProbeCheck {
         var handlerReturns = 0
         var interruptedHandlers = 0
         var interruptedRerun = 0
+        var startedAfterCompletion = 0
     }
 
     static func run(
@@ -44,8 +45,11 @@ enum ProbeCheck {
             default: counts.completedTwice += 1
             }
         }
-        // The handler log: `start <key> <item> <pid>` / `end <key> <item> <pid>`.
-        let entries = ProbeLog.lines(log).map { $0.split(separator: " ") }.filter { $0.count == 4 }
+        // The handler log: `start <key> <item> <pid>` / `end <key> <item> <pid>`, and `late <key> <item> <pid>`
+        // before the start of a handler whose delivery was already completed.
+        let lines = ProbeLog.lines(log).map { $0.split(separator: " ") }.filter { $0.count == 4 }
+        counts.startedAfterCompletion = lines.count { $0[0] == "late" }
+        let entries = lines.filter { $0[0] == "start" || $0[0] == "end" }
         var returned: Set<String> = []
         for (index, entry) in entries.enumerated() {
             let key = String(entry[1])
@@ -70,11 +74,12 @@ enum ProbeCheck {
             lost (never completed): \(counts.lost)
             handler returns: \(counts.handlerReturns) (for \(returned.count) deliveries)
             handlers interrupted by a kill: \(counts.interruptedHandlers), run again: \(counts.interruptedRerun)
+            handlers started after their delivery was completed: \(counts.startedAfterCompletion)
             left in the store: pending \(statistics.pendingDeliveries), claimed \(statistics.claimedDeliveries), dead \(statistics.deadDeliveries)
             """)
         return counts.completedOnce == counts.expected && counts.completedTwice == 0 && counts.lost == 0
             && counts.unexpectedReturns == 0 && returned == expected
-            && counts.interruptedRerun == counts.interruptedHandlers
+            && counts.interruptedRerun == counts.interruptedHandlers && counts.startedAfterCompletion == 0
             && statistics.pendingDeliveries == 0 && statistics.claimedDeliveries == 0 && statistics.deadDeliveries == 0
     }
 }

@@ -10,12 +10,19 @@ import Darwin
 
 /// Where the probe kills itself with SIGKILL — the same as `kill -9` from outside at exactly that
 /// point: `--kill-at POINT --kill-after N` kills at the N-th time the process reaches POINT.
+/// `--stop-at POINT --ready FILE` stops it there instead (SIGSTOP, after creating FILE), until a
+/// SIGCONT from outside.
 enum ProbeFaults {
     enum Point: String {
         case postBeforeCommit, afterClaim, insideHandler, beforeCompletion
     }
 
     private static let state = FaultState()
+    private static let stop = Locked<(point: Point, ready: String)?>(nil)
+
+    static func configureStop(at point: Point, ready: String) {
+        stop.withLock { $0 = (point, ready) }
+    }
 
     static func configure(point: Point?, after count: Int) {
         state.configure(point: point, after: count)
@@ -23,6 +30,15 @@ enum ProbeFaults {
 
     static func reached(_ reached: Point) {
         if state.countDown(reached) { kill(getpid(), SIGKILL) }
+        let stopping = stop.withLock { stop -> String? in
+            guard let found = stop, found.point == reached else { return nil }
+            stop = nil
+            return found.ready
+        }
+        if let ready = stopping {
+            _ = FileManager.default.createFile(atPath: ready, contents: nil)
+            kill(getpid(), SIGSTOP)
+        }
     }
 
     /// The hook the store and the center call.

@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKit
+import HandlerKitSignals
 
 #if canImport(Glibc)
 import Glibc
@@ -10,9 +11,16 @@ import Darwin
 /// The probe's consumer handlers. Each writes one line when it starts and one when it returns to
 /// the log file bound to it, so the tests can tell every run of a handler and whether it returned.
 enum Probe {
-    /// Records the delivery: `start <key> <item> <pid>`, then `end <key> <item> <pid>`.
+    /// Records the delivery: `start <key> <item> <pid>`, then `end <key> <item> <pid>`. Before
+    /// that, `late <key> <item> <pid>` when the store already holds a completion of the delivery (a
+    /// handler started after its delivery was completed elsewhere).
     @handler
-    static func record(log: String, item: Int, deliveryKey: String, signalRevision: Int) {
+    static func record(log: String, item: Int, deliveryKey: String, signalRevision: Int) async {
+        if let store = ProbeContext.store,
+            let completions = try? await store.completions(of: DeliveryKey(deliveryKey)), !completions.isEmpty
+        {
+            ProbeLog.append(log, "late \(deliveryKey) \(item) \(getpid())")
+        }
         ProbeLog.append(log, "start \(deliveryKey) \(item) \(getpid())")
         ProbeFaults.reached(.insideHandler)
         ProbeLog.append(log, "end \(deliveryKey) \(item) \(getpid())")
@@ -25,6 +33,13 @@ enum Probe {
         ProbeLog.append(log, "try \(deliveryKey) \(getpid())")
         if tries < failures { throw ProbeFailure(attempt: tries + 1) }
         ProbeLog.append(log, "end \(deliveryKey) 0 \(getpid())")
+    }
+
+    /// Kills its own process with SIGKILL on every attempt, after `start <key> 0 <pid>`.
+    @handler
+    static func poison(log: String, deliveryKey: String) {
+        ProbeLog.append(log, "start \(deliveryKey) 0 \(getpid())")
+        kill(getpid(), SIGKILL)
     }
 }
 

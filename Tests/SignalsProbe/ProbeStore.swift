@@ -1,4 +1,5 @@
 import Foundation
+import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
 
@@ -25,4 +26,14 @@ func openProbeStore(_ arguments: ProbeArguments) throws -> any SignalStore {
     var options = SQLiteSignalStore.Options()
     options.faultHook = ProbeFaults.hook
     return try SQLiteSignalStore(path: try arguments.string("db"), options: options)
+}
+
+/// The store the probe opened, for its handlers (which look up completions in it).
+enum ProbeContext {
+    private static let opened = Locked<(any SignalStore)?>(nil)
+
+    static var store: (any SignalStore)? {
+        get { opened.withLock { $0 } }
+        set { opened.withLock { $0 = newValue } }
+    }
 }

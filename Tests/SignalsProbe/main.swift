@@ -1,12 +1,15 @@
 // handlerkit-signals-probe: a small program the signal tests (and Scripts/signal-soak.sh) run as
 // real processes, and kill at chosen points.
 //
-//   register --db PATH --component C --log LOG --signals N [--prefix S] [--mode once|every] [--lifetime durable|run] [--flaky F]
-//       registers one consumer per signal S0…S(N-1) and exits without stopping (the run dies with the process)
+//   register --db PATH --component C --log LOG --signals N [--prefix S] [--mode once|every] [--lifetime durable|run]
+//            [--flaky F | --handler poison]
+//       registers one consumer per signal S0…S(N-1) and exits without stopping (the run dies with the process);
+//       a poison handler kills its process on every attempt
 //   post --db PATH --component C --signals N [--prefix S] [--from I] [--kill-at P --kill-after K]
 //       posts S(I)…S(N-1), payload item = index; prints `posted <signal> <revision> <deliveries>` after each
-//   consume --db PATH --component C [--kill-at P --kill-after K] [--stop]
+//   consume --db PATH --component C [--kill-at P --kill-after K] [--stop-at P --ready FILE] [--max-attempts N] [--stop]
 //       starts a run (taking over dead ones), delivers until nothing is open, prints `idle <completed>`
+//       (and `problem <error>` for each problem the center reports)
 //   open --db PATH
 //       prints `open <pending + claimed deliveries>` of the whole store
 //   check --db PATH --log LOG --consumers FILE --posts FILE
@@ -76,10 +79,17 @@ func run() async throws {
         guard let parsed = ProbeFaults.Point(rawValue: point) else { throw ProbeError("unknown kill point \(point)") }
         ProbeFaults.configure(point: parsed, after: try arguments.int("kill-after", default: 1))
     }
+    if let point = arguments.values["stop-at"] {
+        guard let parsed = ProbeFaults.Point(rawValue: point) else { throw ProbeError("unknown stop point \(point)") }
+        ProbeFaults.configureStop(at: parsed, ready: try arguments.string("ready"))
+    }
     let store = try openProbeStore(arguments)
+    ProbeContext.store = store
     let component = try arguments.string("component", default: "probe")
     let prefix = try arguments.string("prefix", default: "s")
-    let retry = RetryPolicy(maximumAttempts: 1_000, firstDelay: .milliseconds(1), maximumDelay: .milliseconds(20))
+    let retry = RetryPolicy(
+        maximumAttempts: try arguments.int("max-attempts", default: 1_000), firstDelay: .milliseconds(1),
+        maximumDelay: .milliseconds(20))
 
     switch arguments.command {
     case "register":
@@ -89,11 +99,14 @@ func run() async throws {
         let mode = try arguments.string("mode", default: "once") == "every" ? DeliveryMode.everyRevision : .once
         let lifetime = try arguments.string("lifetime", default: "durable") == "run" ? ConsumerLifetime.run : .durable
         let flaky = try arguments.int("flaky", default: -1)
+        let poison = try arguments.string("handler", default: "record") == "poison"
         for index in 0..<(try arguments.int("signals")) {
             let handler =
-                flaky >= 0
-                ? try Probe.flakyHandler(log: log, failures: flaky)
-                : try Probe.recordHandler(log: log)
+                poison
+                ? try Probe.poisonHandler(log: log)
+                : flaky >= 0
+                    ? try Probe.flakyHandler(log: log, failures: flaky)
+                    : try Probe.recordHandler(log: log)
             let consumer = try await center.register(
                 handler, for: SignalID("\(prefix)\(index)"), lifetime: lifetime, delivery: mode)
             say("consumer \(consumer) \(prefix)\(index) \(mode == .once ? "once" : "every")")
@@ -108,7 +121,8 @@ func run() async throws {
         }
         try await center.stop()
     case "consume":
-        var options = SignalCenter.Options(retry: retry, deliversAutomatically: false)
+        var options = SignalCenter.Options(
+            retry: retry, deliversAutomatically: false, onProblem: { say("problem \($0)") })
         options.faultHook = ProbeFaults.hook
         let center = try await SignalCenter.start(component: component, store: store, options: options)
         let takeover = center.takeover

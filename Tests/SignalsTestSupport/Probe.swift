@@ -64,6 +64,14 @@ package enum Probe {
             output: text)
     }
 
+    /// Whether `process` is stopped (by SIGSTOP), as `/proc` tells.
+    package static func isStopped(_ process: Process) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+    }
+
     /// Waits for `process` to end.
     package static func finish(_ process: Process) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -75,7 +83,8 @@ package enum Probe {
     }
 }
 
-/// The probe handlers' log: `start <key> <item> <pid>` and `end <key> <item> <pid>` lines.
+/// The probe handlers' log: `start <key> <item> <pid>` and `end <key> <item> <pid>` lines, and
+/// `late <key> <item> <pid>` before the start of a handler whose delivery was already completed.
 package struct HandlerLog {
     package struct Entry: Hashable {
         package var isEnd: Bool
@@ -84,9 +93,15 @@ package struct HandlerLog {
     }
 
     package var entries: [Entry]
+    /// The keys of handler starts whose delivery had a completion already, one per such start.
+    package var startedAfterCompletion: [String]
 
     package init(path: String) {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        startedAfterCompletion = text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 4 && fields[0] == "late" ? String(fields[1]) : nil
+        }
         entries = text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
             guard fields.count == 4, fields[0] == "start" || fields[0] == "end" else { return nil }

@@ -2,6 +2,12 @@ import Foundation
 import HandlerKitSignals
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Real processes, against a store that processes share: the probe registers, posts and consumes,
 /// and is killed with SIGKILL at injected points (it kills itself there, which is `kill -9` at
 /// exactly that point). Every test checks the store afterwards through the public API: no delivery
@@ -18,12 +24,14 @@ package struct ProcessScenarios {
     }
 
     /// Registers one consumer per signal `prefix0`… for component `app`; returns the consumer ids.
-    func register(_ kind: StoreKind, _ count: Int, prefix: String, mode: String = "once") async throws -> [String] {
+    func register(
+        _ kind: StoreKind, _ count: Int, prefix: String, mode: String = "once", handler: String = "record"
+    ) async throws -> [String] {
         let outcome = try await probe(
             kind,
             [
                 "register", "--component", "app", "--log", log, "--signals", "\(count)",
-                "--prefix", prefix, "--mode", mode,
+                "--prefix", prefix, "--mode", mode, "--handler", handler,
             ])
         #expect(outcome.status == 0, "\(outcome.output)")
         return outcome.lines.compactMap { line in
@@ -151,6 +159,7 @@ package struct ProcessScenarios {
 
         let handlerLog = HandlerLog(path: log)
         #expect(handlerLog.returnedKeys == expected, "every delivery's handler returned")
+        #expect(handlerLog.startedAfterCompletion.isEmpty, "handlers started after their delivery was completed")
         let ends = handlerLog.entries.filter(\.isEnd).count
         switch point {
         case "beforeCompletion":
@@ -166,7 +175,7 @@ package struct ProcessScenarios {
             #expect(ends == expected.count, "no handler that returned ran again")
         }
         print(
-            "signals.kill_test store=\(kind.name) point=\(point) kills=\(kills) deliveries=\(expected.count) handler_returns=\(ends)"
+            "signals.kill_test store=\(kind.name) point=\(point) kills=\(kills) deliveries=\(expected.count) handler_returns=\(ends) started_after_completion=\(handlerLog.startedAfterCompletion.count)"
         )
     }
 
@@ -218,7 +227,10 @@ package struct ProcessScenarios {
         for run in handlerLog.interruptedRuns {
             #expect(handlerLog.returned(run.key, after: run.index), "interrupted handler of \(run.key) ran again")
         }
-        print("signals.kill_test store=\(kind.name) concurrent consumers=3 kills=\(kills) deliveries=\(expected.count)")
+        #expect(handlerLog.startedAfterCompletion.isEmpty, "handlers started after their delivery was completed")
+        print(
+            "signals.kill_test store=\(kind.name) concurrent consumers=3 kills=\(kills) deliveries=\(expected.count) started_after_completion=\(handlerLog.startedAfterCompletion.count)"
+        )
     }
 
     /// Kills posters inside the post's transaction: a killed post leaves nothing, so posting again
@@ -248,6 +260,118 @@ package struct ProcessScenarios {
         for consumer in consumers { #expect(try await completions(store, "\(consumer)/1") == 1) }
         #expect(try await store.statistics() == .init(completions: 40))
         print("signals.kill_test store=\(kind.name) point=postBeforeCommit kills=\(kills) deliveries=40")
+    }
+
+    /// A handler that kills its own process on every attempt, posted before five good deliveries:
+    /// processes of the component are started until nothing is open. The poison is dead after
+    /// exactly `maximumAttempts` starts, with the reason that its process died, and never keeps the
+    /// good ones from completing.
+    package func aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther(kind: StoreKind) async throws {
+        let store = try kind.open(folder.path)
+        let maximumAttempts = 3
+        let poison = try await register(kind, 1, prefix: "poison", handler: "poison")
+        let good = try await register(kind, 5, prefix: "good")
+        for (prefix, count) in [("poison", 1), ("good", 5)] {
+            let posted = try await probe(
+                kind, ["post", "--component", "sync", "--signals", "\(count)", "--prefix", prefix])
+            #expect(posted.status == 0, "\(posted.output)")
+        }
+        var kills = 0
+        var finished = false
+        for _ in 0..<40 {
+            let outcome = try await probe(
+                kind, ["consume", "--component", "app", "--max-attempts", "\(maximumAttempts)", "--stop"])
+            if outcome.killed {
+                kills += 1
+                continue
+            }
+            #expect(outcome.status == 0, "\(outcome.output)")
+            if try await isSettled(store) {
+                finished = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(finished, "nothing left open")
+        let poisonKey = "\(try #require(poison.first))/1"
+        let handlerLog = HandlerLog(path: log)
+        let poisonStarts = handlerLog.entries.filter { !$0.isEnd && $0.key == poisonKey }.count
+        #expect(poisonStarts == maximumAttempts, "the poison's handler started once per attempt")
+        #expect(kills == maximumAttempts, "each start of the poison killed its process")
+        let dead = try await store.deadDeliveries(of: "app")
+        #expect(dead.map(\.key.rawValue) == [poisonKey])
+        #expect(dead.first?.attempts == maximumAttempts)
+        #expect(
+            dead.first?.reason
+                == "the process running its handler died (crashed or was killed) during attempt \(maximumAttempts)")
+        var lost = 0
+        var completedTwice = 0
+        for consumer in good {
+            switch try await completions(store, "\(consumer)/1") {
+            case 0: lost += 1
+            case 1: continue
+            default: completedTwice += 1
+            }
+        }
+        #expect(lost == 0 && completedTwice == 0, "every good delivery completed exactly once")
+        #expect(handlerLog.returnedKeys == Set(good.map { "\($0)/1" }))
+        #expect(handlerLog.startedAfterCompletion.isEmpty, "handlers started after their delivery was completed")
+        print(
+            "signals.poison_test store=\(kind.name) kills=\(kills) deliveries=6 lost=\(lost) completed_twice=\(completedTwice) dead=\(dead.count) poison_starts=\(poisonStarts) started_after_completion=\(handlerLog.startedAfterCompletion.count)"
+        )
+    }
+
+    /// A consumer process holds claims and is stopped (SIGSTOP) before starting their handlers; its
+    /// run's lock file disappears (the folder of lock files is removed), so another process takes
+    /// the run over and completes every delivery. Continued (SIGCONT), the stopped process starts
+    /// none of those handlers: it finds its run taken over.
+    package func aRunWhoseLockFileWasRemovedStartsNoHandlerItsTakerCompleted(kind: StoreKind) async throws {
+        let store = try kind.open(folder.path)
+        let consumers = try await register(kind, 12, prefix: "f")
+        let posted = try await probe(kind, ["post", "--component", "sync", "--signals", "12", "--prefix", "f"])
+        #expect(posted.status == 0, "\(posted.output)")
+        let ready = folder.path + "/stopped"
+        let stoppedOutput = folder.path + "/stopped.out"
+        let stopped = try Probe.start(
+            ["consume", "--component", "app", "--stop-at", "afterClaim", "--ready", ready, "--stop"]
+                + kind.probeArguments(folder.path), output: stoppedOutput)
+        // Waits (up to two minutes) until it holds its claims and is stopped; not a timing assertion.
+        for _ in 0..<12_000 where !(FileManager.default.fileExists(atPath: ready) && Probe.isStopped(stopped)) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Probe.isStopped(stopped), "the first consumer is stopped while it holds claims")
+        #expect(try await store.statistics().claimedDeliveries == 12)
+        try FileManager.default.removeItem(atPath: folder.path + "/signals.sqlite.runs")
+
+        let taker = try await probe(kind, ["consume", "--component", "app", "--stop"])
+        #expect(taker.status == 0, "\(taker.output)")
+        #expect(taker.output.contains("took over 1 runs, 12 interrupted"), "\(taker.output)")
+        #expect(taker.output.contains("idle 12"), "\(taker.output)")
+
+        kill(stopped.processIdentifier, SIGCONT)
+        await Probe.finish(stopped)
+        let resumed = (try? String(contentsOfFile: stoppedOutput, encoding: .utf8)) ?? ""
+        #expect(stopped.terminationStatus == 0, "\(resumed)")
+        #expect(resumed.contains("was taken over by another process"), "\(resumed)")
+
+        let handlerLog = HandlerLog(path: log)
+        let startsByStopped = handlerLog.entries.filter { $0.pid == String(stopped.processIdentifier) }.count
+        #expect(startsByStopped == 0, "the process that lost its run started no handler")
+        #expect(handlerLog.startedAfterCompletion.isEmpty, "handlers started after their delivery was completed")
+        var completedTwice = 0
+        var lost = 0
+        for consumer in consumers {
+            switch try await completions(store, "\(consumer)/1") {
+            case 0: lost += 1
+            case 1: continue
+            default: completedTwice += 1
+            }
+        }
+        #expect(lost == 0 && completedTwice == 0)
+        #expect(try await isSettled(store))
+        print(
+            "signals.fencing_test store=\(kind.name) deliveries=12 started_after_completion=\(handlerLog.startedAfterCompletion.count) starts_by_stopped_run=\(startsByStopped) lost=\(lost) completed_twice=\(completedTwice)"
+        )
     }
 
     func completions(_ store: any SignalStore, _ key: String) async throws -> Int {

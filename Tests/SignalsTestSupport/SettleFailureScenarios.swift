@@ -48,32 +48,33 @@ final class FailingCompletionStore: SignalStore {
 
     var location: String { base.location }
 
-    func complete(_ delivery: ClaimedDelivery) async throws(SignalError) -> Bool {
+    func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
         if failing.withLock({ failing in
             defer { failing = false }
             return failing
         }) {
             throw .storeUnavailable(path: location, reason: "the test cut the store off")
         }
-        return try await base.complete(delivery)
+        return try await base.complete(delivery, endingConsumer: endingConsumer, thenStarting: next)
     }
 
-    func beginRun(_ runID: String, component: String) async throws(SignalError) {
-        try await base.beginRun(runID, component: component)
+    func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
+        try await base.beginRun(runID, component: component, retry: retry, applying: plan)
     }
-    func endRun(_ runID: String, component: String) async throws(SignalError) {
-        try await base.endRun(runID, component: component)
+    func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+        try await base.endRun(runID, component: component, applying: plan)
     }
-    func runs(of component: String, besides runID: String) async throws(SignalError) -> [String] {
-        try await base.runs(of: component, besides: runID)
+    func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
+        try await base.runs(of: component)
     }
-    func takeOver(_ run: String, of component: String, by runID: String) async throws(SignalError) -> TakeoverReport? {
-        try await base.takeOver(run, of: component, by: runID)
+    func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]? {
+        try await base.takeOver(run, of: component, applying: plan)
     }
-    func insertConsumer(_ consumer: ConsumerRecord) async throws(SignalError) -> Int {
-        try await base.insertConsumer(consumer)
-    }
-    func removeConsumer(_ id: ConsumerID) async throws(SignalError) -> Bool { try await base.removeConsumer(id) }
+    func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] { try await base.apply(plan) }
     func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         try await base.consumers(of: component)
     }
@@ -83,18 +84,15 @@ final class FailingCompletionStore: SignalStore {
     func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         try await base.claim(for: runID, limit: limit)
     }
+    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        try await base.start(delivery)
+    }
     func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
         try await base.release(delivery, reason: reason, retryAt: retryAt)
     }
-    func nextRetry(for runID: String) async throws(SignalError) -> Date? { try await base.nextRetry(for: runID) }
-    func openDeliveries(for runID: String) async throws(SignalError) -> Int {
-        try await base.openDeliveries(for: runID)
-    }
+    func runStatus(of runID: String) async throws(SignalError) -> RunStatus { try await base.runStatus(of: runID) }
     func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         try await base.deadDeliveries(of: component)
-    }
-    func requeue(_ key: DeliveryKey, by runID: String, component: String) async throws(SignalError) -> Bool {
-        try await base.requeue(key, by: runID, component: component)
     }
     func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
         try await base.completions(of: key)

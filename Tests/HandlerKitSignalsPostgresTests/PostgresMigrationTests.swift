@@ -1,0 +1,51 @@
+// Compiled with the package trait `PostgreSQL` only (Scripts/test.sh enables it).
+#if PostgreSQL
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import HandlerKitSignalsTestKit
+import SignalsTestSupport
+import Testing
+
+/// A PostgreSQL store written by an earlier version of HandlerKitSignals is migrated when opened,
+/// keeping its records.
+@Suite(
+    "Signals on PostgreSQL: schema migrations",
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+struct PostgresMigrationTests {
+    /// A store at schema version 2 (without the marks of started and crashed attempts) holding a
+    /// consumer and its pending delivery: opened, it is migrated and the delivery is delivered.
+    @Test func aStoreAtVersion2IsMigratedKeepingItsRecords() async throws {
+        let folder = TemporaryFolder()
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        let schema = PostgresTestServer.schema(for: folder.path)
+        let old = try PostgresTestServer.store(folder: folder.path)
+        let registering = try await manualCenter("app", store: old, registry: registry)
+        let consumer = try await registering.register(try Handler(id: "Sink.receive", registry: registry), for: "s")
+        #expect(try await registering.post("s", payload: ["item": 4]).deliveries == 1)
+        try await registering.stop()
+        await old.close()
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = [
+            "psql", try PostgresTestServer.requireURL(), "-q", "-c",
+            """
+            ALTER TABLE \(schema).deliveries DROP COLUMN started, DROP COLUMN crashed;
+            UPDATE \(schema).schema_version SET version = 2
+            """,
+        ]
+        try psql.run()
+        await Probe.finish(psql)
+        try #require(psql.terminationStatus == 0, "psql is needed to change the store behind its back")
+
+        let store = try PostgresTestServer.store(folder: folder.path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        #expect(center.takeover.adoptedConsumers == 1)
+        #expect(try await center.deliverDue() == 1)
+        #expect(recorder.all.map(\.deliveryKey) == ["\(consumer.rawValue)/1"])
+        try await center.stop()
+        await store.close()
+    }
+}
+#endif
