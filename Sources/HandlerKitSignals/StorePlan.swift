@@ -6,6 +6,8 @@
 /// changed (`counts`, one per step), and after its commit wakes the centers that ``wakeUp(counts:)``
 /// names.
 public struct StorePlan: Sendable, Hashable {
+    /// What the plan does, for messages: a store names it in its errors ("registering consumer …").
+    public let purpose: String
     /// The steps, in the order they are made.
     public let steps: [StoreStep]
     /// Whom to wake, when one of the steps at `whenChanged` changed a row (always, when empty).
@@ -16,7 +18,8 @@ public struct StorePlan: Sendable, Hashable {
         var whenChanged: [Int]
     }
 
-    package init(steps: [StoreStep], wake: (target: WakeTarget, whenChanged: [Int])? = nil) {
+    package init(_ purpose: String, steps: [StoreStep], wake: (target: WakeTarget, whenChanged: [Int])? = nil) {
+        self.purpose = purpose
         self.steps = steps
         self.wake = wake.map { Wake(target: $0.target, whenChanged: $0.whenChanged) }
     }
@@ -31,7 +34,9 @@ public struct StorePlan: Sendable, Hashable {
 
     /// A run starts: completions older than the history and signal records no one uses are forgotten.
     package static func startRun(now: Double) -> StorePlan {
-        StorePlan(steps: [.forgetCompletions(now: now), .removeUnusedSignals(now: now)])
+        StorePlan(
+            "forgetting old completions and unused signals",
+            steps: [.forgetCompletions(now: now), .removeUnusedSignals(now: now)])
     }
 
     /// `run` ends (`taker` is `nil`), or is gone and taken over by `taker`: its claims are no longer
@@ -61,7 +66,9 @@ public struct StorePlan: Sendable, Hashable {
             default: false
             }
         }
-        return StorePlan(steps: steps, wake: taker.map { (.run($0), madeDue) })
+        return StorePlan(
+            taker.map { "taking over run \(run) by run \($0)" } ?? "ending run \(run)", steps: steps,
+            wake: taker.map { (.run($0), madeDue) })
     }
 
     /// A consumer is registered: stored, then given the revision its signal is kept with (if it is
@@ -71,22 +78,27 @@ public struct StorePlan: Sendable, Hashable {
             .insertConsumer(consumer, now: now), .deliverKeptRevision(consumer: consumer, now: now),
         ]
         if consumer.mode == .once { steps.append(.markServedWhenDelivered(consumer: consumer.id.rawValue)) }
-        return StorePlan(steps: steps, wake: (.run(consumer.runID), [1]))
+        return StorePlan(
+            "registering consumer \(consumer.id) for signal '\(consumer.signalID)'", steps: steps,
+            wake: (.run(consumer.runID), [1]))
     }
 
     /// A consumer is removed: its pending deliveries first (claimed ones finish, dead ones stay for
     /// inspection), then the consumer, then the signal records no one uses any more.
     package static func removeConsumer(_ id: ConsumerID, now: Double) -> StorePlan {
-        StorePlan(steps: [
-            .removePendingDeliveries(consumer: id.rawValue), .removeConsumer(id.rawValue),
-            .removeUnusedSignals(now: now),
-        ])
+        StorePlan(
+            "removing consumer \(id)",
+            steps: [
+                .removePendingDeliveries(consumer: id.rawValue), .removeConsumer(id.rawValue),
+                .removeUnusedSignals(now: now),
+            ])
     }
 
     /// A dead delivery is requeued: pending again, due now, with a fresh count of attempts; every
     /// center is woken, its owner among them.
     package static func requeue(_ key: DeliveryKey, now: Double) -> StorePlan {
-        StorePlan(steps: [.requeueDead(key: key.rawValue, now: now)], wake: (.everyCenter, [0]))
+        StorePlan(
+            "requeueing delivery \(key)", steps: [.requeueDead(key: key.rawValue, now: now)], wake: (.everyCenter, [0]))
     }
 
     /// What a ``retire(_:takenOverBy:retry:now:)`` plan changed, from the count of each step; `nil` when

@@ -254,7 +254,7 @@ public final class PostgresSignalStore: SignalStore {
 
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         try await prepare()
-        return try await connections.transaction("changing the store (\(plan.steps.count) steps)") { connection in
+        return try await connections.transaction(plan.purpose) { connection in
             try await run(plan, connection)
         }
     }

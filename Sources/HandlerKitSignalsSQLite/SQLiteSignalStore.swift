@@ -178,7 +178,7 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
-        try await apply(plan, "changing the store (\(plan.steps.count) steps)")
+        try await apply(plan, plan.purpose)
     }
 
     /// Applies `plan` in one transaction, then wakes whom it names.

@@ -448,7 +448,9 @@ enum ConformanceChecks {
                 maximumAttempts: maximumAttempts, retryAt: Date().addingTimeInterval(seconds).timeIntervalSince1970,
                 reason: "died during attempt ")
             let counts = try await c.store.apply(
-                StorePlan(steps: [.interruptClaims(run: center.runID, attempts: attempts)]))
+                StorePlan(
+                    "interrupting the claims of run \(center.runID)",
+                    steps: [.interruptClaims(run: center.runID, attempts: attempts)]))
             return counts.first ?? -1
         }
 

@@ -85,6 +85,8 @@ func run() async throws {
     }
     let store = try openProbeStore(arguments)
     ProbeContext.store = store
+    // Released when the command ends, so that the store closes its database as the process exits.
+    defer { ProbeContext.store = nil }
     let component = try arguments.string("component", default: "probe")
     let prefix = try arguments.string("prefix", default: "s")
     let retry = RetryPolicy(
