@@ -20,11 +20,11 @@ import Darwin
 /// whose handler writes `start <key> 0 <pid>` to LOG, sleeps MS milliseconds and writes
 /// `end <key> 0 <pid>`, and creates FILE holding the run id. Then it delivers what is due every
 /// 100 ms (from when the `--go` file exists, so that a test can post everything first and the run
-/// claims it in one batch); the delivery's errors are printed as `problem <error>`. Until the stop
-/// file exists it also asks the store every 100 ms for the run's open deliveries and times the
-/// answers (`call failed after <seconds> s: <error>` for each that fails); then it prints
-/// `calls max <seconds>`, waits for the delivery in progress, stops the center and prints
-/// `stopped <seconds> ok` (or the error instead of `ok`), the time from the stop file on. The
+/// claims it in one batch); the delivery's errors are printed as `problem <error>`. Meanwhile it
+/// asks the store every 100 ms for the run's open deliveries and times the answers (`call failed
+/// after <seconds> s: <error>` for each that fails). Once the stop file exists it waits for the
+/// delivery in progress, stops the center and prints `stopped <seconds> ok` (or the error instead
+/// of `ok`), the time from the stop file on, then `calls max <seconds>`, the longest answer. The
 /// store logs to stderr.
 enum PartitionProbe {
     /// A slow handler that records when it starts and when it returns.
@@ -79,18 +79,21 @@ enum PartitionProbe {
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        var longest = Duration.zero
-        while !FileManager.default.fileExists(atPath: stopFile) {
-            let start = ContinuousClock.now
-            do {
-                _ = try await center.openDeliveries()
-            } catch {
-                say("call failed after \(seconds(start.duration(to: .now))) s: \(error)")
+        let measuring = Task {
+            var longest = Duration.zero
+            while !stopping.withLock({ $0 }) {
+                let start = ContinuousClock.now
+                do {
+                    _ = try await center.openDeliveries()
+                } catch {
+                    say("call failed after \(seconds(start.duration(to: .now))) s: \(error)")
+                }
+                longest = max(longest, start.duration(to: .now))
+                try? await Task.sleep(for: .milliseconds(100))
             }
-            longest = max(longest, start.duration(to: .now))
-            try await Task.sleep(for: .milliseconds(100))
+            return longest
         }
-        say("calls max \(seconds(longest))")
+        while !FileManager.default.fileExists(atPath: stopFile) { try await Task.sleep(for: .milliseconds(20)) }
         let stoppingAt = ContinuousClock.now
         stopping.withLock { $0 = true }
         await delivering.value
@@ -101,6 +104,7 @@ enum PartitionProbe {
             outcome = "\(error)"
         }
         say("stopped \(seconds(stoppingAt.duration(to: .now))) \(outcome)")
+        say("calls max \(seconds(await measuring.value))")
     }
 
     private static func seconds(_ duration: Duration) -> String {
