@@ -56,24 +56,9 @@ final class PostgresConnections: Sendable {
     /// Opens a connection within `connectionTimeout` (TCP connection and PostgreSQL's startup each).
     private func open() async throws -> PostgresConnection {
         let timeout = TimeAmount.nanoseconds(Int64(connectionTimeout.seconds * 1e9))
-        var bootstrap = ClientBootstrap(group: PostgresConnection.defaultEventLoopGroup)
-            .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelOption(.socketOption(.so_keepalive), value: 1)
-        #if os(Linux)
-        // Keepalive probes after half the timeout of silence, then every quarter: a server that stopped
-        // answering is noticed while the connection is idle (waiting for an answer or in the pool).
-        // TCP_USER_TIMEOUT ends the connection once data (or probes) stay unacknowledged that long.
-        let seconds = max(1, Int(connectionTimeout.seconds.rounded()))
-        bootstrap =
-            bootstrap
-            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPIDLE)), value: max(1, seconds / 2))
-            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPINTVL)), value: max(1, seconds / 4))
-            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPCNT)), value: 3)
-            .channelOption(
-                .tcpOption(.init(rawValue: Int32(TCP_USER_TIMEOUT))),
-                value: Int(connectionTimeout.seconds * 1000))
-        #endif
+        let bootstrap = Self.detectingDeadServers(
+            ClientBootstrap(group: PostgresConnection.defaultEventLoopGroup).connectTimeout(timeout),
+            within: connectionTimeout)
         let channel: any Channel
         do {
             channel = try await bootstrap.connect(host: settings.host, port: settings.port).get()
@@ -99,6 +84,26 @@ final class PostgresConnections: Sendable {
             try? await channel.close()
             throw error
         }
+    }
+
+    /// `bootstrap` with TCP keepalive, and on Linux keepalive probes after half `timeout` of silence,
+    /// then every quarter: a server that stopped answering is noticed while the connection is idle
+    /// (waiting for an answer or in the pool). `TCP_USER_TIMEOUT` ends the connection once data (or
+    /// probes) stay unacknowledged for `timeout`. (ClientBootstrap sets TCP_NODELAY itself.)
+    private static func detectingDeadServers(_ bootstrap: ClientBootstrap, within timeout: Duration) -> ClientBootstrap
+    {
+        let keepalive = bootstrap.channelOption(.socketOption(.so_keepalive), value: 1)
+        #if os(Linux)
+        let seconds = max(1, Int(timeout.seconds.rounded()))
+        return
+            keepalive
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPIDLE)), value: max(1, seconds / 2))
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPINTVL)), value: max(1, seconds / 4))
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPCNT)), value: 3)
+            .channelOption(.tcpOption(.init(rawValue: Int32(TCP_USER_TIMEOUT))), value: Int(timeout.seconds * 1000))
+        #else
+        return keepalive
+        #endif
     }
 
     /// Runs `body` on a pooled connection; after a connection loss it runs again on a fresh connection
