@@ -7,30 +7,68 @@ import Logging
 import PostgresNIO
 
 /// The store's connections to the server: a few kept open and reused, a new one made when none is
-/// free. Connection losses (the server restarting) are retried for `reconnectFor` once the store
-/// has been reached; a server that cannot be reached at all is `SignalError.storeUnavailable`
-/// naming its host and port.
+/// free. Every connection has TCP keepalive and, on Linux, `TCP_USER_TIMEOUT` set from
+/// `connectionTimeout`, so the kernel ends one whose server stopped answering (a network cut, a
+/// stopped host) instead of waiting for minutes.
+///
+/// A call keeps trying for `reconnectFor` while the server cannot be reached or its connection is
+/// lost (the server restarting, the network cut), then throws `SignalError.storeUnavailable` naming
+/// the cause; a statement still unanswered then is ended by closing its connection. The budget
+/// belongs to the outage, not to each call: once the server has been unreachable for
+/// `reconnectFor`, later calls try once (at most `connectionTimeout`) and fail, or fail at once while
+/// the last try failed less than a second ago, until the server answers again. So a call returns
+/// or throws within `reconnectFor` plus `connectionTimeout`. Errors that retrying cannot mend (a
+/// refused password, a missing database) are thrown at once.
 final class PostgresConnections: Sendable {
     let settings: PostgresSettings
     let logger: Logger
     let reconnectFor: Duration
+    let connectionTimeout: Duration
     private let idle = Locked<[PostgresConnection]>([])
-    private let everConnected = Locked(false)
     private let nextID = Locked(0)
+    /// Since when the server has been unreachable, when a try last failed and why.
+    private let outage = Locked<(since: ContinuousClock.Instant, lastFailure: ContinuousClock.Instant, cause: String)?>(
+        nil)
     private static let keptIdle = 8
+    /// While the server has been unreachable for `reconnectFor`, how long a failed try is not repeated.
+    private static let quietAfterFailure = Duration.seconds(1)
 
-    init(settings: PostgresSettings, logger: Logger, reconnectFor: Duration) {
+    /// The logger postgres-nio gets for each connection (`ConnectionLogHandler`).
+    private let connectionLogger: Logger
+
+    init(settings: PostgresSettings, logger: Logger, reconnectFor: Duration, connectionTimeout: Duration) {
         self.settings = settings
         self.logger = logger
+        connectionLogger = Logger(label: logger.label) { _ in ConnectionLogHandler(logger) }
         self.reconnectFor = reconnectFor
+        self.connectionTimeout = connectionTimeout
     }
 
-    /// A new connection of its own (for a run's lock or a wake listener), not from the pool.
+    /// A new connection of its own (for a wake listener), not from the pool, tried once.
     func connect() async throws(SignalError) -> PostgresConnection {
+        do {
+            return try await open()
+        } catch {
+            throw unreachable(error)
+        }
+    }
+
+    /// Opens a connection within `connectionTimeout` (TCP connection and PostgreSQL's startup each).
+    private func open() async throws -> PostgresConnection {
+        let timeout = TimeAmount.nanoseconds(Int64(connectionTimeout.seconds * 1e9))
+        let bootstrap = Self.detectingDeadServers(
+            ClientBootstrap(group: PostgresConnection.defaultEventLoopGroup).connectTimeout(timeout),
+            within: connectionTimeout)
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: settings.host, port: settings.port).get()
+        } catch {
+            throw Unreachable(underlying: error)
+        }
         var configuration = PostgresConnection.Configuration(
-            host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-            database: settings.database, tls: .disable)
-        configuration.options.connectTimeout = .seconds(5)
+            establishedChannel: channel, username: settings.username, password: settings.password,
+            database: settings.database)
+        configuration.options.connectTimeout = timeout
         // The store's schema first: the prepared statements (PostgresStatements) name its tables unqualified.
         configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
         let id = nextID.withLock { value -> Int in
@@ -38,46 +76,105 @@ final class PostgresConnections: Sendable {
             return value
         }
         do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
-            everConnected.withLock { $0 = true }
+            let connection = try await PostgresConnection.connect(
+                on: channel.eventLoop, configuration: configuration, id: id, logger: connectionLogger)
             logger.debug("signal store \(settings.location): opened connection \(id)")
             return connection
         } catch {
-            throw unreachable(error)
+            try? await channel.close()
+            throw error
         }
     }
 
+    /// `bootstrap` with TCP keepalive, and on Linux keepalive probes after half `timeout` of silence,
+    /// then every quarter: a server that stopped answering is noticed while the connection is idle
+    /// (waiting for an answer or in the pool). `TCP_USER_TIMEOUT` ends the connection once data (or
+    /// probes) stay unacknowledged for `timeout`. (ClientBootstrap sets TCP_NODELAY itself.)
+    private static func detectingDeadServers(_ bootstrap: ClientBootstrap, within timeout: Duration) -> ClientBootstrap
+    {
+        let keepalive = bootstrap.channelOption(.socketOption(.so_keepalive), value: 1)
+        #if os(Linux)
+        let seconds = max(1, Int(timeout.seconds.rounded()))
+        return
+            keepalive
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPIDLE)), value: max(1, seconds / 2))
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPINTVL)), value: max(1, seconds / 4))
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPCNT)), value: 3)
+            .channelOption(.tcpOption(.init(rawValue: Int32(TCP_USER_TIMEOUT))), value: Int(timeout.seconds * 1000))
+        #else
+        return keepalive
+        #endif
+    }
+
     /// Runs `body` on a pooled connection; after a connection loss it runs again on a fresh connection
-    /// (for `reconnectFor`), other errors are thrown as `SignalError`s of `operation`. `body` gets
-    /// whether this is a retry after a lost connection, so one whose first try may have been applied
-    /// (a completion, a post) finds out rather than applying it twice; the others are guarded (run
-    /// again harmlessly) or only read.
+    /// (for `reconnectFor`, or `budget` when given), other errors are thrown as `SignalError`s of
+    /// `operation`. `body` gets whether this is a retry after a lost connection, so one whose first try
+    /// may have been applied (a completion, a post) finds out rather than applying it twice; the
+    /// others are guarded (run again harmlessly) or only read.
     func run<T: Sendable>(
         _ operation: @autoclosure () -> String,
+        within budget: Duration? = nil,
         _ body: (PostgresConnection, _ isRetry: Bool) async throws -> T
     ) async throws(SignalError) -> T {
-        let giveUp = ContinuousClock.now + reconnectFor
+        try await attempts(operation, budget: budget ?? reconnectFor, ownConnection: false, body).result
+    }
+
+    /// Runs `body` on a new connection of its own (a run's lock connection) and returns it with the
+    /// result, retried like `run`.
+    func runOnOwnConnection<T: Sendable>(
+        _ operation: @autoclosure () -> String,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws(SignalError) -> (result: T, connection: PostgresConnection) {
+        try await attempts(operation, budget: reconnectFor, ownConnection: true) { connection, _ in
+            try await body(connection)
+        }
+    }
+
+    private func attempts<T: Sendable>(
+        _ operation: () -> String, budget: Duration, ownConnection: Bool,
+        _ body: (PostgresConnection, _ isRetry: Bool) async throws -> T
+    ) async throws(SignalError) -> (result: T, connection: PostgresConnection) {
+        let start = ContinuousClock.now
+        var giveUp = start + budget
+        if let outage = outage.withLock({ $0 }), outage.since + reconnectFor < giveUp {
+            // The server has been unreachable for a while: what is left of the outage's budget, one try at least.
+            giveUp = max(start, outage.since + reconnectFor)
+            if giveUp == start, outage.lastFailure.duration(to: start) < Self.quietAfterFailure {
+                throw gaveUp(operation(), since: outage.since, cause: outage.cause)
+            }
+        }
         var wait = Duration.milliseconds(20)
         var isRetry = false
         while true {
             let connection: PostgresConnection
             do {
-                connection = try await acquire()
+                connection = ownConnection ? try await open() : try await acquire()
             } catch {
-                guard everConnected.withLock({ $0 }), ContinuousClock.now < giveUp else { throw error }
+                guard Self.isConnectionLoss(error) else { throw unreachable(error) }
+                let since = noteFailure(Self.describe(error))
+                guard ContinuousClock.now < giveUp else {
+                    throw gaveUp(operation(), since: since, cause: Self.describe(error))
+                }
                 logger.notice(
-                    "signal store \(settings.location): server unreachable during \(operation()), retrying: \(error)")
-                try? await Task.sleep(for: wait)
+                    "signal store \(settings.location): server unreachable during \(operation()), retrying: \(Self.describe(error))"
+                )
+                try? await Task.sleep(for: min(wait, giveUp - .now))
                 wait = min(wait * 2, .seconds(1))
                 continue
             }
+            // A statement still unanswered at the deadline is ended by closing its connection.
+            let attemptStart = ContinuousClock.now
+            let watchdog = ConnectionWatchdog(closing: connection, at: max(giveUp, .now + connectionTimeout))
             do {
                 let result = try await body(connection, isRetry)
-                release(connection)
-                return result
+                _ = watchdog.end()
+                noteSuccess()
+                if !ownConnection { release(connection) }
+                return (result, connection)
             } catch {
-                let lost = Self.isConnectionLoss(error)
-                if lost || connection.isClosed || error is PSQLError {
+                let timedOut = watchdog.end()
+                let lost = timedOut || Self.isConnectionLoss(error)
+                if lost || ownConnection || connection.isClosed || error is PSQLError {
                     // A statement failed: the connection is not reused, since a transaction may be open on it
                     // and a statement whose preparation failed stays failed on it (postgres-nio keeps the error).
                     try? await connection.close()
@@ -86,31 +183,67 @@ final class PostgresConnections: Sendable {
                     _ = try? await connection.query("ROLLBACK", logger: logger)
                     release(connection)
                 }
-                if lost, ContinuousClock.now < giveUp {
-                    logger.notice("signal store \(settings.location): connection lost during \(operation()), retrying")
-                    isRetry = true
-                    try? await Task.sleep(for: wait)
-                    wait = min(wait * 2, .seconds(1))
-                    continue
-                }
-                if lost {
-                    throw SignalError.storeUnavailable(
-                        path: settings.location,
-                        reason:
-                            "the connection to \(settings.host):\(settings.port) was lost during \(operation()): \(Self.describe(error))"
-                    )
-                }
-                throw signalError(error, operation: operation())
+                guard lost else { throw signalError(error, operation: operation()) }
+                let cause =
+                    timedOut
+                    ? "no answer from the server for \(Self.format(attemptStart.duration(to: .now))); the connection was closed"
+                    : Self.describe(error)
+                let since = noteFailure(cause)
+                // The other pooled connections went the same way, most likely.
+                await closeIdle()
+                guard ContinuousClock.now < giveUp else { throw gaveUp(operation(), since: since, cause: cause) }
+                logger.notice(
+                    "signal store \(settings.location): connection lost during \(operation()), retrying: \(cause)")
+                isRetry = true
+                try? await Task.sleep(for: min(wait, giveUp - .now))
+                wait = min(wait * 2, .seconds(1))
             }
         }
     }
 
-    /// Runs `body` in one transaction (`BEGIN` … `COMMIT`) on a pooled connection.
+    /// Records a failed try; returns since when the server has been unreachable.
+    private func noteFailure(_ cause: String) -> ContinuousClock.Instant {
+        let now = ContinuousClock.now
+        return outage.withLock { outage in
+            let since = outage?.since ?? now
+            outage = (since, now, cause)
+            return since
+        }
+    }
+
+    private func noteSuccess() {
+        guard
+            let ended = outage.withLock({ outage -> ContinuousClock.Instant? in
+                defer { outage = nil }
+                return outage?.since
+            })
+        else { return }
+        logger.notice(
+            "signal store \(settings.location): the server answers again after \(Self.format(ended.duration(to: .now)))"
+        )
+    }
+
+    /// The error of a call that stopped trying: the server has been unreachable since `since`.
+    private func gaveUp(_ operation: String, since: ContinuousClock.Instant, cause: String) -> SignalError {
+        .storeUnavailable(
+            path: settings.location,
+            reason:
+                "cannot reach the PostgreSQL server at \(settings.host):\(settings.port) during \(operation): \(cause) (unreachable for \(Self.format(since.duration(to: .now))); the store retries for \(Self.format(reconnectFor)), Options.reconnectFor)"
+        )
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let seconds = duration.seconds
+        return seconds < 10 ? "\((seconds * 10).rounded() / 10) s" : "\(Int(seconds.rounded())) s"
+    }
+
+    /// Runs `body` in one transaction (`BEGIN` … `COMMIT`) on a pooled connection, retried like `run`.
     func transaction<T: Sendable>(
         _ operation: @autoclosure () -> String,
+        within budget: Duration? = nil,
         _ body: (PostgresConnection) async throws -> T
     ) async throws(SignalError) -> T {
-        try await run(operation()) { connection, _ in
+        try await run(operation(), within: budget) { connection, _ in
             try await connection.query("BEGIN", logger: logger)
             let result = try await body(connection)
             try await connection.query("COMMIT", logger: logger)
@@ -119,7 +252,7 @@ final class PostgresConnections: Sendable {
     }
 
     /// Closes the idle connections.
-    func close() async {
+    func closeIdle() async {
         let connections = idle.withLock { list -> [PostgresConnection] in
             defer { list.removeAll() }
             return list
@@ -136,11 +269,11 @@ final class PostgresConnections: Sendable {
         if !open.isEmpty { Task { for connection in open { try? await connection.close() } } }
     }
 
-    private func acquire() async throws(SignalError) -> PostgresConnection {
+    private func acquire() async throws -> PostgresConnection {
         while let connection = idle.withLock({ $0.popLast() }) {
             if !connection.isClosed { return connection }
         }
-        return try await connect()
+        return try await open()
     }
 
     private func release(_ connection: PostgresConnection) {
@@ -177,10 +310,12 @@ final class PostgresConnections: Sendable {
         }
     }
 
-    /// Whether `error` means the connection is gone (or the server is going down or starting up),
-    /// so nothing more can be learnt from it and a new connection may succeed.
+    /// Whether `error` means the connection is gone or could not be made (the server is going down,
+    /// starting up or cannot be reached), so nothing more can be learnt from it and a new connection
+    /// may succeed.
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if let error = error as? SignalError, case .storeUnavailable = error { return true }
+        if error is Unreachable || error is NoAnswer { return true }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
@@ -194,14 +329,52 @@ final class PostgresConnections: Sendable {
         }
     }
 
-    /// A readable description of an error of postgres-nio (whose `description` hides everything).
+    /// A readable description of an error of postgres-nio (whose `description` is a placeholder that
+    /// hides everything): the server's message, SQLSTATE, detail and hint, or the error's code, and
+    /// what caused it. Never the statement's parameters or the password.
     static func describe(_ error: any Error) -> String {
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let message = error.serverInfo?[.message] {
-            return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
-        }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
-        return "\(error.code)"
+        describe(error, depth: 0)
     }
+
+    private static func describe(_ error: any Error, depth: Int) -> String {
+        let cause = { (underlying: (any Error)?) -> String in
+            guard let underlying, depth < 4 else { return "" }
+            return ": " + describe(underlying, depth: depth + 1)
+        }
+        switch error {
+        case let error as PSQLError:
+            guard let info = error.serverInfo, let message = info[.message] else {
+                return "\(Self.name(of: error.code))\(cause(error.underlying))"
+            }
+            var text = "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
+            if let detail = info[.detail] { text += "; detail: \(detail)" }
+            if let hint = info[.hint] { text += "; hint: \(hint)" }
+            return text
+        case let error as PostgresDecodingError:
+            return
+                "cannot decode column '\(error.columnName)' (\(error.columnIndex)) of type \(error.postgresType) as \(error.targetType): \(error.code)"
+        case let error as Unreachable:
+            return describe(error.underlying, depth: depth + 1)
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func name(of code: PSQLError.Code) -> String {
+        switch code {
+        case .connectionError: "connection error"
+        case .serverClosedConnection: "the server closed the connection"
+        case .clientClosedConnection: "the connection was closed"
+        case .uncleanShutdown: "the connection ended uncleanly"
+        case .queryCancelled: "the statement was cancelled"
+        default: "\(code)"
+        }
+    }
+}
+
+/// A TCP connection to the server that could not be made (refused, timed out, no route).
+struct Unreachable: Error, CustomStringConvertible {
+    var underlying: any Error
+    var description: String { PostgresConnections.describe(underlying) }
 }
 #endif

@@ -32,6 +32,12 @@ import PostgresNIO
 /// - **Schema**: created and migrated by the store in its own schema (`PostgresSettings.schema`),
 ///   versioned; a newer version is `SignalError.newerSchema`.
 ///
+/// - **Outages and partitions**: a server that restarts or cannot be reached is tried again for
+///   `Options.reconnectFor` (starting a center too), a connection whose server stopped answering is
+///   noticed within about `Options.connectionTimeout`, and every call returns or throws
+///   (`SignalError.storeUnavailable`, naming the cause) within `reconnectFor` plus
+///   `connectionTimeout`. Ending a run tries for at most `Options.lease`.
+///
 /// The store connects when first used; `prepare()` connects and migrates at once, so a server that
 /// cannot be reached is reported then (`SignalError.storeUnavailable`, naming host and port).
 public final class PostgresSignalStore: SignalStore {
@@ -40,7 +46,9 @@ public final class PostgresSignalStore: SignalStore {
         /// This host's name, recorded with its runs (for logs and operators).
         public var hostID: String
         /// How long a run may stay silent (no heartbeat) before it is taken over although its lock
-        /// is held: covers hosts cut off without their connection closing.
+        /// is held: covers hosts cut off without their connection closing. A run whose renewal gets
+        /// no answer for half the lease closes its lock connection and reconnects; one that renewed
+        /// nothing for the whole lease logs that it may have been taken over.
         public var lease: Duration
         /// How often a run renews its lease.
         public var heartbeatInterval: Duration
@@ -48,9 +56,20 @@ public final class PostgresSignalStore: SignalStore {
         public var livenessCheckInterval: Duration
         /// The fallback: how often a waiting center looks for deliveries without a notification.
         public var rescanInterval: Duration
-        /// How long operations keep trying to reach a server they reached before (e.g. while it
-        /// restarts) before throwing `SignalError.storeUnavailable`.
+        /// How long the store keeps trying to reach the server once it is lost (the server restarts,
+        /// the network is cut) or while it cannot be reached at all (also when a center starts),
+        /// before throwing `SignalError.storeUnavailable` naming the cause. The budget is the
+        /// outage's: once the server has been unreachable this long, later calls try once and fail
+        /// until it answers again. Every store call returns or throws within `reconnectFor` plus
+        /// `connectionTimeout`; ending a run (`SignalCenter.stop()`) tries for at most `lease`
+        /// (what it cannot give back is taken over by another process after the lease).
         public var reconnectFor: Duration
+        /// How long connecting may take (TCP and PostgreSQL's startup, each), and how long a
+        /// connection may go without the server acknowledging what was sent to it (TCP keepalive
+        /// probes after half of it, `TCP_USER_TIMEOUT` on Linux) before it counts as lost: a server
+        /// cut off by the network is noticed within about this time, and the call tries again on a
+        /// new connection.
+        public var connectionTimeout: Duration
         /// How long completions stay in the history (`completions(of:)`).
         public var completionHistory: Duration
         /// Where the store logs takeovers, reconnections and migrations.
@@ -63,7 +82,7 @@ public final class PostgresSignalStore: SignalStore {
             hostID: String = ProcessInfo.processInfo.hostName, lease: Duration = .seconds(30),
             heartbeatInterval: Duration = .seconds(2), livenessCheckInterval: Duration = .seconds(2),
             rescanInterval: Duration = .seconds(5), reconnectFor: Duration = .seconds(60),
-            completionHistory: Duration = .seconds(86_400),
+            connectionTimeout: Duration = .seconds(10), completionHistory: Duration = .seconds(86_400),
             logger: Logger = Logger(label: "HandlerKitSignalsPostgres")
         ) {
             self.hostID = hostID
@@ -72,6 +91,7 @@ public final class PostgresSignalStore: SignalStore {
             self.livenessCheckInterval = livenessCheckInterval
             self.rescanInterval = rescanInterval
             self.reconnectFor = reconnectFor
+            self.connectionTimeout = connectionTimeout
             self.completionHistory = completionHistory
             self.logger = logger
         }
@@ -107,7 +127,8 @@ public final class PostgresSignalStore: SignalStore {
         namespace = "handlerkit_signals.\(schema)"
         channel = "\(schema)_wake"
         connections = PostgresConnections(
-            settings: settings, logger: options.logger, reconnectFor: options.reconnectFor)
+            settings: settings, logger: options.logger, reconnectFor: options.reconnectFor,
+            connectionTimeout: options.connectionTimeout)
     }
 
     /// A store at a `postgres://user:password@host:port/database?schema=name` URL.
@@ -137,7 +158,7 @@ public final class PostgresSignalStore: SignalStore {
 
     /// Closes the store's idle connections (runs keep theirs until they end).
     public func close() async {
-        await connections.close()
+        await connections.closeIdle()
     }
 
     // MARK: Runs
@@ -164,7 +185,10 @@ public final class PostgresSignalStore: SignalStore {
         let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
         await keeper?.stop(closing: false)
         do {
-            _ = try await connections.transaction("ending run \(runID) of component '\(component)'") { connection in
+            // Bounded by the lease: a run that cannot be ended sooner is taken over after it anyway.
+            _ = try await connections.transaction(
+                "ending run \(runID) of component '\(component)'", within: min(options.reconnectFor, options.lease)
+            ) { connection in
                 try await run(plan, connection)
             }
         } catch {

@@ -37,7 +37,10 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                 do {
                     let connection = try await connections.connect()
                     self?.connection.withLock { $0 = connection }
-                    if lost { logger.notice("signal store \(location): wake-up connection back, listening again") }
+                    if lost {
+                        logger.notice("signal store \(location): wake-up connection back, listening again")
+                        lost = false
+                    }
                     defer { Task { try? await connection.close() } }
                     if Task.isCancelled { break }
                     try await connection.listen(on: channel) { notifications in
@@ -48,10 +51,11 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    lost = true
-                    logger.notice(
+                    let message =
                         "signal store \(connections.settings.location): wake-up connection lost, reconnecting: \(PostgresConnections.describe(error))"
-                    )
+                    // Once per outage; the tries after it fail the same way.
+                    if lost { logger.debug("\(message)") } else { logger.notice("\(message)") }
+                    lost = true
                 }
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))

@@ -12,57 +12,69 @@ import PostgresNIO
 /// the component to take over. When the connection is lost (the server restarted) it reconnects,
 /// takes the lock again and renews the lease; when it finds its run record gone (taken over after
 /// its lease expired) it records the run again, empty, and logs it.
+///
+/// Every statement of the keeper gets half the lease to answer, else its connection is closed and
+/// made again: a keeper cut off from the server notices within half the lease, and logs once it
+/// has renewed nothing for the whole lease (other processes may then take its run over).
 final class RunKeeper: Sendable {
     let runID: String
     let component: String
     /// The run's retry policy, by which the runs it takes over count their started attempts.
     let retry: RetryPolicy
     private let lockKey: Int32
+    /// How long a statement of the keeper may go unanswered: half the lease.
+    private let bound: Duration
     private let connection: Locked<PostgresConnection?>
     private let task = Locked<Task<Void, Never>?>(nil)
 
     private init(
-        runID: String, component: String, retry: RetryPolicy, lockKey: Int32, connection: PostgresConnection
+        runID: String, component: String, retry: RetryPolicy, lockKey: Int32, bound: Duration,
+        connection: PostgresConnection
     ) {
         self.runID = runID
         self.component = component
         self.retry = retry
         self.lockKey = lockKey
+        self.bound = bound
         self.connection = Locked(connection)
     }
 
-    /// Records the run and takes its lock (lock first: the record never exists without it).
+    /// Records the run and takes its lock (lock first: the record never exists without it), trying
+    /// again for `reconnectFor` while the server cannot be reached.
     static func start(
         store: PostgresSignalStore, runID: String, component: String, retry: RetryPolicy
     ) async throws(SignalError) -> RunKeeper {
-        let connection = try await store.connections.connect()
         let logger = store.options.logger
-        do {
+        let (key, connection) = try await store.connections.runOnOwnConnection(
+            "starting run \(runID) of component '\(component)'"
+        ) { connection in
             var key: Int32 = 0
             for try await value in try await connection.query(
                 "SELECT nextval('run_lock_keys')::integer",
                 logger: logger
             ).decode(Int32.self) { key = value }
             try await connection.query("SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(key))", logger: logger)
-            let keeper = RunKeeper(
-                runID: runID, component: component, retry: retry, lockKey: key, connection: connection)
-            try await keeper.record(on: connection, store: store)
-            keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
-            return keeper
-        } catch {
-            try? await connection.close()
-            throw store.connections.signalError(error, operation: "starting run \(runID) of component '\(component)'")
+            try await record(runID: runID, component: component, lockKey: key, on: connection, store: store)
+            return key
         }
+        let keeper = RunKeeper(
+            runID: runID, component: component, retry: retry, lockKey: key, bound: store.options.lease / 2,
+            connection: connection)
+        keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
+        return keeper
     }
 
     /// Stops renewing the lease; with `closing`, closes the connection, which releases the run's lock.
+    /// Waits for a renewal in progress at most half the lease (it is cancelled, and changes nothing after).
     func stop(closing: Bool) async {
         let running = task.withLock { task -> Task<Void, Never>? in
             defer { task = nil }
             return task
         }
-        running?.cancel()
-        await running?.value
+        if let running {
+            running.cancel()
+            await ConnectionWatchdog.wait(for: running, atMost: bound + .seconds(1))
+        }
         guard closing,
             let open = connection.withLock({ connection -> PostgresConnection? in
                 defer { connection = nil }
@@ -72,7 +84,10 @@ final class RunKeeper: Sendable {
         try? await open.close()
     }
 
-    private func record(on connection: PostgresConnection, store: PostgresSignalStore) async throws {
+    private static func record(
+        runID: String, component: String, lockKey: Int32, on connection: PostgresConnection,
+        store: PostgresSignalStore
+    ) async throws {
         let now = Date().timeIntervalSince1970
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
         try await connection.query(
@@ -86,44 +101,74 @@ final class RunKeeper: Sendable {
 
     private func keepAlive(store: PostgresSignalStore) async {
         let logger = store.options.logger
+        let heartbeat = store.options.heartbeatInterval
         var lastCheck = ContinuousClock.now
-        var wait = store.options.heartbeatInterval
+        var lastRenewal = ContinuousClock.now
+        var failing = false
+        var lapseReported = false
+        var wait = heartbeat
         while !Task.isCancelled {
             try? await Task.sleep(for: wait)
             if Task.isCancelled { break }
             do {
                 let current = try await liveConnection(store: store)
-                var renewed = 0
-                for try await _ in try await current.query(
-                    """
-                    UPDATE runs SET heartbeat_at = clock_timestamp(), backend_pid = pg_backend_pid()
-                    WHERE run_id = \(runID) RETURNING 1
-                    """, logger: logger)
-                { renewed += 1 }
+                let renewed = try await ConnectionWatchdog.bounded(current, within: bound) {
+                    var renewed = 0
+                    for try await _ in try await current.query(
+                        """
+                        UPDATE runs SET heartbeat_at = clock_timestamp(), backend_pid = pg_backend_pid()
+                        WHERE run_id = \(runID) RETURNING 1
+                        """, logger: logger)
+                    { renewed += 1 }
+                    return renewed
+                }
+                // Stopped meanwhile: the run is being ended, its record must not come back.
+                if Task.isCancelled { break }
                 if renewed == 0 {
                     logger.warning(
                         "signal store \(store.location): run \(runID) of component '\(component)' was taken over by another process (its lease expired or its lock was lost); it carries on as an empty run"
                     )
-                    try await record(on: current, store: store)
+                    try await ConnectionWatchdog.bounded(current, within: bound) {
+                        try await Self.record(
+                            runID: runID, component: component, lockKey: lockKey, on: current, store: store)
+                    }
                 }
-                wait = store.options.heartbeatInterval
+                if failing {
+                    logger.notice(
+                        "signal store \(store.location): run \(runID) renews its lease again after \(PostgresConnections.format(lastRenewal.duration(to: .now)))"
+                    )
+                }
+                lastRenewal = .now
+                failing = false
+                lapseReported = false
+                wait = heartbeat
                 if lastCheck.duration(to: .now) >= store.options.livenessCheckInterval {
                     lastCheck = .now
                     _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: retry)
-                    try await store.forgetOldPosts(current)
+                    try await ConnectionWatchdog.bounded(current, within: bound) {
+                        try await store.forgetOldPosts(current)
+                    }
                 }
             } catch {
                 if Task.isCancelled { break }
-                logger.notice(
-                    "signal store \(store.location): run \(runID) lost its connection, reconnecting: \(PostgresConnections.describe(error))"
-                )
+                let message =
+                    "signal store \(store.location): run \(runID) cannot renew its lease, reconnecting: \(PostgresConnections.describe(error))"
+                if failing { logger.debug("\(message)") } else { logger.notice("\(message)") }
+                // Soon after the first failure, then less often, up to the heartbeat interval.
+                wait = failing ? min(wait * 2, heartbeat) : .milliseconds(100)
+                failing = true
+                if !lapseReported, lastRenewal.duration(to: .now) >= store.options.lease {
+                    lapseReported = true
+                    logger.warning(
+                        "signal store \(store.location): run \(runID) of component '\(component)' renewed no lease for \(PostgresConnections.format(lastRenewal.duration(to: .now))) (lease \(PostgresConnections.format(store.options.lease))): other processes of the component may take its deliveries over"
+                    )
+                }
                 if let broken = connection.withLock({ connection -> PostgresConnection? in
                     defer { connection = nil }
                     return connection
                 }) {
                     try? await broken.close()
                 }
-                wait = .milliseconds(100)
             }
         }
     }
@@ -133,8 +178,10 @@ final class RunKeeper: Sendable {
         if let current = connection.withLock({ $0 }), !current.isClosed { return current }
         let fresh = try await store.connections.connect()
         do {
-            try await fresh.query(
-                "SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(lockKey))", logger: store.options.logger)
+            try await ConnectionWatchdog.bounded(fresh, within: bound) {
+                try await fresh.query(
+                    "SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(lockKey))", logger: store.options.logger)
+            }
         } catch {
             try? await fresh.close()
             throw error

@@ -307,16 +307,20 @@ struct PrivateServer {
 @Suite("Signals on PostgreSQL: typed errors")
 struct PostgresStoreErrorTests {
     @Test func anUnreachableServerIsATypedErrorNamingHostAndPort() async throws {
-        let store = try PostgresSignalStore(url: "postgres://nobody@127.0.0.1:1/none")
+        let store = try PostgresSignalStore(
+            url: "postgres://nobody@127.0.0.1:1/none", options: .init(reconnectFor: .seconds(1)))
+        let start = ContinuousClock.now
         let error = await #expect(throws: SignalError.self) {
             _ = try await SignalCenter.start(component: "app", store: store)
         }
+        #expect(start.duration(to: .now) >= .seconds(1), "tried for reconnectFor")
         guard case .storeUnavailable(let path, let reason)? = error else {
             Issue.record("expected storeUnavailable, got \(String(describing: error))")
             return
         }
         #expect(path == "postgres://nobody@127.0.0.1:1/none (schema handlerkit_signals)")
-        #expect(reason.hasPrefix("cannot connect to the PostgreSQL server at 127.0.0.1:1: "), "\(reason)")
+        #expect(reason.hasPrefix("cannot reach the PostgreSQL server at 127.0.0.1:1 during "), "\(reason)")
+        #expect(reason.contains("Connection refused"), "\(reason)")
     }
 
     @Test func badSettingsAreTypedErrors() throws {

@@ -18,6 +18,8 @@
 //   serve --db PATH --component C --log LOG --signals N [--prefix S] --ready FILE
 //       starts a run with automatic delivery, registers one once consumer per signal, creates FILE,
 //       and exits when all of them were delivered (woken by the posts of other processes)
+//   hold --postgres URL --component C --log LOG --ready FILE --stop-file FILE …
+//       a host of the partition tests: delivers with slow handlers and times the store's answers (ProbeHold.swift)
 // Instead of --db PATH, `--postgres URL [--host ID]` uses a PostgreSQL store (see ProbeStore.swift).
 // Kill points: postBeforeCommit, afterClaim, insideHandler, beforeCompletion.
 import Foundation
@@ -166,7 +168,7 @@ func run() async throws {
         say("served")
         try await center.stop()
     default:
-        throw ProbeError("unknown command \(arguments.command)")
+        guard try await PartitionProbe.run(arguments) else { throw ProbeError("unknown command \(arguments.command)") }
     }
 }
 

@@ -1,0 +1,84 @@
+# Functions that make a throwaway PostgreSQL server, for Scripts/with-postgres.sh and
+# Scripts/netns-postgres.sh (source this file; it sets bin_dir, server_user and unavailable):
+#
+#   pg_prepare DATA_ROOT      finds the binaries, picks the server's user, runs initdb in DATA_ROOT/data
+#   pg_start DATA_ROOT ADDRESSES PORT [PREFIX…]
+#                             starts the server listening on ADDRESSES:PORT only (no Unix socket),
+#                             run through PREFIX (e.g. `ip netns exec NAME`)
+#   pg_stop DATA_ROOT [PREFIX…]   stops it at once
+#
+# The server trusts every connection (it is reachable from this machine alone and holds nothing but
+# test data). initdb refuses to run as root: as root, the server runs as the system user `postgres`
+# when it exists, else as a system user `handlerkit-pg` created for it (`useradd --system`).
+# Binaries come from PATH, else from /usr/lib/postgresql/<version>/bin (Debian's `postgresql`, which
+# Scripts/install-dependencies.sh installs). On failure the functions return 1 with `unavailable`
+# set to the reason.
+
+bin_dir=""
+server_user=""
+unavailable=""
+
+pg_find_bin_dir() {
+    local dir
+    if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+        dirname "$(command -v initdb)"
+        return 0
+    fi
+    for dir in /usr/lib/postgresql/15/bin /usr/lib/postgresql/*/bin; do
+        [[ -x "$dir/initdb" && -x "$dir/pg_ctl" ]] && { echo "$dir"; return 0; }
+    done
+    return 1
+}
+
+# Runs a command as the server's user.
+pg_as_server_user() {
+    if [[ -n "${server_user:-}" ]]; then
+        runuser -u "$server_user" -- "$@"
+    else
+        "$@"
+    fi
+}
+
+pg_prepare() {
+    local data_root="$1"
+    if ! bin_dir="$(pg_find_bin_dir)"; then
+        unavailable="no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under /usr/lib/postgresql/*/bin; run Scripts/install-dependencies.sh as root (installs Debian's postgresql)"
+        return 1
+    fi
+    if [[ "$(id -u)" -eq 0 ]]; then
+        if id postgres >/dev/null 2>&1; then
+            server_user=postgres
+        else
+            id handlerkit-pg >/dev/null 2>&1 ||
+                useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin handlerkit-pg ||
+                { unavailable="running as root, and no unprivileged user for the server: useradd handlerkit-pg failed"; return 1; }
+            server_user=handlerkit-pg
+        fi
+    fi
+    chmod 755 "$data_root"
+    [[ -n "$server_user" ]] && chown "$server_user" "$data_root"
+    local log="$data_root/initdb.log"
+    if ! pg_as_server_user "$bin_dir/initdb" -D "$data_root/data" -U handlerkit --auth=trust --encoding=UTF8 --no-sync >"$log" 2>&1; then
+        unavailable="initdb failed: $(tail -n 3 "$log" | tr '\n' ' ')"
+        return 1
+    fi
+}
+
+pg_start() {
+    local data_root="$1" addresses="$2" port="$3"
+    shift 3
+    local as_user=()
+    [[ -n "$server_user" ]] && as_user=(runuser -u "$server_user" --)
+    "$@" "${as_user[@]}" "$bin_dir/pg_ctl" -D "$data_root/data" -l "$data_root/server.log" -w -t 60 \
+        -o "-c listen_addresses=$addresses -c port=$port -c unix_socket_directories= -c fsync=off -c max_connections=200" \
+        start >/dev/null 2>&1
+}
+
+pg_stop() {
+    local data_root="$1"
+    shift
+    [[ -f "$data_root/data/postmaster.pid" ]] || return 0
+    local as_user=()
+    [[ -n "$server_user" ]] && as_user=(runuser -u "$server_user" --)
+    "$@" "${as_user[@]}" "$bin_dir/pg_ctl" -D "$data_root/data" -m immediate -w stop >/dev/null 2>&1
+}
