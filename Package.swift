@@ -187,6 +187,7 @@ let package = Package(
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                 "handlerkit-signals-probe",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),

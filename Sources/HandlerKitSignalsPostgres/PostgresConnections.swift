@@ -114,7 +114,7 @@ final class PostgresConnections: Sendable {
     func run<T: Sendable>(
         _ operation: @autoclosure () -> String,
         within budget: Duration? = nil,
-        _ body: (PostgresConnection, _ isRetry: Bool) async throws -> T
+        _ body: @escaping @Sendable (PostgresConnection, _ isRetry: Bool) async throws -> T
     ) async throws(SignalError) -> T {
         try await attempts(operation, budget: budget ?? reconnectFor, ownConnection: false, body).result
     }
@@ -123,7 +123,7 @@ final class PostgresConnections: Sendable {
     /// result, retried like `run`.
     func runOnOwnConnection<T: Sendable>(
         _ operation: @autoclosure () -> String,
-        _ body: (PostgresConnection) async throws -> T
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(SignalError) -> (result: T, connection: PostgresConnection) {
         try await attempts(operation, budget: reconnectFor, ownConnection: true) { connection, _ in
             try await body(connection)
@@ -132,7 +132,7 @@ final class PostgresConnections: Sendable {
 
     private func attempts<T: Sendable>(
         _ operation: () -> String, budget: Duration, ownConnection: Bool,
-        _ body: (PostgresConnection, _ isRetry: Bool) async throws -> T
+        _ body: @escaping @Sendable (PostgresConnection, _ isRetry: Bool) async throws -> T
     ) async throws(SignalError) -> (result: T, connection: PostgresConnection) {
         let start = ContinuousClock.now
         var giveUp = start + budget
@@ -162,17 +162,19 @@ final class PostgresConnections: Sendable {
                 wait = min(wait * 2, .seconds(1))
                 continue
             }
-            // A statement still unanswered at the deadline is ended by closing its connection.
+            // A statement still unanswered at the deadline ends the try, and its connection is closed.
             let attemptStart = ContinuousClock.now
-            let watchdog = ConnectionWatchdog(closing: connection, at: max(giveUp, .now + connectionTimeout))
+            let deadline = max(giveUp, .now + connectionTimeout)
             do {
-                let result = try await body(connection, isRetry)
-                _ = watchdog.end()
+                let retrying = isRetry
+                let result = try await ConnectionWatchdog.answer(
+                    closing: connection, by: deadline, waited: attemptStart.duration(to: deadline)
+                ) { try await body(connection, retrying) }
                 noteSuccess()
                 if !ownConnection { release(connection) }
                 return (result, connection)
             } catch {
-                let timedOut = watchdog.end()
+                let timedOut = error is NoAnswer
                 let lost = timedOut || Self.isConnectionLoss(error)
                 if lost || ownConnection || connection.isClosed || error is PSQLError {
                     // A statement failed: the connection is not reused, since a transaction may be open on it
@@ -241,12 +243,12 @@ final class PostgresConnections: Sendable {
     func transaction<T: Sendable>(
         _ operation: @autoclosure () -> String,
         within budget: Duration? = nil,
-        _ body: (PostgresConnection) async throws -> T
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(SignalError) -> T {
         try await run(operation(), within: budget) { connection, _ in
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("BEGIN", logger: self.logger)
             let result = try await body(connection)
-            try await connection.query("COMMIT", logger: logger)
+            try await connection.query("COMMIT", logger: self.logger)
             return result
         }
     }

@@ -151,7 +151,8 @@ public final class PostgresSignalStore: SignalStore {
         if prepared.withLock({ $0 }) { return }
         try await connections.transaction("creating or migrating the schema") { connection in
             try await PostgresSchema.migrate(
-                connection, schema: schema, namespace: namespace, location: location, logger: options.logger)
+                connection, schema: self.schema, namespace: self.namespace, location: self.location,
+                logger: self.options.logger)
         }
         prepared.withLock { $0 = true }
     }
@@ -171,8 +172,8 @@ public final class PostgresSignalStore: SignalStore {
         keepers.withLock { $0[runID] = keeper }
         do {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
-                try await forgetOldPosts(connection)
-                _ = try await run(plan, connection)
+                try await self.forgetOldPosts(connection)
+                _ = try await self.run(plan, connection)
             }
         } catch {
             keepers.withLock { $0[runID] = nil }
@@ -189,7 +190,7 @@ public final class PostgresSignalStore: SignalStore {
             _ = try await connections.transaction(
                 "ending run \(runID) of component '\(component)'", within: min(options.reconnectFor, options.lease)
             ) { connection in
-                try await run(plan, connection)
+                try await self.run(plan, connection)
             }
         } catch {
             await keeper?.stop(closing: true)
@@ -206,7 +207,7 @@ public final class PostgresSignalStore: SignalStore {
                 SELECT 0, run_id FROM runs WHERE component = \(component)
                 UNION SELECT 1, run_id FROM consumers WHERE component = \(component)
                 UNION SELECT 2, owner_run FROM deliveries WHERE component = \(component)
-                """, logger: options.logger)
+                """, logger: self.options.logger)
             var runs = RunsOfComponent(recorded: [], namedByConsumers: [], owningDeliveries: [])
             for try await (source, run) in rows.decode((Int, String).self) {
                 switch source {
@@ -229,12 +230,12 @@ public final class PostgresSignalStore: SignalStore {
         // A run whose lease expired may still hold its lock through a connection the server has not
         // noticed is gone: end that connection (best effort; needs the same role or pg_signal_backend).
         let expired = try await connections.run("checking the lease of run \(candidate)") { connection, _ in
-            try await strings(
+            try await self.strings(
                 connection.query(
                     """
                     SELECT host FROM runs WHERE run_id = \(candidate)
                     AND extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease)
-                    """, logger: options.logger)
+                    """, logger: self.options.logger)
             ).first
         }
         if let host = expired {
@@ -245,31 +246,31 @@ public final class PostgresSignalStore: SignalStore {
                 try await connection.query(
                     """
                     SELECT pg_terminate_backend(backend_pid) FROM runs WHERE run_id = \(candidate)
-                    """, logger: options.logger)
+                    """, logger: self.options.logger)
             }
         }
         return try await connections.transaction("taking over dead run \(candidate) of component '\(component)'") {
             connection -> [Int]? in
             // One taker at a time per candidate.
             try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtext(\(namespace + ":takeover")), hashtext(\(candidate)))",
-                logger: options.logger)
+                "SELECT pg_advisory_xact_lock(hashtext(\(self.namespace + ":takeover")), hashtext(\(candidate)))",
+                logger: self.options.logger)
             let rows = try await connection.query(
                 """
-                SELECT pg_try_advisory_xact_lock(hashtext(\(namespace)), lock_key)
+                SELECT pg_try_advisory_xact_lock(hashtext(\(self.namespace)), lock_key)
                     OR extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease), host
                 FROM runs WHERE run_id = \(candidate)
-                """, logger: options.logger)
+                """, logger: self.options.logger)
             var found: (dead: Bool, host: String)?
             for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
             if let found, !found.dead { return nil }
-            let counts = try await run(plan, connection)
+            let counts = try await self.run(plan, connection)
             if let report = plan.takeoverReport(counts: counts) {
                 let taker = plan.steps.lazy.compactMap { step -> String? in
                     if case .moveConsumers(_, let taker) = step { taker } else { nil }
                 }.first
-                options.logger.notice(
-                    "signal store \(location): run \(taker ?? "?") took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed"
+                self.options.logger.notice(
+                    "signal store \(self.location): run \(taker ?? "?") took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed"
                 )
             }
             return counts
@@ -279,7 +280,7 @@ public final class PostgresSignalStore: SignalStore {
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         try await prepare()
         return try await connections.transaction(plan.purpose) { connection in
-            try await run(plan, connection)
+            try await self.run(plan, connection)
         }
     }
 
@@ -433,7 +434,7 @@ public final class PostgresSignalStore: SignalStore {
                 SELECT consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id
                 FROM consumers WHERE \(component)::text IS NULL OR component = \(component)
                 ORDER BY created_at, consumer_id
-                """, logger: options.logger)
+                """, logger: self.options.logger)
             var records: [ConsumerRecord] = []
             for try await (id, signal, component, run, lifetimeText, modeText, handler, handlerID)
                 in rows.decode((String, String, String, String, String, String, Data, String).self)
@@ -465,37 +466,39 @@ public final class PostgresSignalStore: SignalStore {
         let hook = options.faultHook
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
             if isRetry {
-                try await connection.query("BEGIN", logger: options.logger)
+                try await connection.query("BEGIN", logger: self.options.logger)
                 // Takes the post's id; waits while the lost try's transaction is still open on the server.
-                let taken = try await count(
+                let taken = try await self.count(
                     connection.query(
                         """
                         WITH t AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
                                    VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
                         SELECT count(*) FROM t
-                        """, logger: options.logger))
+                        """, logger: self.options.logger))
                 if taken == 0 {
                     var applied = (0, 0)
                     for try await row in try await connection.query(
                         """
                         SELECT revision, deliveries FROM posts WHERE post_id = \(postID)
-                        """, logger: options.logger
+                        """, logger: self.options.logger
                     ).decode((Int, Int).self) { applied = row }
-                    try await connection.query("COMMIT", logger: options.logger)
-                    options.logger.notice(
-                        "signal store \(location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again"
+                    try await connection.query("COMMIT", logger: self.options.logger)
+                    self.options.logger.notice(
+                        "signal store \(self.location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again"
                     )
                     return applied
                 }
             } else if hook != nil {
-                try await connection.query("BEGIN", logger: options.logger)
+                try await connection.query("BEGIN", logger: self.options.logger)
             }
             var result = (0, 0)
-            for try await (revision, deliveries, _) in try await connection.execute(statement, logger: options.logger) {
+            for try await (revision, deliveries, _) in try await connection.execute(
+                statement, logger: self.options.logger)
+            {
                 result = (revision, deliveries)
             }
             hook?(.postBeforeCommit)
-            if isRetry || hook != nil { try await connection.query("COMMIT", logger: options.logger) }
+            if isRetry || hook != nil { try await connection.query("COMMIT", logger: self.options.logger) }
             return result
         }
         return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
@@ -516,11 +519,11 @@ public final class PostgresSignalStore: SignalStore {
         do {
             claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
                 if recovering || isRetry {
-                    try await claim(
+                    try await self.claim(
                         PostgresStatements.ClaimWithLostClaims(runID: runID, now: now, running: running, limit: limit),
                         connection)
                 } else {
-                    try await claim(
+                    try await self.claim(
                         PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit), connection)
                 }
             }
@@ -576,7 +579,7 @@ public final class PostgresSignalStore: SignalStore {
             rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt)
         let outcome = try await connections.run("starting delivery \(delivery.key)") { connection, _ in
             var outcome = StartOutcome.claimLost
-            for try await (recorded, started) in try await connection.execute(statement, logger: options.logger) {
+            for try await (recorded, started) in try await connection.execute(statement, logger: self.options.logger) {
                 outcome = !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
             }
             return outcome
@@ -624,7 +627,7 @@ public final class PostgresSignalStore: SignalStore {
             endingConsumer: endingConsumer, nextRowID: next?.rowID, nextAttempt: next?.attempt)
         return try await connections.run("completing delivery \(delivery.key)") { connection, isRetry in
             var (completed, recorded, started) = (0, true, 0)
-            for try await row in try await connection.execute(statement, logger: options.logger) {
+            for try await row in try await connection.execute(statement, logger: self.options.logger) {
                 (completed, recorded, started) = row
             }
             let nextOutcome: StartOutcome? = next.map { _ in
@@ -633,12 +636,12 @@ public final class PostgresSignalStore: SignalStore {
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
                 let recordedBefore =
-                    try await count(
+                    try await self.count(
                         connection.query(
                             """
                             SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
                             AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
-                            """, logger: options.logger)) > 0
+                            """, logger: self.options.logger)) > 0
                 return CompletionOutcome(completed: recordedBefore, next: nextOutcome)
             }
             return CompletionOutcome(completed: completed == 1, next: nextOutcome)
@@ -653,7 +656,7 @@ public final class PostgresSignalStore: SignalStore {
         return try await settling(delivery) { () throws(SignalError) in
             try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
                 var released = 0
-                for try await value in try await connection.execute(statement, logger: options.logger) {
+                for try await value in try await connection.execute(statement, logger: self.options.logger) {
                     released = value
                 }
                 return released == 1
@@ -666,7 +669,7 @@ public final class PostgresSignalStore: SignalStore {
         return try await connections.run("reading the status of run \(runID)") { connection, _ in
             var status = RunStatus(openDeliveries: 0, nextDue: nil)
             for try await (open, due) in try await connection.execute(
-                PostgresStatements.Status(runID: runID), logger: options.logger)
+                PostgresStatements.Status(runID: runID), logger: self.options.logger)
             {
                 status = RunStatus(openDeliveries: open, nextDue: due.map { Date(timeIntervalSince1970: $0) })
             }
@@ -683,7 +686,7 @@ public final class PostgresSignalStore: SignalStore {
                 """
                 SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, COALESCE(last_error, 'unknown')
                 FROM deliveries WHERE state = \(unescaped: dead) AND (\(component)::text IS NULL OR component = \(component)) ORDER BY id
-                """, logger: options.logger)
+                """, logger: self.options.logger)
             var dead: [DeadDelivery] = []
             for try await (key, signal, revision, consumer, component, handlerID, attempts, reason)
                 in rows.decode((String, String, Int, String, String, String, Int, String).self)
@@ -703,7 +706,7 @@ public final class PostgresSignalStore: SignalStore {
             let rows = try await connection.query(
                 """
                 SELECT run_id, attempt FROM completions WHERE delivery_key = \(key.rawValue) ORDER BY completed_at
-                """, logger: options.logger)
+                """, logger: self.options.logger)
             var records: [CompletionRecord] = []
             for try await (run, attempt) in rows.decode((String, Int).self) {
                 records.append(CompletionRecord(key: key, runID: run, attempt: attempt))
@@ -722,7 +725,7 @@ public final class PostgresSignalStore: SignalStore {
                        (SELECT count(*) FROM deliveries WHERE state = \(unescaped: pending)),
                        (SELECT count(*) FROM deliveries WHERE state = \(unescaped: claimed)),
                        (SELECT count(*) FROM deliveries WHERE state NOT IN (\(unescaped: pending), \(unescaped: claimed)))
-                """, logger: options.logger)
+                """, logger: self.options.logger)
             var statistics = SignalStoreStatistics()
             for try await (runs, consumers, signals, completions, pending, claimed, dead) in rows.decode(
                 (Int, Int, Int, Int, Int, Int, Int).self)

@@ -117,7 +117,7 @@ final class RunKeeper: Sendable {
                     for try await _ in try await current.query(
                         """
                         UPDATE runs SET heartbeat_at = clock_timestamp(), backend_pid = pg_backend_pid()
-                        WHERE run_id = \(runID) RETURNING 1
+                        WHERE run_id = \(self.runID) RETURNING 1
                         """, logger: logger)
                     { renewed += 1 }
                     return renewed
@@ -130,7 +130,8 @@ final class RunKeeper: Sendable {
                     )
                     try await ConnectionWatchdog.bounded(current, within: bound) {
                         try await Self.record(
-                            runID: runID, component: component, lockKey: lockKey, on: current, store: store)
+                            runID: self.runID, component: self.component, lockKey: self.lockKey, on: current,
+                            store: store)
                     }
                 }
                 if failing {
@@ -180,7 +181,8 @@ final class RunKeeper: Sendable {
         do {
             try await ConnectionWatchdog.bounded(fresh, within: bound) {
                 try await fresh.query(
-                    "SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(lockKey))", logger: store.options.logger)
+                    "SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(self.lockKey))",
+                    logger: store.options.logger)
             }
         } catch {
             try? await fresh.close()
