@@ -16,7 +16,7 @@ import Logging
 ///   delivery. A store whose database is found empty or missing is refused with
 ///   `SignalError.storeLost` rather than made again, empty.
 /// - `<file>-wal`: SQLite's write-ahead log, part of the database: the commits since the last
-///   checkpoint are only there (up to 1,000 pages, 4 MB; a checkpoint copies them into `<file>` when
+///   checkpoint are only there (up to 10,000 pages, 40 MB; a checkpoint copies them into `<file>` when
 ///   the log passes that and when the last process closes the store). Deleting it loses those commits
 ///   (posts, registrations, completions), silently for SQLite; a completion lost this way runs its
 ///   handler again.

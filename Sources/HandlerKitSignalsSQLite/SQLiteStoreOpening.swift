@@ -68,6 +68,7 @@ extension SQLiteSignalStore {
     }
 
     /// The pages the `-wal` file grows to before a commit copies them into the database file: what a
-    /// lost `-wal` file can cost (4 MB with 4 KB pages).
-    static let walAutocheckpointPages = 1_000
+    /// lost `-wal` file can cost (40 MB with 4 KB pages). Checkpointing ten times as often (1,000 pages)
+    /// made the 99th percentile of a delivery's latency about five times as long.
+    static let walAutocheckpointPages = 10_000
 }
