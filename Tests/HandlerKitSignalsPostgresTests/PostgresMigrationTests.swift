@@ -26,18 +26,11 @@ struct PostgresMigrationTests {
         #expect(try await registering.post("s", payload: ["item": 4]).deliveries == 1)
         try await registering.stop()
         await old.close()
-        let psql = Process()
-        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        psql.arguments = [
-            "psql", try PostgresTestServer.requireURL(), "-q", "-c",
+        try await PostgresTestServer.psql(
             """
             ALTER TABLE \(schema).deliveries DROP COLUMN started, DROP COLUMN crashed;
             UPDATE \(schema).schema_version SET version = 2
-            """,
-        ]
-        try psql.run()
-        await Probe.finish(psql)
-        try #require(psql.terminationStatus == 0, "psql is needed to change the store behind its back")
+            """)
 
         let store = try PostgresTestServer.store(folder: folder.path)
         let center = try await manualCenter("app", store: store, registry: registry)

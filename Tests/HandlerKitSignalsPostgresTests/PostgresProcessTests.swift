@@ -340,7 +340,7 @@ struct PostgresStoreErrorTests {
         let store = try PostgresTestServer.store(folder: folder.path)
         try await store.prepare()
         let schema = PostgresTestServer.schema(for: folder.path)
-        try await psql("UPDATE \(schema).schema_version SET version = 99")
+        try await PostgresTestServer.psql("UPDATE \(schema).schema_version SET version = 99")
         let reopened = try PostgresTestServer.store(folder: folder.path)
         await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 3)) {
             try await reopened.prepare()
@@ -354,7 +354,7 @@ struct PostgresStoreErrorTests {
     func aSchemaThatHoldsOtherTablesIsRefusedUntouched() async throws {
         let folder = TemporaryFolder()
         let schema = PostgresTestServer.schema(for: folder.path)
-        try await psql(
+        try await PostgresTestServer.psql(
             "CREATE SCHEMA \(schema); CREATE TABLE \(schema).photos (id integer); CREATE TABLE \(schema).runs (id integer)"
         )
         let store = try PostgresTestServer.store(folder: folder.path)
@@ -368,7 +368,7 @@ struct PostgresStoreErrorTests {
             error?.description
                 == "\(store.location) is not a signal store, so it was left unchanged: it is a schema with other tables 'photos' and no signal store's schema_version; give the signal store a file (or schema) of its own"
         )
-        try await psql(
+        try await PostgresTestServer.psql(
             """
             DO $$ BEGIN IF (SELECT count(*) FROM pg_tables WHERE schemaname = '\(schema)') <> 2 THEN
                 RAISE EXCEPTION 'the store changed the schema'; END IF; END $$
@@ -389,7 +389,7 @@ struct PostgresStoreErrorTests {
         let consumer = try await registering.register(try Handler(id: "Sink.receive", registry: registry), for: "later")
         try await registering.stop()
         await old.close()
-        try await psql("DROP TABLE \(schema).posts; UPDATE \(schema).schema_version SET version = 1")
+        try await PostgresTestServer.psql("DROP TABLE \(schema).posts; UPDATE \(schema).schema_version SET version = 1")
 
         let store = try PostgresTestServer.store(folder: folder.path)
         let center = try await manualCenter("app", store: store, registry: registry)
@@ -416,14 +416,14 @@ struct PostgresStoreErrorTests {
         let consumer = try await center.register(
             try Handler(id: "Sink.receive", registry: registry), for: "progress",
             delivery: .everyRevision)
-        try await psql("ALTER TABLE \(schema).completions RENAME TO completions_away")
+        try await PostgresTestServer.psql("ALTER TABLE \(schema).completions RENAME TO completions_away")
         try await center.post("progress", payload: ["item": 1])
         let error = await #expect(throws: SignalError.self) { try await center.deliverDue() }
         #expect(
             error?.description.contains("relation \"completions\" does not exist") == true,
             "\(String(describing: error))")
 
-        try await psql("ALTER TABLE \(schema).completions_away RENAME TO completions")
+        try await PostgresTestServer.psql("ALTER TABLE \(schema).completions_away RENAME TO completions")
         try await center.post("progress", payload: ["item": 2])
         // Revision 1's delivery is still claimed by this run: it is claimed again, runs again and completes.
         #expect(try await center.deliverDue() == 2)
@@ -433,16 +433,6 @@ struct PostgresStoreErrorTests {
         }
         try await center.stop()
         await store.close()
-    }
-
-    /// Runs `sql` on the test server with psql.
-    func psql(_ sql: String) async throws {
-        let psql = Process()
-        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        psql.arguments = ["psql", try PostgresTestServer.requireURL(), "-q", "-c", sql]
-        try psql.run()
-        await Probe.finish(psql)
-        try #require(psql.terminationStatus == 0, "psql is needed to change the store behind its back: \(sql)")
     }
 }
 #endif

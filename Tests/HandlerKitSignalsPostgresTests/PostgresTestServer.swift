@@ -49,6 +49,16 @@ enum PostgresTestServer {
         return try PostgresSignalStore(settings: settings, options: options)
     }
 
+    /// Runs `sql` on the test server with psql, to change a store behind its back.
+    static func psql(_ sql: String) async throws {
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", try requireURL(), "-q", "-c", sql]
+        try psql.run()
+        await Probe.finish(psql)
+        try #require(psql.terminationStatus == 0, "psql is needed to change the store behind its back: \(sql)")
+    }
+
     /// The URL of the test server with the schema of `folder`, for probe processes.
     static func url(folder: String) throws -> String {
         try requireURL() + "?schema=" + schema(for: folder)
