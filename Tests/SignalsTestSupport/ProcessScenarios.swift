@@ -126,27 +126,11 @@ package struct ProcessScenarios {
         }
         let expected = Set(once.map { "\($0)/1" } + every.flatMap { ["\($0)/1", "\($0)/2"] })
 
-        var kills = 0
-        var finished = false
-        for _ in 0..<2_000 {
-            let outcome = try await probe(
-                kind,
-                [
-                    "consume", "--component", "app", "--kill-at", point,
-                    "--kill-after", "\(Int.random(in: 1...2, using: &random))",
-                ])
-            if outcome.killed {
-                kills += 1
-                continue
-            }
-            #expect(outcome.status == 0, "\(outcome.output)")
-            if try await isSettled(store) {
-                finished = true
-                break
-            }
-            // The killed process's run still looked alive to this one (on PostgreSQL, until the server has
-            // ended its connection, which releases its lock): the next process takes it over.
-            try await Task.sleep(for: .milliseconds(20))
+        let (kills, finished) = try await consumeUntilSettled(kind, store, processes: 2_000) {
+            [
+                "consume", "--component", "app", "--kill-at", point,
+                "--kill-after", "\(Int.random(in: 1...2, using: &random))",
+            ]
         }
         #expect(finished)
         #expect(kills >= 60, "every consumer process is killed after one or two deliveries")
@@ -282,21 +266,8 @@ package struct ProcessScenarios {
                 kind, ["post", "--component", "sync", "--signals", "\(count)", "--prefix", prefix])
             #expect(posted.status == 0, "\(posted.output)")
         }
-        var kills = 0
-        var finished = false
-        for _ in 0..<40 {
-            let outcome = try await probe(
-                kind, ["consume", "--component", "app", "--max-attempts", "\(maximumAttempts)", "--stop"])
-            if outcome.killed {
-                kills += 1
-                continue
-            }
-            #expect(outcome.status == 0, "\(outcome.output)")
-            if try await isSettled(store) {
-                finished = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        let (kills, finished) = try await consumeUntilSettled(kind, store, processes: 40) {
+            ["consume", "--component", "app", "--max-attempts", "\(maximumAttempts)", "--stop"]
         }
         #expect(finished, "nothing left open")
         let poisonKey = "\(try #require(poison.first))/1"
@@ -378,6 +349,28 @@ package struct ProcessScenarios {
         print(
             "signals.fencing_test store=\(kind.name) deliveries=12 started_after_completion=\(handlerLog.startedAfterCompletion.count) starts_by_stopped_run=\(startsByStopped) lost=\(lost) completed_twice=\(completedTwice)"
         )
+    }
+
+    /// Runs consumer processes of component `app` one after another (at most `processes`), each with
+    /// the arguments `arguments` makes, until nothing is open; returns how many were killed and whether
+    /// the store settled.
+    func consumeUntilSettled(
+        _ kind: StoreKind, _ store: any SignalStore, processes: Int, _ arguments: () -> [String]
+    ) async throws -> (kills: Int, finished: Bool) {
+        var kills = 0
+        for _ in 0..<processes {
+            let outcome = try await probe(kind, arguments())
+            if outcome.killed {
+                kills += 1
+                continue
+            }
+            #expect(outcome.status == 0, "\(outcome.output)")
+            if try await isSettled(store) { return (kills, true) }
+            // The killed process's run still looked alive to this one (on PostgreSQL, until the server has
+            // ended its connection, which releases its lock): the next process takes it over.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (kills, false)
     }
 
     func completions(_ store: any SignalStore, _ key: String) async throws -> Int {
