@@ -37,7 +37,9 @@ enum ProbeFaults {
         }
         if let ready = stopping {
             _ = FileManager.default.createFile(atPath: ready, contents: nil)
-            kill(getpid(), SIGSTOP)
+            // `raise` stops this thread before it returns; `kill(getpid(), …)` would be taken by
+            // another thread, and this one would run on until that thread is scheduled.
+            raise(SIGSTOP)
         }
     }
 

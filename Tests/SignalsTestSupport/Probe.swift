@@ -64,12 +64,20 @@ package enum Probe {
             output: text)
     }
 
-    /// Whether `process` is stopped (by SIGSTOP), as `/proc` tells.
+    /// Whether every thread of `process` is stopped (by SIGSTOP), as `/proc` tells. A stop signal
+    /// reaches the threads of a process one by one, so the main thread alone can be stopped while
+    /// another still runs.
     package static func isStopped(_ process: Process) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else {
+            return false
+        }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+        }
     }
 
     /// Waits for `process` to end.
