@@ -88,7 +88,12 @@ public final class SQLiteSignalStore: SignalStore {
         self.path = path
         self.options = options
         queue = try Self.openDatabase(path: path, options: options)
-        sharedMemory = SharedMemoryGuard(path: StoreFiles(path: path).sharedMemory)
+        let logger = options.logger
+        sharedMemory = SharedMemoryGuard(path: StoreFiles(path: path).sharedMemory) { found, size in
+            logger?.warning(
+                "signal store \(path): its -shm file was cut to \(found) bytes while open; gave it back its \(size) bytes, SQLite rebuilds its index from the -wal file"
+            )
+        }
     }
 
     deinit {
@@ -715,6 +720,13 @@ public final class SQLiteSignalStore: SignalStore {
     static func signalError(_ error: any Error, path: String, operation: String, busyWait: Double = 0) -> SignalError {
         if let error = error as? SignalError { return error }
         if let frozen = error as? SharedMemoryFrozen { return .storeReadOnly(path: frozen.path, operation: operation) }
+        if let cut = error as? SharedMemoryCut {
+            return .storeCorrupt(
+                path: cut.path, operation: operation,
+                detail:
+                    "the file was cut to \(cut.size) bytes while this process maps it, and it cannot be extended back (\(cut.reason)); every process using the store must be restarted"
+            )
+        }
         guard let error = error as? DatabaseError else {
             return .database(path: path, operation: operation, detail: "\(error)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HandlerKit
 
 #if canImport(Glibc)
 import Glibc
@@ -6,25 +7,44 @@ import Glibc
 import Darwin
 #endif
 
-/// Keeps a connection away from its `-shm` file once that file is made immutable (`chattr +i`,
-/// `chflags uchg`).
+/// Keeps a connection away from a `-shm` file it can no longer use through its mapping.
 ///
-/// SQLite maps `<file>-shm` into memory and writes it at every transaction, reads included, and when
-/// the connection closes. Once the file is immutable, the kernel answers the first write to a page of
-/// it that was flushed since with SIGBUS, which kills the process. So the store asks this guard before
-/// each transaction (one `ioctl` on a descriptor held open) and, when the file is immutable, throws
-/// `SignalError.storeReadOnly` naming it instead, and never closes the connection (a process exits
-/// without closing it). A file made immutable between the check and SQLite's write still kills the
-/// process; that window is one transaction's first microseconds.
+/// SQLite maps `<file>-shm` into memory and reads and writes it at every transaction, and when the
+/// connection closes. Two changes made to that file from outside turn the next access into SIGBUS,
+/// which kills the process:
+///
+/// - The file made immutable (`chattr +i`, `chflags uchg`): the kernel answers the first write to a
+///   page of it that was flushed since with SIGBUS. The guard then throws
+///   `SignalError.storeReadOnly` naming it, and the connection is never closed (a process exits
+///   without closing it).
+/// - The file cut short (truncated by hand or by a tool that "cleans up" sidecar files): every access
+///   past its new end is a SIGBUS. The guard extends it back to the largest size it was seen with;
+///   the pages come back as zeros, from which SQLite rebuilds its index from the `-wal` file, as it
+///   does after a crash. Logged as a warning.
+///
+/// The store asks the guard before each transaction (an `ioctl` and an `fstat` on a descriptor held
+/// open). A change made between the check and SQLite's access still kills the process; that window
+/// is one transaction's first microseconds.
+///
+/// The descriptor stays open as long as the connection: closing a descriptor of the file would drop
+/// the POSIX locks SQLite holds on it in this process.
 final class SharedMemoryGuard: Sendable {
     /// The `-shm` file.
     let path: String
-    /// A read-only descriptor of the `-shm` file the connection maps (-1 when it could not be opened).
+    /// A descriptor of the `-shm` file the connection maps, read-write when the file allows it (-1
+    /// when it could not be opened).
     private let descriptor: Int32
+    /// The largest size the file was seen with: SQLite may have mapped it up to there.
+    private let mappedSize = Locked<Int64>(0)
+    /// Told the size a cut file had and the size it was given back.
+    private let restored: @Sendable (_ found: Int64, _ size: Int64) -> Void
 
-    init(path: String) {
+    init(path: String, restored: @escaping @Sendable (_ found: Int64, _ size: Int64) -> Void) {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        self.restored = restored
+        var fd = open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        descriptor = fd
     }
 
     deinit {
@@ -50,9 +70,30 @@ final class SharedMemoryGuard: Sendable {
         #endif
     }
 
-    /// Throws `SharedMemoryFrozen` when the `-shm` file is immutable.
+    /// Throws `SharedMemoryFrozen` when the `-shm` file is immutable, and gives a file that was cut
+    /// short its size back (`SharedMemoryCut` when it cannot).
     func check() throws {
         if isFrozen { throw SharedMemoryFrozen(path: path) }
+        try restoreSize()
+    }
+
+    /// Extends the file back to the largest size it was seen with, when it is shorter now.
+    private func restoreSize() throws {
+        var status = stat()
+        guard descriptor >= 0, fstat(descriptor, &status) == 0 else { return }
+        let size = Int64(status.st_size)
+        let largest = mappedSize.withLock { largest -> Int64? in
+            if size >= largest {
+                largest = size
+                return nil
+            }
+            return largest
+        }
+        guard let largest else { return }
+        guard ftruncate(descriptor, off_t(largest)) == 0 else {
+            throw SharedMemoryCut(path: path, size: size, reason: String(cString: strerror(errno)))
+        }
+        restored(size, largest)
     }
 }
 
@@ -60,4 +101,13 @@ final class SharedMemoryGuard: Sendable {
 /// `SQLiteSignalStore.signalError` makes it `SignalError.storeReadOnly` naming the file.
 struct SharedMemoryFrozen: Error {
     let path: String
+}
+
+/// A transaction refused because the store's `-shm` file was cut short and could not be given its
+/// size back (see `SharedMemoryGuard`); `SQLiteSignalStore.signalError` makes it
+/// `SignalError.storeCorrupt` naming the file.
+struct SharedMemoryCut: Error {
+    let path: String
+    let size: Int64
+    let reason: String
 }

@@ -200,6 +200,36 @@ struct SQLiteStoreFileTests {
         )
     }
 
+    // MARK: A -shm file cut short while open
+
+    /// The `-shm` file truncated while a center has the store open (by hand, or by a tool that
+    /// empties "temporary" files): any access to the mapped file past its new end would be SIGBUS.
+    /// The next call gives the file its size back (logged once), SQLite rebuilds its index from the
+    /// `-wal`, and nothing committed before or after is lost.
+    @Test func aSharedMemoryFileCutWhileOpenIsGivenBackItsSizeAndNothingIsLost() async throws {
+        let messages = LogMessages()
+        let logger = Logger(label: "test") { _ in messages }
+        let registry = try makeRegistry(Recorder())
+        let store = try SQLiteSignalStore(path: path, options: .init(logger: logger))
+        let center = try await manualCenter("app", store: store, registry: registry)
+        _ = try await center.register(
+            try Handler(id: "Sink.receive", registry: registry), for: "s", delivery: .everyRevision)
+        for index in 0..<50 { _ = try await center.post("s", payload: ["item": index]) }
+        let mapped = try #require(StoreFile.size(path + "-shm"))
+        #expect(mapped >= 32_768)
+
+        #expect(truncate(path + "-shm", 0) == 0)
+        for index in 50..<100 { _ = try await center.post("s", payload: ["item": index]) }
+        #expect(StoreFile.size(path + "-shm") ?? 0 >= mapped)
+        #expect(try await center.deliverDue() == 100)
+        let other = try SQLiteSignalStore(path: path)
+        #expect(try await other.statistics().completions == 100)
+        #expect(
+            messages.all == [
+                "warning: signal store \(path): its -shm file was cut to 0 bytes while open; gave it back its \(mapped) bytes, SQLite rebuilds its index from the -wal file"
+            ])
+    }
+
     // MARK: The wake file
 
     /// The wake file deleted while a center delivers in another process: the next post from a third
