@@ -188,6 +188,7 @@ let package = Package(
                 "HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                 "handlerkit-signals-probe",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),

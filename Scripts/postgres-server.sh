@@ -6,6 +6,10 @@
 #                             starts the server listening on ADDRESSES:PORT only (no Unix socket),
 #                             run through PREFIX (e.g. `ip netns exec NAME`)
 #   pg_stop DATA_ROOT [PREFIX…]   stops it at once
+#   pg_make_tls DATA_ROOT     makes a test certificate authority and a server certificate for
+#                             `localhost` in DATA_ROOT/tls (ca.crt, other-ca.crt: a CA that signed
+#                             nothing of this server), and has pg_start turn TLS on (ssl=on; plain
+#                             connections are still accepted)
 #
 # The server trusts every connection (it is reachable from this machine alone and holds nothing but
 # test data). initdb refuses to run as root: as root, the server runs as the system user `postgres`
@@ -17,6 +21,7 @@
 bin_dir=""
 server_user=""
 unavailable=""
+tls_options=""
 
 pg_find_bin_dir() {
     local dir
@@ -70,7 +75,7 @@ pg_start() {
     local as_user=()
     [[ -n "$server_user" ]] && as_user=(runuser -u "$server_user" --)
     "$@" "${as_user[@]}" "$bin_dir/pg_ctl" -D "$data_root/data" -l "$data_root/server.log" -w -t 60 \
-        -o "-c listen_addresses=$addresses -c port=$port -c unix_socket_directories= -c fsync=off -c max_connections=200" \
+        -o "-c listen_addresses=$addresses -c port=$port -c unix_socket_directories= -c fsync=off -c max_connections=200$tls_options" \
         start >/dev/null 2>&1
 }
 
@@ -81,4 +86,29 @@ pg_stop() {
     local as_user=()
     [[ -n "$server_user" ]] && as_user=(runuser -u "$server_user" --)
     "$@" "${as_user[@]}" "$bin_dir/pg_ctl" -D "$data_root/data" -m immediate -w stop >/dev/null 2>&1
+}
+
+pg_make_tls() {
+    local dir="$1/tls" log="$1/tls.log"
+    if ! command -v openssl >/dev/null 2>&1; then
+        unavailable="openssl is missing (it makes the test server's certificates); install the openssl package"
+        return 1
+    fi
+    mkdir -p "$dir" || { unavailable="cannot create $dir"; return 1; }
+    local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    if ! {
+        openssl req -x509 "${ec[@]}" -days 7 -subj "/CN=HandlerKit test CA" -keyout "$dir/ca.key" -out "$dir/ca.crt" &&
+            openssl req -x509 "${ec[@]}" -days 7 -subj "/CN=Another CA" -keyout "$dir/other-ca.key" -out "$dir/other-ca.crt" &&
+            openssl req "${ec[@]}" -subj "/CN=localhost" -keyout "$dir/server.key" -out "$dir/server.csr" &&
+            printf 'subjectAltName=DNS:localhost\n' >"$dir/server.ext" &&
+            openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial -days 7 \
+                -extfile "$dir/server.ext" -out "$dir/server.crt"
+    } >"$log" 2>&1; then
+        unavailable="openssl could not make the test certificates: $(tail -n 3 "$log" | tr '\n' ' ')"
+        return 1
+    fi
+    chmod 600 "$dir/server.key"
+    [[ -n "$server_user" ]] && chown "$server_user" "$dir/server.key" "$dir/server.crt"
+    chmod 755 "$dir"
+    tls_options=" -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key"
 }

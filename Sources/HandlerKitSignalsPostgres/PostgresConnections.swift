@@ -21,6 +21,7 @@ import PostgresNIO
 /// refused password, a missing database) are thrown at once.
 final class PostgresConnections: Sendable {
     let settings: PostgresSettings
+    let tls: PostgresTLS
     let logger: Logger
     let reconnectFor: Duration
     let connectionTimeout: Duration
@@ -36,8 +37,12 @@ final class PostgresConnections: Sendable {
     /// The logger postgres-nio gets for each connection (`ConnectionLogHandler`).
     private let connectionLogger: Logger
 
-    init(settings: PostgresSettings, logger: Logger, reconnectFor: Duration, connectionTimeout: Duration) {
+    init(
+        settings: PostgresSettings, tls: PostgresTLS, logger: Logger, reconnectFor: Duration,
+        connectionTimeout: Duration
+    ) {
         self.settings = settings
+        self.tls = tls
         self.logger = logger
         connectionLogger = Logger(label: logger.label) { _ in ConnectionLogHandler(logger) }
         self.reconnectFor = reconnectFor
@@ -66,9 +71,10 @@ final class PostgresConnections: Sendable {
             throw Unreachable(underlying: error)
         }
         var configuration = PostgresConnection.Configuration(
-            establishedChannel: channel, username: settings.username, password: settings.password,
+            establishedChannel: channel, tls: tls.tls, username: settings.username, password: settings.password,
             database: settings.database)
         configuration.options.connectTimeout = timeout
+        configuration.options.tlsServerName = tls.serverName
         // The store's schema first: the prepared statements (PostgresStatements) name its tables unqualified.
         configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
         let id = nextID.withLock { value -> Int in
@@ -295,7 +301,50 @@ final class PostgresConnections: Sendable {
         .storeUnavailable(
             path: settings.location,
             reason:
-                "cannot connect to the PostgreSQL server at \(settings.host):\(settings.port): \(Self.describe(error))")
+                "cannot connect to the PostgreSQL server at \(settings.host):\(settings.port): \(tlsFailure(error) ?? Self.describe(error))"
+        )
+    }
+
+    /// What a failed TLS set-up of a connection means, or `nil` when `error` is no TLS failure.
+    func tlsFailure(_ error: any Error) -> String? {
+        guard let failure = Self.tlsError(in: error) else { return nil }
+        switch failure {
+        case let error as PSQLError where error.code == .sslUnsupported:
+            return
+                "TLS: the server does not accept TLS connections, and sslmode=\(settings.tlsMode.rawValue) requires TLS: turn ssl on in the server, or use sslmode=prefer"
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return
+                "TLS: the server's certificate is not made out to \(settings.host) (verify-full checks the host name: connect by a name the certificate lists, or use sslmode=verify-ca)"
+        case NIOSSLError.handshakeFailed(let reason) where "\(reason)".contains("CERTIFICATE_VERIFY_FAILED"):
+            let roots = settings.tlsRootCertificate.map { "sslrootcert \($0)" } ?? "the store's root certificates"
+            return
+                "TLS: the server's certificate is not signed by the root certificates of \(roots) (certificate verify failed)"
+        default:
+            return "TLS: \(failure)"
+        }
+    }
+
+    /// The TLS error in `error` or what caused it, if any: retrying cannot mend it.
+    private static func tlsError(in error: any Error) -> (any Error)? {
+        var next: (any Error)? = error
+        for _ in 0..<4 {
+            switch next {
+            case let error as PSQLError:
+                if error.code == .sslUnsupported { return error }
+                next = error.underlying
+            case let error as Unreachable:
+                next = error.underlying
+            case let error as NIOSSLError:
+                return error
+            case let error as NIOSSLExtraError:
+                return error
+            case let error as BoringSSLError:
+                return error
+            default:
+                return nil
+            }
+        }
+        return nil
     }
 
     /// The `SignalError` for an error of postgres-nio or of the server during `operation`.
@@ -314,9 +363,11 @@ final class PostgresConnections: Sendable {
 
     /// Whether `error` means the connection is gone or could not be made (the server is going down,
     /// starting up or cannot be reached), so nothing more can be learnt from it and a new connection
-    /// may succeed.
+    /// may succeed. A TLS failure (a certificate refused, a server without TLS) is not: it is thrown
+    /// at once.
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if let error = error as? SignalError, case .storeUnavailable = error { return true }
+        if tlsError(in: error) != nil { return false }
         if error is Unreachable || error is NoAnswer { return true }
         guard let error = error as? PSQLError else { return false }
         switch error.code {

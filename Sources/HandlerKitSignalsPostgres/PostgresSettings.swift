@@ -3,9 +3,10 @@
 import Foundation
 import HandlerKitSignals
 
-/// Where the PostgreSQL signal store is: server, credentials, database and the schema its tables
-/// live in. Made from a URL (`postgres://user:password@host:port/database?schema=name`) or from the
-/// environment (`fromEnvironment()`).
+/// Where the PostgreSQL signal store is: server, credentials, database, the schema its tables live
+/// in, and how its connections use TLS. Made from a URL
+/// (`postgres://user:password@host:port/database?schema=name&sslmode=verify-full&sslrootcert=/path`)
+/// or from the environment (`fromEnvironment()`).
 public struct PostgresSettings: Sendable, Hashable {
     public var host: String
     public var port: Int
@@ -15,6 +16,33 @@ public struct PostgresSettings: Sendable, Hashable {
     /// The schema (namespace) of the store's tables, created when missing. Several stores may share a
     /// database under different schemas; they never see each other's signals.
     public var schema: String
+    /// Whether and how connections use TLS (libpq's `sslmode`; `prefer` when not given, as libpq).
+    public var tlsMode: TLSMode
+    /// The root certificates a server's certificate is checked against (libpq's `sslrootcert`): a PEM
+    /// file, or `system` for the system's trusted roots. When not given, `~/.postgresql/root.crt` is
+    /// used if it exists, as libpq does (and then `require` checks the certificate like `verify-ca`).
+    public var tlsRootCertificate: String?
+    /// A client certificate (PEM file) sent to a server that asks for one (libpq's `sslcert`).
+    public var tlsCertificate: String?
+    /// The private key (PEM file) of `tlsCertificate` (libpq's `sslkey`).
+    public var tlsKey: String?
+
+    /// How connections use TLS: libpq's `sslmode` values.
+    public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        /// Plain TCP only.
+        case disable
+        /// TLS when the server offers it, without checking its certificate. (libpq tries plain TCP
+        /// first; this store tries TLS first, like `prefer`.)
+        case allow
+        /// TLS when the server offers it, without checking its certificate; plain TCP otherwise.
+        case prefer
+        /// TLS or no connection; the certificate is checked only when root certificates are given.
+        case require
+        /// TLS, with a certificate signed by the root certificates (`tlsRootCertificate`).
+        case verifyCA = "verify-ca"
+        /// TLS, with a certificate signed by the root certificates and made out to `host`.
+        case verifyFull = "verify-full"
+    }
 
     /// The schema used when none is given.
     public static let defaultSchema = "handlerkit_signals"
@@ -23,7 +51,8 @@ public struct PostgresSettings: Sendable, Hashable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 5432, username: String, password: String? = nil,
-        database: String, schema: String = defaultSchema
+        database: String, schema: String = defaultSchema, tlsMode: TLSMode = .prefer,
+        tlsRootCertificate: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -31,10 +60,15 @@ public struct PostgresSettings: Sendable, Hashable {
         self.password = password
         self.database = database
         self.schema = schema
+        self.tlsMode = tlsMode
+        self.tlsRootCertificate = tlsRootCertificate
+        self.tlsCertificate = tlsCertificate
+        self.tlsKey = tlsKey
     }
 
     /// Settings from a URL: `postgres://user[:password]@host[:port]/database[?schema=name]`
     /// (`postgresql://` too). Host defaults to 127.0.0.1, port to 5432, database to the user name.
+    /// libpq's `sslmode`, `sslrootcert`, `sslcert` and `sslkey` parameters set the TLS settings.
     public init(url text: String) throws(SignalError) {
         guard let url = URLComponents(string: text), let scheme = url.scheme,
             ["postgres", "postgresql"].contains(scheme)
@@ -48,15 +82,34 @@ public struct PostgresSettings: Sendable, Hashable {
                 path: Self.redacted(text), reason: "the URL names no user (postgres://USER@host/database)")
         }
         let database = String(url.path.drop { $0 == "/" })
-        let schema = url.queryItems?.first { $0.name == "schema" }?.value ?? Self.defaultSchema
+        func parameter(_ name: String) -> String? { url.queryItems?.first { $0.name == name }?.value }
         self.init(
             host: url.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1", port: url.port ?? 5432, username: user,
-            password: url.password, database: database.isEmpty ? user : database, schema: schema)
+            password: url.password, database: database.isEmpty ? user : database,
+            schema: parameter("schema") ?? Self.defaultSchema,
+            tlsMode: try Self.tlsMode(parameter("sslmode"), from: "the URL's sslmode", location: Self.redacted(text)),
+            tlsRootCertificate: parameter("sslrootcert"), tlsCertificate: parameter("sslcert"),
+            tlsKey: parameter("sslkey"))
+    }
+
+    /// The mode named `value` (`prefer` for `nil`).
+    private static func tlsMode(_ value: String?, from source: String, location: String) throws(SignalError) -> TLSMode
+    {
+        guard let value, !value.isEmpty else { return .prefer }
+        guard let mode = TLSMode(rawValue: value) else {
+            throw .storeUnavailable(
+                path: location,
+                reason:
+                    "\(source) '\(value.prefix(40))' is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        return mode
     }
 
     /// Settings from `HANDLERKIT_POSTGRES_URL`, else from libpq's variables (`PGHOST`, `PGPORT`,
     /// `PGUSER`, `PGPASSWORD`, `PGDATABASE`) with defaults 127.0.0.1, 5432, `postgres`; `schema`
-    /// overrides the URL's.
+    /// overrides the URL's. libpq's TLS variables (`PGSSLMODE`, `PGSSLROOTCERT`, `PGSSLCERT`,
+    /// `PGSSLKEY`) apply to what the URL does not set, as in libpq.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
         schema: String? = nil
@@ -75,6 +128,14 @@ public struct PostgresSettings: Sendable, Hashable {
                 password: environment["PGPASSWORD"], database: environment["PGDATABASE"] ?? user)
         }
         if let schema { settings.schema = schema }
+        let url = environment[urlVariable].flatMap { URLComponents(string: $0)?.queryItems } ?? []
+        func setByURL(_ name: String) -> Bool { url.contains { $0.name == name && !($0.value ?? "").isEmpty } }
+        if !setByURL("sslmode"), let mode = environment["PGSSLMODE"] {
+            settings.tlsMode = try tlsMode(mode, from: "PGSSLMODE", location: "PGSSLMODE")
+        }
+        if !setByURL("sslrootcert"), let root = environment["PGSSLROOTCERT"] { settings.tlsRootCertificate = root }
+        if !setByURL("sslcert"), let certificate = environment["PGSSLCERT"] { settings.tlsCertificate = certificate }
+        if !setByURL("sslkey"), let key = environment["PGSSLKEY"] { settings.tlsKey = key }
         return settings
     }
 

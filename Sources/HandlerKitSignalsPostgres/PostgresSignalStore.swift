@@ -74,6 +74,11 @@ public final class PostgresSignalStore: SignalStore {
         public var completionHistory: Duration
         /// Where the store logs takeovers, reconnections and migrations.
         public var logger: Logger
+        /// The app's own TLS set-up for the store's connections (for example with the
+        /// `NIOSSLContext` its other PostgreSQL clients use); when set, the settings' `tlsMode` and
+        /// certificate files are not used. The server's certificate is checked against
+        /// `PostgresSettings.host` when the context asks for full verification.
+        public var tls: PostgresConnection.Configuration.TLS?
         /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
@@ -127,8 +132,8 @@ public final class PostgresSignalStore: SignalStore {
         namespace = "handlerkit_signals.\(schema)"
         channel = "\(schema)_wake"
         connections = PostgresConnections(
-            settings: settings, logger: options.logger, reconnectFor: options.reconnectFor,
-            connectionTimeout: options.connectionTimeout)
+            settings: settings, tls: try PostgresTLS(settings: settings, appTLS: options.tls), logger: options.logger,
+            reconnectFor: options.reconnectFor, connectionTimeout: options.connectionTimeout)
     }
 
     /// A store at a `postgres://user:password@host:port/database?schema=name` URL.

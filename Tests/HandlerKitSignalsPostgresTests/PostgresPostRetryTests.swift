@@ -28,6 +28,8 @@ struct PostgresPostRetryTests {
         let cutter = try ConnectionCutter(serverPort: settings.port)
         defer { cutter.stop() }
         settings.port = cutter.port
+        // The cutter reads the protocol to find the post's statement: it must travel in the clear.
+        settings.tlsMode = .disable
         let store = try PostgresSignalStore(settings: settings)
         let center = try await manualCenter("app", store: store, registry: registry)
         let consumer = try await center.register(
