@@ -152,10 +152,10 @@ struct SQLiteStoreFileTests {
     }
 
     /// Two processes writing (registering consumers) while every file of their store is made
-    /// immutable (`chattr +i`): each stops with `storeReadOnly` naming a file. Then `sync`, after
-    /// which any write to the mapped `-shm` would be a SIGBUS: neither touches it again, on its way
-    /// out included, so none is killed. (A transaction already past the store's check when the file
-    /// becomes immutable can still be killed if the pages are flushed before it ends: not tested.)
+    /// immutable (`chattr +i`): each stops with `storeReadOnly` naming a file, and none is killed.
+    /// Then `sync`. (A transaction already past the store's check when the file becomes immutable can
+    /// still be killed if the pages are flushed before it ends; so the test flushes only once each
+    /// writer has reported its error. Releasing a store after the flush is tested in one process.)
     @Test(.enabled(if: ReadOnlyFile.isPossible && getuid() == 0, "needs root and chattr"))
     func processesWhoseStoreIsMadeImmutableStopWithATypedErrorAndDoNotCrash() async throws {
         var stopped = 0
@@ -175,7 +175,15 @@ struct SQLiteStoreFileTests {
             let files = [path, path + "-wal", path + "-shm"]
             defer { for file in files { ReadOnlyFile.undo(file) } }
             for file in files { try ReadOnlyFile.make(file) }
-            try await Task.sleep(for: .milliseconds(300))
+            for (index, writer) in writers.enumerated() {
+                let output = folder.path + "/writer\(index).out"
+                for _ in 0..<3_000 where writer.isRunning {
+                    if ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains(" is read-only (") {
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
             sync()
             for writer in writers {
                 for _ in 0..<3_000 where writer.isRunning { try await Task.sleep(for: .milliseconds(10)) }
@@ -198,6 +206,30 @@ struct SQLiteStoreFileTests {
         print(
             "sqlite.files: store made immutable under 2 writing processes, \(rounds) rounds: \(stopped) stopped with storeReadOnly, \(killed) killed"
         )
+    }
+
+    /// A store whose `-shm` file is made immutable and then flushed (`sync`), after which any write to
+    /// the file's memory mapping is a SIGBUS: the next call is `storeReadOnly` naming the file, and
+    /// releasing the store leaves its connection open (closing it would write the mapping and kill
+    /// this process).
+    @Test(.enabled(if: ReadOnlyFile.isPossible && getuid() == 0, "needs root and chattr"))
+    func aStoreWhoseSharedMemoryIsImmutableIsReleasedWithoutWritingIt() async throws {
+        let registry = try makeRegistry(Recorder())
+        weak var released: SQLiteSignalStore?
+        do {
+            let store = try SQLiteSignalStore(path: path)
+            released = store
+            let center = try await manualCenter("app", store: store, registry: registry)
+            _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "s")
+            _ = try await center.post("s", payload: ["item": 1])
+            try ReadOnlyFile.make(path + "-shm")
+            sync()
+            let error = await #expect(throws: SignalError.self) { try await center.post("s", payload: ["item": 2]) }
+            #expect(error == .storeReadOnly(path: path + "-shm", operation: "posting signal 's'"))
+        }
+        defer { ReadOnlyFile.undo(path + "-shm") }
+        #expect(released == nil, "the store was released")
+        sync()
     }
 
     // MARK: A -shm file cut short while open
