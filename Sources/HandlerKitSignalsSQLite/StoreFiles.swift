@@ -109,9 +109,8 @@ struct StoreFiles {
             if faccessat(AT_FDCWD, file, R_OK, AT_EACCESS) != 0 && errno == EACCES {
                 throw .storeUnavailable(path: file, reason: Self.explain(EACCES, file))
             }
-            // A file of a class that keeps it closed while the device is locked: opened once to see.
-            // (Closing a descriptor drops this process's POSIX locks on the file; no connection of
-            // this store has it open yet.)
+            // A file of a class that keeps it closed while the device is locked: opened once to see
+            // (as the header check reads the database; the store's connection is not open yet).
             guard let protection = Self.protection(of: file), [.complete, .completeUnlessOpen].contains(protection)
             else { continue }
             let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -119,8 +118,9 @@ struct StoreFiles {
                 closeDescriptor(fd)
                 continue
             }
-            if errno == EPERM || errno == EACCES {
-                throw .storeUnavailable(path: file, reason: Self.explain(errno, file))
+            let code = errno
+            if code == EPERM || code == EACCES {
+                throw .storeUnavailable(path: file, reason: Self.explain(code, file))
             }
         }
     }

@@ -72,7 +72,7 @@ final class WakeFileListener: SignalWakeListener {
         var token: Int32 = 0
         guard hk_notify_register_file_descriptor(path, &fd, &token) == 0 else {
             throw .storeUnavailable(
-                path: path, reason: "cannot watch the wake file: \(StoreFiles.explain(errno, path))")
+                path: path, reason: "cannot register for the store's wake-ups: \(StoreFiles.explain(errno, path))")
         }
         notifyFD = fd
         self.token = Locked(token)

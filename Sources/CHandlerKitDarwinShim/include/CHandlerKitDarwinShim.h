@@ -5,7 +5,6 @@
 #ifndef CHANDLERKIT_DARWIN_SHIM_H
 #define CHANDLERKIT_DARWIN_SHIM_H
 
-
 // MARK: Wake-ups between the processes of a store
 
 /// Wakes every process registered for the store whose wake file is `path`.
