@@ -138,10 +138,13 @@ let package = Package(
         .target(
             name: "HandlerKitSignalsSQLite",
             dependencies: [
-                "HandlerKit", "HandlerKitSignals", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                "HandlerKit", "HandlerKitSignals", "CHandlerKitDarwinShim",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The libSystem calls of the SQLite store (Darwin notifications, data protection, file flags):
+        // the system's on Apple platforms, implemented on Linux, so the store's Swift code is one path.
+        .target(name: "CHandlerKitDarwinShim"),
         // The store on PostgreSQL through postgres-nio: SQL, connections, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsPostgres",

@@ -23,14 +23,16 @@ final class RunLockFile: Sendable {
         "\(directory)/\(runID).lock"
     }
 
-    /// Creates the lock file of a new run and locks it.
-    init(runID: String, directory: String) throws(SignalError) {
+    /// Creates the lock file of a new run (and its folder, when there is none) with `maker`, and locks it.
+    init(runID: String, directory: String, maker: StoreFileMaker) throws(SignalError) {
         path = Self.path(of: runID, in: directory)
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw .runLock(path: directory, reason: "cannot create the folder of run lock files: \(Self.lastError())")
+        let fd: Int32
+        do throws(StoreFileError) {
+            try maker.createFolder(directory)
+            fd = try maker.openOrCreate(path)
+        } catch {
+            throw .runLock(path: error.path, reason: error.reason)
         }
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .runLock(path: path, reason: "cannot create it: \(Self.lastError())") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let reason = Self.lastError()
             close(fd)
@@ -69,7 +71,7 @@ final class RunLockFile: Sendable {
             // No lock file: the run ended cleanly, or never got further than its lock (a run creates
             // and locks its file before anything refers to it).
             guard errno == ENOENT else {
-                throw .runLock(path: path, reason: "cannot open it to test the run: \(lastError())")
+                throw .runLock(path: path, reason: "cannot open it to test the run: \(StoreFiles.explain(errno, path))")
             }
             return try await whileDead()
         }

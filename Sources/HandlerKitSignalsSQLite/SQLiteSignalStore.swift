@@ -47,19 +47,25 @@ public final class SQLiteSignalStore: SignalStore {
         /// Where the store reports what it repaired on its own (a wake file made again). `nil`: the
         /// store logs nothing.
         public var logger: Logger?
+        /// The data protection of the files the store makes (database, `-wal`, `-shm`, marker, wake
+        /// file, the runs folder and its lock files), on Apple platforms; nothing elsewhere. The
+        /// default lets processes that run while the device is locked open the store.
+        public var fileProtection: FileProtection
         /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(
             busyTimeout: Duration = .seconds(10), flushEveryCommit: Bool = false,
-            completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil, logger: Logger? = nil
+            completionHistory: Duration = .seconds(86_400), maximumSize: Int? = nil, logger: Logger? = nil,
+            fileProtection: FileProtection = .completeUntilFirstUserAuthentication
         ) {
             self.busyTimeout = busyTimeout
             self.flushEveryCommit = flushEveryCommit
             self.completionHistory = completionHistory
             self.maximumSize = maximumSize
             self.logger = logger
+            self.fileProtection = fileProtection
         }
     }
 
@@ -136,7 +142,7 @@ public final class SQLiteSignalStore: SignalStore {
     public func beginRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) {
-        let lock = try RunLockFile(runID: runID, directory: runsDirectory)
+        let lock = try RunLockFile(runID: runID, directory: runsDirectory, maker: fileMaker)
         runLocks.insert(lock, for: runID)
         let now = Date().timeIntervalSince1970
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
@@ -493,7 +499,7 @@ public final class SQLiteSignalStore: SignalStore {
                 arguments: [delivery.runID])
             guard recorded == true else { return .runTakenOver }
             guard !intact else { return .claimLost }
-            let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory)
+            let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory, maker: self.fileMaker)
             runLocks.insert(renewed, for: delivery.runID)?.abandon()
             return try mark() ? .started : .claimLost
         }
@@ -647,7 +653,7 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
-        try WakeFileListener(path: wakePath, logger: options.logger)
+        try WakeFileListener(path: wakePath, maker: fileMaker, logger: options.logger)
     }
 
     // MARK: Transactions and errors

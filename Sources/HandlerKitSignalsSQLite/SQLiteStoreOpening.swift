@@ -19,6 +19,7 @@ extension SQLiteSignalStore {
                 try files.checkBeforeOpening()
                 try SQLiteSchema.checkExisting(
                     path: path, busyMode: .callback(busyCallback(budget: options.busyTimeout)))
+                try files.makeMissingFiles(protection: options.fileProtection)
                 let queue = try DatabaseQueue(path: path, configuration: configuration(options))
                 try queue.writeWithoutTransaction { db in
                     try db.inTransaction(.immediate) {
@@ -26,7 +27,7 @@ extension SQLiteSignalStore {
                         return .commit
                     }
                 }
-                files.writeMarker(logger: options.logger)
+                files.writeMarker(protection: options.fileProtection, logger: options.logger)
                 return queue
             } catch {
                 let waited = ContinuousClock.now - started

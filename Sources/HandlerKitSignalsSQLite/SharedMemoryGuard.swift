@@ -1,3 +1,4 @@
+import CHandlerKitDarwinShim
 import Foundation
 import HandlerKit
 
@@ -53,21 +54,7 @@ final class SharedMemoryGuard: Sendable {
 
     /// Whether the `-shm` file cannot be written through its mapping any more.
     var isFrozen: Bool {
-        guard descriptor >= 0 else { return false }
-        #if canImport(Glibc)
-        // FS_IOC_GETFLAGS (_IOR('f', 1, long)); the kernel writes an int. File systems without
-        // these flags answer ENOTTY: nothing to guard against there.
-        var flags: UInt64 = 0
-        guard ioctl(descriptor, 0x8008_6601, &flags) == 0 else { return false }
-        let immutable: UInt64 = 0x10  // FS_IMMUTABLE_FL
-        let appendOnly: UInt64 = 0x20  // FS_APPEND_FL
-        return flags & (immutable | appendOnly) != 0
-        #else
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return false }
-        let frozen = UInt32(UF_IMMUTABLE | SF_IMMUTABLE | UF_APPEND | SF_APPEND)
-        return status.st_flags & frozen != 0
-        #endif
+        descriptor >= 0 && hk_is_frozen(descriptor) == 1
     }
 
     /// Throws `SharedMemoryFrozen` when the `-shm` file is immutable, and gives a file that was cut
