@@ -9,7 +9,7 @@ import HandlerKitSignals
 /// refused, untouched.
 enum SQLiteSchema {
     /// The schema version this code writes and reads.
-    static let version = 2
+    static let version = 3
 
     /// The application id of a signal store ("HKSg").
     static let applicationID: Int32 = 0x484B_5367
@@ -94,6 +94,24 @@ enum SQLiteSchema {
         """
         ALTER TABLE deliveries ADD COLUMN started INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE deliveries ADD COLUMN crashed INTEGER NOT NULL DEFAULT 0;
+        """,
+        // 3: durable promises (`PromiseStore`); settled ones until `keep_until`.
+        """
+        CREATE TABLE promises (
+            promise_id TEXT PRIMARY KEY NOT NULL,
+            value_type TEXT NOT NULL,
+            component TEXT NOT NULL,
+            limited INTEGER NOT NULL,
+            consumer_id TEXT,
+            created_at REAL NOT NULL,
+            deadline REAL,
+            retention REAL NOT NULL,
+            settlement_key TEXT,
+            outcome TEXT,
+            body BLOB,
+            settled_at REAL,
+            keep_until REAL
+        );
         """,
     ]
 

@@ -1,0 +1,87 @@
+import Foundation
+import HandlerKitSignals
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Durable promises across real processes: one process settles promises one after another while
+/// the processes awaiting them are killed with SIGKILL at random moments and started again. Each
+/// settlement must be consumed exactly once, by a waiting process or by the fallback handler.
+package struct PromiseScenarios {
+    package init() {}
+
+    let folder = TemporaryFolder()
+    var log: String { folder.path + "/promises.log" }
+
+    func probe(_ kind: StoreKind, _ arguments: [String]) async throws -> Probe.Outcome {
+        try await Probe.run(arguments + kind.probeArguments(folder.path), folder: folder.path)
+    }
+
+    /// `settlements` promises of component `app`, settled by component `ext` while waiting `app`
+    /// processes are killed; then an `app` process delivers what is left. Returns the probe's
+    /// `promise.kill_test` line.
+    @discardableResult
+    package func killedWaitersConsumeEverySettlementOnce(
+        kind: StoreKind, settlements: Int = 240
+    ) async throws
+        -> String
+    {
+        let made = try await probe(
+            kind, ["promise-make", "--component", "app", "--log", log, "--promises", "\(settlements)"])
+        #expect(made.status == 0, "\(made.output)")
+        let settler = try Probe.start(
+            ["promise-settle", "--component", "ext", "--promises", "\(settlements)", "--pause-ms", "20"]
+                + kind.probeArguments(folder.path), output: folder.path + "/settle.out")
+        var random = SeededRandom(seed: 2_026)
+        var kills = 0
+        var waiters = 0
+        while settler.isRunning || kills == 0 {
+            let waiter = try Probe.start(
+                ["promise-wait", "--component", "app", "--log", log, "--promises", "\(settlements)"]
+                    + kind.probeArguments(folder.path), output: folder.path + "/wait-\(waiters).out")
+            waiters += 1
+            let until = ContinuousClock.now + .milliseconds(Int.random(in: 20...400, using: &random))
+            while waiter.isRunning && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(2)) }
+            if waiter.isRunning {
+                kill(waiter.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            await Probe.finish(waiter)
+            if waiters > 2_000 { break }
+        }
+        await Probe.finish(settler)
+        #expect(
+            settler.terminationStatus == 0,
+            "\((try? String(contentsOfFile: folder.path + "/settle.out", encoding: .utf8)) ?? "")")
+        #expect(kills >= 10, "waiting processes killed: \(kills)")
+        let drained = try await probe(kind, ["promise-drain", "--component", "app"])
+        #expect(drained.status == 0, "\(drained.output)")
+        let checked = try await probe(
+            kind,
+            [
+                "promise-check", "--log", log, "--promises", "\(settlements)", "--kills", "\(kills)",
+                "--store-name", kind.name,
+            ])
+        #expect(checked.status == 0, "\(checked.output)")
+        let line = checked.lines.first { $0.hasPrefix("promise.kill_test") }.map(String.init) ?? checked.output
+        print(line)
+        #expect(line.contains(" twice=0 "), "\(checked.output)")
+        #expect(line.contains(" never=0 "), "\(checked.output)")
+        #expect(line.contains(" unsettled=0 "), "\(checked.output)")
+        #expect(!line.contains(" by_waiter=0 "), "some settlements reach a waiting process: \(line)")
+        #expect(!line.contains(" by_fallback=0 "), "some settlements reach the fallback: \(line)")
+        return line
+    }
+
+    /// A promise bound to a `@handler` as an argument, stored as JSON and rebuilt: the handler
+    /// fulfils it and the waiting task receives the value.
+    package func promiseBoundToAHandler(kind: StoreKind) async throws {
+        let outcome = try await probe(kind, ["promise-bind", "--component", "app"])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.lines.contains("bound 42"), "\(outcome.output)")
+    }
+}
