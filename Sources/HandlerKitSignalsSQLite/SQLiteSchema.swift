@@ -97,7 +97,7 @@ enum SQLiteSchema {
         """,
         // 3: durable promises (`PromiseStore`); settled ones until `keep_until`.
         """
-        CREATE TABLE promises (
+        CREATE TABLE IF NOT EXISTS promises (
             promise_id TEXT PRIMARY KEY NOT NULL,
             value_type TEXT NOT NULL,
             component TEXT NOT NULL,
