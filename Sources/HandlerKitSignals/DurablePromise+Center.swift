@@ -77,7 +77,7 @@ extension SignalCenter {
             throw .invalidPromise(id: promise.id, reason: "its value cannot be encoded: \(error)")
         }
         try await settle(
-            promise.id, valueType: DurablePromise<Value>.valueTypeName,
+            promise.id, valueType: (DurablePromise<Value>.valueTypeName, DurablePromise<Value>.holds),
             PromiseSettlementRecord(key: settlementKey, outcome: .fulfilled, body: body, settledAt: Date()))
     }
 
@@ -139,7 +139,7 @@ extension SignalCenter {
         let store = try promiseStore()
         let id = promise.id
         var record = try await load(id, from: store)
-        if record.valueType != DurablePromise<Value>.valueTypeName {
+        if !DurablePromise<Value>.holds(record.valueType) {
             throw .wrongValueType(id: id, stored: record.valueType, requested: DurablePromise<Value>.valueTypeName)
         }
         if record.limitedToComponent && record.component != component {
@@ -257,13 +257,14 @@ extension SignalCenter {
     /// fails; without, the promise is returned as it is settled.
     @discardableResult
     private func settle(
-        _ id: String, valueType: String?, _ settlement: PromiseSettlementRecord, sameKeyOnly: Bool = true
+        _ id: String, valueType: (name: String, holds: (String) -> Bool)?, _ settlement: PromiseSettlementRecord,
+        sameKeyOnly: Bool = true
     ) async throws(PromiseError) -> PromiseRecord {
         let store = try promiseStore()
         if let valueType {
             let existing = try await load(id, from: store)
-            if existing.valueType != valueType {
-                throw .wrongValueType(id: id, stored: existing.valueType, requested: valueType)
+            if !valueType.holds(existing.valueType) {
+                throw .wrongValueType(id: id, stored: existing.valueType, requested: valueType.name)
             }
         }
         let record: PromiseRecord?

@@ -37,6 +37,21 @@ public struct DurablePromise<Value: Codable & Sendable>: Sendable, Hashable, Cod
 
     /// The name a promise of `Value` stores its value type under.
     static var valueTypeName: String { String(reflecting: Value.self) }
+
+    /// Whether a promise stored with value type `stored` holds `Value`s: its name, or one of its
+    /// ``RenamedPromiseValue/formerTypeNames``.
+    static func holds(_ stored: String) -> Bool {
+        stored == valueTypeName
+            || (Value.self as? any RenamedPromiseValue.Type)?.formerTypeNames.contains(stored) == true
+    }
+}
+
+/// A promise value type that was renamed (or moved to another module): promises made while it had
+/// another name are awaited and settled as this type. Name each former name as `String(reflecting:)`
+/// gave it (`"MyApp.UploadSlot"`), like a handler's `formerly:`.
+public protocol RenamedPromiseValue {
+    /// The type's former fully qualified names.
+    static var formerTypeNames: [String] { get }
 }
 
 /// Why a promise was rejected: a code, a message, and details, all `Codable`, so any process can

@@ -22,7 +22,8 @@ struct PostgresPromiseTests {
     }
 
     @Test func killedWaitersConsumeEverySettlementOnce() async throws {
-        try await PromiseScenarios().killedWaitersConsumeEverySettlementOnce(kind: .postgres)
+        try await PromiseScenarios().killedWaitersConsumeEverySettlementOnce(
+            kind: .postgres, pause: 30, killAfter: 50...1_200)
     }
 
     @Test func aPromiseBoundToAHandlerIsFulfilledThroughIt() async throws {

@@ -21,20 +21,19 @@ package struct PromiseScenarios {
         try await Probe.run(arguments + kind.probeArguments(folder.path), folder: folder.path)
     }
 
-    /// `settlements` promises of component `app`, settled by component `ext` while waiting `app`
-    /// processes are killed; then an `app` process delivers what is left. Returns the probe's
-    /// `promise.kill_test` line.
+    /// `settlements` promises of component `app`, settled by component `ext` (pausing `pause` ms
+    /// between them) while waiting `app` processes are killed, each after a random time in `killAfter`
+    /// (ms: a waiting process that takes longer to start, as on PostgreSQL, needs longer to reach its
+    /// waits); then an `app` process delivers what is left. Returns the probe's `promise.kill_test` line.
     @discardableResult
     package func killedWaitersConsumeEverySettlementOnce(
-        kind: StoreKind, settlements: Int = 240
-    ) async throws
-        -> String
-    {
+        kind: StoreKind, settlements: Int = 240, pause: Int = 20, killAfter: ClosedRange<Int> = 20...400
+    ) async throws -> String {
         let made = try await probe(
             kind, ["promise-make", "--component", "app", "--log", log, "--promises", "\(settlements)"])
         #expect(made.status == 0, "\(made.output)")
         let settler = try Probe.start(
-            ["promise-settle", "--component", "ext", "--promises", "\(settlements)", "--pause-ms", "20"]
+            ["promise-settle", "--component", "ext", "--promises", "\(settlements)", "--pause-ms", "\(pause)"]
                 + kind.probeArguments(folder.path), output: folder.path + "/settle.out")
         var random = SeededRandom(seed: 2_026)
         var kills = 0
@@ -44,7 +43,7 @@ package struct PromiseScenarios {
                 ["promise-wait", "--component", "app", "--log", log, "--promises", "\(settlements)"]
                     + kind.probeArguments(folder.path), output: folder.path + "/wait-\(waiters).out")
             waiters += 1
-            let until = ContinuousClock.now + .milliseconds(Int.random(in: 20...400, using: &random))
+            let until = ContinuousClock.now + .milliseconds(Int.random(in: killAfter, using: &random))
             while waiter.isRunning && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(2)) }
             if waiter.isRunning {
                 kill(waiter.processIdentifier, SIGKILL)
