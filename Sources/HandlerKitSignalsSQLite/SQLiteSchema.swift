@@ -18,6 +18,10 @@ enum SQLiteSchema {
     /// application id, and are recognised by these).
     static let tables: Set<String> = ["runs", "consumers", "signals", "deliveries", "delivery_bodies", "completions"]
 
+    /// The tables later versions added (a store of the current version whose mark was removed is
+    /// still recognised).
+    static let laterTables: Set<String> = ["promises"]
+
     /// `steps[n]` migrates version n to n + 1.
     static let steps: [String] = [
         """
@@ -142,7 +146,8 @@ enum SQLiteSchema {
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
                 """)
         let isEmpty = names.isEmpty && found == 0 && application == 0
-        let isUnmarkedStore = application == 0 && (1...version).contains(found) && Set(names) == tables
+        let isUnmarkedStore =
+            application == 0 && (1...version).contains(found) && Set(names).subtracting(laterTables) == tables
         guard application == applicationID || isEmpty || isUnmarkedStore else {
             throw SignalError.notASignalStore(
                 path: path, found: description(tables: names, application: application, version: found))

@@ -342,7 +342,8 @@ enum PromiseChecks {
                 check: c.check, message: "expected a timeout at \(deadline), found \(timedOut)", line: #line)
         }
         let early = deadline.timeIntervalSinceNow
-        try c.expect(early <= 0.01 && early > -5, "timed out at the deadline, \(-early) s after it")
+        // Not before it; how long after depends on the machine's load (the bound only catches a hang).
+        try c.expect(early <= 0.01 && early > -50, "timed out at the deadline, \(-early) s after it")
         let late = try await error(c, "fulfilling a timed-out promise") {
             try await app.fulfil(soon, with: 1, settlementKey: "late")
         }

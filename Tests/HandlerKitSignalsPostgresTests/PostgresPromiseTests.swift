@@ -23,7 +23,7 @@ struct PostgresPromiseTests {
 
     @Test func killedWaitersConsumeEverySettlementOnce() async throws {
         try await PromiseScenarios().killedWaitersConsumeEverySettlementOnce(
-            kind: .postgres, pause: 30, killAfter: 50...1_200)
+            kind: .postgres, pause: 30, killAfter: 0...800)
     }
 
     @Test func aPromiseBoundToAHandlerIsFulfilledThroughIt() async throws {

@@ -15,8 +15,8 @@ import Darwin
 //   promise-settle --db PATH --component C --promises N [--pause-ms M]
 //       fulfils p(i) with i under settlement key k(i), pausing M ms between them; prints `settled N`
 //   promise-wait --db PATH --component C --log LOG --promises N
-//       starts a run (delivering by itself) and awaits p0…p(N-1) in order, logging `waited p(i) <value> <pid>`
-//       for each value it receives; prints `waited <count>`
+//       starts a run (delivering by itself), prints `awaiting <count>`, and awaits those of p0…p(N-1) still
+//       pending, in order, logging `waited p(i) <value> <pid>` for each value it receives; prints `waited <count>`
 //   promise-drain --db PATH --component C
 //       starts a run and delivers until nothing is open; prints `idle <completed>`
 //   promise-check --db PATH --log LOG --promises N --kills K
@@ -70,7 +70,10 @@ enum PromiseProbe {
             let center = try await SignalCenter.start(component: component, store: store)
             let log = try arguments.string("log")
             var received = 0
-            for index in 0..<(try arguments.int("promises")) {
+            // Awaits the promises still pending as it starts (settled ones go to the fallback).
+            let pending = Set(try await center.promises(settled: false).map(\.id))
+            say("awaiting \(pending.count)")
+            for index in 0..<(try arguments.int("promises")) where pending.contains("p\(index)") {
                 do {
                     let value = try await center.value(of: id(index))
                     ProbeLog.append(log, "waited p\(index) \(value) \(getpid())")

@@ -22,12 +22,11 @@ package struct PromiseScenarios {
     }
 
     /// `settlements` promises of component `app`, settled by component `ext` (pausing `pause` ms
-    /// between them) while waiting `app` processes are killed, each after a random time in `killAfter`
-    /// (ms: a waiting process that takes longer to start, as on PostgreSQL, needs longer to reach its
-    /// waits); then an `app` process delivers what is left. Returns the probe's `promise.kill_test` line.
+    /// between them) while waiting `app` processes are killed, each a random time in `killAfter` (ms)
+    /// after it began to await; then an `app` process delivers what is left. Returns the probe's `promise.kill_test` line.
     @discardableResult
     package func killedWaitersConsumeEverySettlementOnce(
-        kind: StoreKind, settlements: Int = 240, pause: Int = 20, killAfter: ClosedRange<Int> = 20...400
+        kind: StoreKind, settlements: Int = 240, pause: Int = 20, killAfter: ClosedRange<Int> = 0...400
     ) async throws -> String {
         let made = try await probe(
             kind, ["promise-make", "--component", "app", "--log", log, "--promises", "\(settlements)"])
@@ -39,10 +38,16 @@ package struct PromiseScenarios {
         var kills = 0
         var waiters = 0
         while settler.isRunning || kills == 0 {
+            let output = folder.path + "/wait-\(waiters).out"
             let waiter = try Probe.start(
                 ["promise-wait", "--component", "app", "--log", log, "--promises", "\(settlements)"]
-                    + kind.probeArguments(folder.path), output: folder.path + "/wait-\(waiters).out")
+                    + kind.probeArguments(folder.path), output: output)
             waiters += 1
+            // The random time runs from when the process awaits (a loaded machine starts it slowly).
+            for _ in 0..<6_000 where waiter.isRunning {
+                if (try? String(contentsOfFile: output, encoding: .utf8))?.contains("awaiting") == true { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
             let until = ContinuousClock.now + .milliseconds(Int.random(in: killAfter, using: &random))
             while waiter.isRunning && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(2)) }
             if waiter.isRunning {
