@@ -9,6 +9,8 @@ extension SignalCenter {
     /// Makes a pending promise of a `Value`, stored with `id`.
     ///
     /// - Parameters:
+    ///   - type: the type of its value.
+    ///   - id: its id, unique in the store (a new UUID by default).
     ///   - fallback: called with the settlement when the promise settles while no process awaits it
     ///     (as a signal delivery of this component: exactly one completion, retries, dead deliveries).
     ///     It receives `promiseID` (`String`), `outcome` (`String`: a ``PromiseOutcome`` raw value),
@@ -138,13 +140,6 @@ extension SignalCenter {
     public func value<Value>(of promise: DurablePromise<Value>) async throws(PromiseError) -> Value {
         let store = try promiseStore()
         let id = promise.id
-        var record = try await load(id, from: store)
-        if !DurablePromise<Value>.holds(record.valueType) {
-            throw .wrongValueType(id: id, stored: record.valueType, requested: DurablePromise<Value>.valueTypeName)
-        }
-        if record.limitedToComponent && record.component != component {
-            throw .wrongComponent(id: id, limitedTo: record.component, awaitedFrom: component)
-        }
         let listener: any SignalWakeListener
         do {
             listener = try store.makeWakeListener()
@@ -152,32 +147,39 @@ extension SignalCenter {
             throw .store(error)
         }
         defer { listener.close() }
-        var waiter: PromiseWaiter?
+        // Registered first: a settlement this run delivers from now on is handed to this task (when it
+        // is of this task's value type), not to the fallback.
+        let waiter = PromiseWaiter(
+            signalID: Self.settlementSignal(of: id), listener: listener, accepts: DurablePromise<Value>.holds)
+        promiseWaiters.add(waiter)
+        defer { promiseWaiters.remove(waiter) }
+        var record = try await load(id, from: store)
+        if !DurablePromise<Value>.holds(record.valueType) {
+            throw .wrongValueType(id: id, stored: record.valueType, requested: DurablePromise<Value>.valueTypeName)
+        }
+        if record.limitedToComponent && record.component != component {
+            throw .wrongComponent(id: id, limitedTo: record.component, awaitedFrom: component)
+        }
+        var holding = false
         if let consumer = record.fallbackConsumer {
-            let registered = PromiseWaiter(signalID: Self.settlementSignal(of: id), listener: listener)
-            promiseWaiters.add(registered)
-            waiter = registered
             do {
-                if !(try await store.holdConsumer(consumer, for: runID)) { waiter = nil }
+                holding = try await store.holdConsumer(consumer, for: runID)
             } catch {
-                promiseWaiters.remove(registered)
                 throw .store(error)
             }
         }
-        defer { if let waiter { promiseWaiters.remove(waiter) } }
         while true {
-            if let waiter, let payload = await waiter.payload() {
+            if let payload = await waiter.payload() {
                 return try Self.result(fromPayload: payload, of: record, as: Value.self)
             }
             if Task.isCancelled {
-                if let waiter, !waiter.cancel(), let payload = await waiter.payload() {
+                if !waiter.cancel(), let payload = await waiter.payload() {
                     return try Self.result(fromPayload: payload, of: record, as: Value.self)
                 }
                 throw .waitCancelled(id: id)
             }
             if let settlement = record.settlement {
-                guard let waiter else {
-                    if record.fallbackConsumer != nil { throw .consumedElsewhere(id: id, outcome: settlement.outcome) }
+                guard let consumer = record.fallbackConsumer else {
                     return try Self.result(of: settlement, record, as: Value.self)
                 }
                 if !options.deliversAutomatically {
@@ -191,9 +193,13 @@ extension SignalCenter {
                         return try Self.result(fromPayload: payload, of: record, as: Value.self)
                     }
                 }
-                // Consumed, or held by a run that another task awaiting it started later: it is not this task's.
-                if let consumer = record.fallbackConsumer, !(try await holds(consumer, store)), waiter.cancel() {
-                    throw .consumedElsewhere(id: id, outcome: settlement.outcome)
+                // Consumed, or held by a run that another task awaiting it started later: not this
+                // task's (unless it is being handed over to it right now).
+                var held = holding
+                if held { held = try await holds(consumer, store) }
+                if !held {
+                    if waiter.cancel() { throw .consumedElsewhere(id: id, outcome: settlement.outcome) }
+                    continue
                 }
             } else if let deadline = record.deadline, deadline <= Date() {
                 record = try await settle(id, valueType: nil, Self.timeout(at: deadline), sameKeyOnly: false)
@@ -292,6 +298,7 @@ extension SignalCenter {
         guard record.fallbackConsumer != nil, let settlement = record.settlement else { return }
         var members: [String: HandlerValue] = [
             "promiseID": .string(record.id), "outcome": .string(settlement.outcome.rawValue),
+            PromiseWaiters.valueTypeMember: .string(record.valueType),
         ]
         if !settlement.body.isEmpty {
             do {

@@ -24,10 +24,17 @@ package final class PromiseWaiters: Sendable {
         }
     }
 
-    /// A task waiting for the settlement posted to `signalID`, taken for one hand-over; `nil` when none waits.
-    func take(for signalID: String) -> PromiseWaiter? {
-        guard let candidates = waiters.withLock({ $0[signalID] }) else { return nil }
-        return candidates.first { $0.take() }
+    /// The payload member that names the settled promise's value type.
+    static let valueTypeMember = "promiseValueType"
+
+    /// A task waiting for the settlement `delivery` carries (of its value type), taken for one
+    /// hand-over; `nil` when none waits.
+    func take(for delivery: ClaimedDelivery) -> PromiseWaiter? {
+        guard let candidates = waiters.withLock({ $0[delivery.signalID] }) else { return nil }
+        guard case .object(let members)? = try? HandlerValue(json: delivery.payload),
+            case .string(let valueType)? = members[Self.valueTypeMember]
+        else { return nil }
+        return candidates.first { $0.accepts(valueType) && $0.take() }
     }
 
     /// Runs `keep` at `deadline`, unless a timer runs earlier already; the task ends with the center.
@@ -66,12 +73,15 @@ final class PromiseWaiter: Sendable {
 
     let signalID: String
     let listener: any SignalWakeListener
+    /// Whether it takes a promise stored with this value type.
+    let accepts: @Sendable (String) -> Bool
     private let phase = Locked(Phase.waiting)
     private let settled = WakeSignal()
 
-    init(signalID: String, listener: any SignalWakeListener) {
+    init(signalID: String, listener: any SignalWakeListener, accepts: @escaping @Sendable (String) -> Bool) {
         self.signalID = signalID
         self.listener = listener
+        self.accepts = accepts
     }
 
     /// Takes the waiter for a hand-over; `false` when it is not waiting.

@@ -94,7 +94,7 @@ extension SignalCenter {
     ) async throws(SignalError) -> (Delivered, Mark?) {
         options.faultHook?(.afterClaim)
         // A task of this process awaiting the promise this delivery settles consumes it instead of its fallback handler.
-        if let waiter = promiseWaiters.take(for: delivery.signalID) {
+        if let waiter = promiseWaiters.take(for: delivery) {
             let asked = ContinuousClock.now
             let handed = try await handOver(delivery, to: waiter, thenStarting: next)
             return (handed.completed ? .completed : .notCompleted, handed.next.map { ($0, asked) })
