@@ -161,6 +161,8 @@ extension SignalCenter {
             throw .wrongComponent(id: id, limitedTo: record.component, awaitedFrom: component)
         }
         var holding = false
+        var settledSeen: ContinuousClock.Instant?
+        var reposted = false
         if let consumer = record.fallbackConsumer {
             do {
                 holding = try await store.holdConsumer(consumer, for: runID)
@@ -201,6 +203,17 @@ extension SignalCenter {
                     if waiter.cancel() { throw .consumedElsewhere(id: id, outcome: settlement.outcome) }
                     continue
                 }
+                // Its post should have reached this run by now: a settler that died between settling and
+                // posting left it unposted. Posting again is harmless (the consumer takes one settlement).
+                if let seen = settledSeen, seen.duration(to: .now) >= .seconds(1), !reposted {
+                    reposted = true
+                    do {
+                        try await postSettlement(of: record, to: store)
+                    } catch {
+                        throw .store(error)
+                    }
+                }
+                settledSeen = settledSeen ?? .now
             } else if let deadline = record.deadline, deadline <= Date() {
                 record = try await settle(id, valueType: nil, Self.timeout(at: deadline), sameKeyOnly: false)
                 continue
@@ -209,6 +222,7 @@ extension SignalCenter {
             if !record.isSettled, let deadline = record.deadline {
                 until = min(until, .now + .seconds(max(0, deadline.timeIntervalSinceNow)))
             }
+            if let seen = settledSeen, !reposted { until = min(until, seen + .seconds(1)) }
             await withTaskCancellationHandler {
                 await listener.next(deadline: until)
             } onCancel: {

@@ -482,7 +482,8 @@ extension InMemorySignalStore: PromiseStore {
             state.promises[id] = record
             return (record, true)
         }
-        if settled { wakeAll() }
+        // A promise with a fallback consumer wakes the centers through the post of its settlement.
+        if settled && record?.fallbackConsumer == nil { wakeAll() }
         return record
     }
 

@@ -13,7 +13,8 @@ public protocol PromiseStore: SignalStore {
 
     /// Settles the promise with this id with `settlement` when it is not settled yet, and returns the
     /// promise as it then is (settled by `settlement`, or by the settlement made before it). `nil`
-    /// when there is no such promise. Wakes every center when it settled the promise.
+    /// when there is no such promise. Wakes every center when it settled a promise without a fallback
+    /// consumer (the post of the settlement to that consumer wakes them otherwise).
     func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord
     ) async throws(SignalError)

@@ -822,11 +822,13 @@ extension PostgresSignalStore: PromiseStore {
                                WHERE promise_id = \(id) AND settled_at IS NULL RETURNING 1)
                     SELECT count(*)::bigint FROM u
                     """, logger: self.options.logger))
-            if settled == 1 { try await self.notify(connection) }
-            return try await self.promiseRecords(
+            let record = try await self.promiseRecords(
                 connection.query(
                     "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id)", logger: self.options.logger)
             ).first
+            // A promise with a fallback consumer wakes the centers through the post of its settlement.
+            if settled == 1 && record?.fallbackConsumer == nil { try await self.notify(connection) }
+            return record
         }
     }
 

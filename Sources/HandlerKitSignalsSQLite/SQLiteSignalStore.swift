@@ -829,7 +829,8 @@ extension SQLiteSignalStore: PromiseStore {
             let row = try Row.fetchOne(db, sql: "SELECT * FROM promises WHERE promise_id = ?", arguments: [id])
             return (try row.map(Self.promiseRecord), settled)
         }
-        if settled { WakeFile.notify(wakePath) }
+        // A promise with a fallback consumer wakes the centers through the post of its settlement.
+        if settled && record?.fallbackConsumer == nil { WakeFile.notify(wakePath) }
         return record
     }
 

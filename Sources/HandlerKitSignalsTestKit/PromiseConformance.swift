@@ -122,6 +122,20 @@ enum PromiseChecks {
         try await SignalCenter.start(component: component, store: c.store, registry: registry)
     }
 
+    /// Waits until `center`'s run holds the fallback consumer of `promise`: a task of it awaits it.
+    static func waitUntilHeld<Value>(
+        _ c: ConformanceContext, _ promise: DurablePromise<Value>, by center: SignalCenter
+    ) async throws {
+        let consumer = try c.require(try await center.record(of: promise)?.fallbackConsumer, "a fallback consumer")
+        for _ in 0..<4_000 {
+            let consumers = try await c.store.consumers(of: center.component)
+            if consumers.contains(where: { $0.id == consumer && $0.runID == center.runID }) { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw ConformanceFailure(
+            check: c.check, message: "no task of run \(center.runID) awaits \(promise)", line: #line)
+    }
+
     static func settledOnce(_ c: ConformanceContext) async throws {
         let app = try await c.center("app")
         let ext = try await c.center("ext")
@@ -168,15 +182,16 @@ enum PromiseChecks {
     static func awaitResumes(_ c: ConformanceContext) async throws {
         let log = Locked<[Settled]>([])
         let registry = try makePromiseRegistry(log)
+        let maker = try await c.center("app", registry: registry)
         let app = try await automaticCenter(c, "app", registry)
         let ext = try await c.center("ext")
-        let made = try await app.makePromise(
+        let made = try await maker.makePromise(
             of: Int.self, fallback: try Handler(id: "Promised.fallback", registry: registry))
         // Sent to another process as JSON, re-attached there from its id alone.
         let sent = try JSONDecoder().decode(DurablePromise<Int>.self, from: try JSONEncoder().encode(made))
         try c.expectEqual(sent, made, "the promise decoded from its JSON")
         let waiting = Task { try await app.value(of: made) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntilHeld(c, made, by: app)
         try await ext.fulfil(sent, with: 7, settlementKey: "k")
         try c.expectEqual(try await waiting.value, 7, "the value the waiting task received")
         try c.expectEqual(log.withLock { $0 }, [], "fallback runs")
@@ -186,6 +201,7 @@ enum PromiseChecks {
         try await ext.fulfil(plain, with: 8, settlementKey: "k")
         try c.expectEqual(try await plainWait.value, 8, "the value of a promise without a fallback")
         try c.expectEqual(try await app.value(of: plain), 8, "the value read again")
+        try await maker.stop()
         try await app.stop()
         try await ext.stop()
     }
@@ -216,13 +232,14 @@ enum PromiseChecks {
     static func waiterConsumes(_ c: ConformanceContext) async throws {
         let log = Locked<[Settled]>([])
         let registry = try makePromiseRegistry(log)
+        let maker = try await c.center("app", registry: registry)
         let app = try await automaticCenter(c, "app", registry)
         let ext = try await c.center("ext", registry: registry)
         for round in 0..<5 {
-            let promise = try await app.makePromise(
+            let promise = try await maker.makePromise(
                 of: Int.self, fallback: try Handler(id: "Promised.fallback", registry: registry))
             let waiting = Task { try await app.value(of: promise) }
-            try await Task.sleep(for: .milliseconds(20))
+            try await waitUntilHeld(c, promise, by: app)
             try await ext.fulfil(promise, with: round, settlementKey: "k")
             try c.expectEqual(try await waiting.value, round, "the value the waiting task received")
         }
@@ -232,6 +249,7 @@ enum PromiseChecks {
         try c.expect(
             statistics.consumers == 0 && statistics.completions == 5,
             "no consumer left and 5 completions, found \(statistics)")
+        try await maker.stop()
         try await app.stop()
         try await ext.stop()
     }
