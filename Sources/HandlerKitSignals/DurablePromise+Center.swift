@@ -196,9 +196,10 @@ extension SignalCenter {
                     }
                 }
                 // Consumed, or held by a run that another task awaiting it started later: not this
-                // task's (unless it is being handed over to it right now).
+                // task's (unless it is being handed over to it right now). Checked from the second look
+                // on: at the first, this run's center is handing it over (its reads would delay that).
                 var held = holding
-                if held { held = try await holds(consumer, store) }
+                if held, settledSeen != nil { held = try await holds(consumer, store) }
                 if !held {
                     if waiter.cancel() { throw .consumedElsewhere(id: id, outcome: settlement.outcome) }
                     continue
@@ -222,7 +223,7 @@ extension SignalCenter {
             if !record.isSettled, let deadline = record.deadline {
                 until = min(until, .now + .seconds(max(0, deadline.timeIntervalSinceNow)))
             }
-            if let seen = settledSeen, !reposted { until = min(until, seen + .seconds(1)) }
+            if let seen = settledSeen { until = min(until, seen + .seconds(reposted ? 5 : 1)) }
             await withTaskCancellationHandler {
                 await listener.next(deadline: until)
             } onCancel: {
