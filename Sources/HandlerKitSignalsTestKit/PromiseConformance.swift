@@ -2,7 +2,7 @@ import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitSignals
 
-/// The conformance suite of durable promises (``PromiseStore``): making, settling, awaiting,
+/// The conformance suite of durable promises (`PromiseStore`): making, settling, awaiting,
 /// fallback handlers, component limits, deadlines, cancellation and retention, checked through
 /// `SignalCenter`'s public API on a store that conforms to `PromiseStore`. It runs like
 /// ``SignalStoreConformance``:
