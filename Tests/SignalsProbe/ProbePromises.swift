@@ -12,8 +12,8 @@ import Darwin
 //
 //   promise-make --db PATH --component C --log LOG --promises N
 //       makes promises p0…p(N-1) of Int with the fallback handler below, and exits
-//   promise-settle --db PATH --component C --promises N [--pause-ms M]
-//       fulfils p(i) with i under settlement key k(i), pausing M ms between them; prints `settled N`
+//   promise-settle --db PATH --component C --promises N [--from I] [--pause-ms M]
+//       fulfils p(I)…p(N-1), each p(i) with i under settlement key k(i), pausing M ms between them; prints `settled N`
 //   promise-wait --db PATH --component C --log LOG --promises N
 //       starts a run (delivering by itself), prints `awaiting <count>`, and awaits those of p0…p(N-1) still
 //       pending, in order, logging `waited p(i) <value> <pid>` for each value it receives; prints `waited <count>`
@@ -60,7 +60,7 @@ enum PromiseProbe {
                 component: component, store: store, options: .init(deliversAutomatically: false))
             let pause = try arguments.int("pause-ms", default: 0)
             let count = try arguments.int("promises")
-            for index in 0..<count {
+            for index in (try arguments.int("from", default: 0))..<count {
                 try await center.fulfil(id(index), with: index, settlementKey: "k\(index)")
                 if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
             }

@@ -21,9 +21,10 @@ package struct PromiseScenarios {
         try await Probe.run(arguments + kind.probeArguments(folder.path), folder: folder.path)
     }
 
-    /// `settlements` promises of component `app`, settled by component `ext` (pausing `pause` ms
-    /// between them) while waiting `app` processes are killed, each a random time in `killAfter` (ms)
-    /// after it began to await; then an `app` process delivers what is left. Returns the probe's `promise.kill_test` line.
+    /// `settlements` promises of component `app`, settled by component `ext` in chunks of 5 to 15
+    /// (pausing `pause` ms between settlements); during each chunk a waiting `app` process is killed a
+    /// random time in `killAfter` (ms) after it began to await. Then an `app` process delivers what is
+    /// left. Returns the probe's `promise.kill_test` line.
     @discardableResult
     package func killedWaitersConsumeEverySettlementOnce(
         kind: StoreKind, settlements: Int = 240, pause: Int = 20, killAfter: ClosedRange<Int> = 0...400
@@ -31,13 +32,11 @@ package struct PromiseScenarios {
         let made = try await probe(
             kind, ["promise-make", "--component", "app", "--log", log, "--promises", "\(settlements)"])
         #expect(made.status == 0, "\(made.output)")
-        let settler = try Probe.start(
-            ["promise-settle", "--component", "ext", "--promises", "\(settlements)", "--pause-ms", "\(pause)"]
-                + kind.probeArguments(folder.path), output: folder.path + "/settle.out")
         var random = SeededRandom(seed: 2_026)
         var kills = 0
         var waiters = 0
-        while settler.isRunning || kills == 0 {
+        var settled = 0
+        while settled < settlements {
             let output = folder.path + "/wait-\(waiters).out"
             let waiter = try Probe.start(
                 ["promise-wait", "--component", "app", "--log", log, "--promises", "\(settlements)"]
@@ -48,6 +47,13 @@ package struct PromiseScenarios {
                 if (try? String(contentsOfFile: output, encoding: .utf8))?.contains("awaiting") == true { break }
                 try await Task.sleep(for: .milliseconds(10))
             }
+            let end = min(settlements, settled + Int.random(in: 5...15, using: &random))
+            let settlerOutput = folder.path + "/settle-\(waiters).out"
+            let settler = try Probe.start(
+                [
+                    "promise-settle", "--component", "ext", "--from", "\(settled)", "--promises", "\(end)",
+                    "--pause-ms", "\(pause)",
+                ] + kind.probeArguments(folder.path), output: settlerOutput)
             let until = ContinuousClock.now + .milliseconds(Int.random(in: killAfter, using: &random))
             while waiter.isRunning && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(2)) }
             if waiter.isRunning {
@@ -55,12 +61,12 @@ package struct PromiseScenarios {
                 kills += 1
             }
             await Probe.finish(waiter)
-            if waiters > 2_000 { break }
+            await Probe.finish(settler)
+            #expect(
+                settler.terminationStatus == 0,
+                "\((try? String(contentsOfFile: settlerOutput, encoding: .utf8)) ?? "")")
+            settled = end
         }
-        await Probe.finish(settler)
-        #expect(
-            settler.terminationStatus == 0,
-            "\((try? String(contentsOfFile: folder.path + "/settle.out", encoding: .utf8)) ?? "")")
         #expect(kills >= 10, "waiting processes killed: \(kills)")
         let drained = try await probe(kind, ["promise-drain", "--component", "app"])
         #expect(drained.status == 0, "\(drained.output)")
