@@ -9,6 +9,7 @@ import HandlerKit
 
 // The signals figures start this executable again as their consuming process.
 if try await SignalsBenchmark.runChildIfAsked() { exit(0) }
+if try await PromiseBenchmark.runChildIfAsked() { exit(0) }
 
 /// Keeps results observable so the optimizer cannot drop the measured work.
 nonisolated(unsafe) var sink = 0
@@ -138,3 +139,4 @@ if let callDictionary, let direct {
 
 try eventFigures(registry: registry, callDictionary: callDictionary)
 try await SignalsBenchmark.run(filter: filter)
+try await PromiseBenchmark.run(filter: filter)

@@ -76,6 +76,8 @@ public final class InMemorySignalStore: SignalStore {
         var deliveries: [Int64: Delivery] = [:]
         var nextRowID: Int64 = 1
         var completions: [Completion] = []
+        /// Durable promises by id (the `// MARK: Promises` section).
+        var promises: [String: PromiseRecord] = [:]
         /// How long completions stay in the history, in seconds.
         let completionHistory: Double
 
@@ -449,5 +451,66 @@ final class InMemoryWakeListener: SignalWakeListener {
     /// Resumes a waiting `next`, or makes the next call return at once.
     func wake() {
         signal.wake()
+    }
+}
+
+// MARK: Promises
+
+extension InMemorySignalStore: PromiseStore {
+    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
+        let counts = state.withLock { state -> [Int]? in
+            guard state.promises[promise.id] == nil else { return nil }
+            state.promises[promise.id] = promise
+            return state.run(plan)
+        }
+        guard let counts else { return false }
+        if plan.wakeUp(counts: counts) != nil { wakeAll() }
+        return true
+    }
+
+    public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
+        state.withLock { $0.promises[id] }
+    }
+
+    public func settlePromise(
+        _ id: String, with settlement: PromiseSettlementRecord
+    ) async throws(SignalError) -> PromiseRecord? {
+        let (record, settled) = state.withLock { state -> (PromiseRecord?, Bool) in
+            guard var record = state.promises[id] else { return (nil, false) }
+            guard record.settlement == nil else { return (record, false) }
+            record.settlement = settlement
+            state.promises[id] = record
+            return (record, true)
+        }
+        // A promise with a fallback consumer wakes the centers through the post of its settlement.
+        if settled && record?.fallbackConsumer == nil { wakeAll() }
+        return record
+    }
+
+    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
+        state.withLock { state in
+            guard let index = state.consumers.firstIndex(where: { $0.record.id == consumer }) else { return false }
+            state.consumers[index].record.runID = runID
+            for (row, delivery) in state.deliveries where delivery.consumerID == consumer && delivery.state == .pending
+            {
+                state.deliveries[row]?.ownerRun = runID
+            }
+            return true
+        }
+    }
+
+    public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
+        state.withLock { state in
+            state.promises.values.filter { settled == nil || $0.isSettled == settled }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
+
+    public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
+        state.withLock { state in
+            let before = state.promises.count
+            state.promises = state.promises.filter { $0.value.keptUntil.map { $0 >= now } ?? true }
+            return before - state.promises.count
+        }
     }
 }

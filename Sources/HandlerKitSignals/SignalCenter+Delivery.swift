@@ -93,6 +93,12 @@ extension SignalCenter {
         _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?
     ) async throws(SignalError) -> (Delivered, Mark?) {
         options.faultHook?(.afterClaim)
+        // A task of this process awaiting the promise this delivery settles consumes it instead of its fallback handler.
+        if let waiter = promiseWaiters.take(for: delivery) {
+            let asked = ContinuousClock.now
+            let handed = try await handOver(delivery, to: waiter, thenStarting: next)
+            return (handed.completed ? .completed : .notCompleted, handed.next.map { ($0, asked) })
+        }
         let handler: Handler
         do {
             handler = try prepare(delivery)

@@ -62,6 +62,8 @@ public final class SignalCenter: Sendable {
     public let takeover: TakeoverReport
     let options: Options
     private let state = Locked(State())
+    /// The tasks awaiting promises, and the timer of promise deadlines (DurablePromise+Center.swift).
+    let promiseWaiters = PromiseWaiters()
 
     private struct State {
         var stopped = false
@@ -120,6 +122,7 @@ public final class SignalCenter: Sendable {
                 state.loop = Task { await center.deliverContinuously(listener) }
             }
         }
+        await center.keepPromisesReportingProblems()
         return center
     }
 
@@ -217,6 +220,7 @@ public final class SignalCenter: Sendable {
             return (state.loop, state.listener, state.stopped)
         }
         guard !wasStopped else { return }
+        promiseWaiters.stopTimer()
         listener?.close()
         await loop?.value
         try await store.endRun(runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))

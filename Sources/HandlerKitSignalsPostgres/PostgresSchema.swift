@@ -12,11 +12,12 @@ import PostgresNIO
 /// `heartbeat_at`, which is the server's clock (leases are judged by one clock).
 enum PostgresSchema {
     /// The schema version this code writes and reads.
-    static let version = 3
+    static let version = 4
 
     /// The tables of a signal store; a schema that holds any other table is not a signal store.
     static let tables: Set<String> = [
         "schema_version", "runs", "consumers", "signals", "deliveries", "delivery_bodies", "completions", "posts",
+        "promises",
     ]
 
     /// `steps[n]` migrates version n to n + 1 (`steps.count == version`). They name no schema: every
@@ -114,6 +115,24 @@ enum PostgresSchema {
         """
         ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS started integer NOT NULL DEFAULT 0;
         ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS crashed integer NOT NULL DEFAULT 0;
+        """,
+        // 4: durable promises (`PromiseStore`); settled ones until `keep_until`.
+        """
+        CREATE TABLE IF NOT EXISTS promises (
+            promise_id text PRIMARY KEY,
+            value_type text NOT NULL,
+            component text NOT NULL,
+            limited integer NOT NULL,
+            consumer_id text,
+            created_at double precision NOT NULL,
+            deadline double precision,
+            retention double precision NOT NULL,
+            settlement_key text,
+            outcome text,
+            body bytea,
+            settled_at double precision,
+            keep_until double precision
+        );
         """,
     ]
 

@@ -770,6 +770,151 @@ public final class PostgresSignalStore: SignalStore {
     }
 }
 
+// MARK: Promises
+
+extension PostgresSignalStore: PromiseStore {
+    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
+        try await prepare()
+        let created = promise.createdAt.timeIntervalSince1970
+        return try await connections.transaction("making promise '\(promise.id)'") { connection in
+            let inserted = try await self.count(
+                connection.query(
+                    """
+                    WITH i AS (INSERT INTO promises (promise_id, value_type, component, limited, consumer_id, created_at,
+                                                     deadline, retention)
+                               VALUES (\(promise.id), \(promise.valueType), \(promise.component),
+                                       \(promise.limitedToComponent ? 1 : 0), \(promise.fallbackConsumer?.rawValue),
+                                       \(created), \(promise.deadline?.timeIntervalSince1970), \(promise.retention))
+                               ON CONFLICT (promise_id) DO NOTHING RETURNING 1)
+                    SELECT count(*)::bigint FROM i
+                    """, logger: self.options.logger))
+            guard inserted == 1 else {
+                // Made by this call's first try, whose answer a lost connection took: the same record.
+                let same = try await self.count(
+                    connection.query(
+                        """
+                        SELECT count(*)::bigint FROM promises WHERE promise_id = \(promise.id) AND created_at = \(created)
+                        AND consumer_id IS NOT DISTINCT FROM \(promise.fallbackConsumer?.rawValue)
+                        """, logger: self.options.logger))
+                return same == 1
+            }
+            _ = try await self.run(plan, connection)
+            return true
+        }
+    }
+
+    public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
+        try await prepare()
+        return try await connections.run("reading promise '\(id)'") { connection, _ in
+            try await self.promiseRecords(
+                connection.query(
+                    "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id)", logger: self.options.logger)
+            ).first
+        }
+    }
+
+    public func settlePromise(
+        _ id: String, with settlement: PromiseSettlementRecord
+    ) async throws(SignalError) -> PromiseRecord? {
+        try await prepare()
+        let at = settlement.settledAt.timeIntervalSince1970
+        return try await connections.transaction("settling promise '\(id)'") { connection in
+            let settled = try await self.count(
+                connection.query(
+                    """
+                    WITH u AS (UPDATE promises SET settlement_key = \(settlement.key), outcome = \(settlement.outcome.rawValue),
+                                   body = \(Data(settlement.body)), settled_at = \(at), keep_until = \(at) + retention
+                               WHERE promise_id = \(id) AND settled_at IS NULL RETURNING 1)
+                    SELECT count(*)::bigint FROM u
+                    """, logger: self.options.logger))
+            let record = try await self.promiseRecords(
+                connection.query(
+                    "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id)", logger: self.options.logger)
+            ).first
+            // A promise with a fallback consumer wakes the centers through the post of its settlement.
+            if settled == 1 && record?.fallbackConsumer == nil { try await self.notify(connection) }
+            return record
+        }
+    }
+
+    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
+        try await prepare()
+        return try await connections.transaction("holding consumer \(consumer) for run \(runID)") { connection in
+            let held = try await self.count(
+                connection.query(
+                    """
+                    WITH u AS (UPDATE consumers SET run_id = \(runID) WHERE consumer_id = \(consumer.rawValue) RETURNING 1)
+                    SELECT count(*)::bigint FROM u
+                    """, logger: self.options.logger))
+            guard held == 1 else { return false }
+            try await connection.query(
+                """
+                UPDATE deliveries SET owner_run = \(runID) WHERE consumer_id = \(consumer.rawValue) AND state = \(unescaped: pending)
+                """, logger: self.options.logger)
+            return true
+        }
+    }
+
+    public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
+        try await prepare()
+        return try await connections.run("listing promises") { connection, _ in
+            try await self.promiseRecords(
+                connection.query(
+                    """
+                    \(unescaped: Self.promiseColumns)
+                    WHERE \(settled)::boolean IS NULL OR (settled_at IS NOT NULL) = \(settled)::boolean
+                    ORDER BY created_at, promise_id
+                    """, logger: self.options.logger))
+        }
+    }
+
+    public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
+        try await prepare()
+        return try await connections.run("removing promises kept until before \(now)") { connection, _ in
+            try await self.count(
+                connection.query(
+                    """
+                    WITH d AS (DELETE FROM promises WHERE keep_until < \(now.timeIntervalSince1970) RETURNING 1)
+                    SELECT count(*)::bigint FROM d
+                    """, logger: self.options.logger))
+        }
+    }
+
+    private static let promiseColumns = """
+        SELECT promise_id, value_type, component, limited, consumer_id, created_at, deadline, retention,
+               settlement_key, outcome, body, settled_at FROM promises
+        """
+
+    private func promiseRecords(_ rows: PostgresRowSequence) async throws -> [PromiseRecord] {
+        var records: [PromiseRecord] = []
+        for try await (
+            id, type, component, limited, consumer, created, deadline, retention, key, outcome, body, settledAt
+        )
+            in rows.decode(
+                (String, String, String, Int, String?, Double, Double?, Double, String?, String?, Data?, Double?).self)
+        {
+            var settlement: PromiseSettlementRecord?
+            if let settledAt {
+                guard let key, let outcome else {
+                    throw SignalError.malformedRecord(
+                        table: "promises", key: id, column: "settlement_key", reason: "settled without a key or outcome"
+                    )
+                }
+                settlement = PromiseSettlementRecord(
+                    key: key, outcome: try PromiseOutcome(stored: outcome, promise: id), body: [UInt8](body ?? Data()),
+                    settledAt: Date(timeIntervalSince1970: settledAt))
+            }
+            records.append(
+                PromiseRecord(
+                    id: id, valueType: type, component: component, limitedToComponent: limited != 0,
+                    fallbackConsumer: consumer.map(ConsumerID.init), createdAt: Date(timeIntervalSince1970: created),
+                    deadline: deadline.map(Date.init(timeIntervalSince1970:)), retention: retention,
+                    settlement: settlement))
+        }
+        return records
+    }
+}
+
 /// The delivery states as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral

@@ -9,7 +9,7 @@ import HandlerKitSignals
 /// refused, untouched.
 enum SQLiteSchema {
     /// The schema version this code writes and reads.
-    static let version = 2
+    static let version = 3
 
     /// The application id of a signal store ("HKSg").
     static let applicationID: Int32 = 0x484B_5367
@@ -17,6 +17,10 @@ enum SQLiteSchema {
     /// The tables of a signal store (version 1 stores were made before they were marked with the
     /// application id, and are recognised by these).
     static let tables: Set<String> = ["runs", "consumers", "signals", "deliveries", "delivery_bodies", "completions"]
+
+    /// The tables later versions added (a store of the current version whose mark was removed is
+    /// still recognised).
+    static let laterTables: Set<String> = ["promises"]
 
     /// `steps[n]` migrates version n to n + 1.
     static let steps: [String] = [
@@ -95,6 +99,24 @@ enum SQLiteSchema {
         ALTER TABLE deliveries ADD COLUMN started INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE deliveries ADD COLUMN crashed INTEGER NOT NULL DEFAULT 0;
         """,
+        // 3: durable promises (`PromiseStore`); settled ones until `keep_until`.
+        """
+        CREATE TABLE IF NOT EXISTS promises (
+            promise_id TEXT PRIMARY KEY NOT NULL,
+            value_type TEXT NOT NULL,
+            component TEXT NOT NULL,
+            limited INTEGER NOT NULL,
+            consumer_id TEXT,
+            created_at REAL NOT NULL,
+            deadline REAL,
+            retention REAL NOT NULL,
+            settlement_key TEXT,
+            outcome TEXT,
+            body BLOB,
+            settled_at REAL,
+            keep_until REAL
+        );
+        """,
     ]
 
     /// Refuses an existing database that is not a signal store, or a signal store of a newer version,
@@ -124,7 +146,8 @@ enum SQLiteSchema {
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
                 """)
         let isEmpty = names.isEmpty && found == 0 && application == 0
-        let isUnmarkedStore = application == 0 && (1...version).contains(found) && Set(names) == tables
+        let isUnmarkedStore =
+            application == 0 && (1...version).contains(found) && Set(names).subtracting(laterTables) == tables
         guard application == applicationID || isEmpty || isUnmarkedStore else {
             throw SignalError.notASignalStore(
                 path: path, found: description(tables: names, application: application, version: found))

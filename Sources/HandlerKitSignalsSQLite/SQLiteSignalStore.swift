@@ -797,3 +797,114 @@ private final class RunLocks: Sendable {
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
+
+// MARK: Promises
+
+extension SQLiteSignalStore: PromiseStore {
+    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
+        let history = options.completionHistory.seconds
+        let counts = try await write("making promise '\(promise.id)'") { db -> [Int]? in
+            try db.execute(
+                sql: """
+                    INSERT INTO promises (promise_id, value_type, component, limited, consumer_id, created_at, deadline,
+                                          retention)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (promise_id) DO NOTHING
+                    """,
+                arguments: [
+                    promise.id, promise.valueType, promise.component, promise.limitedToComponent ? 1 : 0,
+                    promise.fallbackConsumer?.rawValue, promise.createdAt.timeIntervalSince1970,
+                    promise.deadline?.timeIntervalSince1970, promise.retention,
+                ])
+            guard db.changesCount == 1 else { return nil }
+            return try Self.run(plan, db, history: history)
+        }
+        guard let counts else { return false }
+        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
+        return true
+    }
+
+    public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
+        try await read("reading promise '\(id)'") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM promises WHERE promise_id = ?", arguments: [id])
+                .map(Self.promiseRecord)
+        }
+    }
+
+    public func settlePromise(
+        _ id: String, with settlement: PromiseSettlementRecord
+    ) async throws(SignalError) -> PromiseRecord? {
+        let (record, settled) = try await write("settling promise '\(id)'") { db -> (PromiseRecord?, Bool) in
+            try db.execute(
+                sql: """
+                    UPDATE promises SET settlement_key = ?, outcome = ?, body = ?, settled_at = ?, keep_until = ? + retention
+                    WHERE promise_id = ? AND settled_at IS NULL
+                    """,
+                arguments: [
+                    settlement.key, settlement.outcome.rawValue, Data(settlement.body),
+                    settlement.settledAt.timeIntervalSince1970, settlement.settledAt.timeIntervalSince1970, id,
+                ])
+            let settled = db.changesCount == 1
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM promises WHERE promise_id = ?", arguments: [id])
+            return (try row.map(Self.promiseRecord), settled)
+        }
+        // A promise with a fallback consumer wakes the centers through the post of its settlement.
+        if settled && record?.fallbackConsumer == nil { WakeFile.notify(wakePath) }
+        return record
+    }
+
+    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
+        try await write("holding consumer \(consumer) for run \(runID)") { db in
+            try db.execute(
+                sql: "UPDATE consumers SET run_id = ? WHERE consumer_id = ?", arguments: [runID, consumer.rawValue])
+            guard db.changesCount == 1 else { return false }
+            try db.execute(
+                sql: "UPDATE deliveries SET owner_run = ? WHERE consumer_id = ? AND state = \(pending)",
+                arguments: [runID, consumer.rawValue])
+            return true
+        }
+    }
+
+    public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
+        try await read("listing promises") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM promises WHERE ?1 IS NULL OR (settled_at IS NOT NULL) = ?1
+                    ORDER BY created_at, promise_id
+                    """, arguments: [settled]
+            ).map(Self.promiseRecord)
+        }
+    }
+
+    public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
+        try await write("removing promises kept until before \(now)") { db in
+            try db.execute(sql: "DELETE FROM promises WHERE keep_until < ?", arguments: [now.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
+    private static func promiseRecord(_ row: Row) throws -> PromiseRecord {
+        let id: String = try column(row, "promise_id", table: "promises", key: "?")
+        func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
+            try column(row, name, table: "promises", key: id)
+        }
+        func optional<T: DatabaseValueConvertible>(_ name: String) -> T? {
+            T.fromDatabaseValue(row[name] as DatabaseValue)
+        }
+        var settlement: PromiseSettlementRecord?
+        if let settledAt: Double = optional("settled_at") {
+            let body: Data = optional("body") ?? Data()
+            settlement = PromiseSettlementRecord(
+                key: try value("settlement_key"),
+                outcome: try PromiseOutcome(stored: try value("outcome"), promise: id),
+                body: [UInt8](body), settledAt: Date(timeIntervalSince1970: settledAt))
+        }
+        return PromiseRecord(
+            id: id, valueType: try value("value_type"), component: try value("component"),
+            limitedToComponent: (try value("limited") as Int) != 0,
+            fallbackConsumer: (optional("consumer_id") as String?).map(ConsumerID.init),
+            createdAt: Date(timeIntervalSince1970: try value("created_at")),
+            deadline: (optional("deadline") as Double?).map(Date.init(timeIntervalSince1970:)),
+            retention: try value("retention"), settlement: settlement)
+    }
+}

@@ -4,7 +4,7 @@ import Foundation
 enum Say {
     /// `first process`, `second process`, or the process of a signals step.
     static let role =
-        SignalsStep.child(CommandLine.arguments)?.0.role
+        SignalsStep.child(CommandLine.arguments)?.0.role ?? PromiseStep.role(CommandLine.arguments)
         ?? (CommandLine.arguments.contains(DemoMain.replayFlag) ? "second process" : "first process")
 
     /// This process's id.

@@ -15,7 +15,7 @@ struct SQLiteMigrationTests {
     var path: String { folder.path + "/signals.sqlite" }
 
     /// A store at schema version 1 (without the marks of started and crashed attempts) holding a
-    /// consumer and its pending delivery: opened, it is at version 2 and the delivery is delivered.
+    /// consumer and its pending delivery: opened, it is at the current version and the delivery is delivered.
     @Test func aStoreAtVersion1IsMigratedKeepingItsRecords() async throws {
         let recorder = Recorder()
         let registry = try makeRegistry(recorder)
@@ -37,7 +37,7 @@ struct SQLiteMigrationTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "PRAGMA user_version")
         }
-        #expect(version == 2)
+        #expect(version == 3)
         let center = try await manualCenter("app", store: store, registry: registry)
         #expect(center.takeover.adoptedConsumers == 1)
         #expect(try await center.deliverDue() == 1)

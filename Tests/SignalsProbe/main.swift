@@ -95,6 +95,7 @@ func run() async throws {
         maximumAttempts: try arguments.int("max-attempts", default: 1_000), firstDelay: .milliseconds(1),
         maximumDelay: .milliseconds(20))
 
+    if try await PromiseProbe.run(arguments, store: store) { return }
     switch arguments.command {
     case "register":
         let center = try await SignalCenter.start(

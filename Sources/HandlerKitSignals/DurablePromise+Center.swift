@@ -1,0 +1,464 @@
+import Foundation
+import HandlerKit
+
+/// Making, settling and awaiting durable promises (see <doc:DurablePromises>).
+extension SignalCenter {
+    /// The longest promise id, in UTF-8 bytes.
+    public static let maximumPromiseIDLength = 256
+
+    /// Makes a pending promise of a `Value`, stored with `id`.
+    ///
+    /// - Parameters:
+    ///   - type: the type of its value.
+    ///   - id: its id, unique in the store (a new UUID by default).
+    ///   - fallback: called with the settlement when the promise settles while no process awaits it
+    ///     (as a signal delivery of this component: exactly one completion, retries, dead deliveries).
+    ///     It receives `promiseID` (`String`), `outcome` (`String`: a ``PromiseOutcome`` raw value),
+    ///     `value` (a `Value`, when fulfilled) and `rejection` (a ``PromiseRejection``, when
+    ///     rejected), each when it declares a parameter of that name. A promise with a fallback is
+    ///     limited to this component: exactly one of a waiting task and the fallback consumes it.
+    ///   - limitedToComponent: only processes of this component may await it (others may settle it).
+    ///   - deadline: when it times out, settled as ``PromiseOutcome/timedOut`` (by a waiting task,
+    ///     by a running center of the store, or by the next one that starts).
+    ///   - retention: how long it is kept once settled, for late re-attaches.
+    /// - Throws: ``PromiseError/promiseExists(id:)``, ``PromiseError/invalidPromise(id:reason:)``,
+    ///   ``PromiseError/unsupportedStore(location:)``, ``PromiseError/store(_:)``. Nothing is stored then.
+    public func makePromise<Value: Codable & Sendable>(
+        of type: Value.Type = Value.self, id: String = UUID().uuidString, fallback: Handler? = nil,
+        limitedToComponent: Bool = false, deadline: Date? = nil, retention: Duration = .seconds(86_400)
+    ) async throws(PromiseError) -> DurablePromise<Value> {
+        let store = try promiseStore()
+        if isStopped { throw .store(.centerStopped(component: component, runID: runID)) }
+        try Self.validate(promiseID: id)
+        let now = Date()
+        var plan = StorePlan("making promise '\(id)'", steps: [])
+        var consumerID: ConsumerID?
+        if let fallback {
+            if fallback.isInvalidated { throw .invalidPromise(id: id, reason: "its fallback handler is invalidated") }
+            let document: [UInt8]
+            do {
+                document = try fallback.storableJSON()
+            } catch {
+                throw .invalidPromise(
+                    id: id, reason: "a delivery could not read its fallback handler '\(fallback.id)' back: \(error)")
+            }
+            let consumer = ConsumerRecord(
+                id: ConsumerID(UUID().uuidString), signalID: Self.settlementSignal(of: id), component: component,
+                runID: runID, lifetime: .durable, mode: .once, handler: document, handlerID: fallback.id)
+            plan = .register(consumer, now: now.timeIntervalSince1970)
+            consumerID = consumer.id
+        }
+        let record = PromiseRecord(
+            id: id, valueType: DurablePromise<Value>.valueTypeName, component: component,
+            limitedToComponent: limitedToComponent || fallback != nil, fallbackConsumer: consumerID, createdAt: now,
+            deadline: deadline, retention: max(0, retention.seconds), settlement: nil)
+        let inserted: Bool
+        do {
+            inserted = try await store.insertPromise(record, applying: plan)
+        } catch {
+            throw .store(error)
+        }
+        if !inserted { throw .promiseExists(id: id) }
+        if let deadline { scheduleKeeping(at: deadline) }
+        return DurablePromise(id: id)
+    }
+
+    /// Fulfils `promise` with `value`, from any process of any component. Settling it again under the
+    /// same `settlementKey` changes nothing and succeeds.
+    ///
+    /// - Throws: ``PromiseError/alreadySettled(id:firstKey:firstOutcome:settledAt:)`` when it was settled
+    ///   under another key, ``PromiseError/unknownPromise(id:)``,
+    ///   ``PromiseError/wrongValueType(id:stored:requested:)``, ``PromiseError/store(_:)``.
+    public func fulfil<Value>(
+        _ promise: DurablePromise<Value>, with value: Value, settlementKey: String
+    ) async throws(PromiseError) {
+        let body: [UInt8]
+        do {
+            body = [UInt8](try HandlerValue(encoding: value).jsonData())
+        } catch {
+            throw .invalidPromise(id: promise.id, reason: "its value cannot be encoded: \(error)")
+        }
+        try await settle(
+            promise.id, valueType: (DurablePromise<Value>.valueTypeName, DurablePromise<Value>.holds),
+            PromiseSettlementRecord(key: settlementKey, outcome: .fulfilled, body: body, settledAt: Date()))
+    }
+
+    /// Rejects `promise` with `rejection`, from any process of any component; idempotent under
+    /// `settlementKey` as ``fulfil(_:with:settlementKey:)`` is.
+    public func reject<Value>(
+        _ promise: DurablePromise<Value>, with rejection: PromiseRejection, settlementKey: String
+    ) async throws(PromiseError) {
+        let body: [UInt8]
+        do {
+            body = [UInt8](try HandlerValue(encoding: rejection).jsonData())
+        } catch {
+            throw .invalidPromise(id: promise.id, reason: "its rejection cannot be encoded: \(error)")
+        }
+        try await settle(
+            promise.id, valueType: nil,
+            PromiseSettlementRecord(key: settlementKey, outcome: .rejected, body: body, settledAt: Date()))
+    }
+
+    /// Cancels `promise`: settled as ``PromiseOutcome/cancelled``; idempotent under `settlementKey`.
+    public func cancel<Value>(
+        _ promise: DurablePromise<Value>, settlementKey: String = "cancelled"
+    ) async throws(PromiseError) {
+        try await settle(
+            promise.id, valueType: nil,
+            PromiseSettlementRecord(key: settlementKey, outcome: .cancelled, body: [], settledAt: Date()))
+    }
+
+    /// The stored record of `promise` (pending or settled); `nil` when the store has none.
+    public func record<Value>(of promise: DurablePromise<Value>) async throws(PromiseError) -> PromiseRecord? {
+        let store = try promiseStore()
+        return try await storeCall { () throws(SignalError) in try await store.promise(promise.id) }
+    }
+
+    /// The promises of the store: all of them, or the settled (`true`) or pending (`false`) ones.
+    public func promises(settled: Bool? = nil) async throws(PromiseError) -> [PromiseRecord] {
+        let store = try promiseStore()
+        do {
+            return try await store.promises(settled: settled)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Waits until `promise` settles (in any process) and returns its value; at once when it is
+    /// settled. Woken through the store, never polling. A promise with a fallback handler is
+    /// consumed by this task: its fallback does not run for it.
+    ///
+    /// Cancelling the task ends the wait with ``PromiseError/waitCancelled(id:)`` and leaves the
+    /// promise as it is (a settlement that arrives then goes to the fallback handler).
+    ///
+    /// - Throws: ``PromiseError/rejected(id:_:)``, ``PromiseError/timedOut(id:deadline:)`` and
+    ///   ``PromiseError/cancelled(id:)`` for those settlements;
+    ///   ``PromiseError/consumedElsewhere(id:outcome:)`` when the fallback (or another process) consumed
+    ///   it first; ``PromiseError/wrongValueType(id:stored:requested:)``,
+    ///   ``PromiseError/wrongComponent(id:limitedTo:awaitedFrom:)``, ``PromiseError/unknownPromise(id:)``,
+    ///   ``PromiseError/waitCancelled(id:)``, ``PromiseError/store(_:)``.
+    public func value<Value>(of promise: DurablePromise<Value>) async throws(PromiseError) -> Value {
+        let store = try promiseStore()
+        let id = promise.id
+        let listener: any SignalWakeListener
+        do {
+            listener = try store.makeWakeListener()
+        } catch {
+            throw .store(error)
+        }
+        defer { listener.close() }
+        // Registered first: a settlement this run delivers from now on is handed to this task (when it
+        // is of this task's value type), not to the fallback.
+        let waiter = PromiseWaiter(
+            signalID: Self.settlementSignal(of: id), listener: listener, accepts: DurablePromise<Value>.holds)
+        promiseWaiters.add(waiter)
+        defer { promiseWaiters.remove(waiter) }
+        var record = try await load(id, from: store)
+        if !DurablePromise<Value>.holds(record.valueType) {
+            throw .wrongValueType(id: id, stored: record.valueType, requested: DurablePromise<Value>.valueTypeName)
+        }
+        if record.limitedToComponent && record.component != component {
+            throw .wrongComponent(id: id, limitedTo: record.component, awaitedFrom: component)
+        }
+        var holding = false
+        var settledSeen: ContinuousClock.Instant?
+        var reposted = false
+        if let consumer = record.fallbackConsumer {
+            do {
+                holding = try await store.holdConsumer(consumer, for: runID)
+            } catch {
+                throw .store(error)
+            }
+        }
+        while true {
+            if let payload = await waiter.payload() {
+                return try Self.result(fromPayload: payload, of: record, as: Value.self)
+            }
+            if Task.isCancelled {
+                if !waiter.cancel(), let payload = await waiter.payload() {
+                    return try Self.result(fromPayload: payload, of: record, as: Value.self)
+                }
+                throw .waitCancelled(id: id)
+            }
+            if let settlement = record.settlement {
+                guard let consumer = record.fallbackConsumer else {
+                    return try Self.result(of: settlement, record, as: Value.self)
+                }
+                if !options.deliversAutomatically {
+                    // This center delivers only when asked: the settlement is handed over here.
+                    do {
+                        try await deliverDue()
+                    } catch {
+                        throw .store(error)
+                    }
+                    if let payload = await waiter.payload() {
+                        return try Self.result(fromPayload: payload, of: record, as: Value.self)
+                    }
+                }
+                // Consumed, or held by a run that another task awaiting it started later: not this
+                // task's (unless it is being handed over to it right now). Checked from the second look
+                // on: at the first, this run's center is handing it over (its reads would delay that).
+                var held = holding
+                if held, settledSeen != nil { held = try await holds(consumer, store) }
+                if !held {
+                    if waiter.cancel() { throw .consumedElsewhere(id: id, outcome: settlement.outcome) }
+                    continue
+                }
+                // Its post should have reached this run by now: a settler that died between settling and
+                // posting left it unposted. Posting again is harmless (the consumer takes one settlement).
+                if let seen = settledSeen, seen.duration(to: .now) >= .seconds(1), !reposted {
+                    reposted = true
+                    do {
+                        try await postSettlement(of: record, to: store)
+                    } catch {
+                        throw .store(error)
+                    }
+                }
+                settledSeen = settledSeen ?? .now
+            } else if let deadline = record.deadline, deadline <= Date() {
+                record = try await settle(id, valueType: nil, Self.timeout(at: deadline), sameKeyOnly: false)
+                continue
+            }
+            var until = ContinuousClock.now + .seconds(60)
+            if !record.isSettled, let deadline = record.deadline {
+                until = min(until, .now + .seconds(max(0, deadline.timeIntervalSinceNow)))
+            }
+            if let seen = settledSeen { until = min(until, seen + .seconds(reposted ? 5 : 1)) }
+            await withTaskCancellationHandler {
+                await listener.next(deadline: until)
+            } onCancel: {
+                listener.close()
+            }
+            record = try await load(id, from: store)
+        }
+    }
+
+    /// Times out the store's pending promises whose deadline passed (running their fallback
+    /// handlers), posts again a settlement whose post was interrupted, and removes the settled
+    /// promises whose retention ended. A center does this when it starts and at the deadlines of
+    /// the promises it made; a process may call it at other times.
+    @discardableResult
+    public func keepPromises() async throws(PromiseError) -> PromiseUpkeep {
+        let store = try promiseStore()
+        var upkeep = PromiseUpkeep()
+        let now = Date()
+        upkeep.removed = try await storeCall { () throws(SignalError) in
+            try await store.removePromises(keptUntilBefore: now)
+        }
+        var next: Date?
+        for promise in try await storeCall({ () throws(SignalError) in try await store.promises(settled: false) }) {
+            guard let deadline = promise.deadline else { continue }
+            if deadline > now {
+                next = min(next ?? deadline, deadline)
+                continue
+            }
+            _ = try await settle(promise.id, valueType: nil, Self.timeout(at: deadline), sameKeyOnly: false)
+            upkeep.timedOut += 1
+        }
+        let settled = try await storeCall { () throws(SignalError) in
+            try await store.promises(settled: true).filter { $0.fallbackConsumer != nil }
+        }
+        if !settled.isEmpty {
+            let consumers = try await storeCall { () throws(SignalError) in
+                Set(try await store.consumers(of: nil).map(\.id))
+            }
+            for promise in settled where consumers.contains(promise.fallbackConsumer ?? ConsumerID("")) {
+                try await storeCall { () throws(SignalError) in try await self.postSettlement(of: promise, to: store) }
+                upkeep.posted += 1
+            }
+        }
+        if let next { scheduleKeeping(at: next) }
+        return upkeep
+    }
+
+    // MARK: Settling
+
+    /// Settles promise `id` (when `valueType` is given, only one of that type) and posts the
+    /// settlement to its fallback consumer. With `sameKeyOnly`, a settlement under another key
+    /// fails; without, the promise is returned as it is settled.
+    @discardableResult
+    private func settle(
+        _ id: String, valueType: (name: String, holds: (String) -> Bool)?, _ settlement: PromiseSettlementRecord,
+        sameKeyOnly: Bool = true
+    ) async throws(PromiseError) -> PromiseRecord {
+        let store = try promiseStore()
+        if let valueType {
+            let existing = try await load(id, from: store)
+            if !valueType.holds(existing.valueType) {
+                throw .wrongValueType(id: id, stored: existing.valueType, requested: valueType.name)
+            }
+        }
+        let record: PromiseRecord?
+        do {
+            record = try await store.settlePromise(id, with: settlement)
+        } catch {
+            throw .store(error)
+        }
+        guard let record, let first = record.settlement else { throw .unknownPromise(id: id) }
+        if sameKeyOnly && first.key != settlement.key {
+            throw .alreadySettled(id: id, firstKey: first.key, firstOutcome: first.outcome, settledAt: first.settledAt)
+        }
+        do {
+            // Again when settled again under the same key: a post interrupted before is made then;
+            // a fallback consumer takes one settlement only.
+            try await postSettlement(of: record, to: store)
+        } catch {
+            throw .store(error)
+        }
+        return record
+    }
+
+    /// Posts the settlement of `record` to its fallback consumer (none without a fallback).
+    private func postSettlement(of record: PromiseRecord, to store: any PromiseStore) async throws(SignalError) {
+        guard record.fallbackConsumer != nil, let settlement = record.settlement else { return }
+        var members: [String: HandlerValue] = [
+            "promiseID": .string(record.id), "outcome": .string(settlement.outcome.rawValue),
+            PromiseWaiters.valueTypeMember: .string(record.valueType),
+        ]
+        if !settlement.body.isEmpty {
+            do {
+                let body = try HandlerValue(json: settlement.body)
+                members[settlement.outcome == .rejected ? "rejection" : "value"] = body
+            } catch {
+                throw .malformedRecord(table: "promises", key: record.id, column: "body", reason: "\(error)")
+            }
+        }
+        let payload = [UInt8](HandlerValue.object(members).jsonData())
+        _ = try await store.post(Self.settlementSignal(of: record.id), payload: payload, keepUntil: nil)
+    }
+
+    private static func timeout(at deadline: Date) -> PromiseSettlementRecord {
+        PromiseSettlementRecord(key: "timeout", outcome: .timedOut, body: [], settledAt: deadline)
+    }
+
+    // MARK: Reading
+
+    /// The value of `settlement`, or the error it stands for.
+    private static func result<Value: Decodable>(
+        of settlement: PromiseSettlementRecord, _ record: PromiseRecord, as type: Value.Type
+    ) throws(PromiseError) -> Value {
+        switch settlement.outcome {
+        case .fulfilled:
+            do {
+                return try JSONDecoder().decode(Value.self, from: Data(settlement.body))
+            } catch {
+                throw .undecodableValue(id: record.id, type: String(reflecting: Value.self), reason: "\(error)")
+            }
+        case .rejected:
+            do {
+                throw PromiseError.rejected(
+                    id: record.id, try JSONDecoder().decode(PromiseRejection.self, from: Data(settlement.body)))
+            } catch let error as PromiseError {
+                throw error
+            } catch {
+                throw .undecodableValue(
+                    id: record.id, type: String(reflecting: PromiseRejection.self), reason: "\(error)")
+            }
+        case .timedOut: throw .timedOut(id: record.id, deadline: record.deadline ?? settlement.settledAt)
+        case .cancelled: throw .cancelled(id: record.id)
+        }
+    }
+
+    /// The result carried by a settlement delivery's payload (handed over to a waiting task).
+    private static func result<Value: Decodable>(
+        fromPayload payload: [UInt8], of record: PromiseRecord, as type: Value.Type
+    ) throws(PromiseError) -> Value {
+        let parsed: HandlerValue
+        do {
+            parsed = try HandlerValue(json: payload)
+        } catch {
+            throw .undecodableValue(id: record.id, type: "settlement", reason: "\(error)")
+        }
+        guard case .object(let members) = parsed else {
+            throw .undecodableValue(id: record.id, type: "settlement", reason: "its payload is not a JSON object")
+        }
+        guard case .string(let text)? = members["outcome"], let outcome = PromiseOutcome(rawValue: text) else {
+            throw .undecodableValue(id: record.id, type: "settlement", reason: "its outcome is missing or unknown")
+        }
+        let body = members[outcome == .rejected ? "rejection" : "value"].map { [UInt8]($0.jsonData()) } ?? []
+        return try result(
+            of: PromiseSettlementRecord(key: "", outcome: outcome, body: body, settledAt: Date()), record, as: type)
+    }
+
+    private func load(_ id: String, from store: any PromiseStore) async throws(PromiseError) -> PromiseRecord {
+        let record: PromiseRecord?
+        do {
+            record = try await store.promise(id)
+        } catch {
+            throw .store(error)
+        }
+        guard let record else { throw .unknownPromise(id: id) }
+        return record
+    }
+
+    /// Whether this run holds `consumer` (it exists, and this run delivers to it).
+    private func holds(_ consumer: ConsumerID, _ store: any PromiseStore) async throws(PromiseError) -> Bool {
+        do {
+            return try await store.consumers(of: component).contains { $0.id == consumer && $0.runID == runID }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Runs a store call, its error wrapped in ``PromiseError/store(_:)``.
+    private func storeCall<T>(_ body: () async throws(SignalError) -> T) async throws(PromiseError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    private func promiseStore() throws(PromiseError) -> any PromiseStore {
+        guard let store = store as? any PromiseStore else { throw .unsupportedStore(location: store.location) }
+        return store
+    }
+
+    /// The signal a promise's settlement is posted to, for its fallback consumer.
+    static func settlementSignal(of id: String) -> String { "handlerkit.promise." + id }
+
+    private static func validate(promiseID id: String) throws(PromiseError) {
+        if id.isEmpty { throw .invalidPromise(id: id, reason: "its id is empty") }
+        if id.utf8.count > maximumPromiseIDLength {
+            throw .invalidPromise(
+                id: String(id.prefix(40)) + "…",
+                reason: "its id is \(id.utf8.count) bytes long; the limit is \(maximumPromiseIDLength)")
+        }
+        if let first = id.unicodeScalars.first, let last = id.unicodeScalars.last,
+            first.properties.isWhitespace || last.properties.isWhitespace
+        {
+            throw .invalidPromise(id: id, reason: "its id begins or ends with white space")
+        }
+    }
+
+    // MARK: Upkeep
+
+    /// Keeps the store's promises now (``keepPromises()``), when the store holds promises; problems go
+    /// to `Options.onProblem`.
+    func keepPromisesReportingProblems() async {
+        guard store is any PromiseStore, !isStopped else { return }
+        do {
+            try await keepPromises()
+        } catch .store(let error) {
+            options.onProblem?(error)
+        } catch {
+            return
+        }
+    }
+
+    private func scheduleKeeping(at deadline: Date) {
+        promiseWaiters.schedule(at: deadline) { [weak self] in await self?.keepPromisesReportingProblems() }
+    }
+}
+
+/// What ``SignalCenter/keepPromises()`` did.
+public struct PromiseUpkeep: Sendable, Hashable {
+    /// Promises settled as timed out.
+    public var timedOut = 0
+    /// Settlements posted to their fallback consumer again.
+    public var posted = 0
+    /// Settled promises removed after their retention.
+    public var removed = 0
+
+    public init() {}
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// The primitives a ``SignalStore`` adds to hold durable promises (``DurablePromise``):
+/// ``InMemorySignalStore``, `SQLiteSignalStore` and `PostgresSignalStore` conform. As for the other
+/// requirements, each is one atomic transaction, and ``SignalCenter`` makes every decision.
+public protocol PromiseStore: SignalStore {
+    /// Stores `promise` (not settled) and applies `plan` (registering its fallback consumer, if any)
+    /// in the same transaction; `false`, changing nothing, when a promise with its id exists.
+    func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool
+
+    /// The promise with this id; `nil` when there is none (never made, or removed after its retention).
+    func promise(_ id: String) async throws(SignalError) -> PromiseRecord?
+
+    /// Settles the promise with this id with `settlement` when it is not settled yet, and returns the
+    /// promise as it then is (settled by `settlement`, or by the settlement made before it). `nil`
+    /// when there is no such promise. Wakes every center when it settled a promise without a fallback
+    /// consumer (the post of the settlement to that consumer wakes them otherwise).
+    func settlePromise(
+        _ id: String, with settlement: PromiseSettlementRecord
+    ) async throws(SignalError)
+        -> PromiseRecord?
+
+    /// Makes `runID` deliver to `consumer` and own its pending deliveries (a waiting run holding a
+    /// promise's fallback consumer); `false`, changing nothing, when the consumer does not exist.
+    func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool
+
+    /// The promises, all of them or only the settled (`true`) or pending (`false`) ones, oldest first.
+    func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord]
+
+    /// Removes the settled promises whose retention ended before `now`; returns how many.
+    func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int
+}
+
+/// A promise as stored.
+public struct PromiseRecord: Sendable, Hashable {
+    /// Its id.
+    public var id: String
+    /// The name of the type of its value (`String(reflecting:)`).
+    public var valueType: String
+    /// The component whose process made it.
+    public var component: String
+    /// Whether only processes of ``component`` may await it.
+    public var limitedToComponent: Bool
+    /// The consumer that runs its fallback handler when no process awaits it as it settles.
+    public var fallbackConsumer: ConsumerID?
+    /// When it was made.
+    public var createdAt: Date
+    /// When it times out, if it does.
+    public var deadline: Date?
+    /// How long it is kept once settled, in seconds.
+    public var retention: Double
+    /// How it was settled; `nil` while it is pending.
+    public var settlement: PromiseSettlementRecord?
+
+    public init(
+        id: String, valueType: String, component: String, limitedToComponent: Bool, fallbackConsumer: ConsumerID?,
+        createdAt: Date, deadline: Date?, retention: Double, settlement: PromiseSettlementRecord?
+    ) {
+        self.id = id
+        self.valueType = valueType
+        self.component = component
+        self.limitedToComponent = limitedToComponent
+        self.fallbackConsumer = fallbackConsumer
+        self.createdAt = createdAt
+        self.deadline = deadline
+        self.retention = retention
+        self.settlement = settlement
+    }
+
+    /// Whether it is settled.
+    public var isSettled: Bool { settlement != nil }
+
+    /// Until when it is kept, once settled.
+    public var keptUntil: Date? { settlement.map { $0.settledAt.addingTimeInterval(retention) } }
+}
+
+/// How a promise was settled, as stored.
+public struct PromiseSettlementRecord: Sendable, Hashable {
+    /// The key its settler gave: settling again with the same key changes nothing.
+    public var key: String
+    /// Fulfilled, rejected, timed out or cancelled.
+    public var outcome: PromiseOutcome
+    /// The value (fulfilled) or the ``PromiseRejection`` (rejected) as JSON; empty otherwise.
+    public var body: [UInt8]
+    /// When it was settled.
+    public var settledAt: Date
+
+    public init(key: String, outcome: PromiseOutcome, body: [UInt8], settledAt: Date) {
+        self.key = key
+        self.outcome = outcome
+        self.body = body
+        self.settledAt = settledAt
+    }
+}
+
+extension PromiseOutcome {
+    /// The outcome stored in the `outcome` column of promise `promise`.
+    package init(stored text: String, promise: String) throws(SignalError) {
+        guard let outcome = PromiseOutcome(rawValue: text) else {
+            throw .malformedRecord(
+                table: "promises", key: promise, column: "outcome", reason: "unknown outcome '\(text)'")
+        }
+        self = outcome
+    }
+}
