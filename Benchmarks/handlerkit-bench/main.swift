@@ -3,6 +3,7 @@
 // Run: swift run -c release handlerkit-bench
 //      swift run -c release handlerkit-bench call.handler   (only the figures whose name starts with the filter)
 //      bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.   (the PostgreSQL signal store)
+//      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench rescue_pg.   (rescue times)
 // Prints one figure per line as `name: value unit`. Each figure is the best of several rounds.
 import Foundation
 import HandlerKit
@@ -10,6 +11,7 @@ import HandlerKit
 // The signals figures start this executable again as their consuming process.
 if try await SignalsBenchmark.runChildIfAsked() { exit(0) }
 if try await PromiseBenchmark.runChildIfAsked() { exit(0) }
+if try await RescueBenchmark.runChildIfAsked() { exit(0) }
 
 /// Keeps results observable so the optimizer cannot drop the measured work.
 nonisolated(unsafe) var sink = 0
@@ -43,6 +45,21 @@ if let filter, filter.hasPrefix("signals_pg") {
     print(
         "signals_pg.: built without the package trait PostgreSQL; run `swift run -c release --traits PostgreSQL handlerkit-bench signals_pg.`"
     )
+    exit(1)
+    #endif
+}
+
+// Rescue times on PostgreSQL after a kill and a network partition: RescueBenchmark.swift.
+if let filter, filter.hasPrefix("rescue_pg") {
+    #if PostgreSQL
+    if let url = ProcessInfo.processInfo.environment["HANDLERKIT_POSTGRES_URL"] {
+        try await RescueBenchmark.runPostgres(url: url)
+    } else {
+        print("rescue_pg.: HANDLERKIT_POSTGRES_URL is not set; run it through Scripts/with-postgres.sh")
+    }
+    exit(0)
+    #else
+    print("rescue_pg.: built without the package trait PostgreSQL; add `--traits PostgreSQL`")
     exit(1)
     #endif
 }
@@ -140,3 +157,4 @@ if let callDictionary, let direct {
 try eventFigures(registry: registry, callDictionary: callDictionary)
 try await SignalsBenchmark.run(filter: filter)
 try await PromiseBenchmark.run(filter: filter)
+try await RescueBenchmark.run(filter: filter)

@@ -77,8 +77,68 @@ package struct CHeaderReader: Sendable {
         }
         model.notFound = notFound.sorted()
         model.declarations = builder.declarations.values.sorted { $0.name < $1.name }
-        model.diagnostics = Self.sorted(unit.errors() + builder.diagnostics)
+        let needed = requested.subtracting(notFound).sorted()
+        model.diagnostics = Self.sorted(
+            Self.parseErrors(unit.errors(), neededBy: needed, in: model) + builder.diagnostics)
         return model
+    }
+
+    /// libclang's errors for the headers, as far as they matter: none when the headers declare none of
+    /// the requested types (a C dependency's headers that do not parse on their own concern its C
+    /// compiler, not HandlerKit), else each error naming the types read from those headers.
+    static func parseErrors(
+        _ errors: [CHeaderDiagnostic], neededBy needed: [String], in model: CHeaderModel
+    ) -> [CHeaderDiagnostic] {
+        guard !needed.isEmpty else { return [] }
+        let types = needed.map { name in
+            let file = model.declaration(named: name)?.location?.file
+            return file.map { "'\(name)' (declared in \($0))" } ?? "'\(name)'"
+        }
+        let subject = types.count == 1 ? "a handler's parameter type" : "handlers' parameter types"
+        return errors.map { error in
+            var diagnostic = error
+            diagnostic.message =
+                "libclang cannot parse this header, and \(subject) \(types.joined(separator: ", ")) "
+                + "\(types.count == 1 ? "is" : "are") read from the headers it belongs to: \(error.message). "
+                + "Make the headers parse as a C module on their own (their includes and defines), "
+                + "or give the handler a Swift type instead."
+            return diagnostic
+        }
+    }
+
+    /// Reads the named types from the headers of several C modules, each parsed on its own (so that
+    /// one module's headers cannot break another's) and only when its headers mention a requested
+    /// name. Every directory is on the include path of every module, as a target's dependencies are.
+    ///
+    /// - Parameter includeDirectories: The public header directories of the modules, one per module.
+    /// - Returns: The modules' models merged: each name is resolved by the first module (in the order
+    ///   given) that declares it; a name is not found when no module declares it.
+    /// - Throws: ``CHeaderReaderError`` as ``read(types:from:)`` does, for the first module that fails.
+    package func read(
+        types names: some Sequence<String>,
+        fromModules includeDirectories: [String]
+    ) throws(CHeaderReaderError) -> CHeaderModel {
+        let requested = Set(names)
+        var merged = CHeaderModel(notFound: requested.sorted())
+        var remaining = requested
+        for directory in includeDirectories where !remaining.isEmpty {
+            var sources = try CHeaderSources.module(includeDirectories: [directory])
+            sources.includeDirectories += includeDirectories.filter { $0 != directory }
+            let mentioned = HeaderMentions.names(remaining, mentionedIn: sources.headers)
+            guard !mentioned.isEmpty else { continue }
+            let model = try read(types: mentioned, from: sources)
+            let declared = mentioned.subtracting(model.notFound)
+            remaining.subtract(declared)
+            merged.libclang = merged.libclang ?? model.libclang
+            merged.resolvedNames.merge(model.resolvedNames) { first, _ in first }
+            let known = Set(merged.declarations.map(\.name))
+            merged.declarations += model.declarations.filter { !known.contains($0.name) }
+            merged.diagnostics += model.diagnostics
+        }
+        merged.notFound = remaining.sorted()
+        merged.declarations.sort { $0.name < $1.name }
+        merged.diagnostics = Self.sorted(merged.diagnostics)
+        return merged
     }
 
     /// Absolute paths, sorted and unique headers; missing files and directories are errors.

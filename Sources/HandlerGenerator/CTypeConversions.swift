@@ -22,17 +22,28 @@ package struct CTypeConversions: Sendable {
     /// No C types: the generated file is exactly what it is without C headers.
     package static let none = CTypeConversions()
 
-    /// Names that are never C types: Swift's own, which parameter types often spell. Not asking for them
-    /// keeps libclang unloaded when a header merely mentions, say, `String` in a comment.
+    /// Names that are never C types: the standard library's and Foundation's, which parameter types
+    /// often spell. Not asking for them keeps libclang unloaded when a header merely mentions, say,
+    /// `Data` in a comment or a macro, and keeps headers that libclang cannot read on their own (such
+    /// as a TLS library's) out of the build.
     static let swiftNames: Set<String> = [
-        "Any", "AnyObject", "Array", "Bool", "Character", "Dictionary", "Double", "Float", "Handler", "Int",
-        "Int8", "Int16", "Int32", "Int64", "Never", "Optional", "Set", "String", "Substring", "UInt",
-        "UInt8", "UInt16", "UInt32", "UInt64", "Void", "some", "any", "inout", "Self",
+        // The standard library.
+        "Any", "AnyHashable", "AnyObject", "Array", "ArraySlice", "Bool", "Character", "ClosedRange",
+        "Codable", "ContiguousArray", "Decodable", "Dictionary", "Double", "Duration", "Encodable", "Error",
+        "Float", "Float16", "Float80", "Handler", "Hashable", "Int", "Int8", "Int16", "Int32", "Int64",
+        "Int128", "Never", "ObjectIdentifier", "Optional", "Range", "Result", "Sendable", "Set", "StaticString",
+        "String", "Substring", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "UInt128", "Unicode", "Void",
+        "some", "any", "inout", "Self",
+        // Foundation.
+        "AttributedString", "Calendar", "CGFloat", "CharacterSet", "Data", "Date", "DateComponents",
+        "DateInterval", "Decimal", "IndexPath", "IndexSet", "Locale", "Measurement", "NSNumber",
+        "PersonNameComponents", "TimeInterval", "TimeZone", "URL", "URLComponents", "URLQueryItem", "UUID",
     ]
 
     /// The names to look up in C headers for `scan`'s handlers: every identifier in a parameter type that
     /// is not a module qualifier (`CPoints.HKPoint` → `HKPoint`; `[HKPoint]?` and `Optional<HKColor>` give
-    /// their element types), without Swift's own type names. Sorted and unique.
+    /// their element types), without the standard library's and Foundation's type names and those the
+    /// scanned sources declare themselves. Sorted and unique.
     package static func candidateNames(in scan: ScanResult) -> [String] {
         var names: Set<String> = []
         for handler in scan.handlers {
@@ -40,7 +51,7 @@ package struct CTypeConversions: Sendable {
                 names.formUnion(identifiers(inType: parameter.type))
             }
         }
-        return names.subtracting(swiftNames).sorted()
+        return names.subtracting(swiftNames).subtracting(scan.declaredTypeNames).sorted()
     }
 
     /// The identifiers of a type as written, except those directly followed by `.` (qualifiers).

@@ -78,6 +78,8 @@ struct FileScanner {
 
     private(set) var handlers: [HandlerDeclaration] = []
     private(set) var imports: [ImportDeclaration] = []
+    /// The names of the types this file declares (not extensions), nested ones by their own name.
+    private(set) var declaredTypeNames: Set<String> = []
     /// An `@testable` attribute was seen and not yet used by an `import`.
     private var sawTestable = false
     /// After `run()`: braces still open and `#if` blocks not closed (both 0 for well-formed source).
@@ -202,10 +204,17 @@ struct FileScanner {
             endModifiers()
             if scopes.count == 1, nesting == 0 { importDeclaration() }
             sawTestable = false
-        case .func, .typealias:
+        case .func:
             recordPrivateName()
             pending = nil
             endModifiers()
+        case .typealias:
+            recordPrivateName()
+            pending = nil
+            endModifiers()
+            var lookahead = lexer
+            let following = lookahead.next()
+            if following.kind == .identifier { declaredTypeNames.insert(lexer.text(following).replacingBackticks()) }
         default:
             pending = nil
             endModifiers()
@@ -312,6 +321,7 @@ struct FileScanner {
             if path.isEmpty { path = "_" }
             let isPrivate = type.isPrivate || parent.isPrivate
             if isPrivate, type.keyword != .extension, let range = type.nameRange { privateNameRanges.append(range) }
+            if type.keyword != .extension { declaredTypeNames.insert(name.replacingBackticks()) }
             // Swift: a type's members default to `internal`, an extension's to its own modifier; both
             // are capped by the modifiers written around them (an extension without one caps nothing).
             let isExtension = type.keyword == .extension

@@ -227,6 +227,13 @@ public struct ScanResult: Sendable, Hashable, Codable {
     /// The file-scope `import` declarations of the scanned files, in file, then source order: the
     /// generated file repeats them so that handlers' parameter types resolve as in the sources.
     public var imports: [ImportDeclaration]
+    /// The names of the structs, enums, classes, actors, protocols and type aliases the scanned files
+    /// declare (nested ones by their own name): the generator never looks for these in C headers.
+    package var declaredTypeNames: Set<String> = []
+
+    private enum CodingKeys: String, CodingKey {
+        case handlers, diagnostics, imports
+    }
 
     public init(
         handlers: [HandlerDeclaration] = [], diagnostics: [ScanDiagnostic] = [], imports: [ImportDeclaration] = []

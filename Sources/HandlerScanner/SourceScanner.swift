@@ -85,6 +85,7 @@ public enum SourceScanner {
                 result.handlers.append(contentsOf: fileResult.handlers)
                 result.diagnostics.append(contentsOf: fileResult.diagnostics)
                 result.imports.append(contentsOf: fileResult.imports)
+                result.declaredTypeNames.formUnion(fileResult.declaredTypeNames)
             }
         }
         appendModuleChecks(to: &result, fileOrder: fileOrder)
@@ -206,7 +207,9 @@ public enum SourceScanner {
         }
         var scanner = FileScanner(bytes: buffer, file: file, lines: lines)
         scanner.run()
-        return ScanResult(handlers: scanner.handlers, diagnostics: scanner.diagnostics, imports: scanner.imports)
+        var result = ScanResult(handlers: scanner.handlers, diagnostics: scanner.diagnostics, imports: scanner.imports)
+        result.declaredTypeNames = scanner.declaredTypeNames
+        return result
     }
 
     private static func isNul(_ problem: UTF8Validation.Problem) -> Bool {

@@ -27,15 +27,15 @@ struct CHeaderOptions {
         libclang = arguments.value(of: Self.libclangOption)
     }
 
-    /// The C types `scan`'s handlers bind. libclang is not loaded unless a parameter type name occurs in
-    /// the headers (and never without header directories).
+    /// The C types `scan`'s handlers bind. Each directory's headers are read on their own, and only when
+    /// a parameter type name that can be a C type occurs in them: libclang is not loaded otherwise (and
+    /// never without header directories).
     /// - Throws: `CHeaderReaderError` (missing directory, libclang not found, libclang failure).
     func conversions(for scan: ScanResult) throws(CHeaderReaderError) -> CTypeConversions {
         guard !headerDirectories.isEmpty else { return .none }
         let names = CTypeConversions.candidateNames(in: scan)
         guard !names.isEmpty else { return .none }
-        let sources = try CHeaderSources.module(includeDirectories: headerDirectories)
-        let model = try CHeaderReader(libclangPath: libclang).read(types: names, from: sources)
+        let model = try CHeaderReader(libclangPath: libclang).read(types: names, fromModules: headerDirectories)
         let imports = model.declarations.compactMap { declaration in
             declaration.location.flatMap {
                 CModuleName.module(declaring: $0.file, headerDirectories: headerDirectories)
