@@ -6,6 +6,7 @@ import Foundation
 ///     handlerkit-demo [--file PATH]        first process: create handlers, write PATH, start the second
 ///     handlerkit-demo --replay PATH        second process: rebuild the handlers from PATH and use them
 ///     handlerkit-demo --signals-register|--signals-perform|--signals-resume STORE   the signals step's processes
+///     handlerkit-demo --signals-suspend STORE   the suspension step's app process
 ///
 /// The exit status is 0 when every step did what it should, 1 otherwise.
 @main
@@ -18,6 +19,8 @@ enum DemoMain {
         do {
             if let (step, store) = SignalsStep.child(arguments) {
                 try await SignalsStep.run(step, store: store)
+            } else if let store = SuspendStep.child(arguments) {
+                try await SuspendStep.runChild(store: store)
             } else if let index = arguments.firstIndex(of: replayFlag) {
                 guard index + 1 < arguments.count else {
                     throw DemoFailure("\(replayFlag) needs the path of a handler file")

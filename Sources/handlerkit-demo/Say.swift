@@ -5,6 +5,7 @@ enum Say {
     /// `first process`, `second process`, or the process of a signals step.
     static let role =
         SignalsStep.child(CommandLine.arguments)?.0.role
+        ?? SuspendStep.child(CommandLine.arguments).map { _ in SuspendStep.role }
         ?? (CommandLine.arguments.contains(DemoMain.replayFlag) ? "second process" : "first process")
 
     /// This process's id.

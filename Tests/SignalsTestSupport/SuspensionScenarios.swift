@@ -38,7 +38,7 @@ package struct SuspensionScenarios {
 
         /// Tells it to suspend and waits until it is.
         func suspend() async throws {
-            FileManager.default.createFile(atPath: suspendFile, contents: nil)
+            _ = FileManager.default.createFile(atPath: suspendFile, contents: nil)
             try await waitFor(suspended)
         }
     }
@@ -101,7 +101,7 @@ package struct SuspensionScenarios {
         let stillSuspended = try #require(FileLocks(pid: pid, folder: folder.path), "/proc/locks cannot be read")
         #expect(stillSuspended.locks.isEmpty, "other processes' posts make it take none: \(stillSuspended)")
 
-        FileManager.default.createFile(atPath: suspender.resumeFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: suspender.resumeFile, contents: nil)
         await Probe.finish(suspender.process)
         #expect(suspender.process.terminationStatus == 0, "\(suspender.text)")
         #expect(suspender.text.contains("resumed same \(runID) 0"), "\(suspender.text)")
@@ -153,7 +153,7 @@ package struct SuspensionScenarios {
         #expect(taker.output.contains("idle 5"), "\(taker.output)")
 
         kill(suspender.process.processIdentifier, SIGCONT)
-        FileManager.default.createFile(atPath: suspender.resumeFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: suspender.resumeFile, contents: nil)
         await Probe.finish(suspender.process)
         let text = suspender.text
         #expect(suspender.process.terminationStatus == 0, "\(text)")
@@ -192,7 +192,7 @@ package struct SuspensionScenarios {
         #expect(taker.output.contains("took over 1 runs, 1 interrupted"), "\(taker.output)")
         #expect(taker.output.contains("idle 2"), "\(taker.output)")
 
-        FileManager.default.createFile(atPath: suspender.resumeFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: suspender.resumeFile, contents: nil)
         await Probe.finish(suspender.process)
         let text = suspender.text
         #expect(suspender.process.terminationStatus == 0, "\(text)")
