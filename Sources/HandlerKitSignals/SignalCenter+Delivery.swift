@@ -100,6 +100,8 @@ extension SignalCenter {
             if !state.withLock({ $0.allows(generation) }) { break }
             await listener.next(deadline: deadline)
         }
+        // A suspension that ended this task listed it (in the same lock as the change of generation).
+        _ = state.withLock { $0.formerLoops.removeValue(forKey: generation) }
     }
 
     /// Runs a store call of a delivery pass that claims or starts (with the current run id), while

@@ -63,7 +63,7 @@ extension SignalCenter {
                     state.listener = nil
                     state.loop = nil
                 }
-                if let loop = state.loop { state.formerLoops.append(loop) }
+                if let loop = state.loop { state.formerLoops[state.generation - 1] = loop }
                 return (state.runID, state.running.count, state.listener)
             }
             guard let (runID, runningAtStart, listener) = begun else {

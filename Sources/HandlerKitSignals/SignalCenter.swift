@@ -29,7 +29,7 @@ public final class SignalCenter: Sendable {
         /// Deliveries claimed per transaction.
         public var claimBatch: Int
         /// Problems the center survives: those of the automatic delivery task (e.g. a store that stays
-        /// busy), and this run found taken over by another process while delivering
+        /// busy), and this run found taken over by another process while delivering or when resumed
         /// (`SignalError.runTakenOver`).
         public var onProblem: (@Sendable (SignalError) -> Void)?
         /// For this package's tests: called at `.afterClaim` and `.beforeCompletion` (e.g. to kill the
@@ -72,8 +72,9 @@ public final class SignalCenter: Sendable {
         var takeover: TakeoverReport
         var stopped = false
         var loop: Task<Void, Never>?
-        /// Automatic delivery tasks of earlier generations that may still be finishing a handler.
-        var formerLoops: [Task<Void, Never>] = []
+        /// Automatic delivery tasks of earlier generations that may still be finishing a handler, by
+        /// generation (each removes itself when it ends).
+        var formerLoops: [Int: Task<Void, Never>] = [:]
         var listener: (any SignalWakeListener)?
         var phase = SuspensionPhase.active
         /// Grows at each suspension: a delivery pass of an earlier generation claims and starts nothing.
@@ -278,8 +279,8 @@ public final class SignalCenter: Sendable {
             }
             let (loops, listener) = state.withLock { state in
                 state.stopped = true
-                defer { state.formerLoops = [] }
-                return (state.formerLoops + (state.loop.map { [$0] } ?? []), state.listener)
+                defer { state.formerLoops = [:] }
+                return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener)
             }
             listener?.close()
             for loop in loops { await loop.value }

@@ -222,7 +222,14 @@ public final class PostgresSignalStore: SignalStore {
         guard let keeper = try await RunKeeper.resume(store: self, runID: runID, component: component, retry: retry)
         else { return false }
         keepers.withLock { $0[runID] = keeper }
-        _ = try await apply(plan)
+        do {
+            _ = try await apply(plan)
+        } catch {
+            // Still suspended: the lock is released again, for a taker or the next resume.
+            keepers.withLock { $0[runID] = nil }
+            await keeper.stop(closing: true)
+            throw error
+        }
         return true
     }
 
