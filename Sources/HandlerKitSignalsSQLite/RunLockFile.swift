@@ -8,7 +8,8 @@ import Darwin
 #endif
 
 /// The proof that a run is alive: an exclusive `flock` on a lock file of its own, held for the life
-/// of the process. The kernel releases it when the process dies however it dies (kill -9 included),
+/// of the process, or until the run is suspended (`SignalCenter.suspend`: the descriptor is closed,
+/// the file stays for a taker, and `retake` locks it again on resume). The kernel releases it when the process dies however it dies (kill -9 included),
 /// so another process tests a run's liveness directly: if it can take the lock, the run is gone.
 ///
 /// Lock files are separate from the database files on purpose: closing any descriptor of a file drops

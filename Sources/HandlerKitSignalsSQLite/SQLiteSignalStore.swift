@@ -26,8 +26,9 @@ import Logging
 ///   fails the store's operations with `SignalError.storeReadOnly`.
 /// - `<file>.marker`: written when the store is made (or first opened by this version); it is how an
 ///   emptied or missing database is told from a new store. Deleting it costs nothing else.
-/// - `<file>.runs/`: one lock file per live run (see `RunLockFile`). Deleting a live run's file lets
-///   another process of its component take the run over while it still runs.
+/// - `<file>.runs/`: one lock file per live run (see `RunLockFile`); a suspended run's file stays,
+///   unlocked, until the run is resumed or taken over. Deleting a live run's file lets another process
+///   of its component take the run over while it still runs.
 /// - `<file>.wake` (Linux): the file other processes are woken through (see `WakeFile`). Deleting it
 ///   costs nothing: it is made again and watched again at once (logged to `Options.logger`).
 public final class SQLiteSignalStore: SignalStore {
