@@ -5,6 +5,12 @@ import HandlerKitSignalsTestKit
 import SignalsTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Suspending and resuming a center in one process, in memory and on SQLite: calls while
 /// suspended, repeated calls, stopping while suspended, automatic delivery around a suspension.
 @Suite("Signals: suspending and resuming a center")
@@ -127,6 +133,41 @@ struct SuspensionTests {
         try await waitUntil { recorder.all.count == 2 }
         #expect(recorder.all.map(\.item) == [1, 2])
         try await poster.stop()
+        try await center.stop()
+    }
+
+    /// A taker holds the suspended run's lock file (as it does during its takeover): `resume` waits
+    /// for it, and then decides by the run's record, not by the lock file.
+    @Test(arguments: [true, false])
+    func resumeWaitsForATakerHoldingTheRunLockThenGoesByTheRunsRecord(takenOver: Bool) async throws {
+        let store = try StoreKind.sqlite.open(folder.path)
+        let center = try await manualCenter("app", store: store, registry: try makeRegistry(recorder))
+        let runID = center.runID
+        _ = try await center.suspend(finishingWithin: .seconds(1))
+        let lockPath = folder.path + "/signals.sqlite.runs/\(runID).lock"
+        let fd = open(lockPath, O_RDWR | O_CLOEXEC)
+        try #require(fd >= 0, "the suspended run's lock file stays")
+        try #require(flock(fd, LOCK_EX | LOCK_NB) == 0, "the suspended run's lock is free")
+
+        let returned = Locked(false)
+        let resuming = Task {
+            defer { returned.withLock { $0 = true } }
+            return try await center.resume()
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!returned.withLock { $0 }, "resume waits while the taker holds the lock")
+        if takenOver {
+            // What a taker does while it holds the lock: retire the run, then remove its lock file.
+            let plan = StorePlan.retire(
+                runID, takenOverBy: "taker", retry: RetryPolicy(), now: Date().timeIntervalSince1970)
+            _ = try await store.apply(plan)
+            unlink(lockPath)
+        }
+        close(fd)
+        let report = try await resuming.value
+        #expect(report.wasTakenOver == takenOver, "\(report)")
+        #expect((center.runID == runID) == !takenOver)
+        #expect(try await store.runs(of: "app").recorded == [center.runID])
         try await center.stop()
     }
 
