@@ -18,6 +18,11 @@ import HandlerKit
 /// attempt and the run was not taken over. A handler that returned is never run again for it; a
 /// handler interrupted by a crash runs again with the same `deliveryKey`, and its interrupted attempt
 /// counts (see ``RetryPolicy``).
+///
+/// An iOS app or extension suspends its center before it is suspended itself
+/// (``suspend(finishingWithin:)``), so that it holds no lock on the store's files, and resumes it
+/// when it is active again (``resume()``). While it is suspended, every call that reaches the store
+/// throws `SignalError.suspended`.
 public final class SignalCenter: Sendable {
     /// How a center behaves.
     public struct Options: Sendable {
