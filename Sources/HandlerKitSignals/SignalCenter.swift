@@ -273,22 +273,22 @@ public final class SignalCenter: Sendable {
     public func stop() async throws(SignalError) {
         try await transitions.run { () throws(SignalError) in
             if isStopped { return }
-            if isSuspended, try await resumeSuspendedRun(stopping: true) == nil {
-                let gate = state.withLock { state in
-                    state.stopped = true
-                    defer { state.gate = [] }
-                    return state.gate
-                }
-                for waiting in gate { waiting.resume(returning: false) }
-                return
-            }
-            let (loops, listener) = state.withLock { state in
+            // A run taken over while suspended has nothing left to end.
+            var ending = true
+            if isSuspended { ending = try await resumeSuspendedRun(stopping: true) != nil }
+            let (loops, listener, gate) = state.withLock { state in
                 state.stopped = true
-                defer { state.formerLoops = [:] }
-                return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener)
+                state.phase = .active
+                defer {
+                    state.formerLoops = [:]
+                    state.gate = []
+                }
+                return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener, state.gate)
             }
+            for waiting in gate { waiting.resume(returning: false) }
             listener?.close()
             for loop in loops { await loop.value }
+            guard ending else { return }
             let runID = runID
             try await store.endRun(
                 runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))

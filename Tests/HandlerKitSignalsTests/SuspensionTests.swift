@@ -110,6 +110,8 @@ struct SuspensionTests {
         #expect(taker.takeover.deadRuns == [center.runID])
         try await center.stop()
         #expect(try await store.runs(of: "app").recorded == [taker.runID])
+        #expect(!center.isSuspended, "a stopped center is not suspended")
+        #expect(try await center.deadDeliveries().isEmpty, "a stopped center still reads the store")
         try await taker.stop()
     }
 
