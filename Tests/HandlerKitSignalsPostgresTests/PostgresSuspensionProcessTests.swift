@@ -22,5 +22,9 @@ struct PostgresSuspensionProcessTests {
     @Test func aHandlerRunningPastTheGracePeriodRunsAgainAtTheTaker() async throws {
         try await scenarios.aHandlerRunningPastTheGracePeriodRunsAgainAtTheTaker(kind: .postgres)
     }
+
+    @Test func aProcessKilledWhileItsHandlerRunsPastTheGracePeriodLosesNothing() async throws {
+        try await scenarios.aProcessKilledWhileItsHandlerRunsPastTheGracePeriodLosesNothing(kind: .postgres)
+    }
 }
 #endif

@@ -21,4 +21,8 @@ struct SuspensionProcessTests {
     @Test func aHandlerRunningPastTheGracePeriodRunsAgainAtTheTaker() async throws {
         try await scenarios.aHandlerRunningPastTheGracePeriodRunsAgainAtTheTaker(kind: .sqlite)
     }
+
+    @Test func aProcessKilledWhileItsHandlerRunsPastTheGracePeriodLosesNothing() async throws {
+        try await scenarios.aProcessKilledWhileItsHandlerRunsPastTheGracePeriodLosesNothing(kind: .sqlite)
+    }
 }

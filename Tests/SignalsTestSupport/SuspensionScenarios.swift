@@ -215,4 +215,37 @@ package struct SuspensionScenarios {
             #expect(completions.map(\.attempt) == [2], "the interrupted attempt counts: \(completions)")
         }
     }
+
+    /// A process suspends while a handler runs past the grace period and is killed before the handler
+    /// returns: the process that takes the run over runs that delivery again with the same key (its
+    /// interrupted attempt counted) and the one given back; each is completed once.
+    package func aProcessKilledWhileItsHandlerRunsPastTheGracePeriodLosesNothing(kind: StoreKind) async throws {
+        let suspender = try await startSuspender(
+            kind, ["--signals", "2", "--prefix", "h", "--handler-ms", "1500", "--grace-ms", "50"], resuming: false)
+        let consumers = suspender.text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 4 && fields[0] == "consumer" ? String(fields[1]) : nil
+        }
+        #expect(consumers.count == 2, "\(suspender.text)")
+        try await suspender.suspend()
+        #expect(suspender.text.contains("suspended 1 0 1"), "\(suspender.text)")
+        kill(suspender.process.processIdentifier, SIGKILL)
+        await Probe.finish(suspender.process)
+
+        let taker = try await probe(kind, ["consume", "--component", "app", "--stop"])
+        #expect(taker.status == 0, "\(taker.output)")
+        #expect(taker.output.contains("took over 1 runs, 1 interrupted"), "\(taker.output)")
+        let store = try kind.open(folder.path)
+        let tally = try await CompletionTally(store, consumers.map { "\($0)/1" })
+        #expect(tally.lost.isEmpty && tally.completedTwice.isEmpty, "\(tally)")
+        let handlerLog = HandlerLog(path: log)
+        let pid = String(suspender.process.processIdentifier)
+        let interrupted = handlerLog.interruptedRuns.filter { handlerLog.entries[$0.index].pid == pid }
+        #expect(interrupted.count == 1, "the killed process's handler never returned")
+        for run in interrupted {
+            #expect(handlerLog.returned(run.key, after: run.index), "\(run.key) ran again and returned")
+            let completions = try await store.completions(of: DeliveryKey(run.key))
+            #expect(completions.map(\.attempt) == [2], "the interrupted attempt counts: \(completions)")
+        }
+    }
 }
