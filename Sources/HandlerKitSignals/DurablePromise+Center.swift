@@ -52,11 +52,8 @@ extension SignalCenter {
             id: id, valueType: DurablePromise<Value>.valueTypeName, component: component,
             limitedToComponent: limitedToComponent || fallback != nil, fallbackConsumer: consumerID, createdAt: now,
             deadline: deadline, retention: max(0, retention.seconds), settlement: nil)
-        let inserted: Bool
-        do {
-            inserted = try await store.insertPromise(record, applying: plan)
-        } catch {
-            throw .store(error)
+        let inserted = try await promiseStoreCall { () throws(SignalError) in
+            try await store.insertPromise(record, applying: plan)
         }
         if !inserted { throw .promiseExists(id: id) }
         if let deadline { scheduleKeeping(at: deadline) }
@@ -111,17 +108,13 @@ extension SignalCenter {
     /// The stored record of `promise` (pending or settled); `nil` when the store has none.
     public func record<Value>(of promise: DurablePromise<Value>) async throws(PromiseError) -> PromiseRecord? {
         let store = try promiseStore()
-        return try await storeCall { () throws(SignalError) in try await store.promise(promise.id) }
+        return try await promiseStoreCall { () throws(SignalError) in try await store.promise(promise.id) }
     }
 
     /// The promises of the store: all of them, or the settled (`true`) or pending (`false`) ones.
     public func promises(settled: Bool? = nil) async throws(PromiseError) -> [PromiseRecord] {
         let store = try promiseStore()
-        do {
-            return try await store.promises(settled: settled)
-        } catch {
-            throw .store(error)
-        }
+        return try await promiseStoreCall { () throws(SignalError) in try await store.promises(settled: settled) }
     }
 
     /// Waits until `promise` settles (in any process) and returns its value; at once when it is
@@ -164,10 +157,8 @@ extension SignalCenter {
         var settledSeen: ContinuousClock.Instant?
         var reposted = false
         if let consumer = record.fallbackConsumer {
-            do {
-                holding = try await store.holdConsumer(consumer, for: runID)
-            } catch {
-                throw .store(error)
+            holding = try await promiseStoreCall { () throws(SignalError) in
+                try await store.holdConsumer(consumer, for: runID)
             }
         }
         while true {
@@ -208,10 +199,8 @@ extension SignalCenter {
                 // posting left it unposted. Posting again is harmless (the consumer takes one settlement).
                 if let seen = settledSeen, seen.duration(to: .now) >= .seconds(1), !reposted {
                     reposted = true
-                    do {
-                        try await postSettlement(of: record, to: store)
-                    } catch {
-                        throw .store(error)
+                    try await promiseStoreCall { () throws(SignalError) in
+                        try await self.postSettlement(of: record, to: store)
                     }
                 }
                 settledSeen = settledSeen ?? .now
@@ -242,11 +231,11 @@ extension SignalCenter {
         let store = try promiseStore()
         var upkeep = PromiseUpkeep()
         let now = Date()
-        upkeep.removed = try await storeCall { () throws(SignalError) in
+        upkeep.removed = try await promiseStoreCall { () throws(SignalError) in
             try await store.removePromises(keptUntilBefore: now)
         }
         var next: Date?
-        for promise in try await storeCall({ () throws(SignalError) in try await store.promises(settled: false) }) {
+        for promise in try await promiseStoreCall({ () throws(SignalError) in try await store.promises(settled: false) }) {
             guard let deadline = promise.deadline else { continue }
             if deadline > now {
                 next = min(next ?? deadline, deadline)
@@ -255,15 +244,15 @@ extension SignalCenter {
             _ = try await settle(promise.id, valueType: nil, Self.timeout(at: deadline), sameKeyOnly: false)
             upkeep.timedOut += 1
         }
-        let settled = try await storeCall { () throws(SignalError) in
+        let settled = try await promiseStoreCall { () throws(SignalError) in
             try await store.promises(settled: true).filter { $0.fallbackConsumer != nil }
         }
         if !settled.isEmpty {
-            let consumers = try await storeCall { () throws(SignalError) in
+            let consumers = try await promiseStoreCall { () throws(SignalError) in
                 Set(try await store.consumers(of: nil).map(\.id))
             }
             for promise in settled where consumers.contains(promise.fallbackConsumer ?? ConsumerID("")) {
-                try await storeCall { () throws(SignalError) in try await self.postSettlement(of: promise, to: store) }
+                try await promiseStoreCall { () throws(SignalError) in try await self.postSettlement(of: promise, to: store) }
                 upkeep.posted += 1
             }
         }
@@ -288,23 +277,16 @@ extension SignalCenter {
                 throw .wrongValueType(id: id, stored: existing.valueType, requested: valueType.name)
             }
         }
-        let record: PromiseRecord?
-        do {
-            record = try await store.settlePromise(id, with: settlement)
-        } catch {
-            throw .store(error)
+        let record = try await promiseStoreCall { () throws(SignalError) in
+            try await store.settlePromise(id, with: settlement)
         }
         guard let record, let first = record.settlement else { throw .unknownPromise(id: id) }
         if sameKeyOnly && first.key != settlement.key {
             throw .alreadySettled(id: id, firstKey: first.key, firstOutcome: first.outcome, settledAt: first.settledAt)
         }
-        do {
-            // Again when settled again under the same key: a post interrupted before is made then;
-            // a fallback consumer takes one settlement only.
-            try await postSettlement(of: record, to: store)
-        } catch {
-            throw .store(error)
-        }
+        // Again when settled again under the same key: a post interrupted before is made then; a
+        // fallback consumer takes one settlement only.
+        try await promiseStoreCall { () throws(SignalError) in try await self.postSettlement(of: record, to: store) }
         return record
     }
 
@@ -381,29 +363,24 @@ extension SignalCenter {
     }
 
     private func load(_ id: String, from store: any PromiseStore) async throws(PromiseError) -> PromiseRecord {
-        let record: PromiseRecord?
-        do {
-            record = try await store.promise(id)
-        } catch {
-            throw .store(error)
-        }
+        let record = try await promiseStoreCall { () throws(SignalError) in try await store.promise(id) }
         guard let record else { throw .unknownPromise(id: id) }
         return record
     }
 
     /// Whether this run holds `consumer` (it exists, and this run delivers to it).
     private func holds(_ consumer: ConsumerID, _ store: any PromiseStore) async throws(PromiseError) -> Bool {
-        do {
-            return try await store.consumers(of: component).contains { $0.id == consumer && $0.runID == runID }
-        } catch {
-            throw .store(error)
+        let runID = runID
+        return try await promiseStoreCall { () throws(SignalError) in
+            try await store.consumers(of: component).contains { $0.id == consumer && $0.runID == runID }
         }
     }
 
-    /// Runs a store call, its error wrapped in ``PromiseError/store(_:)``.
-    private func storeCall<T>(_ body: () async throws(SignalError) -> T) async throws(PromiseError) -> T {
+    /// Runs a store call unless the center is suspended (``SignalCenter/storeCall(_:)``: a suspension
+    /// waits for it), its error wrapped in ``PromiseError/store(_:)``.
+    private func promiseStoreCall<T>(_ body: () async throws(SignalError) -> T) async throws(PromiseError) -> T {
         do {
-            return try await body()
+            return try await storeCall(body)
         } catch {
             throw .store(error)
         }

@@ -32,29 +32,50 @@ import Darwin
 final class SharedMemoryGuard: Sendable {
     /// The `-shm` file.
     let path: String
-    /// A descriptor of the `-shm` file the connection maps, read-write when the file allows it (-1
-    /// when it could not be opened).
-    private let descriptor: Int32
-    /// The largest size the file was seen with: SQLite may have mapped it up to there.
-    private let mappedSize = Locked<Int64>(0)
+    /// The descriptor of the `-shm` file the connection maps, read-write when the file allows it
+    /// (-1 when it could not be opened), and the largest size the file was seen with: SQLite may
+    /// have mapped it up to there.
+    private let file = Locked<(descriptor: Int32, mappedSize: Int64)>((-1, 0))
     /// Told the size a cut file had and the size it was given back.
     private let restored: @Sendable (_ found: Int64, _ size: Int64) -> Void
 
     init(path: String, restored: @escaping @Sendable (_ found: Int64, _ size: Int64) -> Void) {
         self.path = path
         self.restored = restored
-        var fd = open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC) }
-        descriptor = fd
+        refresh()
     }
 
     deinit {
+        let descriptor = file.withLock { $0.descriptor }
         if descriptor >= 0 { closeDescriptor(descriptor) }
+    }
+
+    /// Opens the `-shm` file at the path when it is not the one this guard holds: called when the
+    /// connection was opened again after every connection had been closed (a suspension), since the
+    /// last one to close may have removed the file and the new one made it again. The descriptor of
+    /// the old file is closed: no connection of this process maps it any more (closing a descriptor
+    /// of the file a connection uses would drop SQLite's locks on it).
+    func refresh() {
+        file.withLock { file in
+            var named = stat()
+            var held = stat()
+            guard stat(path, &named) == 0 else { return }
+            if file.descriptor >= 0, fstat(file.descriptor, &held) == 0, held.st_dev == named.st_dev,
+                held.st_ino == named.st_ino
+            {
+                return
+            }
+            var opened = open(path, O_RDWR | O_CLOEXEC)
+            if opened < 0 { opened = open(path, O_RDONLY | O_CLOEXEC) }
+            guard opened >= 0 else { return }
+            if file.descriptor >= 0 { closeDescriptor(file.descriptor) }
+            file = (opened, 0)
+        }
     }
 
     /// Whether the `-shm` file cannot be written through its mapping any more.
     var isFrozen: Bool {
-        descriptor >= 0 && hk_is_frozen(descriptor) == 1
+        file.withLock { $0.descriptor >= 0 && hk_is_frozen($0.descriptor) == 1 }
     }
 
     /// Throws `SharedMemoryFrozen` when the `-shm` file is immutable, and gives a file that was cut
@@ -66,21 +87,20 @@ final class SharedMemoryGuard: Sendable {
 
     /// Extends the file back to the largest size it was seen with, when it is shorter now.
     private func restoreSize() throws {
-        var status = stat()
-        guard descriptor >= 0, fstat(descriptor, &status) == 0 else { return }
-        let size = Int64(status.st_size)
-        let largest = mappedSize.withLock { largest -> Int64? in
-            if size >= largest {
-                largest = size
+        let cut = try file.withLock { file throws -> (found: Int64, size: Int64)? in
+            var status = stat()
+            guard file.descriptor >= 0, fstat(file.descriptor, &status) == 0 else { return nil }
+            let size = Int64(status.st_size)
+            if size >= file.mappedSize {
+                file.mappedSize = size
                 return nil
             }
-            return largest
+            guard ftruncate(file.descriptor, off_t(file.mappedSize)) == 0 else {
+                throw SharedMemoryCut(path: path, size: size, reason: String(cString: strerror(errno)))
+            }
+            return (size, file.mappedSize)
         }
-        guard let largest else { return }
-        guard ftruncate(descriptor, off_t(largest)) == 0 else {
-            throw SharedMemoryCut(path: path, size: size, reason: String(cString: strerror(errno)))
-        }
-        restored(size, largest)
+        if let cut { restored(cut.found, cut.size) }
     }
 }
 

@@ -6,6 +6,7 @@ import Foundation
 ///     handlerkit-demo [--file PATH]        first process: create handlers, write PATH, start the second
 ///     handlerkit-demo --replay PATH        second process: rebuild the handlers from PATH and use them
 ///     handlerkit-demo --signals-register|--signals-perform|--signals-resume STORE   the signals step's processes
+///     handlerkit-demo --signals-suspend STORE   the suspension step's app process
 ///     handlerkit-demo --promise-await|--promise-settle STORE   the promise step's processes
 ///
 /// The exit status is 0 when every step did what it should, 1 otherwise.
@@ -19,6 +20,8 @@ enum DemoMain {
         do {
             if let (step, store) = SignalsStep.child(arguments) {
                 try await SignalsStep.run(step, store: store)
+            } else if let store = SuspendStep.child(arguments) {
+                try await SuspendStep.runChild(store: store)
             } else if let (flag, store) = PromiseStep.child(arguments) {
                 try await PromiseStep.run(flag, store: store)
             } else if let index = arguments.firstIndex(of: replayFlag) {

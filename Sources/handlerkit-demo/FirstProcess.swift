@@ -30,6 +30,7 @@ enum FirstProcess {
         try EventsStep.subscribeAndSave(next: file)
         try startSecondProcess(file: file)
         try SignalsStep.run()
+        try SuspendStep.run()
         try PromiseStep.run()
         Say.line("Done: handlers made here were rebuilt and called in another process.")
     }

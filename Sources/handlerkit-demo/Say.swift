@@ -4,7 +4,9 @@ import Foundation
 enum Say {
     /// `first process`, `second process`, or the process of a signals step.
     static let role =
-        SignalsStep.child(CommandLine.arguments)?.0.role ?? PromiseStep.role(CommandLine.arguments)
+        SignalsStep.child(CommandLine.arguments)?.0.role
+        ?? SuspendStep.child(CommandLine.arguments).map { _ in SuspendStep.role }
+        ?? PromiseStep.role(CommandLine.arguments)
         ?? (CommandLine.arguments.contains(DemoMain.replayFlag) ? "second process" : "first process")
 
     /// This process's id.

@@ -51,7 +51,7 @@ enum SignalsStep {
     }
 
     /// Runs this executable as `child` and waits for it; its output goes to this process's output.
-    private static func start(_ child: Child, store: String) throws {
+    static func start(_ child: Child, store: String) throws {
         let process = Process()
         process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = [child.rawValue, store]

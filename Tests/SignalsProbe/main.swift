@@ -18,6 +18,8 @@
 //   serve --db PATH --component C --log LOG --signals N [--prefix S] --ready FILE
 //       starts a run with automatic delivery, registers one once consumer per signal, creates FILE,
 //       and exits when all of them were delivered (woken by the posts of other processes)
+//   suspend --db PATH --component C --log LOG --ready FILE --suspend-file FILE --suspended FILE …
+//       suspends its center when told to, and resumes it when told to (ProbeSuspend.swift)
 //   hold --postgres URL --component C --log LOG --ready FILE --stop-file FILE …
 //       a host of the partition tests: delivers with slow handlers and times the store's answers (ProbeHold.swift)
 // Instead of --db PATH, `--postgres URL [--host ID]` uses a PostgreSQL store (see ProbeStore.swift).
@@ -169,6 +171,7 @@ func run() async throws {
         say("served")
         try await center.stop()
     default:
+        if try await SuspendProbe.run(arguments, store: store) { break }
         guard try await PartitionProbe.run(arguments) else { throw ProbeError("unknown command \(arguments.command)") }
     }
 }
