@@ -67,8 +67,10 @@ public final class InMemorySignalStore: SignalStore {
     }
 
     private struct State {
-        /// Live runs and their components.
+        /// Recorded runs and their components.
         var runs: [String: String] = [:]
+        /// Recorded runs that are suspended: they count as gone (taken over like ended runs).
+        var suspended: Set<String> = []
         /// In the order registered.
         var consumers: [Consumer] = []
         var signals: [String: Signal] = [:]
@@ -115,6 +117,17 @@ public final class InMemorySignalStore: SignalStore {
                         $0.notBefore = Date(timeIntervalSince1970: attempts.retryAt)
                     }
                 }
+            case .giveBackClaims(let run, let keeping):
+                let kept = Set(keeping)
+                var given = 0
+                for (id, row) in deliveries where row.state == .claimed && row.claimedBy == run && !kept.contains(id) {
+                    deliveries[id]?.claimedBy = nil
+                    deliveries[id]?.state = .pending
+                    deliveries[id]?.attempt -= 1
+                    deliveries[id]?.started = false
+                    given += 1
+                }
+                return given
             case .removeRunTiedDeliveries(let run):
                 return removeDeliveries { $0.ownerRun == run && $0.lifetime == .run && $0.state != .dead }
             case .removeRunTiedConsumers(let run):
@@ -252,6 +265,28 @@ public final class InMemorySignalStore: SignalStore {
         _ = state.withLock { $0.runs.removeValue(forKey: runID) }
     }
 
+    public func suspendRun(
+        _ runID: String, component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int] {
+        let counts = state.withLock { state in
+            state.suspended.insert(runID)
+            return state.run(plan)
+        }
+        if plan.wakeUp(counts: counts) != nil { wakeAll() }
+        return counts
+    }
+
+    public func resumeRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) -> Bool {
+        let counts = state.withLock { state -> [Int]? in
+            state.suspended.remove(runID)
+            return state.runs[runID] == nil ? nil : state.run(plan)
+        }
+        if let counts, plan.wakeUp(counts: counts) != nil { wakeAll() }
+        return counts != nil
+    }
+
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         state.withLock { state in
             RunsOfComponent(
@@ -262,12 +297,14 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
-    /// A run is gone once its `endRun` removed it (nothing outlives the object).
+    /// A run is gone once its `endRun` removed it (nothing outlives the object), or while it is suspended.
     public func takeOver(
         _ run: String, of component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int]? {
         let counts = state.withLock { state -> [Int]? in
-            state.runs[run] == nil ? state.run(plan) : nil
+            guard state.runs[run] == nil || state.suspended.contains(run) else { return nil }
+            state.suspended.remove(run)
+            return state.run(plan)
         }
         if let counts, plan.wakeUp(counts: counts) != nil { wakeAll() }
         return counts

@@ -6,28 +6,48 @@ extension SignalCenter {
     /// whose previous attempt's process died after the others claimed with them), and returns how
     /// many were completed. With `Options.deliversAutomatically` a task does this whenever a
     /// process posts.
+    ///
+    /// - Throws: `SignalError.suspended` while the center is suspended (nothing is claimed then);
+    ///   the store's errors.
     @discardableResult
     public func deliverDue() async throws(SignalError) -> Int {
+        let generation = try state.withLock { state throws(SignalError) in
+            if state.phase != .active { throw .suspended(component: component, runID: state.runID) }
+            return state.generation
+        }
+        return try await deliverDue(generation: generation)
+    }
+
+    /// One delivery pass; it claims and starts nothing once the center is stopped or suspended, or
+    /// `generation` is no longer the current one (a suspension came between).
+    private func deliverDue(generation: Int) async throws(SignalError) -> Int {
         var completed = 0
-        while !isStopped {
-            let batch = try await store.claim(for: runID, limit: options.claimBatch)
+        while true {
+            guard
+                let batch = try await passCall(
+                    generation,
+                    { runID throws(SignalError) in try await store.claim(for: runID, limit: options.claimBatch) })
+            else { break }
             if batch.isEmpty { break }
             let claimed = batch.filter { !$0.previousAttemptCrashed } + batch.filter(\.previousAttemptCrashed)
             // The mark of the next delivery, made with the previous one's completion.
             var marked: Mark?
             for (index, delivery) in claimed.enumerated() {
-                // Claims not started stay claimed: `endRun` gives them back without counting their attempt.
-                if isStopped { return completed }
                 do {
                     let next = index + 1 < claimed.count ? claimed[index + 1] : nil
                     let delivered: Delivered
-                    (delivered, marked) = try await deliver(delivery, marked: marked, next: next)
+                    (delivered, marked) = try await deliver(
+                        delivery, marked: marked, next: next, generation: generation)
                     switch delivered {
                     case .completed: completed += 1
                     case .notCompleted: continue
+                    case .passEnded:
+                        // Stopped or suspended: the claims not started stay claimed; `endRun` or the
+                        // suspension gives them back without counting their attempt.
+                        return completed
                     case .runTakenOver:
                         // The rest of the batch is the taker's now: none of it may start here.
-                        options.onProblem?(.runTakenOver(component: component, runID: runID))
+                        options.onProblem?(.runTakenOver(component: component, runID: delivery.runID))
                         return completed
                     }
                 } catch {
@@ -36,7 +56,9 @@ extension SignalCenter {
                     // that they are not held until the run ends; where the store cannot take them
                     // either, they are held until then.
                     for rest in claimed[(index + 1)...] {
-                        _ = try? await store.release(rest, reason: "not started: \(error)", retryAt: Date())
+                        _ = try? await passCall(generation) { _ throws(SignalError) in
+                            try await store.release(rest, reason: "not started: \(error)", retryAt: Date())
+                        }
                     }
                     throw error
                 }
@@ -48,30 +70,51 @@ extension SignalCenter {
     }
 
     /// The number of this run's deliveries not yet completed (pending, waiting for a retry, or running).
+    ///
+    /// - Throws: `SignalError.suspended` while the center is suspended; the store's errors.
     public func openDeliveries() async throws(SignalError) -> Int {
-        try await store.runStatus(of: runID).openDeliveries
+        try await storeCall { () throws(SignalError) in try await store.runStatus(of: runID).openDeliveries }
     }
 
-    /// The automatic delivery task: delivers what is due, then sleeps until a process posts or the
-    /// next retry is due.
-    func deliverContinuously(_ listener: any SignalWakeListener) async {
+    /// The automatic delivery task of `generation`: delivers what is due, then sleeps until a process
+    /// posts or the next retry is due. It ends when the center stops or is suspended.
+    func deliverContinuously(_ listener: any SignalWakeListener, generation: Int) async {
         var failures = 0
-        while !isStopped {
+        while state.withLock({ $0.allows(generation) }) {
             var deadline = ContinuousClock.now + .seconds(60)
             do {
-                try await deliverDue()
-                if let retry = try await store.runStatus(of: runID).nextDue {
+                _ = try await deliverDue(generation: generation)
+                let status = try await passCall(generation) { runID throws(SignalError) in
+                    try await store.runStatus(of: runID)
+                }
+                if let retry = status?.nextDue {
                     deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
                 }
                 failures = 0
             } catch {
+                if !state.withLock({ $0.allows(generation) }) { break }
                 options.onProblem?(error)
                 failures += 1
                 deadline = .now + .milliseconds(min(1_000, 10 << min(failures, 7)))
             }
-            if isStopped { break }
+            if !state.withLock({ $0.allows(generation) }) { break }
             await listener.next(deadline: deadline)
         }
+    }
+
+    /// Runs a store call of a delivery pass that claims or starts (with the current run id), while
+    /// the pass may go on; `nil` when it may not (stopped, suspended, or of an earlier generation).
+    private func passCall<T>(
+        _ generation: Int, _ body: (String) async throws(SignalError) -> T
+    ) async throws(SignalError) -> T? {
+        let runID = state.withLock { state -> String? in
+            guard state.allows(generation) else { return nil }
+            state.storeCalls += 1
+            return state.runID
+        }
+        guard let runID else { return nil }
+        defer { state.withLock { $0.storeCalls -= 1 } }
+        return try await body(runID)
     }
 
     /// What became of one claimed delivery.
@@ -79,6 +122,8 @@ extension SignalCenter {
         case completed
         /// Failed (retried later or dead), or its claim was lost.
         case notCompleted
+        /// The center was stopped or suspended before its handler started: the pass ends.
+        case passEnded
         /// This run was taken over: neither it nor the rest of its batch may start here.
         case runTakenOver
     }
@@ -90,8 +135,9 @@ extension SignalCenter {
     /// transaction), retries it later or parks it as dead. `marked` is this delivery's mark when the
     /// previous completion made it; a mark older than a second is made again.
     private func deliver(
-        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?
+        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, generation: Int
     ) async throws(SignalError) -> (Delivered, Mark?) {
+        guard state.withLock({ $0.allows(generation) }) else { return (.passEnded, nil) }
         options.faultHook?(.afterClaim)
         let handler: Handler
         do {
@@ -107,13 +153,22 @@ extension SignalCenter {
         if let marked, marked.outcome != .started || marked.asked.duration(to: .now) <= .seconds(1) {
             outcome = marked.outcome
         } else {
-            outcome = try await markStarted(delivery)
+            guard let made = try await markStarted(delivery, generation: generation) else { return (.passEnded, nil) }
+            outcome = made
         }
         switch outcome {
         case .started: break
         case .claimLost: return (.notCompleted, nil)
         case .runTakenOver: return (.runTakenOver, nil)
         }
+        // From here until it is settled the delivery counts as running: a suspension keeps its claim.
+        let runs = state.withLock { state in
+            guard state.allows(generation) else { return false }
+            state.running[delivery.rowID] = delivery.key
+            return true
+        }
+        guard runs else { return (.passEnded, nil) }
+        defer { _ = state.withLock { $0.running.removeValue(forKey: delivery.rowID) } }
         do {
             try await handler.call([
                 "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID,
@@ -136,8 +191,10 @@ extension SignalCenter {
         let asked = ContinuousClock.now
         var result = CompletionOutcome(completed: false, next: nil)
         try await settle { () throws(SignalError) in
+            // The next delivery is marked started only while this pass may go on.
+            let marking = self.state.withLock { $0.allows(generation) } ? next : nil
             result = try await self.store.complete(
-                delivery, endingConsumer: delivery.mode == .once, thenStarting: next)
+                delivery, endingConsumer: delivery.mode == .once, thenStarting: marking)
         }
         return (result.completed ? .completed : .notCompleted, result.next.map { ($0, asked) })
     }
@@ -145,16 +202,37 @@ extension SignalCenter {
     /// Marks the delivery's attempt started, right before its handler is called. When the mark took
     /// longer than a second (the process may have been stopped meanwhile, past its lease), it marks
     /// again, up to three times. A store error means the handler does not start: the delivery is
-    /// given back (if the store takes it) and the error thrown.
-    private func markStarted(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+    /// given back (if the store takes it) and the error thrown. `nil` when the pass may not go on.
+    private func markStarted(_ delivery: ClaimedDelivery, generation: Int) async throws(SignalError) -> StartOutcome? {
         var outcome = StartOutcome.claimLost
         for _ in 0..<3 {
             let began = ContinuousClock.now
-            do {
-                try await settle { () throws(SignalError) in outcome = try await self.store.start(delivery) }
-            } catch {
-                _ = try? await store.release(delivery, reason: "not started: \(error)", retryAt: Date())
-                throw error
+            var wait = Duration.milliseconds(5)
+            while true {
+                do {
+                    guard
+                        let made = try await passCall(
+                            generation, { _ throws(SignalError) in try await self.store.start(delivery) })
+                    else { return nil }
+                    outcome = made
+                    break
+                } catch .storeBusy(let path, let what, let waited) {
+                    let busy = SignalError.storeBusy(path: path, operation: what, waitedSeconds: waited)
+                    guard state.withLock({ $0.allows(generation) }) else {
+                        _ = try? await passCall(generation) { _ throws(SignalError) in
+                            try await store.release(delivery, reason: "not started: \(busy)", retryAt: Date())
+                        }
+                        throw busy
+                    }
+                    options.onProblem?(busy)
+                    try? await Task.sleep(for: wait)
+                    wait = min(wait * 2, .seconds(1))
+                } catch {
+                    _ = try? await passCall(generation) { _ throws(SignalError) in
+                        try await store.release(delivery, reason: "not started: \(error)", retryAt: Date())
+                    }
+                    throw error
+                }
             }
             if outcome != .started || began.duration(to: .now) <= .seconds(1) { break }
         }
@@ -221,13 +299,17 @@ extension SignalCenter {
         }
     }
 
-    /// Runs a store operation that starts or settles a delivery, trying again while the store is busy
-    /// (the operation checks the claim, so trying again never settles it twice). Other errors are thrown;
-    /// the delivery then stays claimed by this run and runs again after the run ends.
+    /// Runs a store operation that settles a delivery whose handler ran (or could not be made),
+    /// trying again while the store is busy (the operation checks the claim, so trying again never
+    /// settles it twice). While the center is suspended, it waits for `resume()` (or `stop()`)
+    /// first: a suspended center touches no file of the store. Other errors are thrown; the delivery
+    /// then stays claimed by this run and runs again after the run ends.
     private func settle(_ operation: () async throws(SignalError) -> Void) async throws(SignalError) {
         var wait = Duration.milliseconds(5)
         while true {
+            await enterSettlement()
             do {
+                defer { state.withLock { $0.storeCalls -= 1 } }
                 return try await operation()
             } catch .storeBusy(let path, let what, let waited) {
                 if isStopped { throw .storeBusy(path: path, operation: what, waitedSeconds: waited) }
@@ -235,6 +317,24 @@ extension SignalCenter {
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))
             }
+        }
+    }
+
+    /// Waits while the center is suspended, then counts a store call in progress.
+    private func enterSettlement() async {
+        while true {
+            let entered = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.phase == .suspended && !state.stopped {
+                        state.gate.append(continuation)
+                        return false
+                    }
+                    state.storeCalls += 1
+                    return true
+                }
+                if now { continuation.resume(returning: true) }
+            }
+            if entered { return }
         }
     }
 }

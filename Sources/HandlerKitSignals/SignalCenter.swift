@@ -52,21 +52,46 @@ public final class SignalCenter: Sendable {
 
     /// The component this process runs as.
     public let component: String
-    /// This start's run id (a fresh UUID, never reused).
-    public let runID: String
+    /// This run's id (a fresh UUID, never reused). It changes only when ``resume()`` finds the
+    /// suspended run taken over: the center then carries on as a new run.
+    public var runID: String { state.withLock { $0.runID } }
     /// Where signals are stored.
     public let store: any SignalStore
     /// The registry consumers' handlers are rebuilt with.
     public let registry: HandlerRegistry
-    /// What this run took over from runs of its component that were gone when it started.
-    public let takeover: TakeoverReport
+    /// What this run took over from runs of its component that were gone when it started (or, after
+    /// a ``resume()`` that found the run taken over, when the new run began).
+    public var takeover: TakeoverReport { state.withLock { $0.takeover } }
     let options: Options
-    private let state = Locked(State())
+    let state: Locked<State>
+    /// Serializes `suspend`, `resume` and `stop`.
+    let transitions = TransitionQueue()
 
-    private struct State {
+    struct State {
+        var runID: String
+        var takeover: TakeoverReport
         var stopped = false
         var loop: Task<Void, Never>?
+        /// Automatic delivery tasks of earlier generations that may still be finishing a handler.
+        var formerLoops: [Task<Void, Never>] = []
         var listener: (any SignalWakeListener)?
+        var phase = SuspensionPhase.active
+        /// Grows at each suspension: a delivery pass of an earlier generation claims and starts nothing.
+        var generation = 0
+        /// Store calls in progress (of the app's calls and of delivery passes).
+        var storeCalls = 0
+        /// The deliveries whose handlers run now (from their start to their settlement), by row id.
+        var running: [Int64: DeliveryKey] = [:]
+        /// Settlements waiting for the center to be resumed (or stopped); each is resumed with `false`
+        /// and looks again.
+        var gate: [CheckedContinuation<Bool, Never>] = []
+        /// The run-lifetime consumers of the run, as found when it was suspended.
+        var runConsumers: [ConsumerID] = []
+
+        /// Whether a delivery pass of `generation` may claim and start deliveries.
+        func allows(_ generation: Int) -> Bool {
+            !stopped && phase == .active && self.generation == generation
+        }
     }
 
     private init(
@@ -74,11 +99,10 @@ public final class SignalCenter: Sendable {
         takeover: TakeoverReport, options: Options
     ) {
         self.component = component
-        self.runID = runID
         self.store = store
         self.registry = registry
-        self.takeover = takeover
         self.options = options
+        state = Locked(State(runID: runID, takeover: takeover))
     }
 
     /// Starts a run of `component`: records it with a fresh run id, takes over the component's runs
@@ -92,35 +116,50 @@ public final class SignalCenter: Sendable {
                 component, reason: "it is \(component.utf8.count) bytes long; the limit is \(maximumComponentLength)")
         }
         let runID = UUID().uuidString
-        try await store.beginRun(
-            runID, component: component, retry: options.retry,
-            applying: .startRun(now: Date().timeIntervalSince1970))
-        let takeover: TakeoverReport
-        do {
-            takeover = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
-        } catch {
-            try? await store.endRun(
-                runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
-            throw error
-        }
+        let takeover = try await beginRun(runID, component: component, store: store, options: options)
         let center = SignalCenter(
             component: component, runID: runID, store: store, registry: registry,
             takeover: takeover, options: options)
         if options.deliversAutomatically {
-            let listener: any SignalWakeListener
             do {
-                listener = try store.makeWakeListener()
+                try center.startDelivering()
             } catch {
                 try? await store.endRun(
                     runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
                 throw error
             }
-            center.state.withLock { state in
-                state.listener = listener
-                state.loop = Task { await center.deliverContinuously(listener) }
-            }
         }
         return center
+    }
+
+    /// Records run `runID` and takes over the component's runs that are gone.
+    static func beginRun(
+        _ runID: String, component: String, store: any SignalStore, options: Options
+    ) async throws(SignalError) -> TakeoverReport {
+        try await store.beginRun(
+            runID, component: component, retry: options.retry,
+            applying: .startRun(now: Date().timeIntervalSince1970))
+        do {
+            return try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
+        } catch {
+            try? await store.endRun(
+                runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
+            throw error
+        }
+    }
+
+    /// Starts the automatic delivery task of the current generation, with a wake-up listener of its own.
+    func startDelivering() throws(SignalError) {
+        startDelivering(with: try store.makeWakeListener())
+    }
+
+    /// Starts the automatic delivery task of the current generation, woken by `listener`.
+    func startDelivering(with listener: any SignalWakeListener) {
+        state.withLock { state in
+            let generation = state.generation
+            state.listener = listener
+            state.loop = Task { await self.deliverContinuously(listener, generation: generation) }
+        }
     }
 
     // MARK: Consumers
@@ -145,22 +184,25 @@ public final class SignalCenter: Sendable {
         } catch {
             throw .invalidHandler(handler: handler.id, reason: "a delivery could not read it back: \(error)")
         }
-        let consumer = ConsumerRecord(
-            id: ConsumerID(UUID().uuidString), signalID: signalID, component: component, runID: runID,
-            lifetime: lifetime, mode: delivery, handler: document, handlerID: handler.id)
-        _ = try await store.apply(.register(consumer, now: Date().timeIntervalSince1970))
-        return consumer.id
+        return try await storeCall { () throws(SignalError) in
+            let consumer = ConsumerRecord(
+                id: ConsumerID(UUID().uuidString), signalID: signalID, component: component, runID: runID,
+                lifetime: lifetime, mode: delivery, handler: document, handlerID: handler.id)
+            _ = try await store.apply(.register(consumer, now: Date().timeIntervalSince1970))
+            return consumer.id
+        }
     }
 
     /// Removes a consumer and its deliveries that have not started; `false` if it does not exist.
     public func remove(_ consumer: ConsumerID) async throws(SignalError) -> Bool {
         let plan = StorePlan.removeConsumer(consumer, now: Date().timeIntervalSince1970)
-        return plan.removedConsumer(counts: try await store.apply(plan))
+        return plan.removedConsumer(
+            counts: try await storeCall { () throws(SignalError) in try await store.apply(plan) })
     }
 
     /// The consumers of this component.
     public func consumers() async throws(SignalError) -> [ConsumerRecord] {
-        try await store.consumers(of: component)
+        try await storeCall { () throws(SignalError) in try await store.consumers(of: component) }
     }
 
     // MARK: Posting
@@ -180,23 +222,29 @@ public final class SignalCenter: Sendable {
         let encoded = try payload.encoded(for: signalID)
         var keepUntil: Date?
         if case .keep(let duration) = ifUnconsumed { keepUntil = Date().addingTimeInterval(duration.seconds) }
-        return try await store.post(signalID, payload: encoded, keepUntil: keepUntil)
+        return try await storeCall { () throws(SignalError) in
+            try await store.post(signalID, payload: encoded, keepUntil: keepUntil)
+        }
     }
 
     // MARK: Dead deliveries
 
     /// The dead deliveries of this component (or, with `allComponents`, of every component).
     public func deadDeliveries(allComponents: Bool = false) async throws(SignalError) -> [DeadDelivery] {
-        try await store.deadDeliveries(of: allComponents ? nil : component)
+        try await storeCall { () throws(SignalError) in
+            try await store.deadDeliveries(of: allComponents ? nil : component)
+        }
     }
 
     /// Makes a dead delivery pending again with a fresh count of attempts; `false` if no dead delivery
     /// has this key. Runs of this component that are gone are taken over first, so that a dead
     /// delivery of theirs is requeued to this run.
     public func requeue(_ key: DeliveryKey) async throws(SignalError) -> Bool {
-        if !isStopped { _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry) }
         let plan = StorePlan.requeue(key, now: Date().timeIntervalSince1970)
-        return try await store.apply(plan).first ?? 0 > 0
+        return try await storeCall { () throws(SignalError) in
+            if !isStopped { _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry) }
+            return try await store.apply(plan).first ?? 0 > 0
+        }
     }
 
     /// Takes over runs of this component that are gone now (a start does this by itself): for a
@@ -204,26 +252,45 @@ public final class SignalCenter: Sendable {
     @discardableResult
     public func takeOverDeadRuns() async throws(SignalError) -> TakeoverReport {
         try checkRunning()
-        return try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
+        return try await storeCall { () throws(SignalError) in
+            try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
+        }
     }
 
     // MARK: Stopping
 
     /// Ends this run: waits for the delivery in progress, gives back claims not completed, removes
     /// consumers tied to the run. Durable consumers stay for the next process of the component.
+    ///
+    /// A suspended center is resumed first (taking its proof of life again) and then ended; when its
+    /// run was taken over meanwhile, there is nothing left to end and no new run is made.
     public func stop() async throws(SignalError) {
-        let (loop, listener, wasStopped) = state.withLock { state in
-            defer { state.stopped = true }
-            return (state.loop, state.listener, state.stopped)
+        try await transitions.run { () throws(SignalError) in
+            if isStopped { return }
+            if isSuspended, try await resumeSuspendedRun(stopping: true) == nil {
+                let gate = state.withLock { state in
+                    state.stopped = true
+                    defer { state.gate = [] }
+                    return state.gate
+                }
+                for waiting in gate { waiting.resume(returning: false) }
+                return
+            }
+            let (loops, listener) = state.withLock { state in
+                state.stopped = true
+                defer { state.formerLoops = [] }
+                return (state.formerLoops + (state.loop.map { [$0] } ?? []), state.listener)
+            }
+            listener?.close()
+            for loop in loops { await loop.value }
+            let runID = runID
+            try await store.endRun(
+                runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
         }
-        guard !wasStopped else { return }
-        listener?.close()
-        await loop?.value
-        try await store.endRun(runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
     }
 
     /// The plan that ends run `runID` cleanly; a claim it started and did not settle counts by `retry`.
-    private static func retirement(of runID: String, retry: RetryPolicy) -> StorePlan {
+    static func retirement(of runID: String, retry: RetryPolicy) -> StorePlan {
         .retire(runID, takenOverBy: nil, retry: retry, now: Date().timeIntervalSince1970)
     }
 
@@ -231,5 +298,16 @@ public final class SignalCenter: Sendable {
 
     private func checkRunning() throws(SignalError) {
         if isStopped { throw .centerStopped(component: component, runID: runID) }
+    }
+
+    /// Runs an app's call on the store, unless the center is suspended (a suspension waits for the
+    /// calls in progress before it releases the store).
+    func storeCall<T>(_ body: () async throws(SignalError) -> T) async throws(SignalError) -> T {
+        try state.withLock { state throws(SignalError) in
+            if state.phase != .active { throw .suspended(component: component, runID: state.runID) }
+            state.storeCalls += 1
+        }
+        defer { state.withLock { $0.storeCalls -= 1 } }
+        return try await body()
     }
 }

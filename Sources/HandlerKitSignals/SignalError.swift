@@ -59,6 +59,10 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// claimed are the taker's, and their handlers were not started here. Reported through
     /// `SignalCenter.Options.onProblem`; the center carries on as an empty run.
     case runTakenOver(component: String, runID: String)
+    /// The signal center of `component` (run `runID`) is suspended (`SignalCenter.suspend`): it holds
+    /// nothing of the store open and takes nothing behind the app's back, so the call did nothing.
+    /// Call `SignalCenter.resume()` first.
+    case suspended(component: String, runID: String)
 
     public var description: String {
         switch self {
@@ -109,6 +113,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "signal store \(path) is \(found), but \(marker) shows that a store with data was made there: its data is gone (the file was truncated, replaced or deleted), so no empty store was created over it; restore the store's files from a backup, or delete \(marker) to start a new, empty store"
         case .runTakenOver(let component, let runID):
             "run \(runID) of component '\(component)' was taken over by another process (it lost its proof of life); the deliveries it had claimed are the taker's, and none of their handlers was started here"
+        case .suspended(let component, let runID):
+            "the signal center of component '\(component)' (run \(runID)) is suspended and holds nothing of the store open, so nothing was done; call resume() first"
         }
     }
 }

@@ -31,6 +31,23 @@ public protocol SignalStore: Sendable {
     /// run's proof of life.
     func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError)
 
+    /// Suspends a run (``SignalCenter/suspend(finishingWithin:)``): applies `plan` (the core's give-back
+    /// of the claims whose handlers do not run), then releases the run's proof of life and everything
+    /// this store object holds open that none of its other runs needs (an SQLite store closes its
+    /// database connection: no lock on any file of the store is left). The run's record stays: the
+    /// run counts as gone, and another process of its component may take it over.
+    /// Returns the rows each step of `plan` changed.
+    func suspendRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]
+
+    /// Resumes a suspended run: takes its proof of life again (waiting while a taker holds it during
+    /// a takeover), then decides in one transaction: when the run is still recorded, applies `plan`
+    /// and returns `true`; when it was taken over (its record is gone), returns `false` and holds
+    /// nothing for it. A store that takes over dead runs by itself while the run lives counts their
+    /// attempts by `retry`.
+    func resumeRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) -> Bool
+
     /// The runs the store knows of for `component`: those recorded, and those its consumers and its
     /// deliveries name (a run may be gone while they remain).
     func runs(of component: String) async throws(SignalError) -> RunsOfComponent

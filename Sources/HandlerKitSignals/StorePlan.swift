@@ -71,6 +71,15 @@ public struct StorePlan: Sendable, Hashable {
             wake: taker.map { (.run($0), madeDue) })
     }
 
+    /// `run` is suspended (or resumed): the claims whose handlers do not run (all but `keeping`)
+    /// are given back, uncounted. Its run is woken when any was given back (for the same run resumed).
+    package static func giveBack(_ run: String, keeping: [Int64]) -> StorePlan {
+        StorePlan(
+            "giving back the claims of run \(run) that did not start",
+            steps: [.giveBackClaims(run: run, keeping: keeping)],
+            wake: (.run(run), [0]))
+    }
+
     /// A consumer is registered: stored, then given the revision its signal is kept with (if it is
     /// kept), and a once consumer that received it is served. Its run is woken when it received one.
     package static func register(_ consumer: ConsumerRecord, now: Double) -> StorePlan {
@@ -111,7 +120,7 @@ public struct StorePlan: Sendable, Hashable {
             case .interruptClaims: report.interruptedDeliveries += count
             case .removeRunTiedConsumers: report.removedConsumers += count
             case .moveConsumers: report.adoptedConsumers += count
-            case .removeUnusedSignals, .forgetCompletions: continue
+            case .removeUnusedSignals, .forgetCompletions, .giveBackClaims: continue
             default: break
             }
             if count > 0 { changedRun = true }

@@ -12,6 +12,10 @@ public enum StoreStep: Sendable, Hashable {
     /// error). One whose attempt was never started becomes pending again with that attempt not
     /// counted, due as it was. Counts them all.
     case interruptClaims(run: String, attempts: InterruptedAttempts)
+    /// The deliveries claimed by `run`, except those whose row ids are in `keeping` (their handlers
+    /// still run), are no longer claimed: pending again, due as they were, their attempt not counted
+    /// (started or not: their handlers did not run) and not marked as crashed. Counts them.
+    case giveBackClaims(run: String, keeping: [Int64])
     /// Removes the deliveries owned by `run` for its run-tied consumers that are not dead (with
     /// their bodies). Counts them.
     case removeRunTiedDeliveries(run: String)

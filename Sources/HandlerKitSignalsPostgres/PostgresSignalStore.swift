@@ -199,6 +199,33 @@ public final class PostgresSignalStore: SignalStore {
         await keeper?.stop(closing: true)
     }
 
+    /// Stops the run's keeper and closes its connection, which releases the run's advisory lock:
+    /// other processes (on any host) may take the run over. The store's idle connections are closed
+    /// too.
+    public func suspendRun(
+        _ runID: String, component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int] {
+        let counts = try await apply(plan)
+        let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
+        await keeper?.stop(closing: true)
+        await connections.closeIdle()
+        return counts
+    }
+
+    /// Takes the run's advisory lock again on a connection of its own, serialized with takers of
+    /// the run (their per-run takeover lock), and renews its lease: when its record is gone, the
+    /// run was taken over and nothing is kept.
+    public func resumeRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) -> Bool {
+        try await prepare()
+        guard let keeper = try await RunKeeper.resume(store: self, runID: runID, component: component, retry: retry)
+        else { return false }
+        keepers.withLock { $0[runID] = keeper }
+        _ = try await apply(plan)
+        return true
+    }
+
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         try await prepare()
         return try await connections.run("finding the runs of component '\(component)'") { connection, _ in
@@ -290,7 +317,9 @@ public final class PostgresSignalStore: SignalStore {
         var counts: [Int] = []
         for step in plan.steps {
             let query = Self.query(for: step, history: options.completionHistory.seconds)
-            guard case .interruptClaims = step else {
+            switch step {
+            case .interruptClaims, .giveBackClaims: break
+            default:
                 counts.append(try await count(connection.query(query, logger: options.logger)))
                 continue
             }
@@ -329,6 +358,12 @@ public final class PostgresSignalStore: SignalStore {
                        WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND started = 0 RETURNING id)
             SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM n),
                    ARRAY(SELECT id FROM s UNION ALL SELECT id FROM n)
+            """
+        case .giveBackClaims(let run, let keeping):
+            """
+            WITH g AS (UPDATE deliveries SET claimed_by = NULL, state = \(unescaped: pending), attempt = attempt - 1, started = 0
+                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND id <> ALL(\(keeping)) RETURNING id)
+            SELECT count(*), ARRAY(SELECT id FROM g) FROM g
             """
         case .removeRunTiedDeliveries(let run):
             """

@@ -64,6 +64,48 @@ final class RunKeeper: Sendable {
         return keeper
     }
 
+    /// Takes the lock of a suspended run again, on a connection of its own, and renews its lease,
+    /// in one transaction that holds the run's takeover lock (so no taker is half-way through
+    /// taking it over); `nil` when the run's record is gone (it was taken over): nothing is held then.
+    static func resume(
+        store: PostgresSignalStore, runID: String, component: String, retry: RetryPolicy
+    ) async throws(SignalError) -> RunKeeper? {
+        let logger = store.options.logger
+        let (key, connection) = try await store.connections.runOnOwnConnection(
+            "resuming run \(runID) of component '\(component)'"
+        ) { connection -> Int32? in
+            // A failure closes this connection (it is the keeper's own), which ends the transaction.
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(\(store.namespace + ":takeover")), hashtext(\(runID)))",
+                logger: logger)
+            var key: Int32?
+            for try await value in try await connection.query(
+                "SELECT lock_key FROM runs WHERE run_id = \(runID)", logger: logger
+            ).decode(Int32.self) { key = value }
+            if let key {
+                try await connection.query(
+                    "SELECT pg_advisory_lock(hashtext(\(store.namespace)), \(key))", logger: logger)
+                try await connection.query(
+                    """
+                    UPDATE runs SET heartbeat_at = clock_timestamp(), backend_pid = pg_backend_pid()
+                    WHERE run_id = \(runID)
+                    """, logger: logger)
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return key
+        }
+        guard let key else {
+            try? await connection.close()
+            return nil
+        }
+        let keeper = RunKeeper(
+            runID: runID, component: component, retry: retry, lockKey: key, bound: store.options.lease / 2,
+            connection: connection)
+        keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
+        return keeper
+    }
+
     /// Stops renewing the lease; with `closing`, closes the connection, which releases the run's lock.
     /// Waits for a renewal in progress at most half the lease (it is cancelled, and changes nothing after).
     func stop(closing: Bool) async {

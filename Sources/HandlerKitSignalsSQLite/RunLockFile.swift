@@ -39,6 +39,43 @@ final class RunLockFile: Sendable {
         descriptor = fd
     }
 
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    /// Locks the lock file of a suspended run again (creating it when it is gone): while another
+    /// process holds it (taking the run over), waits for it, at most `patience`. A file that was
+    /// removed or replaced while this process waited for its lock is opened again at the path.
+    static func retake(runID: String, directory: String, patience: Duration) async throws(SignalError) -> RunLockFile {
+        let path = path(of: runID, in: directory)
+        let started = ContinuousClock.now
+        while true {
+            if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+                throw .runLock(path: directory, reason: "cannot create the folder of run lock files: \(lastError())")
+            }
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw .runLock(path: path, reason: "cannot create it: \(lastError())") }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                let file = RunLockFile(path: path, descriptor: fd)
+                if file.isIntact { return file }
+                file.abandon()
+            } else {
+                let code = errno
+                close(fd)
+                guard code == EWOULDBLOCK || code == EINTR else {
+                    throw .runLock(path: path, reason: "cannot lock it: \(String(cString: strerror(code)))")
+                }
+            }
+            guard started.duration(to: .now) < patience else {
+                throw .runLock(
+                    path: path,
+                    reason: "another process held it for \(patience) (taking the suspended run over); try again")
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Releases the lock and removes the file (a clean end of the run).
     func release() {
         unlink(path)
@@ -54,7 +91,8 @@ final class RunLockFile: Sendable {
         return named.st_dev == held.st_dev && named.st_ino == held.st_ino
     }
 
-    /// Closes the descriptor without removing the file at the path (which is no longer this one).
+    /// Closes the descriptor without removing the file at the path: the file is no longer this one,
+    /// or the run is suspended (its lock is free for a process that takes it over).
     func abandon() {
         close(descriptor)
     }

@@ -67,7 +67,9 @@ public final class SQLiteSignalStore: SignalStore {
     public let path: String
     public var location: String { path }
     let options: Options
-    private let queue: DatabaseQueue
+    /// The database connection; `nil` while every run of this store object is suspended (made
+    /// again by the next operation).
+    private let database: Locked<DatabaseQueue?>
     private let sharedMemory: SharedMemoryGuard
     private let runLocks = RunLocks()
 
@@ -87,14 +89,28 @@ public final class SQLiteSignalStore: SignalStore {
     public init(path: String, options: Options = Options()) throws(SignalError) {
         self.path = path
         self.options = options
-        queue = try Self.openDatabase(path: path, options: options)
+        database = Locked(try Self.openDatabase(path: path, options: options))
         sharedMemory = SharedMemoryGuard(path: StoreFiles(path: path).sharedMemory)
     }
 
     deinit {
-        // Closing the connection writes its `-shm` file, which kills the process once that file is
-        // immutable (see `SharedMemoryGuard`): the connection is left open until the process exits.
+        if let queue = database.withLock({ $0 }) { keepOpenWhenFrozen(queue) }
+    }
+
+    /// Closing the connection writes its `-shm` file, which kills the process once that file is
+    /// immutable (see `SharedMemoryGuard`): the connection is then left open until the process exits.
+    private func keepOpenWhenFrozen(_ queue: DatabaseQueue) {
         if sharedMemory.isFrozen { _ = Unmanaged.passRetained(queue) }
+    }
+
+    /// The database connection, opened again when a suspension closed it.
+    private func connection() throws(SignalError) -> DatabaseQueue {
+        try database.withLock { database throws(SignalError) in
+            if let database { return database }
+            let opened = try Self.openDatabase(path: path, options: options)
+            database = opened
+            return opened
+        }
     }
 
     /// The folder of run lock files.
@@ -152,6 +168,56 @@ public final class SQLiteSignalStore: SignalStore {
     public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         _ = try await apply(plan, "ending run \(runID) of component '\(component)'")
         runLocks.remove(runID)?.release()
+    }
+
+    /// Closes the run's lock file (its lock is free for a taker; the file stays) and, when no other
+    /// run of this store object is active, the database connection: SQLite in WAL mode holds a lock
+    /// on the `-shm` file for as long as any connection is open, so closing it is the only way to
+    /// hold no lock at all.
+    public func suspendRun(
+        _ runID: String, component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int] {
+        let counts = try await apply(plan, "suspending run \(runID) of component '\(component)'")
+        runLocks.remove(runID)?.abandon()
+        closeWhenIdle()
+        return counts
+    }
+
+    /// Locks the run's lock file again (waiting, at most `Options.busyTimeout`, while a taker holds
+    /// it), then, in one transaction, finds the run's record. Without it the run was taken over:
+    /// the lock file made again is removed, and the connection closed when no other run is active.
+    public func resumeRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) -> Bool {
+        let lock = try await RunLockFile.retake(runID: runID, directory: runsDirectory, patience: options.busyTimeout)
+        runLocks.insert(lock, for: runID)?.abandon()
+        let history = options.completionHistory.seconds
+        let counts: [Int]?
+        do {
+            counts = try await write("resuming run \(runID) of component '\(component)'") { db -> [Int]? in
+                let recorded = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)", arguments: [runID])
+                guard recorded == true else { return nil }
+                return try Self.run(plan, db, history: history)
+            }
+        } catch {
+            runLocks.remove(runID)?.abandon()
+            closeWhenIdle()
+            throw error
+        }
+        guard let counts else {
+            runLocks.remove(runID)?.release()
+            closeWhenIdle()
+            return false
+        }
+        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
+        return true
+    }
+
+    /// Closes the database connection when no run of this store object is active (all suspended).
+    private func closeWhenIdle() {
+        guard runLocks.isEmpty, let queue = database.withLock({ $0.take() }) else { return }
+        keepOpenWhenFrozen(queue)
     }
 
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
@@ -214,6 +280,14 @@ public final class SQLiteSignalStore: SignalStore {
                     WHERE claimed_by = ? AND state = \(claimed)
                     """, arguments: [run])
             return counted + db.changesCount
+        case .giveBackClaims(let run, let keeping):
+            let kept = keeping.isEmpty ? "" : " AND id NOT IN (\(keeping.map(String.init).joined(separator: ", ")))"
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET claimed_by = NULL, state = \(pending), attempt = attempt - 1, started = 0
+                    WHERE claimed_by = ? AND state = \(claimed)\(kept)
+                    """, arguments: [run])
+            return db.changesCount
         case .deliverKeptRevision(let consumer, let now):
             guard
                 let kept = try Row.fetchOne(
@@ -238,7 +312,7 @@ public final class SQLiteSignalStore: SignalStore {
     /// The SQL statements of a step made by statements alone, and their arguments.
     private static func statements(for step: StoreStep, history: Double) -> [(String, StatementArguments)] {
         switch step {
-        case .interruptClaims, .deliverKeptRevision:
+        case .interruptClaims, .giveBackClaims, .deliverKeptRevision:
             []
         case .removeRunTiedDeliveries(let run):
             deletingDeliveries(where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", [run])
@@ -689,13 +763,13 @@ public final class SQLiteSignalStore: SignalStore {
     /// `DatabaseQueue.read`'s synchronous form (an `async` caller would get its `async` overload).
     private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
         try sharedMemory.check()
-        return try queue.read(body)
+        return try connection().read(body)
     }
 
     /// `DatabaseQueue.writeWithoutTransaction`'s synchronous form.
     private func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
         try sharedMemory.check()
-        return try queue.writeWithoutTransaction(body)
+        return try connection().writeWithoutTransaction(body)
     }
 
     /// A column of a stored row as `T`, or `SignalError.malformedRecord` naming the table, key and column.
@@ -773,6 +847,9 @@ private final class RunLocks: Sendable {
     func remove(_ runID: String) -> RunLockFile? {
         locks.withLock { $0.removeValue(forKey: runID) }
     }
+
+    /// Whether no run of this store object is active.
+    var isEmpty: Bool { locks.withLock { $0.isEmpty } }
 }
 
 /// The delivery states as the statements write them.
