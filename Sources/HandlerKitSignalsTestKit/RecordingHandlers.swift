@@ -40,6 +40,8 @@ package struct HandlerFailure: Error, CustomStringConvertible {
 /// - `Sink.receive(item: Int, note: String?, deliveryKey: String, signalRevision: Int)`
 /// - `Sink.fail(deliveryKey: String)` always throws
 /// - `Sink.async(item: Int, deliveryKey: String)` is `async`
+/// - `Sink.slow(item: Int, deliveryKey: String)` records its start (note `started`), sleeps `item`
+///   milliseconds, then records its end (note `finished`)
 package func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
     let registry = HandlerRegistry()
     try registry.register(
@@ -79,6 +81,18 @@ package func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
                             Received(
                                 handler: "Sink.async", item: item,
                                 deliveryKey: try arguments.required("deliveryKey"), revision: 0))
+                    }
+                ),
+                HandlerDescriptor(
+                    id: "Sink.slow", parameters: [.required("item", Int.self), .required("deliveryKey", String.self)],
+                    invokeAsync: { arguments in
+                        let item: Int = try arguments.required("item")
+                        let key: String = try arguments.required("deliveryKey")
+                        recorder.add(
+                            Received(handler: "Sink.slow", item: item, note: "started", deliveryKey: key, revision: 0))
+                        try await Task.sleep(for: .milliseconds(item))
+                        recorder.add(
+                            Received(handler: "Sink.slow", item: item, note: "finished", deliveryKey: key, revision: 0))
                     }
                 ),
             ]))

@@ -34,7 +34,7 @@ public enum SignalStoreConformance {
     }
 
     /// Every check of the suite.
-    public static let checks: [Check] = ConformanceChecks.all
+    public static let checks: [Check] = ConformanceChecks.all + ConformanceChecks.suspensionChecks
 }
 
 /// What a check found wrong.

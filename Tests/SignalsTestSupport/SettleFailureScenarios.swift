@@ -68,6 +68,14 @@ final class FailingCompletionStore: SignalStore {
     func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         try await base.endRun(runID, component: component, applying: plan)
     }
+    func suspendRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) -> [Int] {
+        try await base.suspendRun(runID, component: component, applying: plan)
+    }
+    func resumeRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) -> Bool {
+        try await base.resumeRun(runID, component: component, retry: retry, applying: plan)
+    }
     func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         try await base.runs(of: component)
     }
