@@ -2,16 +2,19 @@
 // looked up in a dictionary, JSONDecoder, NSKeyedArchiver).
 // Run: swift run -c release handlerkit-bench
 //      swift run -c release handlerkit-bench call.handler   (only the figures whose name starts with the filter)
+//      swift run -c release handlerkit-bench extension.   (an app extension's start, delivery and exit)
 //      bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.   (the PostgreSQL signal store)
 //      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench rescue_pg.   (rescue times)
 // Prints one figure per line as `name: value unit`. Each figure is the best of several rounds.
 import Foundation
 import HandlerKit
 
-// The signals figures start this executable again as their consuming process.
+// The signals figures start this executable again as their consuming process, the extension figures
+// as the processes they time.
 if try await SignalsBenchmark.runChildIfAsked() { exit(0) }
 if try await PromiseBenchmark.runChildIfAsked() { exit(0) }
 if try await RescueBenchmark.runChildIfAsked() { exit(0) }
+if try await ExtensionBudget.runChildIfAsked() { exit(0) }
 
 /// Keeps results observable so the optimizer cannot drop the measured work.
 nonisolated(unsafe) var sink = 0
@@ -158,3 +161,4 @@ try eventFigures(registry: registry, callDictionary: callDictionary)
 try await SignalsBenchmark.run(filter: filter)
 try await PromiseBenchmark.run(filter: filter)
 try await RescueBenchmark.run(filter: filter)
+try await ExtensionBudget.run(filter: filter)
