@@ -122,7 +122,10 @@ extension SignalCenter {
     /// consumed by this task: its fallback does not run for it.
     ///
     /// Cancelling the task ends the wait with ``PromiseError/waitCancelled(id:)`` and leaves the
-    /// promise as it is (a settlement that arrives then goes to the fallback handler).
+    /// promise as it is (a settlement that arrives then goes to the fallback handler). Suspending the
+    /// center ends it with ``PromiseError/store(_:)`` (`SignalError.suspended`) when the task next
+    /// looks at the store, which it never does while suspended; after ``resume()``, await the promise
+    /// again.
     ///
     /// - Throws: ``PromiseError/rejected(id:_:)``, ``PromiseError/timedOut(id:deadline:)`` and
     ///   ``PromiseError/cancelled(id:)`` for those settlements;
@@ -235,7 +238,8 @@ extension SignalCenter {
             try await store.removePromises(keptUntilBefore: now)
         }
         var next: Date?
-        for promise in try await promiseStoreCall({ () throws(SignalError) in try await store.promises(settled: false) }) {
+        for promise in try await promiseStoreCall({ () throws(SignalError) in try await store.promises(settled: false) }
+        ) {
             guard let deadline = promise.deadline else { continue }
             if deadline > now {
                 next = min(next ?? deadline, deadline)
@@ -252,7 +256,9 @@ extension SignalCenter {
                 Set(try await store.consumers(of: nil).map(\.id))
             }
             for promise in settled where consumers.contains(promise.fallbackConsumer ?? ConsumerID("")) {
-                try await promiseStoreCall { () throws(SignalError) in try await self.postSettlement(of: promise, to: store) }
+                try await promiseStoreCall { () throws(SignalError) in
+                    try await self.postSettlement(of: promise, to: store)
+                }
                 upkeep.posted += 1
             }
         }

@@ -71,13 +71,14 @@ extension SignalCenter {
                 report.wasSuspended = true
                 return report
             }
+            // The grace period counts from the call, not from after the store answered.
+            let deadline = ContinuousClock.now + grace
             listener?.close()
             var report = SuspensionReport(runID: runID)
             do throws(SignalError) {
                 let runTied = try await store.consumers(of: component).filter {
                     $0.runID == runID && $0.lifetime == .run
                 }.map(\.id)
-                let deadline = ContinuousClock.now + grace
                 while state.withLock({ !$0.running.isEmpty || $0.storeCalls > 0 }) && .now < deadline {
                     try? await Task.sleep(for: .milliseconds(5))
                 }

@@ -262,6 +262,36 @@ struct SQLiteStoreFileTests {
             ])
     }
 
+    /// The same after a suspension: the last connection to close removes the `-shm` file and the
+    /// resumed one makes a new one, which the store then guards (not the removed one).
+    @Test func aSharedMemoryFileCutAfterAResumeIsGivenBackItsSize() async throws {
+        let messages = LogMessages()
+        let logger = Logger(label: "test") { _ in messages }
+        let registry = try makeRegistry(Recorder())
+        let store = try SQLiteSignalStore(path: path, options: .init(logger: logger))
+        let center = try await manualCenter("app", store: store, registry: registry)
+        _ = try await center.register(
+            try Handler(id: "Sink.receive", registry: registry), for: "s", delivery: .everyRevision)
+        _ = try await center.post("s", payload: ["item": 0])
+        var before = stat()
+        #expect(stat(path + "-shm", &before) == 0)
+        _ = try await center.suspend(finishingWithin: .seconds(1))
+        _ = try await center.resume()
+        _ = try await center.post("s", payload: ["item": 1])
+        var after = stat()
+        #expect(stat(path + "-shm", &after) == 0)
+        #expect(after.st_ino != before.st_ino, "the resumed connection made a new -shm file")
+        let mapped = try #require(StoreFile.size(path + "-shm"))
+
+        #expect(truncate(path + "-shm", 0) == 0)
+        _ = try await center.post("s", payload: ["item": 2])
+        #expect(try await center.deliverDue() == 3)
+        #expect(
+            messages.all == [
+                "warning: signal store \(path): its -shm file was cut to 0 bytes while open; gave it back its \(mapped) bytes, SQLite rebuilds its index from the -wal file"
+            ])
+    }
+
     // MARK: The wake file
 
     /// The wake file deleted while a center delivers in another process: the next post from a third
