@@ -333,7 +333,8 @@ extension SignalCenter {
         while true {
             let entered = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now = state.withLock { state -> Bool in
-                    if state.phase == .suspended && !state.stopped {
+                    let graceEnded = state.graceEnds.map { $0 <= .now } ?? false
+                    if (state.phase == .suspended || state.phase == .draining && graceEnded) && !state.stopped {
                         state.gate.append(continuation)
                         return false
                     }

@@ -58,6 +58,8 @@ extension SignalCenter {
                 if state.stopped { throw .centerStopped(component: component, runID: state.runID) }
                 if state.phase != .active { return nil }
                 state.phase = .draining
+                // The grace period counts from the call, not from after the store answered.
+                state.graceEnds = .now + grace
                 state.generation += 1
                 defer {
                     state.listener = nil
@@ -71,8 +73,7 @@ extension SignalCenter {
                 report.wasSuspended = true
                 return report
             }
-            // The grace period counts from the call, not from after the store answered.
-            let deadline = ContinuousClock.now + grace
+            let deadline = state.withLock { $0.graceEnds } ?? .now
             listener?.close()
             var report = SuspensionReport(runID: runID)
             do throws(SignalError) {
@@ -178,6 +179,7 @@ extension SignalCenter {
     private func reactivate() {
         let gate = state.withLock { state in
             state.phase = .active
+            state.graceEnds = nil
             state.runConsumers = []
             defer { state.gate = [] }
             return state.gate

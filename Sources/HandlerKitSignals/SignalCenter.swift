@@ -93,6 +93,9 @@ public final class SignalCenter: Sendable {
         /// Settlements waiting for the center to be resumed (or stopped); each is resumed with `false`
         /// and looks again.
         var gate: [CheckedContinuation<Bool, Never>] = []
+        /// While suspending: the end of the grace period, after which a handler that returns waits
+        /// for `resume()` to settle its delivery, as once the center is suspended.
+        var graceEnds: ContinuousClock.Instant?
         /// The run-lifetime consumers of the run, as found when it was suspended.
         var runConsumers: [ConsumerID] = []
 
@@ -282,6 +285,7 @@ public final class SignalCenter: Sendable {
             let (loops, listener, gate) = state.withLock { state in
                 state.stopped = true
                 state.phase = .active
+                state.graceEnds = nil
                 defer {
                     state.formerLoops = [:]
                     state.gate = []
