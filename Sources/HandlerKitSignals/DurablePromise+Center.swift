@@ -69,12 +69,7 @@ extension SignalCenter {
     public func fulfil<Value>(
         _ promise: DurablePromise<Value>, with value: Value, settlementKey: String
     ) async throws(PromiseError) {
-        let body: [UInt8]
-        do {
-            body = [UInt8](try HandlerValue(encoding: value).jsonData())
-        } catch {
-            throw .invalidPromise(id: promise.id, reason: "its value cannot be encoded: \(error)")
-        }
+        let body = try Self.settlementBody(value, .fulfilled, of: promise)
         try await settle(
             promise.id, valueType: (DurablePromise<Value>.valueTypeName, DurablePromise<Value>.holds),
             PromiseSettlementRecord(key: settlementKey, outcome: .fulfilled, body: body, settledAt: Date()))
@@ -85,12 +80,7 @@ extension SignalCenter {
     public func reject<Value>(
         _ promise: DurablePromise<Value>, with rejection: PromiseRejection, settlementKey: String
     ) async throws(PromiseError) {
-        let body: [UInt8]
-        do {
-            body = [UInt8](try HandlerValue(encoding: rejection).jsonData())
-        } catch {
-            throw .invalidPromise(id: promise.id, reason: "its rejection cannot be encoded: \(error)")
-        }
+        let body = try Self.settlementBody(rejection, .rejected, of: promise)
         try await settle(
             promise.id, valueType: nil,
             PromiseSettlementRecord(key: settlementKey, outcome: .rejected, body: body, settledAt: Date()))
@@ -123,9 +113,10 @@ extension SignalCenter {
     ///
     /// Cancelling the task ends the wait with ``PromiseError/waitCancelled(id:)`` and leaves the
     /// promise as it is (a settlement that arrives then goes to the fallback handler). Suspending the
-    /// center ends it with ``PromiseError/store(_:)`` (`SignalError.suspended`) when the task next
-    /// looks at the store, which it never does while suspended; after ``resume()``, await the promise
-    /// again.
+    /// center does not end the wait: while the center is suspended the task touches no file of the
+    /// store, and after ``resume()`` it receives a settlement made meanwhile by any process — unless
+    /// another process took the suspended run over first and ran the fallback handler
+    /// (``PromiseError/consumedElsewhere(id:outcome:)``).
     ///
     /// - Throws: ``PromiseError/rejected(id:_:)``, ``PromiseError/timedOut(id:deadline:)`` and
     ///   ``PromiseError/cancelled(id:)`` for those settlements;
@@ -149,7 +140,7 @@ extension SignalCenter {
             signalID: Self.settlementSignal(of: id), listener: listener, accepts: DurablePromise<Value>.holds)
         promiseWaiters.add(waiter)
         defer { promiseWaiters.remove(waiter) }
-        var record = try await load(id, from: store)
+        var record = try await load(id, from: store, waiting: true)
         if !DurablePromise<Value>.holds(record.valueType) {
             throw .wrongValueType(id: id, stored: record.valueType, requested: DurablePromise<Value>.valueTypeName)
         }
@@ -160,8 +151,8 @@ extension SignalCenter {
         var settledSeen: ContinuousClock.Instant?
         var reposted = false
         if let consumer = record.fallbackConsumer {
-            holding = try await promiseStoreCall { () throws(SignalError) in
-                try await store.holdConsumer(consumer, for: runID)
+            holding = try await waitingStoreCall { () throws(SignalError) in
+                try await store.holdConsumer(consumer, for: self.runID)
             }
         }
         while true {
@@ -202,7 +193,7 @@ extension SignalCenter {
                 // posting left it unposted. Posting again is harmless (the consumer takes one settlement).
                 if let seen = settledSeen, seen.duration(to: .now) >= .seconds(1), !reposted {
                     reposted = true
-                    try await promiseStoreCall { () throws(SignalError) in
+                    try await waitingStoreCall { () throws(SignalError) in
                         try await self.postSettlement(of: record, to: store)
                     }
                 }
@@ -221,7 +212,7 @@ extension SignalCenter {
             } onCancel: {
                 listener.close()
             }
-            record = try await load(id, from: store)
+            record = try await load(id, from: store, waiting: true)
         }
     }
 
@@ -296,6 +287,33 @@ extension SignalCenter {
         return record
     }
 
+    /// The stored form of a settlement's value (or rejection), checked as `post` checks a payload:
+    /// the fallback handler's delivery must be able to read it, so a value nested too deep or too
+    /// large is refused here, with nothing stored.
+    private static func settlementBody<Value>(
+        _ value: some Encodable, _ outcome: PromiseOutcome, of promise: DurablePromise<Value>
+    ) throws(PromiseError) -> [UInt8] {
+        let member = outcome == .rejected ? "rejection" : "value"
+        // The members `postSettlement` posts, so that the size checked is the size delivered.
+        var payload = SignalPayload()
+        payload.set("promiseID", promise.id)
+        payload.set("outcome", outcome.rawValue)
+        payload.set(PromiseWaiters.valueTypeMember, DurablePromise<Value>.valueTypeName)
+        payload.set(member, value)
+        do {
+            _ = try payload.encoded(for: settlementSignal(of: promise.id))
+        } catch {
+            throw .invalidSettlement(id: promise.id, error)
+        }
+        guard let body = payload.values[member] else {
+            throw .invalidSettlement(
+                id: promise.id,
+                .invalidPayload(
+                    signal: settlementSignal(of: promise.id), argument: member, reason: "it encodes to nothing"))
+        }
+        return [UInt8](body.jsonData())
+    }
+
     /// Posts the settlement of `record` to its fallback consumer (none without a fallback).
     private func postSettlement(of record: PromiseRecord, to store: any PromiseStore) async throws(SignalError) {
         guard record.fallbackConsumer != nil, let settlement = record.settlement else { return }
@@ -368,17 +386,35 @@ extension SignalCenter {
             of: PromiseSettlementRecord(key: "", outcome: outcome, body: body, settledAt: Date()), record, as: type)
     }
 
-    private func load(_ id: String, from store: any PromiseStore) async throws(PromiseError) -> PromiseRecord {
-        let record = try await promiseStoreCall { () throws(SignalError) in try await store.promise(id) }
+    /// The record of promise `id`; `waiting` for a task that awaits it (``waitingStoreCall(_:)``).
+    private func load(
+        _ id: String, from store: any PromiseStore, waiting: Bool = false
+    ) async throws(PromiseError) -> PromiseRecord {
+        let read = { () async throws(SignalError) in try await store.promise(id) }
+        let record = try await waiting ? waitingStoreCall(read) : promiseStoreCall(read)
         guard let record else { throw .unknownPromise(id: id) }
         return record
     }
 
     /// Whether this run holds `consumer` (it exists, and this run delivers to it).
     private func holds(_ consumer: ConsumerID, _ store: any PromiseStore) async throws(PromiseError) -> Bool {
-        let runID = runID
-        return try await promiseStoreCall { () throws(SignalError) in
-            try await store.consumers(of: component).contains { $0.id == consumer && $0.runID == runID }
+        return try await waitingStoreCall { () throws(SignalError) in
+            let runID = self.runID
+            return try await store.consumers(of: self.component).contains { $0.id == consumer && $0.runID == runID }
+        }
+    }
+
+    /// `promiseStoreCall(_:)` for a task that awaits a promise: while the center is suspended it
+    /// waits for ``resume()`` (or ``stop()``) instead of failing, and makes the call then.
+    private func waitingStoreCall<T>(_ body: () async throws(SignalError) -> T) async throws(PromiseError) -> T {
+        while true {
+            await passGate(while: { $0.phase != .active && !$0.stopped })
+            do {
+                return try await promiseStoreCall(body)
+            } catch .store(.suspended) {
+                // Suspended again between the gate and the call: wait for the next resume.
+                continue
+            }
         }
     }
 

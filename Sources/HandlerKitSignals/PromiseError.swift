@@ -12,6 +12,10 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
     case promiseExists(id: String)
     /// The id, the fallback handler or another argument cannot be used; nothing was stored.
     case invalidPromise(id: String, reason: String)
+    /// The value or rejection cannot settle the promise: it cannot be encoded, or it nests too
+    /// deep or is too large for the fallback handler's delivery to read (the error says which, and
+    /// where); nothing was stored.
+    case invalidSettlement(id: String, SignalError)
     /// The promise was settled before, under another settlement key; nothing changed.
     case alreadySettled(id: String, firstKey: String, firstOutcome: PromiseOutcome, settledAt: Date)
     /// The promise holds values of another type than the one asked for.
@@ -42,6 +46,8 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
         case .promiseExists(let id):
             "a promise '\(id)' exists already; re-attach to it with DurablePromise(id:) instead"
         case .invalidPromise(let id, let reason): "promise '\(id)' cannot be made: \(reason)"
+        case .invalidSettlement(let id, let error):
+            "promise '\(id)' cannot be settled with this value; nothing was stored: \(error)"
         case .alreadySettled(let id, let key, let outcome, let date):
             "promise '\(id)' was settled before (\(outcome.rawValue), settlement key '\(key)', at \(date)); a settlement under another key changes nothing"
         case .wrongValueType(let id, let stored, let requested):

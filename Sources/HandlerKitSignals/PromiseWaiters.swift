@@ -126,31 +126,3 @@ final class PromiseWaiter: Sendable {
         }
     }
 }
-
-extension SignalCenter {
-    /// Completes a claimed settlement delivery for `waiter` instead of calling the fallback handler
-    /// (marking `next` started as `complete` does), and hands its payload over when it completed.
-    func handOver(
-        _ delivery: ClaimedDelivery, to waiter: PromiseWaiter, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome {
-        var wait = Duration.milliseconds(5)
-        while true {
-            do {
-                let outcome = try await store.complete(delivery, endingConsumer: true, thenStarting: next)
-                if outcome.completed { waiter.handOver(delivery.payload) } else { waiter.giveBack() }
-                return outcome
-            } catch .storeBusy(let path, let what, let waited) {
-                // The completion checks the claim: trying again never consumes it twice.
-                if isStopped {
-                    waiter.giveBack()
-                    throw .storeBusy(path: path, operation: what, waitedSeconds: waited)
-                }
-                try? await Task.sleep(for: wait)
-                wait = min(wait * 2, .seconds(1))
-            } catch {
-                waiter.giveBack()
-                throw error
-            }
-        }
-    }
-}

@@ -144,7 +144,18 @@ extension SignalCenter {
         // A task of this process awaiting the promise this delivery settles consumes it instead of its fallback handler.
         if let waiter = promiseWaiters.take(for: delivery) {
             let asked = ContinuousClock.now
-            let handed = try await handOver(delivery, to: waiter, thenStarting: next)
+            var handed = CompletionOutcome(completed: false, next: nil)
+            do {
+                // Like a completion: a suspension waits for it, and it waits for `resume()` once suspended.
+                try await settle { () throws(SignalError) in
+                    let marking = self.state.withLock { $0.allows(generation) } ? next : nil
+                    handed = try await self.store.complete(delivery, endingConsumer: true, thenStarting: marking)
+                }
+            } catch {
+                waiter.giveBack()
+                throw error
+            }
+            if handed.completed { waiter.handOver(delivery.payload) } else { waiter.giveBack() }
             return (handed.completed ? .completed : .notCompleted, handed.next.map { ($0, asked) })
         }
         let handler: Handler
@@ -330,20 +341,11 @@ extension SignalCenter {
 
     /// Waits while the center is suspended, then counts a store call in progress.
     private func enterSettlement() async {
-        while true {
-            let entered = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let now = state.withLock { state -> Bool in
-                    let graceEnded = state.graceEnds.map { $0 <= .now } ?? false
-                    if (state.phase == .suspended || state.phase == .draining && graceEnded) && !state.stopped {
-                        state.gate.append(continuation)
-                        return false
-                    }
-                    state.storeCalls += 1
-                    return true
-                }
-                if now { continuation.resume(returning: true) }
-            }
-            if entered { return }
-        }
+        await passGate(
+            while: { state in
+                let graceEnded = state.graceEnds.map { $0 <= .now } ?? false
+                return (state.phase == .suspended || state.phase == .draining && graceEnded) && !state.stopped
+            },
+            entering: { $0.storeCalls += 1 })
     }
 }

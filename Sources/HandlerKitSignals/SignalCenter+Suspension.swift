@@ -175,6 +175,26 @@ extension SignalCenter {
         return report
     }
 
+    /// Waits at the suspension gate while `blocked` holds, checked under the state's lock; once it
+    /// does not, runs `entering` under the same lock. ``resume()``, a failed suspension and ``stop()``
+    /// open the gate (every waiting task looks again).
+    func passGate(while blocked: (State) -> Bool, entering: (inout State) -> Void = { _ in }) async {
+        while true {
+            let passed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if blocked(state) {
+                        state.gate.append(continuation)
+                        return false
+                    }
+                    entering(&state)
+                    return true
+                }
+                if now { continuation.resume(returning: true) }
+            }
+            if passed { return }
+        }
+    }
+
     /// Makes the center active again and lets the settlements that waited go ahead.
     private func reactivate() {
         let gate = state.withLock { state in

@@ -90,8 +90,8 @@ public final class SignalCenter: Sendable {
         var storeCalls = 0
         /// The deliveries whose handlers run now (from their start to their settlement), by row id.
         var running: [Int64: DeliveryKey] = [:]
-        /// Settlements waiting for the center to be resumed (or stopped); each is resumed with `false`
-        /// and looks again.
+        /// Settlements and tasks awaiting promises, waiting for the center to be resumed (or stopped);
+        /// each is resumed with `false` and looks again.
         var gate: [CheckedContinuation<Bool, Never>] = []
         /// While suspending: the end of the grace period, after which a handler that returns waits
         /// for `resume()` to settle its delivery, as once the center is suspended.

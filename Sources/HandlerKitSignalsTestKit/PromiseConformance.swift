@@ -68,6 +68,10 @@ enum PromiseChecks {
         .init(
             name: "a waiting task consumes the settlement instead of the fallback handler", body: waiterConsumes),
         .init(
+            name:
+                "a task awaiting across a suspension receives the settlement another process made meanwhile, after resume",
+            body: waitAcrossSuspension),
+        .init(
             name: "cancelling a wait leaves the promise; the next process of its component runs the fallback",
             body: cancelledWait),
         .init(
@@ -85,6 +89,12 @@ enum PromiseChecks {
             body: evolution),
         .init(name: "bad input is a typed error naming what and where, and stores nothing", body: badInput),
     ]
+
+    /// A value that nests one level per `inner`.
+    final class Nest: Codable, Sendable {
+        let inner: Nest?
+        init(inner: Nest?) { self.inner = inner }
+    }
 
     struct Box: Codable, Equatable, Sendable {
         var name: String
@@ -250,6 +260,36 @@ enum PromiseChecks {
             statistics.consumers == 0 && statistics.completions == 5,
             "no consumer left and 5 completions, found \(statistics)")
         try await maker.stop()
+        try await app.stop()
+        try await ext.stop()
+    }
+
+    /// The app awaits; it is suspended (its run holds nothing); the extension settles; the task
+    /// receives the value only once the app resumes, and the fallback does not run.
+    static func waitAcrossSuspension(_ c: ConformanceContext) async throws {
+        let log = Locked<[Settled]>([])
+        let registry = try makePromiseRegistry(log)
+        let app = try await automaticCenter(c, "app", registry)
+        let ext = try await c.center("ext", registry: registry)
+        let promise = try await app.makePromise(
+            of: Int.self, fallback: try Handler(id: "Promised.fallback", registry: registry))
+        let received = Locked<Int?>(nil)
+        let waiting = Task {
+            let value = try await app.value(of: promise)
+            received.withLock { $0 = value }
+            return value
+        }
+        try await waitUntilHeld(c, promise, by: app)
+        try await app.suspend(finishingWithin: .seconds(1))
+        try await ext.fulfil(promise, with: 42, settlementKey: "reply")
+        // The wake-up reaches the suspended process; the task waits for resume() without touching the store.
+        try await Task.sleep(for: .milliseconds(300))
+        try c.expectEqual(received.withLock { $0 }, nil, "the value received while suspended")
+        try c.expect(!waiting.isCancelled, "the waiting task is still waiting")
+        let resumed = try await app.resume()
+        try c.expect(!resumed.wasTakenOver, "the suspended run was not taken over")
+        try c.expectEqual(try await waiting.value, 42, "the value the waiting task received after resume")
+        try c.expectEqual(log.withLock { $0 }, [], "fallback runs")
         try await app.stop()
         try await ext.stop()
     }
@@ -473,7 +513,46 @@ enum PromiseChecks {
             _ = try await app.makePromise(of: Int.self, id: "bad", fallback: invalidated)
         }
         try c.expect({ if case .invalidPromise = badFallback { true } else { false } }(), "found \(badFallback)")
-        try c.expectEqual(try await app.promises().map(\.id), ["twice"], "promises stored")
+        // Settlements a fallback delivery could not read: refused, and the promise stays pending.
+        let deep = (0..<(DecodingLimits.default.maximumDepth + 10)).reduce(Nest(inner: nil)) { inner, _ in
+            Nest(inner: inner)
+        }
+        let nested = try await app.makePromise(of: Nest.self, id: "deep")
+        let tooDeep = try await error(c, "fulfilling with a value nested too deep") {
+            try await app.fulfil(nested, with: deep, settlementKey: "k")
+        }
+        try c.expect(
+            { if case .invalidSettlement(_, .payloadTooDeep) = tooDeep { true } else { false } }()
+                && "\(tooDeep)".contains("value.inner.inner"),
+            "a value nested too deep is refused naming where, found \(tooDeep)")
+        let large = try await app.makePromise(of: String.self, id: "large")
+        let tooLarge = try await error(c, "fulfilling with a value too large") {
+            try await app.fulfil(
+                large, with: String(repeating: "x", count: DecodingLimits.default.maximumDocumentSize),
+                settlementKey: "k")
+        }
+        try c.expect(
+            { if case .invalidSettlement(_, .payloadTooLarge) = tooLarge { true } else { false } }(),
+            "a value too large is refused, found \(tooLarge)")
+        let hugeRejection = try await error(c, "rejecting with details too large") {
+            try await app.reject(
+                large,
+                with: PromiseRejection(
+                    code: "big", message: "m",
+                    details: ["blob": String(repeating: "y", count: DecodingLimits.default.maximumDocumentSize)]),
+                settlementKey: "k")
+        }
+        try c.expect(
+            { if case .invalidSettlement(_, .payloadTooLarge) = hugeRejection { true } else { false } }(),
+            "a rejection too large is refused, found \(hugeRejection)")
+        for refused in ["deep", "large"] {
+            try c.expectEqual(
+                try await app.promises(settled: true).map(\.id).contains(refused), false,
+                "promise '\(refused)' settled by a refused settlement")
+        }
+        try await app.cancel(nested)
+        try await app.cancel(large)
+        try c.expectEqual(try await app.promises().map(\.id).sorted(), ["deep", "large", "twice"], "promises stored")
         try c.expectEqual(try await c.store.statistics().consumers, 0, "consumers stored")
         try await app.stop()
         let stopped = try await error(c, "making a promise on a stopped center") {
