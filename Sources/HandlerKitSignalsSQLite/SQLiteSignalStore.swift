@@ -119,7 +119,7 @@ public final class SQLiteSignalStore: SignalStore {
     private func connection() throws(SignalError) -> DatabaseQueue {
         try database.withLock { database throws(SignalError) in
             if let database { return database }
-            let opened = try Self.openDatabase(path: path, options: options)
+            let opened = try Self.reopenDatabase(path: path, options: options)
             // The last connection to close may have removed the `-shm` file, and this one made it again.
             sharedMemory.refresh()
             database = opened
@@ -228,10 +228,21 @@ public final class SQLiteSignalStore: SignalStore {
         return true
     }
 
-    /// Closes the database connection when no run of this store object is active (all suspended).
+    /// Closes the database connection when no run of this store object is active (all suspended),
+    /// and then the `-shm` guard's descriptor, so that the process holds no file of the store open.
     private func closeWhenIdle() {
         guard runLocks.isEmpty, let queue = database.withLock({ $0.take() }) else { return }
-        keepOpenWhenFrozen(queue)
+        if sharedMemory.isFrozen {
+            keepOpenWhenFrozen(queue)
+            return
+        }
+        do {
+            try queue.close()
+            sharedMemory.close()
+        } catch {
+            // The queue closes its connection when it is released; the guard keeps its descriptor
+            // until it does (closing it first would drop SQLite's locks on the file).
+        }
     }
 
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {

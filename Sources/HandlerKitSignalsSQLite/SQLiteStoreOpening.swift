@@ -40,6 +40,30 @@ extension SQLiteSignalStore {
         }
     }
 
+    /// Opens the database again after a suspension closed it. The files are checked as at the first
+    /// opening; a database that still bears this version's mark needs neither the separate check nor
+    /// the migration, each of which closes a connection (checkpointing the `-wal` file, syncing and
+    /// removing it): one read on the new connection confirms the mark. Anything else (another version
+    /// migrated the store meanwhile, the file was replaced, the database was busy) goes the way of
+    /// the first opening, which reports what is wrong.
+    static func reopenDatabase(path: String, options: Options) throws(SignalError) -> DatabaseQueue {
+        let files = StoreFiles(path: path)
+        do {
+            try files.checkBeforeOpening()
+            try files.makeMissingFiles(protection: options.fileProtection)
+            let queue = try DatabaseQueue(path: path, configuration: configuration(options))
+            let marked = try queue.read { db in
+                try Int32.fetchOne(db, sql: "PRAGMA application_id") == SQLiteSchema.applicationID
+                    && Int.fetchOne(db, sql: "PRAGMA user_version") == SQLiteSchema.version
+            }
+            if marked { return queue }
+            try queue.close()
+        } catch {
+            // Opened the first opening's way below, which waits for busy files and names what is wrong.
+        }
+        return try openDatabase(path: path, options: options)
+    }
+
     /// Whether opening failed only for what other processes were doing at that moment: SQLITE_BUSY,
     /// or a `-wal` file that GRDB saw and then could not find (the last connection of another process
     /// removes it on closing).

@@ -73,6 +73,15 @@ final class SharedMemoryGuard: Sendable {
         }
     }
 
+    /// Closes the descriptor, once the store's connection is closed (a suspension); ``refresh()``
+    /// opens the file again with the next connection.
+    func close() {
+        file.withLock { file in
+            if file.descriptor >= 0 { closeDescriptor(file.descriptor) }
+            file = (-1, 0)
+        }
+    }
+
     /// Whether the `-shm` file cannot be written through its mapping any more.
     var isFrozen: Bool {
         file.withLock { $0.descriptor >= 0 && hk_is_frozen($0.descriptor) == 1 }

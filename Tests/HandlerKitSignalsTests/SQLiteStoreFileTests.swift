@@ -273,14 +273,12 @@ struct SQLiteStoreFileTests {
         _ = try await center.register(
             try Handler(id: "Sink.receive", registry: registry), for: "s", delivery: .everyRevision)
         _ = try await center.post("s", payload: ["item": 0])
-        var before = stat()
-        #expect(stat(path + "-shm", &before) == 0)
+        #expect(access(path + "-shm", F_OK) == 0)
         _ = try await center.suspend(finishingWithin: .seconds(1))
+        #expect(access(path + "-shm", F_OK) != 0, "the last connection to close removed the -shm file")
         _ = try await center.resume()
         _ = try await center.post("s", payload: ["item": 1])
-        var after = stat()
-        #expect(stat(path + "-shm", &after) == 0)
-        #expect(after.st_ino != before.st_ino, "the resumed connection made a new -shm file")
+        #expect(access(path + "-shm", F_OK) == 0, "the resumed connection made a new -shm file")
         let mapped = try #require(StoreFile.size(path + "-shm"))
 
         #expect(truncate(path + "-shm", 0) == 0)
@@ -342,11 +340,13 @@ struct SQLiteStoreFileTests {
             try await Task.sleep(for: .milliseconds(5))
         }
         await listener.next(deadline: .now + .milliseconds(10))
-        let started = ContinuousClock.now
         #expect(try await center.post("b", payload: ["item": 2]).deliveries == 1)
-        await listener.next(deadline: .now + .seconds(5))
+        // Woken by the post, not by the deadline: a listener that lost the file would wait it out.
+        let started = ContinuousClock.now
+        await listener.next(deadline: .now + .seconds(30))
         let latency = ContinuousClock.now - started
-        #expect(latency < .seconds(1), "woken after \(latency)")
+        #expect(latency < .seconds(10), "woken after \(latency)")
+        print("sqlite.files: wake file deleted in this process, post → wake-up \(latency)")
         try await Task.sleep(for: .milliseconds(50))
         #expect(
             messages.all == [

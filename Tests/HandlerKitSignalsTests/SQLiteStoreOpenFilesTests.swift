@@ -8,7 +8,8 @@ import Testing
 
 /// What a process holds open of an SQLite store's files, as its descriptors in `/proc/self/fd` show
 /// (the list in the driver's article, "Files the store holds open"): the database's files while the
-/// store is open, a run's lock file while the run lasts, and nothing else past a call.
+/// store is open, a run's lock file while the run lasts (none while it is suspended), and nothing else
+/// past a call.
 @Suite("Signals: SQLite store files held open")
 struct SQLiteStoreOpenFilesTests {
     let folder = TemporaryFolder()
@@ -39,6 +40,11 @@ struct SQLiteStoreOpenFilesTests {
             #expect(try await center.post("a", payload: ["item": 1]).deliveries == 1)
             await listener.next(deadline: .now + .seconds(2))
             let lock = "signals.sqlite.runs/\(center.runID).lock"
+            #expect(heldOpen() == ["signals.sqlite", "signals.sqlite-wal", "signals.sqlite-shm", lock])
+            try await center.suspend(finishingWithin: .seconds(1))
+            #expect(heldOpen() == [], "a suspended center holds no file of the store open")
+            try await center.resume()
+            #expect(try await center.openDeliveries() == 1, "the store opened again by the next call")
             #expect(heldOpen() == ["signals.sqlite", "signals.sqlite-wal", "signals.sqlite-shm", lock])
             try await center.stop()
             listener.close()
