@@ -346,8 +346,10 @@ package struct ProcessScenarios {
         }
         #expect(lost == 0 && completedTwice == 0)
         #expect(try await isSettled(store))
+        let dead = try await store.statistics().deadDeliveries
+        #expect(dead == 0)
         print(
-            "signals.fencing_test store=\(kind.name) deliveries=12 started_after_completion=\(handlerLog.startedAfterCompletion.count) starts_by_stopped_run=\(startsByStopped) lost=\(lost) completed_twice=\(completedTwice)"
+            "signals.fencing_test store=\(kind.name) deliveries=12 started_after_completion=\(handlerLog.startedAfterCompletion.count) starts_by_stopped_run=\(startsByStopped) lost=\(lost) completed_twice=\(completedTwice) dead=\(dead)"
         )
     }
 
