@@ -123,8 +123,9 @@ enum SQLiteSchema {
     /// before the store's own connection (which switches the file to WAL) opens it, waiting for other
     /// processes' locks as `busyMode` says. A missing or empty file is left for the store to create.
     static func checkExisting(path: String, busyMode: Database.BusyMode) throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size > 0 else { return }
+        // `stat`, not FileManager's attributes, which look the owner up in the user and group
+        // databases: memory an app extension pays for.
+        guard StoreFiles.size(of: path) ?? 0 > 0 else { return }
         var configuration = Configuration()
         configuration.label = "HandlerKitSignals check"
         configuration.busyMode = busyMode
