@@ -27,3 +27,16 @@ extension SignalError {
             table: "delivery_bodies", key: key, column: "delivery_id", reason: "the delivery's body is missing")
     }
 }
+
+/// A value the stores keep as text (`state`, `lifetime`, `mode`), which their statements also compare
+/// with: its SQL string literal is made here, from the core's own raw value, never typed into a store.
+package protocol StoredAsText: RawRepresentable<String> {}
+
+extension StoredAsText {
+    /// The value as an SQL string literal (`'pending'`), for the stores' statements.
+    package var sqlLiteral: String { "'\(rawValue)'" }
+}
+
+extension DeliveryState: StoredAsText {}
+extension ConsumerLifetime: StoredAsText {}
+extension DeliveryMode: StoredAsText {}

@@ -379,13 +379,13 @@ public final class PostgresSignalStore: SignalStore {
             """
         case .removeRunTiedDeliveries(let run):
             """
-            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> \(unescaped: dead) RETURNING id),
+            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = \(unescaped: runTied) AND state <> \(unescaped: dead) RETURNING id),
                  b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
             SELECT count(*) FROM d
             """
         case .removeRunTiedConsumers(let run):
             """
-            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
+            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = \(unescaped: runTied) RETURNING 1)
             SELECT count(*) FROM r
             """
         case .moveConsumers(let run, let taker):
@@ -957,8 +957,9 @@ extension PostgresSignalStore: PromiseStore {
     }
 }
 
-/// The delivery states as the statements write them.
+/// The delivery states and the run-tied lifetime as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
+private let runTied = ConsumerLifetime.run.sqlLiteral
 #endif

@@ -329,9 +329,9 @@ public final class SQLiteSignalStore: SignalStore {
         case .interruptClaims, .giveBackClaims, .deliverKeptRevision:
             []
         case .removeRunTiedDeliveries(let run):
-            deletingDeliveries(where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", [run])
+            deletingDeliveries(where: "owner_run = ? AND lifetime = \(runTied) AND state != \(dead)", [run])
         case .removeRunTiedConsumers(let run):
-            [("DELETE FROM consumers WHERE run_id = ? AND lifetime = 'run'", [run])]
+            [("DELETE FROM consumers WHERE run_id = ? AND lifetime = \(runTied)", [run])]
         case .moveConsumers(let run, let taker):
             [("UPDATE consumers SET run_id = ? WHERE run_id = ?", [taker, run])]
         case .moveDeliveries(let run, let taker):
@@ -873,10 +873,11 @@ private final class RunLocks: Sendable {
     var isEmpty: Bool { locks.withLock { $0.isEmpty } }
 }
 
-/// The delivery states as the statements write them.
+/// The delivery states and the run-tied lifetime as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
+private let runTied = ConsumerLifetime.run.sqlLiteral
 
 // MARK: Promises
 
