@@ -428,10 +428,11 @@ public final class PostgresSignalStore: SignalStore {
             """
         case .deliverKeptRevision(let consumer, let now):
             """
-            WITH s AS (SELECT revision, payload FROM signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)),
+            WITH s AS (SELECT \(consumer.id.rawValue)::text AS consumer_id, revision, payload FROM signals
+                       WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)),
                  d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                                lifetime, handler_id, state, attempt, not_before, created_at)
-                       SELECT \(consumer.id.rawValue + DeliveryKey.separator) || s.revision, \(consumer.id.rawValue),
+                       SELECT \(unescaped: keptDeliveryKey), s.consumer_id,
                               \(consumer.signalID), s.revision, \(consumer.component), \(consumer.runID),
                               \(consumer.lifetime.rawValue), \(consumer.handlerID), \(unescaped: pending), 0, \(now), \(now)
                        FROM s RETURNING id),
@@ -962,4 +963,6 @@ private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
 private let runTied = ConsumerLifetime.run.sqlLiteral
+/// The key of a delivery of the kept revision (`deliverKeptRevision`), built as the core builds keys.
+private let keptDeliveryKey = DeliveryKey.sql(consumer: "s.consumer_id", revision: "s.revision")
 #endif

@@ -37,8 +37,8 @@ enum PostgresStatements {
                   FROM consumers WHERE signal_id = $1 AND (mode = \(everyRevision) OR delivered = 0) FOR UPDATE),
             d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                           lifetime, handler_id, state, attempt, not_before, created_at)
-                  SELECT c.consumer_id || '\(DeliveryKey.separator)' || sig.revision, c.consumer_id, $1, sig.revision, c.component, c.run_id,
-                         c.lifetime, c.handler_id, \(pending), 0, $4, $4
+                  SELECT \(DeliveryKey.sql(consumer: "c.consumer_id", revision: "sig.revision")), c.consumer_id, $1,
+                         sig.revision, c.component, c.run_id, c.lifetime, c.handler_id, \(pending), 0, $4, $4
                   FROM c, sig ORDER BY c.created_at, c.consumer_id
                   RETURNING id, consumer_id),
             b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
