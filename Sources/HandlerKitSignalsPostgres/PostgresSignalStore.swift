@@ -583,7 +583,7 @@ public final class PostgresSignalStore: SignalStore {
         return claimed
     }
 
-    /// Runs a claim statement for `runID`; deliveries whose body is missing are parked as dead.
+    /// Runs a claim statement for `runID`; deliveries the core finds unreadable are parked as dead.
     private func claim<Statement: ClaimStatement>(
         _ statement: Statement, _ connection: PostgresConnection
     ) async throws -> [ClaimedDelivery] {
@@ -591,27 +591,17 @@ public final class PostgresSignalStore: SignalStore {
         let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
         var unreadable: [(id: Int64, reason: String)] = []
-        for try await (id, key, consumer, signal, revision, attempt, handler, payload, modeText, crashed) in rows {
-            guard let handler, let payload else {
-                unreadable.append((id, SignalError.missingBody(of: key).description))
-                continue
+        for try await (id, key, consumer, signal, revision, attempt, handler, payload, mode, crashed) in rows {
+            let reading = ClaimedDelivery.reading(claimedBy: runID) {
+                ClaimedColumns(
+                    rowID: id, key: key, consumer: consumer, signalID: signal, revision: revision, attempt: attempt,
+                    crashed: crashed, handler: handler, payload: payload, mode: mode)
             }
-            let mode: DeliveryMode?
-            do {
-                mode = try modeText.map { text throws(SignalError) in
-                    try DeliveryMode(stored: text, consumer: consumer)
-                }
-            } catch {
-                unreadable.append((id, error.description))
-                continue
+            switch reading {
+            case .run(let delivery): claimed.append(delivery)
+            case .park(let reason): unreadable.append((id, reason))
             }
-            claimed.append(
-                ClaimedDelivery(
-                    rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
-                    revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
-                    attempt: attempt, runID: runID, mode: mode, previousAttemptCrashed: crashed))
         }
-        // An unreadable record is parked with the reason, never dropped; the others go on.
         for (id, reason) in unreadable {
             try await connection.query(
                 """

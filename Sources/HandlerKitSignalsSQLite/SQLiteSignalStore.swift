@@ -510,44 +510,41 @@ public final class SQLiteSignalStore: SignalStore {
             let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimSQL), arguments: [runID, now, limit])
             var claimed: [ClaimedDelivery] = []
             for row in rows {
-                do {
+                let reading = ClaimedDelivery.reading(claimedBy: runID) {
                     let body = try Row.fetchOne(
                         db.cachedStatement(
                             sql: """
                                 SELECT handler, payload, (SELECT mode FROM consumers WHERE consumer_id = ?) AS mode
                                 FROM delivery_bodies WHERE delivery_id = ?
                                 """), arguments: [row["consumer_id"] as DatabaseValue, row["id"] as DatabaseValue])
-                    claimed.append(try Self.claimedDelivery(row, body: body, runID: runID))
-                } catch {
-                    // An unreadable record is parked with the reason, never dropped; the others go on.
+                    return try Self.claimedColumns(row, body: body)
+                }
+                switch reading {
+                case .run(let delivery): claimed.append(delivery)
+                case .park(let reason):
                     try db.execute(
                         sql: "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ? WHERE id = ?",
-                        arguments: ["\(error)", row["id"] as DatabaseValue])
+                        arguments: [reason, row["id"] as DatabaseValue])
                 }
             }
             return claimed.sorted { $0.rowID < $1.rowID }
         }
     }
 
-    private static func claimedDelivery(_ row: Row, body: Row?, runID: String) throws -> ClaimedDelivery {
+    /// The columns of a claimed delivery (`body`: its body's row, with its consumer's mode).
+    private static func claimedColumns(_ row: Row, body: Row?) throws -> ClaimedColumns {
         let key: String = try column(row, "delivery_key", table: "deliveries", key: "row \(row["id"] as DatabaseValue)")
         func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
             try column(row, name, table: "deliveries", key: key)
         }
-        guard let body else {
-            throw SignalError.missingBody(of: key)
+        func bodyValue(_ name: String) throws -> Data? {
+            try body.map { body in try column(body, name, table: "delivery_bodies", key: key) }
         }
-        let handler: Data = try column(body, "handler", table: "delivery_bodies", key: key)
-        let payload: Data = try column(body, "payload", table: "delivery_bodies", key: key)
-        let consumer: String = try value("consumer_id")
-        let mode = try String.fromDatabaseValue(body["mode"] as DatabaseValue).map { text throws(SignalError) in
-            try DeliveryMode(stored: text, consumer: consumer)
-        }
-        return ClaimedDelivery(
-            rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(consumer),
-            signalID: try value("signal_id"), revision: try value("revision"),
-            handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID,
-            mode: mode, previousAttemptCrashed: (try value("crashed") as Int) != 0)
+        return ClaimedColumns(
+            rowID: try value("id"), key: key, consumer: try value("consumer_id"), signalID: try value("signal_id"),
+            revision: try value("revision"), attempt: try value("attempt"), crashed: (try value("crashed") as Int) != 0,
+            handler: try bodyValue("handler"), payload: try bodyValue("payload"),
+            mode: body.flatMap { String.fromDatabaseValue($0["mode"] as DatabaseValue) })
     }
 
     /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
