@@ -618,7 +618,7 @@ public final class PostgresSignalStore: SignalStore {
         let outcome = try await connections.run("starting delivery \(delivery.key)") { connection, _ in
             var outcome = StartOutcome.claimLost
             for try await (recorded, started) in try await connection.execute(statement, logger: self.options.logger) {
-                outcome = !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
+                outcome = StartOutcome(marked: started == 1, runRecorded: recorded)
             }
             return outcome
         }
@@ -668,9 +668,7 @@ public final class PostgresSignalStore: SignalStore {
             for try await row in try await connection.execute(statement, logger: self.options.logger) {
                 (completed, recorded, started) = row
             }
-            let nextOutcome: StartOutcome? = next.map { _ in
-                !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
-            }
+            let nextOutcome = next.map { _ in StartOutcome(marked: started == 1, runRecorded: recorded) }
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
                 let recordedBefore =

@@ -567,15 +567,15 @@ public final class SQLiteSignalStore: SignalStore {
                 return db.changesCount == 1
             }
             // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
-            if intact, try mark() { return .started }
-            let recorded = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
-                arguments: [delivery.runID])
-            guard recorded == true else { return .runTakenOver }
-            guard !intact else { return .claimLost }
+            if intact, try mark() { return StartOutcome(marked: true, runRecorded: true) }
+            let recorded =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
+                    arguments: [delivery.runID]) == true
+            guard recorded, !intact else { return StartOutcome(marked: false, runRecorded: recorded) }
             let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory, maker: self.fileMaker)
             runLocks.insert(renewed, for: delivery.runID)?.abandon()
-            return try mark() ? .started : .claimLost
+            return StartOutcome(marked: try mark(), runRecorded: true)
         }
     }
 
