@@ -519,8 +519,7 @@ extension InMemorySignalStore: PromiseStore {
             state.promises[id] = record
             return (record, true)
         }
-        // A promise with a fallback consumer wakes the centers through the post of its settlement.
-        if settled && record?.fallbackConsumer == nil { wakeAll() }
+        if PromiseRecord.wakeUp(settled: settled, record) != nil { wakeAll() }
         return record
     }
 

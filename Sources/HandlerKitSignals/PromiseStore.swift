@@ -93,6 +93,16 @@ public struct PromiseSettlementRecord: Sendable, Hashable {
     }
 }
 
+extension PromiseRecord {
+    /// Whom a store wakes once its ``PromiseStore/settlePromise(_:with:)`` committed, given whether
+    /// that call settled the promise and the record it returns: every center when it settled a promise
+    /// without a fallback consumer (the post of the settlement to that consumer wakes them otherwise);
+    /// `nil`: none.
+    package static func wakeUp(settled: Bool, _ record: PromiseRecord?) -> WakeTarget? {
+        settled && record?.fallbackConsumer == nil ? .everyCenter : nil
+    }
+}
+
 extension PromiseOutcome {
     /// The outcome stored in the `outcome` column of promise `promise`.
     package init(stored text: String, promise: String) throws(SignalError) {

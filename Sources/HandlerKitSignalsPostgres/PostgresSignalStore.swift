@@ -862,8 +862,7 @@ extension PostgresSignalStore: PromiseStore {
                 connection.query(
                     "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id)", logger: self.options.logger)
             ).first
-            // A promise with a fallback consumer wakes the centers through the post of its settlement.
-            if settled == 1 && record?.fallbackConsumer == nil { try await self.notify(connection) }
+            if PromiseRecord.wakeUp(settled: settled == 1, record) != nil { try await self.notify(connection) }
             return record
         }
     }

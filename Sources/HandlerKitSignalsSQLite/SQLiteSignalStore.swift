@@ -925,8 +925,7 @@ extension SQLiteSignalStore: PromiseStore {
             let row = try Row.fetchOne(db, sql: "SELECT * FROM promises WHERE promise_id = ?", arguments: [id])
             return (try row.map(Self.promiseRecord), settled)
         }
-        // A promise with a fallback consumer wakes the centers through the post of its settlement.
-        if settled && record?.fallbackConsumer == nil { WakeFile.notify(wakePath) }
+        if PromiseRecord.wakeUp(settled: settled, record) != nil { WakeFile.notify(wakePath) }
         return record
     }
 
