@@ -923,23 +923,11 @@ extension PostgresSignalStore: PromiseStore {
             in rows.decode(
                 (String, String, String, Int, String?, Double, Double?, Double, String?, String?, Data?, Double?).self)
         {
-            var settlement: PromiseSettlementRecord?
-            if let settledAt {
-                guard let key, let outcome else {
-                    throw SignalError.malformedRecord(
-                        table: "promises", key: id, column: "settlement_key", reason: "settled without a key or outcome"
-                    )
-                }
-                settlement = PromiseSettlementRecord(
-                    key: key, outcome: try PromiseOutcome(stored: outcome, promise: id), body: [UInt8](body ?? Data()),
-                    settledAt: Date(timeIntervalSince1970: settledAt))
-            }
             records.append(
-                PromiseRecord(
-                    id: id, valueType: type, component: component, limitedToComponent: limited != 0,
-                    fallbackConsumer: consumer.map(ConsumerID.init), createdAt: Date(timeIntervalSince1970: created),
-                    deadline: deadline.map(Date.init(timeIntervalSince1970:)), retention: retention,
-                    settlement: settlement))
+                try PromiseRecord(
+                    stored: id, valueType: type, component: component, limited: limited, consumer: consumer,
+                    createdAt: created, deadline: deadline, retention: retention, settlementKey: key, outcome: outcome,
+                    body: body, settledAt: settledAt))
         }
         return records
     }

@@ -968,20 +968,11 @@ extension SQLiteSignalStore: PromiseStore {
         func optional<T: DatabaseValueConvertible>(_ name: String) -> T? {
             T.fromDatabaseValue(row[name] as DatabaseValue)
         }
-        var settlement: PromiseSettlementRecord?
-        if let settledAt: Double = optional("settled_at") {
-            let body: Data = optional("body") ?? Data()
-            settlement = PromiseSettlementRecord(
-                key: try value("settlement_key"),
-                outcome: try PromiseOutcome(stored: try value("outcome"), promise: id),
-                body: [UInt8](body), settledAt: Date(timeIntervalSince1970: settledAt))
-        }
-        return PromiseRecord(
-            id: id, valueType: try value("value_type"), component: try value("component"),
-            limitedToComponent: (try value("limited") as Int) != 0,
-            fallbackConsumer: (optional("consumer_id") as String?).map(ConsumerID.init),
-            createdAt: Date(timeIntervalSince1970: try value("created_at")),
-            deadline: (optional("deadline") as Double?).map(Date.init(timeIntervalSince1970:)),
-            retention: try value("retention"), settlement: settlement)
+        return try PromiseRecord(
+            stored: id, valueType: try value("value_type"), component: try value("component"),
+            limited: try value("limited"), consumer: optional("consumer_id"), createdAt: try value("created_at"),
+            deadline: optional("deadline"), retention: try value("retention"),
+            settlementKey: optional("settlement_key"),
+            outcome: optional("outcome"), body: optional("body"), settledAt: optional("settled_at"))
     }
 }
