@@ -12,7 +12,4 @@ public enum DeliveryState: String, Sendable, Hashable, CaseIterable {
     case claimed
     /// Parked: its handler kept throwing, cannot be rebuilt, or its record cannot be used.
     case dead
-
-    /// The state as an SQL string literal (`'pending'`), for the stores' statements.
-    package var sqlLiteral: String { "'\(rawValue)'" }
 }

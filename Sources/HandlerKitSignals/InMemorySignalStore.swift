@@ -236,10 +236,10 @@ public final class InMemorySignalStore: SignalStore {
 
         /// Marks `delivery` started if its run is recorded and it is still claimed by it and attempt.
         mutating func start(_ delivery: ClaimedDelivery) -> StartOutcome {
-            guard runs[delivery.runID] != nil else { return .runTakenOver }
-            guard claimedRow(delivery) != nil else { return .claimLost }
-            deliveries[delivery.rowID]?.started = true
-            return .started
+            let recorded = runs[delivery.runID] != nil
+            let marked = recorded && claimedRow(delivery) != nil
+            if marked { deliveries[delivery.rowID]?.started = true }
+            return StartOutcome(marked: marked, runRecorded: recorded)
         }
 
         /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
@@ -519,8 +519,7 @@ extension InMemorySignalStore: PromiseStore {
             state.promises[id] = record
             return (record, true)
         }
-        // A promise with a fallback consumer wakes the centers through the post of its settlement.
-        if settled && record?.fallbackConsumer == nil { wakeAll() }
+        if PromiseRecord.wakeUp(settled: settled, record) != nil { wakeAll() }
         return record
     }
 

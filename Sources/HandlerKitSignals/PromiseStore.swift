@@ -93,6 +93,38 @@ public struct PromiseSettlementRecord: Sendable, Hashable {
     }
 }
 
+extension PromiseRecord {
+    /// A promise from the columns of its stored row (`limited`: 0 or 1; times: seconds since 1970),
+    /// with the same errors in every store.
+    package init(
+        stored id: String, valueType: String, component: String, limited: Int, consumer: String?, createdAt: Double,
+        deadline: Double?, retention: Double, settlementKey: String?, outcome: String?, body: Data?, settledAt: Double?
+    ) throws(SignalError) {
+        var settlement: PromiseSettlementRecord?
+        if let settledAt {
+            guard let settlementKey, let outcome else {
+                throw .malformedRecord(
+                    table: "promises", key: id, column: "settlement_key", reason: "settled without a key or outcome")
+            }
+            settlement = PromiseSettlementRecord(
+                key: settlementKey, outcome: try PromiseOutcome(stored: outcome, promise: id),
+                body: [UInt8](body ?? Data()), settledAt: Date(timeIntervalSince1970: settledAt))
+        }
+        self.init(
+            id: id, valueType: valueType, component: component, limitedToComponent: limited != 0,
+            fallbackConsumer: consumer.map(ConsumerID.init), createdAt: Date(timeIntervalSince1970: createdAt),
+            deadline: deadline.map(Date.init(timeIntervalSince1970:)), retention: retention, settlement: settlement)
+    }
+
+    /// Whom a store wakes once its ``PromiseStore/settlePromise(_:with:)`` committed, given whether
+    /// that call settled the promise and the record it returns: every center when it settled a promise
+    /// without a fallback consumer (the post of the settlement to that consumer wakes them otherwise);
+    /// `nil`: none.
+    package static func wakeUp(settled: Bool, _ record: PromiseRecord?) -> WakeTarget? {
+        settled && record?.fallbackConsumer == nil ? .everyCenter : nil
+    }
+}
+
 extension PromiseOutcome {
     /// The outcome stored in the `outcome` column of promise `promise`.
     package init(stored text: String, promise: String) throws(SignalError) {

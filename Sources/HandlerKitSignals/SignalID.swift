@@ -70,12 +70,20 @@ public struct DeliveryKey: Hashable, Sendable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
-    /// What separates the consumer from the revision in a key (stores that build keys in SQL use it).
-    package static let separator = "/"
+    /// What separates the consumer from the revision in a key.
+    private static let separator = "/"
 
     /// The key of `consumer`'s delivery of `revision`.
     package init(consumer: String, revision: Int) {
         rawValue = "\(consumer)\(Self.separator)\(revision)"
+    }
+
+    /// The same key built in SQL, for a statement that learns the revision only as it runs: the
+    /// expression of the key of the delivery of `revision` (an SQL expression of an integer) to
+    /// `consumer` (one of text). The PostgreSQL store's statements use it; the SQLite store makes its
+    /// keys in Swift.
+    package static func sql(consumer: String, revision: String) -> String {
+        "\(consumer) || '\(separator)' || \(revision)"
     }
 
     public var description: String { rawValue }

@@ -122,6 +122,13 @@ public enum StartOutcome: Sendable, Hashable {
     case claimLost
     /// The run is no longer recorded: another process took it over, with all its claims.
     case runTakenOver
+
+    /// What a store's mark of a started attempt found, from its two facts: whether the mark changed
+    /// the delivery (still claimed by the run, with the same attempt), and whether the run is still
+    /// recorded.
+    package init(marked: Bool, runRecorded: Bool) {
+        self = marked ? .started : runRecorded ? .claimLost : .runTakenOver
+    }
 }
 
 /// A delivery parked as dead: its handler kept throwing, no longer exists, or its record or

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reading the values the stores keep as text, with the same errors in every store.
 extension ConsumerLifetime {
     /// The lifetime stored in the `lifetime` column of consumer `consumer`.
@@ -27,3 +29,84 @@ extension SignalError {
             table: "delivery_bodies", key: key, column: "delivery_id", reason: "the delivery's body is missing")
     }
 }
+
+/// A delivery a store has just claimed, as its columns hold it: what a claim reads
+/// (``ClaimedDelivery/reading(claimedBy:_:)``).
+package struct ClaimedColumns: Sendable {
+    package var rowID: Int64
+    package var key: String
+    package var consumer: String
+    package var signalID: String
+    package var revision: Int
+    package var attempt: Int
+    /// Whether its previous attempt was started and never settled (the `crashed` column).
+    package var crashed: Bool
+    /// Its body's handler and payload; `nil` when its body is missing.
+    package var handler: Data?
+    package var payload: Data?
+    /// Its consumer's stored mode; `nil` when the consumer is gone.
+    package var mode: String?
+
+    package init(
+        rowID: Int64, key: String, consumer: String, signalID: String, revision: Int, attempt: Int, crashed: Bool,
+        handler: Data?, payload: Data?, mode: String?
+    ) {
+        self.rowID = rowID
+        self.key = key
+        self.consumer = consumer
+        self.signalID = signalID
+        self.revision = revision
+        self.attempt = attempt
+        self.crashed = crashed
+        self.handler = handler
+        self.payload = payload
+        self.mode = mode
+    }
+}
+
+/// What a claim does with one delivery it claimed.
+package enum ClaimReading: Sendable {
+    /// Its handler runs.
+    case run(ClaimedDelivery)
+    /// Its stored record cannot be used: the store parks it as dead with this reason (in the claim's
+    /// transaction), never drops it; the other deliveries it claimed go on.
+    case park(reason: String)
+}
+
+extension ClaimedDelivery {
+    /// Reads a delivery `runID` has just claimed from the values its store keeps, which `read` fetches
+    /// (what it throws makes the record unreadable too): the delivery to run, or the reason to park it
+    /// as dead (its body is missing, its consumer's mode is unknown, a column cannot be read).
+    package static func reading(claimedBy runID: String, _ read: () throws -> ClaimedColumns) -> ClaimReading {
+        do {
+            let stored = try read()
+            guard let handler = stored.handler, let payload = stored.payload else {
+                return .park(reason: SignalError.missingBody(of: stored.key).description)
+            }
+            let mode = try stored.mode.map { text throws(SignalError) in
+                try DeliveryMode(stored: text, consumer: stored.consumer)
+            }
+            return .run(
+                ClaimedDelivery(
+                    rowID: stored.rowID, key: DeliveryKey(stored.key), consumerID: ConsumerID(stored.consumer),
+                    signalID: stored.signalID, revision: stored.revision, handler: [UInt8](handler),
+                    payload: [UInt8](payload), attempt: stored.attempt, runID: runID, mode: mode,
+                    previousAttemptCrashed: stored.crashed))
+        } catch {
+            return .park(reason: "\(error)")
+        }
+    }
+}
+
+/// A value the stores keep as text (`state`, `lifetime`, `mode`), which their statements also compare
+/// with: its SQL string literal is made here, from the core's own raw value, never typed into a store.
+package protocol StoredAsText: RawRepresentable<String> {}
+
+extension StoredAsText {
+    /// The value as an SQL string literal (`'pending'`), for the stores' statements.
+    package var sqlLiteral: String { "'\(rawValue)'" }
+}
+
+extension DeliveryState: StoredAsText {}
+extension ConsumerLifetime: StoredAsText {}
+extension DeliveryMode: StoredAsText {}

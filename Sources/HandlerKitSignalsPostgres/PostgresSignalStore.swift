@@ -379,13 +379,13 @@ public final class PostgresSignalStore: SignalStore {
             """
         case .removeRunTiedDeliveries(let run):
             """
-            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = 'run' AND state <> \(unescaped: dead) RETURNING id),
+            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = \(unescaped: runTied) AND state <> \(unescaped: dead) RETURNING id),
                  b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
             SELECT count(*) FROM d
             """
         case .removeRunTiedConsumers(let run):
             """
-            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = 'run' RETURNING 1)
+            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = \(unescaped: runTied) RETURNING 1)
             SELECT count(*) FROM r
             """
         case .moveConsumers(let run, let taker):
@@ -428,10 +428,11 @@ public final class PostgresSignalStore: SignalStore {
             """
         case .deliverKeptRevision(let consumer, let now):
             """
-            WITH s AS (SELECT revision, payload FROM signals WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)),
+            WITH s AS (SELECT \(consumer.id.rawValue)::text AS consumer_id, revision, payload FROM signals
+                       WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)),
                  d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                                lifetime, handler_id, state, attempt, not_before, created_at)
-                       SELECT \(consumer.id.rawValue + DeliveryKey.separator) || s.revision, \(consumer.id.rawValue),
+                       SELECT \(unescaped: keptDeliveryKey), s.consumer_id,
                               \(consumer.signalID), s.revision, \(consumer.component), \(consumer.runID),
                               \(consumer.lifetime.rawValue), \(consumer.handlerID), \(unescaped: pending), 0, \(now), \(now)
                        FROM s RETURNING id),
@@ -582,7 +583,7 @@ public final class PostgresSignalStore: SignalStore {
         return claimed
     }
 
-    /// Runs a claim statement for `runID`; deliveries whose body is missing are parked as dead.
+    /// Runs a claim statement for `runID`; deliveries the core finds unreadable are parked as dead.
     private func claim<Statement: ClaimStatement>(
         _ statement: Statement, _ connection: PostgresConnection
     ) async throws -> [ClaimedDelivery] {
@@ -590,27 +591,17 @@ public final class PostgresSignalStore: SignalStore {
         let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
         var unreadable: [(id: Int64, reason: String)] = []
-        for try await (id, key, consumer, signal, revision, attempt, handler, payload, modeText, crashed) in rows {
-            guard let handler, let payload else {
-                unreadable.append((id, SignalError.missingBody(of: key).description))
-                continue
+        for try await (id, key, consumer, signal, revision, attempt, handler, payload, mode, crashed) in rows {
+            let reading = ClaimedDelivery.reading(claimedBy: runID) {
+                ClaimedColumns(
+                    rowID: id, key: key, consumer: consumer, signalID: signal, revision: revision, attempt: attempt,
+                    crashed: crashed, handler: handler, payload: payload, mode: mode)
             }
-            let mode: DeliveryMode?
-            do {
-                mode = try modeText.map { text throws(SignalError) in
-                    try DeliveryMode(stored: text, consumer: consumer)
-                }
-            } catch {
-                unreadable.append((id, error.description))
-                continue
+            switch reading {
+            case .run(let delivery): claimed.append(delivery)
+            case .park(let reason): unreadable.append((id, reason))
             }
-            claimed.append(
-                ClaimedDelivery(
-                    rowID: id, key: DeliveryKey(key), consumerID: ConsumerID(consumer), signalID: signal,
-                    revision: revision, handler: [UInt8](handler), payload: [UInt8](payload),
-                    attempt: attempt, runID: runID, mode: mode, previousAttemptCrashed: crashed))
         }
-        // An unreadable record is parked with the reason, never dropped; the others go on.
         for (id, reason) in unreadable {
             try await connection.query(
                 """
@@ -627,7 +618,7 @@ public final class PostgresSignalStore: SignalStore {
         let outcome = try await connections.run("starting delivery \(delivery.key)") { connection, _ in
             var outcome = StartOutcome.claimLost
             for try await (recorded, started) in try await connection.execute(statement, logger: self.options.logger) {
-                outcome = !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
+                outcome = StartOutcome(marked: started == 1, runRecorded: recorded)
             }
             return outcome
         }
@@ -677,9 +668,7 @@ public final class PostgresSignalStore: SignalStore {
             for try await row in try await connection.execute(statement, logger: self.options.logger) {
                 (completed, recorded, started) = row
             }
-            let nextOutcome: StartOutcome? = next.map { _ in
-                !recorded ? .runTakenOver : started == 1 ? .started : .claimLost
-            }
+            let nextOutcome = next.map { _ in StartOutcome(marked: started == 1, runRecorded: recorded) }
             if completed == 0 && isRetry {
                 // The connection was lost while the first try committed: its completion is recorded.
                 let recordedBefore =
@@ -873,8 +862,7 @@ extension PostgresSignalStore: PromiseStore {
                 connection.query(
                     "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id)", logger: self.options.logger)
             ).first
-            // A promise with a fallback consumer wakes the centers through the post of its settlement.
-            if settled == 1 && record?.fallbackConsumer == nil { try await self.notify(connection) }
+            if PromiseRecord.wakeUp(settled: settled == 1, record) != nil { try await self.notify(connection) }
             return record
         }
     }
@@ -935,30 +923,21 @@ extension PostgresSignalStore: PromiseStore {
             in rows.decode(
                 (String, String, String, Int, String?, Double, Double?, Double, String?, String?, Data?, Double?).self)
         {
-            var settlement: PromiseSettlementRecord?
-            if let settledAt {
-                guard let key, let outcome else {
-                    throw SignalError.malformedRecord(
-                        table: "promises", key: id, column: "settlement_key", reason: "settled without a key or outcome"
-                    )
-                }
-                settlement = PromiseSettlementRecord(
-                    key: key, outcome: try PromiseOutcome(stored: outcome, promise: id), body: [UInt8](body ?? Data()),
-                    settledAt: Date(timeIntervalSince1970: settledAt))
-            }
             records.append(
-                PromiseRecord(
-                    id: id, valueType: type, component: component, limitedToComponent: limited != 0,
-                    fallbackConsumer: consumer.map(ConsumerID.init), createdAt: Date(timeIntervalSince1970: created),
-                    deadline: deadline.map(Date.init(timeIntervalSince1970:)), retention: retention,
-                    settlement: settlement))
+                try PromiseRecord(
+                    stored: id, valueType: type, component: component, limited: limited, consumer: consumer,
+                    createdAt: created, deadline: deadline, retention: retention, settlementKey: key, outcome: outcome,
+                    body: body, settledAt: settledAt))
         }
         return records
     }
 }
 
-/// The delivery states as the statements write them.
+/// The delivery states and the run-tied lifetime as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
+private let runTied = ConsumerLifetime.run.sqlLiteral
+/// The key of a delivery of the kept revision (`deliverKeptRevision`), built as the core builds keys.
+private let keptDeliveryKey = DeliveryKey.sql(consumer: "s.consumer_id", revision: "s.revision")
 #endif

@@ -34,16 +34,16 @@ enum PostgresStatements {
                         posted_at = excluded.posted_at, keep_until = excluded.keep_until
                     RETURNING revision),
             c AS (SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, created_at
-                  FROM consumers WHERE signal_id = $1 AND (mode = 'every' OR delivered = 0) FOR UPDATE),
+                  FROM consumers WHERE signal_id = $1 AND (mode = \(everyRevision) OR delivered = 0) FOR UPDATE),
             d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                           lifetime, handler_id, state, attempt, not_before, created_at)
-                  SELECT c.consumer_id || '\(DeliveryKey.separator)' || sig.revision, c.consumer_id, $1, sig.revision, c.component, c.run_id,
-                         c.lifetime, c.handler_id, \(pending), 0, $4, $4
+                  SELECT \(DeliveryKey.sql(consumer: "c.consumer_id", revision: "sig.revision")), c.consumer_id, $1,
+                         sig.revision, c.component, c.run_id, c.lifetime, c.handler_id, \(pending), 0, $4, $4
                   FROM c, sig ORDER BY c.created_at, c.consumer_id
                   RETURNING id, consumer_id),
             b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
                   SELECT d.id, c.handler, $5 FROM d JOIN c USING (consumer_id)),
-            u AS (UPDATE consumers SET delivered = 1 WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = 'once')),
+            u AS (UPDATE consumers SET delivered = 1 WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = \(once))),
             n AS (SELECT pg_notify($6, owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o),
             r AS (SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1) AS revision,
                          (SELECT count(*) FROM d) AS deliveries),
@@ -288,7 +288,9 @@ extension ClaimStatement {
         try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool).self)
     }
 }
-/// The delivery states as the statements write them.
+/// The delivery states and the delivery modes as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
+private let once = DeliveryMode.once.sqlLiteral
+private let everyRevision = DeliveryMode.everyRevision.sqlLiteral
 #endif

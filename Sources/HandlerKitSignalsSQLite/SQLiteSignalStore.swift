@@ -340,9 +340,9 @@ public final class SQLiteSignalStore: SignalStore {
         case .interruptClaims, .giveBackClaims, .deliverKeptRevision:
             []
         case .removeRunTiedDeliveries(let run):
-            deletingDeliveries(where: "owner_run = ? AND lifetime = 'run' AND state != \(dead)", [run])
+            deletingDeliveries(where: "owner_run = ? AND lifetime = \(runTied) AND state != \(dead)", [run])
         case .removeRunTiedConsumers(let run):
-            [("DELETE FROM consumers WHERE run_id = ? AND lifetime = 'run'", [run])]
+            [("DELETE FROM consumers WHERE run_id = ? AND lifetime = \(runTied)", [run])]
         case .moveConsumers(let run, let taker):
             [("UPDATE consumers SET run_id = ? WHERE run_id = ?", [taker, run])]
         case .moveDeliveries(let run, let taker):
@@ -521,44 +521,41 @@ public final class SQLiteSignalStore: SignalStore {
             let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimSQL), arguments: [runID, now, limit])
             var claimed: [ClaimedDelivery] = []
             for row in rows {
-                do {
+                let reading = ClaimedDelivery.reading(claimedBy: runID) {
                     let body = try Row.fetchOne(
                         db.cachedStatement(
                             sql: """
                                 SELECT handler, payload, (SELECT mode FROM consumers WHERE consumer_id = ?) AS mode
                                 FROM delivery_bodies WHERE delivery_id = ?
                                 """), arguments: [row["consumer_id"] as DatabaseValue, row["id"] as DatabaseValue])
-                    claimed.append(try Self.claimedDelivery(row, body: body, runID: runID))
-                } catch {
-                    // An unreadable record is parked with the reason, never dropped; the others go on.
+                    return try Self.claimedColumns(row, body: body)
+                }
+                switch reading {
+                case .run(let delivery): claimed.append(delivery)
+                case .park(let reason):
                     try db.execute(
                         sql: "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ? WHERE id = ?",
-                        arguments: ["\(error)", row["id"] as DatabaseValue])
+                        arguments: [reason, row["id"] as DatabaseValue])
                 }
             }
             return claimed.sorted { $0.rowID < $1.rowID }
         }
     }
 
-    private static func claimedDelivery(_ row: Row, body: Row?, runID: String) throws -> ClaimedDelivery {
+    /// The columns of a claimed delivery (`body`: its body's row, with its consumer's mode).
+    private static func claimedColumns(_ row: Row, body: Row?) throws -> ClaimedColumns {
         let key: String = try column(row, "delivery_key", table: "deliveries", key: "row \(row["id"] as DatabaseValue)")
         func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
             try column(row, name, table: "deliveries", key: key)
         }
-        guard let body else {
-            throw SignalError.missingBody(of: key)
+        func bodyValue(_ name: String) throws -> Data? {
+            try body.map { body in try column(body, name, table: "delivery_bodies", key: key) }
         }
-        let handler: Data = try column(body, "handler", table: "delivery_bodies", key: key)
-        let payload: Data = try column(body, "payload", table: "delivery_bodies", key: key)
-        let consumer: String = try value("consumer_id")
-        let mode = try String.fromDatabaseValue(body["mode"] as DatabaseValue).map { text throws(SignalError) in
-            try DeliveryMode(stored: text, consumer: consumer)
-        }
-        return ClaimedDelivery(
-            rowID: try value("id"), key: DeliveryKey(key), consumerID: ConsumerID(consumer),
-            signalID: try value("signal_id"), revision: try value("revision"),
-            handler: [UInt8](handler), payload: [UInt8](payload), attempt: try value("attempt"), runID: runID,
-            mode: mode, previousAttemptCrashed: (try value("crashed") as Int) != 0)
+        return ClaimedColumns(
+            rowID: try value("id"), key: key, consumer: try value("consumer_id"), signalID: try value("signal_id"),
+            revision: try value("revision"), attempt: try value("attempt"), crashed: (try value("crashed") as Int) != 0,
+            handler: try bodyValue("handler"), payload: try bodyValue("payload"),
+            mode: body.flatMap { String.fromDatabaseValue($0["mode"] as DatabaseValue) })
     }
 
     /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
@@ -581,15 +578,15 @@ public final class SQLiteSignalStore: SignalStore {
                 return db.changesCount == 1
             }
             // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
-            if intact, try mark() { return .started }
-            let recorded = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
-                arguments: [delivery.runID])
-            guard recorded == true else { return .runTakenOver }
-            guard !intact else { return .claimLost }
+            if intact, try mark() { return StartOutcome(marked: true, runRecorded: true) }
+            let recorded =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
+                    arguments: [delivery.runID]) == true
+            guard recorded, !intact else { return StartOutcome(marked: false, runRecorded: recorded) }
             let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory, maker: self.fileMaker)
             runLocks.insert(renewed, for: delivery.runID)?.abandon()
-            return try mark() ? .started : .claimLost
+            return StartOutcome(marked: try mark(), runRecorded: true)
         }
     }
 
@@ -884,10 +881,11 @@ private final class RunLocks: Sendable {
     var isEmpty: Bool { locks.withLock { $0.isEmpty } }
 }
 
-/// The delivery states as the statements write them.
+/// The delivery states and the run-tied lifetime as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
+private let runTied = ConsumerLifetime.run.sqlLiteral
 
 // MARK: Promises
 
@@ -938,8 +936,7 @@ extension SQLiteSignalStore: PromiseStore {
             let row = try Row.fetchOne(db, sql: "SELECT * FROM promises WHERE promise_id = ?", arguments: [id])
             return (try row.map(Self.promiseRecord), settled)
         }
-        // A promise with a fallback consumer wakes the centers through the post of its settlement.
-        if settled && record?.fallbackConsumer == nil { WakeFile.notify(wakePath) }
+        if PromiseRecord.wakeUp(settled: settled, record) != nil { WakeFile.notify(wakePath) }
         return record
     }
 
@@ -982,20 +979,11 @@ extension SQLiteSignalStore: PromiseStore {
         func optional<T: DatabaseValueConvertible>(_ name: String) -> T? {
             T.fromDatabaseValue(row[name] as DatabaseValue)
         }
-        var settlement: PromiseSettlementRecord?
-        if let settledAt: Double = optional("settled_at") {
-            let body: Data = optional("body") ?? Data()
-            settlement = PromiseSettlementRecord(
-                key: try value("settlement_key"),
-                outcome: try PromiseOutcome(stored: try value("outcome"), promise: id),
-                body: [UInt8](body), settledAt: Date(timeIntervalSince1970: settledAt))
-        }
-        return PromiseRecord(
-            id: id, valueType: try value("value_type"), component: try value("component"),
-            limitedToComponent: (try value("limited") as Int) != 0,
-            fallbackConsumer: (optional("consumer_id") as String?).map(ConsumerID.init),
-            createdAt: Date(timeIntervalSince1970: try value("created_at")),
-            deadline: (optional("deadline") as Double?).map(Date.init(timeIntervalSince1970:)),
-            retention: try value("retention"), settlement: settlement)
+        return try PromiseRecord(
+            stored: id, valueType: try value("value_type"), component: try value("component"),
+            limited: try value("limited"), consumer: optional("consumer_id"), createdAt: try value("created_at"),
+            deadline: optional("deadline"), retention: try value("retention"),
+            settlementKey: optional("settlement_key"),
+            outcome: optional("outcome"), body: optional("body"), settledAt: optional("settled_at"))
     }
 }

@@ -14,6 +14,9 @@ enum ConformanceChecks {
             body: everyRevisionConsumer),
         .init(name: "a signal kept for a late consumer is delivered when it registers", body: keptSignal),
         .init(
+            name: "a delivery's key is the core's `<consumer>/<revision>`, for a kept revision and a posted one",
+            body: deliveryKeys),
+        .init(
             name: "run-tied consumers end with their run; durable ones are delivered by the next run", body: lifetimes),
         .init(name: "a live run of the same component is not taken over", body: liveRunNotTakenOver),
         .init(
@@ -111,6 +114,23 @@ enum ConformanceChecks {
         _ = try await center.register(try c.handler("Sink.receive"), for: "reported")
         try c.expectEqual(try await center.deliverDue(), 1, "deliveries completed")
         try c.expectEqual(c.recorder.all.map(\.item), [7], "items received")
+        try await center.stop()
+    }
+
+    /// A store that builds keys in its SQL (for a revision it learns only as the statement runs) must
+    /// build the key `DeliveryKey(consumer:revision:)` makes.
+    static func deliveryKeys(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        let signal = SignalID()
+        _ = try await center.post(signal, payload: ["item": 1], ifUnconsumed: .keep(for: .seconds(600)))
+        _ = try await center.post(signal, payload: ["item": 2], ifUnconsumed: .keep(for: .seconds(600)))
+        let consumer = try await center.register(try c.handler("Sink.receive"), for: signal, delivery: .everyRevision)
+        _ = try await center.post(signal, payload: ["item": 3])
+        try c.expectEqual(try await center.deliverDue(), 2, "deliveries completed")
+        try c.expectEqual(
+            c.recorder.all.map(\.deliveryKey),
+            [2, 3].map { DeliveryKey(consumer: consumer.rawValue, revision: $0).rawValue },
+            "the keys of the kept revision 2 and of the posted revision 3")
         try await center.stop()
     }
 

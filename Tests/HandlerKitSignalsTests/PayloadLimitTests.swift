@@ -20,21 +20,14 @@ private struct NestedArrays: Encodable {
 }
 
 /// What the handler of the tests received, in order.
-private final class Deliveries: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received: [String] = []
+private final class Deliveries: Sendable {
+    private let received = Locked<[String]>([])
 
     func add(_ text: String) {
-        lock.lock()
-        received.append(text)
-        lock.unlock()
+        received.withLock { $0.append(text) }
     }
 
-    var all: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
-    }
+    var all: [String] { received.withLock { $0 } }
 }
 
 /// How many arrays are nested inside each other at the start of `value`, counted iteratively.
