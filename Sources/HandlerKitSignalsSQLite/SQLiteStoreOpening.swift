@@ -76,12 +76,20 @@ extension SQLiteSignalStore {
     /// The configuration of the store's connection.
     private static func configuration(_ options: Options) -> Configuration {
         var configuration = Configuration()
-        configuration.journalMode = .wal
         configuration.busyMode = .callback(busyCallback(budget: options.busyTimeout))
         configuration.label = "HandlerKitSignals"
         let synchronous = options.flushEveryCommit ? "FULL" : "NORMAL"
         let maximumSize = options.maximumSize
         configuration.prepareDatabase { db in
+            // WAL is switched on here rather than with GRDB's `journalMode = .wal`, which also makes
+            // sure of a non-empty `-wal` file for a pool's readers (this store has one connection): at
+            // every opening it reads the file's attributes through FileManager (the owner's name from
+            // the user database) and, after a suspension removed the file, commits a table made and
+            // dropped, with its syncs.
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else {
+                throw DatabaseError(message: "could not switch the database to WAL mode (journal mode \(mode ?? "?"))")
+            }
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
             if let maximumSize {
