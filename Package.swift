@@ -57,6 +57,10 @@ let package = Package(
         // on both already, so they add nothing to resolve or build).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The signal center's metrics and traces (HandlerKitSignals): API-only packages without
+        // dependencies; an app that bootstraps no backend gets their no-op ones.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -133,7 +137,17 @@ let package = Package(
         .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
         // Signals: durable cross-process delivery of persisted handlers. The core knows no database: the
         // center, the rules, the driver protocol (`SignalStore`) and an in-memory store.
-        .target(name: "HandlerKitSignals", dependencies: ["HandlerKit"]),
+        // It logs through the caller's swift-log `Logger`, counts and times through swift-metrics, and
+        // runs each handler in a swift-distributed-tracing span linked to the post (all no-ops until
+        // the app bootstraps a backend).
+        .target(
+            name: "HandlerKitSignals",
+            dependencies: [
+                "HandlerKit", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsSQLite",
@@ -161,7 +175,11 @@ let package = Package(
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
         .executableTarget(
             name: "handlerkit-signals-probe",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres"],
+            dependencies: [
+                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -181,6 +199,8 @@ let package = Package(
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                 "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The signal tests that need a PostgreSQL server (and the trait): `bash Scripts/with-postgres.sh

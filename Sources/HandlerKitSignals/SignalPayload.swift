@@ -14,7 +14,7 @@ import HandlerKit
 /// them the handler document's object and its `bound` object). `post` refuses others.
 public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
     /// The names HandlerKitSignals passes to handlers itself: not allowed in a payload.
-    public static let reservedNames: Set<String> = ["deliveryKey", "signalID", "signalRevision"]
+    public static let reservedNames: Set<String> = ["deliveryKey", "signalID", "signalRevision", PostContext.member]
 
     private(set) var values: [String: HandlerValue] = [:]
     private var failures: [(name: String, failure: Failure)] = []
@@ -74,5 +74,16 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
             if size > largest?.size ?? -1 { largest = (name, size) }
         }
         throw .payloadTooLarge(signal: signal, size: bytes.count, limit: limit, largestValue: largest?.name ?? "")
+    }
+
+    /// The stored form with the post's `context` (when it was posted, the poster's trace context)
+    /// as one more member. The context is left out of a payload it would push over the size limit:
+    /// it never makes a payload a delivery could read unreadable.
+    func encoded(for signal: String, context: PostContext) throws(SignalError) -> [UInt8] {
+        let bytes = try encoded(for: signal)
+        var members = values
+        members[PostContext.member] = context.value
+        let withContext = [UInt8](HandlerValue.object(members).jsonData())
+        return withContext.count <= DecodingLimits.default.maximumDocumentSize ? withContext : bytes
     }
 }
