@@ -15,6 +15,7 @@
 //   HandlerKitSignalsSQLite    the signal store on SQLite (GRDB), for the processes of one machine
 //   HandlerKitSignalsPostgres  the signal store on PostgreSQL (postgres-nio), for several hosts
 //   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
+//   HandlerKitSignalsService   a signal center as a swift-service-lifecycle `Service`, for servers
 import CompilerPluginSupport
 import PackageDescription
 
@@ -33,6 +34,7 @@ let package = Package(
         .library(name: "HandlerKitSignalsSQLite", targets: ["HandlerKitSignalsSQLite"]),
         .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
         .library(name: "HandlerKitSignalsTestKit", targets: ["HandlerKitSignalsTestKit"]),
+        .library(name: "HandlerKitSignalsService", targets: ["HandlerKitSignalsService"]),
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
@@ -61,6 +63,9 @@ let package = Package(
         // dependencies; an app that bootstraps no backend gets their no-op ones.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Graceful shutdown for HandlerKitSignalsService only; clients of the other products neither
+        // build nor fetch it (see CONTRIBUTING.md).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -148,6 +153,15 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // A signal center as a `ServiceLifecycle.Service`: a product of its own, so that an app
+        // that does not run one (an iOS app) does not build swift-service-lifecycle.
+        .target(
+            name: "HandlerKitSignalsService",
+            dependencies: [
+                "HandlerKitSignals", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsSQLite",
@@ -176,7 +190,8 @@ let package = Package(
         .executableTarget(
             name: "handlerkit-signals-probe",
             dependencies: [
-                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
+                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres", "HandlerKitSignalsService",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -198,7 +213,8 @@ let package = Package(
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                 "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), "HandlerKitSignalsService",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
