@@ -2,7 +2,7 @@ import HandlerKitSignals
 import Logging
 import ServiceLifecycle
 
-/// A started ``HandlerKitSignals/SignalCenter`` as a `Service` of a swift-service-lifecycle
+/// A started `SignalCenter` as a `Service` of a swift-service-lifecycle
 /// `ServiceGroup`, for a daemon or a server.
 ///
 /// ```swift
@@ -16,7 +16,7 @@ import ServiceLifecycle
 ///
 /// ``run()`` delivers for as long as the group runs (the center's automatic delivery does the work)
 /// and, on the group's graceful shutdown (a SIGTERM), stops the center with
-/// ``HandlerKitSignals/SignalCenter/stop(finishingWithin:)``: it stops claiming, lets the handlers
+/// `SignalCenter.stop(finishingWithin:)`: it stops claiming, lets the handlers
 /// that run finish within the grace period, gives back the claims not started, and ends the run, so
 /// that the component's next process has nothing to wait for. It returns once the run has ended.
 /// When the service's task is cancelled instead (the group's cancellation, or the end of its
