@@ -41,8 +41,14 @@ let package = Package(
     // dependencies (fetching them was 4–6 s of a runtime-only client's clean build). A client of
     // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`; without
     // it, the product's types are unavailable, with a message that says so.
+    // The same for the trait `ServiceLifecycle` and HandlerKitSignalsService: swift-service-lifecycle,
+    // swift-async-algorithms and swift-collections are not even fetched by a client that does not
+    // enable it (see CONTRIBUTING.md).
     traits: [
-        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)")
+        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)"),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "HandlerKitSignalsService's SignalCenterService (brings in swift-service-lifecycle)"),
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -63,8 +69,7 @@ let package = Package(
         // dependencies; an app that bootstraps no backend gets their no-op ones.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
-        // Graceful shutdown for HandlerKitSignalsService only; clients of the other products neither
-        // build nor fetch it (see CONTRIBUTING.md).
+        // Graceful shutdown for HandlerKitSignalsService only, behind the trait `ServiceLifecycle`.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -153,13 +158,16 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
-        // A signal center as a `ServiceLifecycle.Service`: a product of its own, so that an app
-        // that does not run one (an iOS app) does not build swift-service-lifecycle.
+        // A signal center as a `ServiceLifecycle.Service`: a product of its own, its dependency behind
+        // the trait `ServiceLifecycle`, so that an app that does not run one (an iOS app) neither
+        // builds nor fetches swift-service-lifecycle.
         .target(
             name: "HandlerKitSignalsService",
             dependencies: [
                 "HandlerKitSignals", .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
@@ -191,7 +199,9 @@ let package = Package(
             name: "handlerkit-signals-probe",
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres", "HandlerKitSignalsService",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -214,7 +224,9 @@ let package = Package(
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                 "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"), "HandlerKitSignalsService",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]

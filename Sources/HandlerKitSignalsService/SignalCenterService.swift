@@ -1,3 +1,5 @@
+// Compiled with the package trait `ServiceLifecycle` (SignalCenterServiceTraitRequired.swift otherwise).
+#if ServiceLifecycle
 import HandlerKitSignals
 import Logging
 import ServiceLifecycle
@@ -59,3 +61,4 @@ public struct SignalCenterService: Service {
         _ = try await stopping.value
     }
 }
+#endif

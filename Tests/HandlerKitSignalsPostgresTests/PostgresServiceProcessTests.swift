@@ -12,6 +12,8 @@ import Testing
 struct PostgresServiceProcessTests {
     let scenarios = ServiceScenarios()
 
+    // The service needs the package trait `ServiceLifecycle` (Scripts/test.sh enables every trait).
+    #if ServiceLifecycle
     @Test func aServiceStoppedBySIGTERMFinishesItsHandlerAndLeavesNothingToTakeOver() async throws {
         try await scenarios.aServiceStoppedBySIGTERMFinishesItsHandlerAndLeavesNothingToTakeOver(kind: .postgres)
     }
@@ -19,6 +21,8 @@ struct PostgresServiceProcessTests {
     @Test func aHandlerRunningPastTheServicesGracePeriodRunsAgainInTheNextProcessOnce() async throws {
         try await scenarios.aHandlerRunningPastTheServicesGracePeriodRunsAgainInTheNextProcessOnce(kind: .postgres)
     }
+
+    #endif
 
     @Test func aDeliverySpanInAnotherProcessIsLinkedToThePostsSpan() async throws {
         try await scenarios.aDeliverySpanInAnotherProcessIsLinkedToThePostsSpan(kind: .postgres)

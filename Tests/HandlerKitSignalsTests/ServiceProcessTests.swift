@@ -7,6 +7,8 @@ import Testing
 struct ServiceProcessTests {
     let scenarios = ServiceScenarios()
 
+    // The service needs the package trait `ServiceLifecycle` (Scripts/test.sh enables every trait).
+    #if ServiceLifecycle
     @Test func aServiceStoppedBySIGTERMFinishesItsHandlerAndLeavesNothingToTakeOver() async throws {
         try await scenarios.aServiceStoppedBySIGTERMFinishesItsHandlerAndLeavesNothingToTakeOver(kind: .sqlite)
     }
@@ -14,6 +16,8 @@ struct ServiceProcessTests {
     @Test func aHandlerRunningPastTheServicesGracePeriodRunsAgainInTheNextProcessOnce() async throws {
         try await scenarios.aHandlerRunningPastTheServicesGracePeriodRunsAgainInTheNextProcessOnce(kind: .sqlite)
     }
+
+    #endif
 
     @Test func aDeliverySpanInAnotherProcessIsLinkedToThePostsSpan() async throws {
         try await scenarios.aDeliverySpanInAnotherProcessIsLinkedToThePostsSpan(kind: .sqlite)

@@ -1,11 +1,14 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
-import HandlerKitSignalsService
 import InMemoryTracing
 import Logging
-import ServiceLifecycle
 import Tracing
+
+#if ServiceLifecycle
+import HandlerKitSignalsService
+import ServiceLifecycle
+#endif
 
 /// `service`: a daemon of the service tests, which runs its center in a `ServiceGroup` that shuts
 /// down gracefully on SIGTERM:
@@ -34,7 +37,12 @@ enum ServiceProbe {
     /// Runs the `service`, `trace-post` or `trace-consume` command; `false` for any other command.
     static func run(_ arguments: ProbeArguments, store: any SignalStore) async throws -> Bool {
         switch arguments.command {
-        case "service": try await service(arguments, store: store)
+        case "service":
+            #if ServiceLifecycle
+            try await service(arguments, store: store)
+            #else
+            throw ProbeError("the service command needs the package trait ServiceLifecycle")
+            #endif
         case "trace-post": try await tracePost(arguments, store: store)
         case "trace-consume": try await traceConsume(arguments, store: store)
         default: return false
@@ -42,6 +50,7 @@ enum ServiceProbe {
         return true
     }
 
+    #if ServiceLifecycle
     private static func service(_ arguments: ProbeArguments, store: any SignalStore) async throws {
         let log = try arguments.string("log")
         let prefix = try arguments.string("prefix", default: "s")
@@ -72,6 +81,7 @@ enum ServiceProbe {
         try await group.run()
         say("stopped \(center.runID)")
     }
+    #endif
 
     private static func tracePost(_ arguments: ProbeArguments, store: any SignalStore) async throws {
         let tracer = InMemoryTracer(idGenerator: randomIDs)
@@ -135,6 +145,7 @@ enum ServiceProbe {
     }
 }
 
+#if ServiceLifecycle
 /// A service that creates a file once its group runs (its signal handlers are in place by then).
 private struct ReadyFile: Service {
     let path: String
@@ -145,3 +156,4 @@ private struct ReadyFile: Service {
         try? await gracefulShutdown()
     }
 }
+#endif
