@@ -15,6 +15,7 @@
 //   HandlerKitSignalsSQLite    the signal store on SQLite (GRDB), for the processes of one machine
 //   HandlerKitSignalsPostgres  the signal store on PostgreSQL (postgres-nio), for several hosts
 //   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
+//   HandlerKitSignalsService   a signal center as a swift-service-lifecycle `Service`, for servers
 import CompilerPluginSupport
 import PackageDescription
 
@@ -33,14 +34,21 @@ let package = Package(
         .library(name: "HandlerKitSignalsSQLite", targets: ["HandlerKitSignalsSQLite"]),
         .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
         .library(name: "HandlerKitSignalsTestKit", targets: ["HandlerKitSignalsTestKit"]),
+        .library(name: "HandlerKitSignalsService", targets: ["HandlerKitSignalsService"]),
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
     // dependencies (fetching them was 4–6 s of a runtime-only client's clean build). A client of
     // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`; without
     // it, the product's types are unavailable, with a message that says so.
+    // The same for the trait `ServiceLifecycle` and HandlerKitSignalsService: swift-service-lifecycle,
+    // swift-async-algorithms and swift-collections are not even fetched by a client that does not
+    // enable it (see CONTRIBUTING.md).
     traits: [
-        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)")
+        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)"),
+        .trait(
+            name: "ServiceLifecycle",
+            description: "HandlerKitSignalsService's SignalCenterService (brings in swift-service-lifecycle)"),
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -57,6 +65,12 @@ let package = Package(
         // on both already, so they add nothing to resolve or build).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The signal center's metrics and traces (HandlerKitSignals): API-only packages without
+        // dependencies; an app that bootstraps no backend gets their no-op ones.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Graceful shutdown for HandlerKitSignalsService only, behind the trait `ServiceLifecycle`.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -133,7 +147,29 @@ let package = Package(
         .target(name: "CHeaderReader", dependencies: ["CLibClang"]),
         // Signals: durable cross-process delivery of persisted handlers. The core knows no database: the
         // center, the rules, the driver protocol (`SignalStore`) and an in-memory store.
-        .target(name: "HandlerKitSignals", dependencies: ["HandlerKit"]),
+        // It logs through the caller's swift-log `Logger`, counts and times through swift-metrics, and
+        // runs each handler in a swift-distributed-tracing span linked to the post (all no-ops until
+        // the app bootstraps a backend).
+        .target(
+            name: "HandlerKitSignals",
+            dependencies: [
+                "HandlerKit", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // A signal center as a `ServiceLifecycle.Service`: a product of its own, its dependency behind
+        // the trait `ServiceLifecycle`, so that an app that does not run one (an iOS app) neither
+        // builds nor fetches swift-service-lifecycle.
+        .target(
+            name: "HandlerKitSignalsService",
+            dependencies: [
+                "HandlerKitSignals", .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsSQLite",
@@ -161,7 +197,14 @@ let package = Package(
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
         .executableTarget(
             name: "handlerkit-signals-probe",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres"],
+            dependencies: [
+                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres", "HandlerKitSignalsService",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
         ),
@@ -180,7 +223,12 @@ let package = Package(
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
                 "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), "HandlerKitSignalsService",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The signal tests that need a PostgreSQL server (and the trait): `bash Scripts/with-postgres.sh

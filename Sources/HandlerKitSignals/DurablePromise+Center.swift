@@ -459,7 +459,7 @@ extension SignalCenter {
         do {
             try await keepPromises()
         } catch .store(let error) {
-            options.onProblem?(error)
+            self.report(error)
         } catch {
             return
         }

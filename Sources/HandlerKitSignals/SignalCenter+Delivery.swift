@@ -1,5 +1,7 @@
 import Foundation
 import HandlerKit
+import Logging
+import Tracing
 
 extension SignalCenter {
     /// Runs every delivery of this run that is due now, one at a time in the order posted (those
@@ -47,7 +49,7 @@ extension SignalCenter {
                         return completed
                     case .runTakenOver:
                         // The rest of the batch is the taker's now: none of it may start here.
-                        options.onProblem?(.runTakenOver(component: component, runID: delivery.runID))
+                        report(.runTakenOver(component: component, runID: delivery.runID))
                         return completed
                     }
                 } catch {
@@ -73,7 +75,9 @@ extension SignalCenter {
     ///
     /// - Throws: `SignalError.suspended` while the center is suspended; the store's errors.
     public func openDeliveries() async throws(SignalError) -> Int {
-        try await storeCall { () throws(SignalError) in try await store.runStatus(of: runID).openDeliveries }
+        let open = try await storeCall { () throws(SignalError) in try await store.runStatus(of: runID).openDeliveries }
+        metrics.openDeliveries.record(open)
+        return open
     }
 
     /// The automatic delivery task of `generation`: delivers what is due, then sleeps until a process
@@ -87,13 +91,14 @@ extension SignalCenter {
                 let status = try await passCall(generation) { runID throws(SignalError) in
                     try await store.runStatus(of: runID)
                 }
+                if let open = status?.openDeliveries { metrics.openDeliveries.record(open) }
                 if let retry = status?.nextDue {
                     deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
                 }
                 failures = 0
             } catch {
                 if !state.withLock({ $0.allows(generation) }) { break }
-                options.onProblem?(error)
+                report(error)
                 failures += 1
                 deadline = .now + .milliseconds(min(1_000, 10 << min(failures, 7)))
             }
@@ -159,13 +164,16 @@ extension SignalCenter {
             return (handed.completed ? .completed : .notCompleted, handed.next.map { ($0, asked) })
         }
         let handler: Handler
+        let context: PostContext
         do {
-            handler = try prepare(delivery)
+            (handler, context) = try prepare(delivery)
         } catch {
             // Retrying cannot help: the handler cannot be rebuilt here or the payload does not fit it.
+            var released = false
             try await settle { () throws(SignalError) in
-                _ = try await self.store.release(delivery, reason: error.description, retryAt: nil)
+                released = try await self.store.release(delivery, reason: error.description, retryAt: nil)
             }
+            if released { recordDead(delivery, reason: error.description) }
             return (.notCompleted, nil)
         }
         let outcome: StartOutcome
@@ -188,12 +196,27 @@ extension SignalCenter {
         }
         guard runs else { return (.passEnded, nil) }
         defer { _ = state.withLock { $0.running.removeValue(forKey: delivery.rowID) } }
+        let startedAt = Date()
+        if let posted = context.posted {
+            metrics.latency.recordNanoseconds(Int64(max(0, startedAt.timeIntervalSince(posted)) * 1e9))
+        }
+        log(.trace, "delivery started", Self.metadata(of: delivery))
+        let span = startDeliverySpan(delivery, context: context)
+        let began = ContinuousClock.now
         do {
-            try await handler.call([
-                "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID,
-                "signalRevision": delivery.revision,
-            ])
+            try await ServiceContext.withValue(span.context) {
+                try await handler.call([
+                    "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID,
+                    "signalRevision": delivery.revision,
+                ])
+            }
+            metrics.handlerDuration.recordNanoseconds(began.duration(to: .now).nanoseconds)
+            span.end()
         } catch {
+            metrics.handlerDuration.recordNanoseconds(began.duration(to: .now).nanoseconds)
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            span.end()
             let reason = "handler '\(handler.id)' threw on attempt \(delivery.attempt): \(error)"
             let retryAt: Date?
             if Self.isArgumentError(error, of: handler) || delivery.attempt >= options.retry.maximumAttempts {
@@ -201,8 +224,17 @@ extension SignalCenter {
             } else {
                 retryAt = Date().addingTimeInterval(options.retry.delay(after: delivery.attempt).seconds)
             }
+            var released = false
             try await settle { () throws(SignalError) in
-                _ = try await self.store.release(delivery, reason: reason, retryAt: retryAt)
+                released = try await self.store.release(delivery, reason: reason, retryAt: retryAt)
+            }
+            if released, retryAt == nil {
+                recordDead(delivery, reason: reason)
+            } else if released {
+                metrics.retried.increment()
+                var metadata = Self.metadata(of: delivery)
+                metadata[SignalLogKey.error] = .string(reason)
+                log(.debug, "handler threw; the delivery runs again later", metadata)
             }
             return (.notCompleted, nil)
         }
@@ -215,7 +247,21 @@ extension SignalCenter {
             result = try await self.store.complete(
                 delivery, endingConsumer: delivery.mode == .once, thenStarting: marking)
         }
+        if result.completed {
+            metrics.completed.increment()
+            log(.trace, "delivery completed", Self.metadata(of: delivery))
+        } else {
+            log(.debug, "delivery not completed: its claim was lost", Self.metadata(of: delivery))
+        }
         return (result.completed ? .completed : .notCompleted, result.next.map { ($0, asked) })
+    }
+
+    /// Counts and logs a delivery parked as dead.
+    private func recordDead(_ delivery: ClaimedDelivery, reason: String) {
+        metrics.dead.increment()
+        var metadata = Self.metadata(of: delivery)
+        metadata[SignalLogKey.error] = .string(reason)
+        log(.info, "delivery is dead: it runs again only when requeued", metadata)
     }
 
     /// Marks the delivery's attempt started, right before its handler is called. When the mark took
@@ -243,7 +289,7 @@ extension SignalCenter {
                         }
                         throw busy
                     }
-                    options.onProblem?(busy)
+                    report(busy)
                     try? await Task.sleep(for: wait)
                     wait = min(wait * 2, .seconds(1))
                 } catch {
@@ -260,7 +306,7 @@ extension SignalCenter {
 
     /// The consumer's handler rebuilt from its document, with the payload's values that its
     /// parameters take.
-    private func prepare(_ delivery: ClaimedDelivery) throws(SignalError) -> Handler {
+    private func prepare(_ delivery: ClaimedDelivery) throws(SignalError) -> (Handler, PostContext) {
         let handler: Handler
         do {
             handler = try Handler(json: delivery.handler, registry: registry)
@@ -295,7 +341,7 @@ extension SignalCenter {
                 signal: delivery.signalID, argument: Self.argument(of: error) ?? "?",
                 reason: "revision \(delivery.revision) does not fit the consumer's handler: \(error)")
         }
-        return handler
+        return (handler, PostContext(members: members))
     }
 
     /// Whether `error` says the handler's arguments did not fit (a missing or mistyped argument):
@@ -332,7 +378,7 @@ extension SignalCenter {
                 return try await operation()
             } catch .storeBusy(let path, let what, let waited) {
                 if isStopped { throw .storeBusy(path: path, operation: what, waitedSeconds: waited) }
-                options.onProblem?(.storeBusy(path: path, operation: what, waitedSeconds: waited))
+                report(.storeBusy(path: path, operation: what, waitedSeconds: waited))
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(1))
             }

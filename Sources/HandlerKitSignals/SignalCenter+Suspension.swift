@@ -95,6 +95,12 @@ extension SignalCenter {
                 report.claimsGivenBack = counts.first ?? 0
                 report.handlersFinished = max(0, runningAtStart - keeping.count)
                 report.handlersStillRunning = keeping.sorted { $0.key < $1.key }.map(\.value)
+                log(
+                    .debug, "signal center suspended",
+                    [
+                        "handlerkit.claims_given_back": .stringConvertible(report.claimsGivenBack),
+                        "handlerkit.handlers_still_running": .stringConvertible(keeping.count),
+                    ])
                 return report
             } catch {
                 reactivate()
@@ -156,11 +162,12 @@ extension SignalCenter {
             if !kept {
                 report.wasTakenOver = true
                 report.removedRunConsumers = state.withLock { $0.runConsumers }
-                options.onProblem?(.runTakenOver(component: component, runID: runID))
+                self.report(.runTakenOver(component: component, runID: runID))
                 if stopping { return nil }
                 let newRun = UUID().uuidString
                 report.takeover = try await Self.beginRun(newRun, component: component, store: store, options: options)
                 report.runID = newRun
+                recordTakeover(report.takeover)
                 state.withLock { state in
                     state.runID = newRun
                     state.takeover = report.takeover

@@ -1,5 +1,8 @@
+import CoreMetrics
 import Foundation
 import HandlerKit
+import Logging
+import Tracing
 
 /// A process's signal center for one *component* (the app, its share extension, a daemon…), with a
 /// fresh *run id* per start.
@@ -37,18 +40,30 @@ public final class SignalCenter: Sendable {
         /// busy), and this run found taken over by another process while delivering or when resumed
         /// (`SignalError.runTakenOver`).
         public var onProblem: (@Sendable (SignalError) -> Void)?
+        /// Where the center logs, with the metadata keys `handlerkit.component`, `handlerkit.run`
+        /// and, for a delivery, `handlerkit.signal`, `handlerkit.revision`, `handlerkit.delivery_key`
+        /// and `handlerkit.attempt` (see <doc:RunningOnAServer>). By default the task-local
+        /// `Logger.current` of the code that makes the options.
+        public var logger: Logger
+        /// Where the center's metrics go (``SignalMetricNames``). By default `MetricsSystem.factory`
+        /// as the code that makes the options sees it (the task-local factory of `withMetricsFactory`,
+        /// or the one the process bootstrapped).
+        public var metricsFactory: any MetricsFactory
         /// For this package's tests: called at `.afterClaim` and `.beforeCompletion` (e.g. to kill the
         /// process there).
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
 
         public init(
             retry: RetryPolicy = RetryPolicy(), deliversAutomatically: Bool = true, claimBatch: Int = 16,
-            onProblem: (@Sendable (SignalError) -> Void)? = nil
+            onProblem: (@Sendable (SignalError) -> Void)? = nil, logger: Logger = Logger.current,
+            metricsFactory: any MetricsFactory = MetricsSystem.factory
         ) {
             self.retry = retry
             self.deliversAutomatically = deliversAutomatically
             self.claimBatch = max(1, claimBatch)
             self.onProblem = onProblem
+            self.logger = logger
+            self.metricsFactory = metricsFactory
         }
     }
 
@@ -68,6 +83,8 @@ public final class SignalCenter: Sendable {
     /// a ``resume()`` that found the run taken over, when the new run began).
     public var takeover: TakeoverReport { state.withLock { $0.takeover } }
     let options: Options
+    /// The center's metrics, made with `options.metricsFactory`.
+    let metrics: SignalMetrics
     let state: Locked<State>
     /// Serializes `suspend`, `resume` and `stop`.
     let transitions = TransitionQueue()
@@ -113,6 +130,7 @@ public final class SignalCenter: Sendable {
         self.store = store
         self.registry = registry
         self.options = options
+        metrics = SignalMetrics(component: component, factory: options.metricsFactory)
         state = Locked(State(runID: runID, takeover: takeover))
     }
 
@@ -131,6 +149,8 @@ public final class SignalCenter: Sendable {
         let center = SignalCenter(
             component: component, runID: runID, store: store, registry: registry,
             takeover: takeover, options: options)
+        center.log(.debug, "signal center started", ["handlerkit.store": .string(store.location)])
+        center.recordTakeover(takeover)
         if options.deliversAutomatically {
             do {
                 try center.startDelivering()
@@ -231,11 +251,32 @@ public final class SignalCenter: Sendable {
     ) async throws(SignalError) -> PostResult {
         try checkRunning()
         let signalID = try signal.validated()
-        let encoded = try payload.encoded(for: signalID)
-        var keepUntil: Date?
-        if case .keep(let duration) = ifUnconsumed { keepUntil = Date().addingTimeInterval(duration.seconds) }
-        return try await storeCall { () throws(SignalError) in
-            try await store.post(signalID, payload: encoded, keepUntil: keepUntil)
+        // A producer span, in the poster's trace; its context travels with the post, and the
+        // span of each delivery links to it.
+        let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
+        defer { span.end() }
+        span.attributes["handlerkit.component"] = component
+        span.attributes["handlerkit.signal"] = signalID
+        do throws(SignalError) {
+            let encoded = try payload.encoded(for: signalID, context: Self.postContext(of: span))
+            var keepUntil: Date?
+            if case .keep(let duration) = ifUnconsumed { keepUntil = Date().addingTimeInterval(duration.seconds) }
+            let result = try await storeCall { () throws(SignalError) in
+                try await store.post(signalID, payload: encoded, keepUntil: keepUntil)
+            }
+            metrics.posts.increment()
+            span.attributes["handlerkit.revision"] = result.revision
+            log(
+                .trace, "posted",
+                [
+                    SignalLogKey.signal: .string(signalID), SignalLogKey.revision: .stringConvertible(result.revision),
+                    "handlerkit.deliveries": .stringConvertible(result.deliveries),
+                ])
+            return result
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
         }
     }
 
@@ -254,7 +295,9 @@ public final class SignalCenter: Sendable {
     public func requeue(_ key: DeliveryKey) async throws(SignalError) -> Bool {
         let plan = StorePlan.requeue(key, now: Date().timeIntervalSince1970)
         return try await storeCall { () throws(SignalError) in
-            if !isStopped { _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry) }
+            if !isStopped {
+                recordTakeover(try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry))
+            }
             return try await store.apply(plan).first ?? 0 > 0
         }
     }
@@ -264,9 +307,11 @@ public final class SignalCenter: Sendable {
     @discardableResult
     public func takeOverDeadRuns() async throws(SignalError) -> TakeoverReport {
         try checkRunning()
-        return try await storeCall { () throws(SignalError) in
+        let report = try await storeCall { () throws(SignalError) in
             try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
         }
+        recordTakeover(report)
+        return report
     }
 
     // MARK: Stopping
@@ -277,30 +322,34 @@ public final class SignalCenter: Sendable {
     /// A suspended center is resumed first (taking its proof of life again) and then ended; when its
     /// run was taken over meanwhile, there is nothing left to end and no new run is made.
     public func stop() async throws(SignalError) {
-        try await transitions.run { () throws(SignalError) in
-            if isStopped { return }
-            // A run taken over while suspended has nothing left to end.
-            var ending = true
-            if isSuspended { ending = try await resumeSuspendedRun(stopping: true) != nil }
-            let (loops, listener, gate) = state.withLock { state in
-                state.stopped = true
-                state.phase = .active
-                state.graceEnds = nil
-                defer {
-                    state.formerLoops = [:]
-                    state.gate = []
-                }
-                return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener, state.gate)
+        try await transitions.run { () throws(SignalError) in try await stopNow() }
+    }
+
+    /// What ``stop()`` does, inside a transition.
+    func stopNow() async throws(SignalError) {
+        if isStopped { return }
+        // A run taken over while suspended has nothing left to end.
+        var ending = true
+        if isSuspended { ending = try await resumeSuspendedRun(stopping: true) != nil }
+        let (loops, listener, gate) = state.withLock { state in
+            state.stopped = true
+            state.phase = .active
+            state.graceEnds = nil
+            defer {
+                state.formerLoops = [:]
+                state.gate = []
             }
-            for waiting in gate { waiting.resume(returning: false) }
-            promiseWaiters.stopTimer()
-            listener?.close()
-            for loop in loops { await loop.value }
-            guard ending else { return }
-            let runID = runID
-            try await store.endRun(
-                runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
+            return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener, state.gate)
         }
+        for waiting in gate { waiting.resume(returning: false) }
+        promiseWaiters.stopTimer()
+        listener?.close()
+        for loop in loops { await loop.value }
+        guard ending else { return }
+        let runID = runID
+        try await store.endRun(
+            runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
+        log(.debug, "signal center stopped")
     }
 
     /// The plan that ends run `runID` cleanly; a claim it started and did not settle counts by `retry`.

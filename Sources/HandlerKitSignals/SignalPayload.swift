@@ -14,7 +14,7 @@ import HandlerKit
 /// them the handler document's object and its `bound` object). `post` refuses others.
 public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
     /// The names HandlerKitSignals passes to handlers itself: not allowed in a payload.
-    public static let reservedNames: Set<String> = ["deliveryKey", "signalID", "signalRevision"]
+    public static let reservedNames: Set<String> = ["deliveryKey", "signalID", "signalRevision", PostContext.member]
 
     private(set) var values: [String: HandlerValue] = [:]
     private var failures: [(name: String, failure: Failure)] = []
@@ -55,6 +55,12 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
 
     /// The stored form: one JSON object.
     func encoded(for signal: String) throws(SignalError) -> [UInt8] {
+        try validate(for: signal)
+        return try sized(for: signal)
+    }
+
+    /// Throws what makes the payload unusable whatever its size.
+    private func validate(for signal: String) throws(SignalError) {
         switch failures.first {
         case (let name, .encoding(let reason))?: throw .invalidPayload(signal: signal, argument: name, reason: reason)
         case (_, .tooDeep(let path, let limit))?: throw .payloadTooDeep(signal: signal, path: path, limit: limit)
@@ -65,6 +71,10 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
                 signal: signal, argument: reserved,
                 reason: "this name is reserved: handlers receive it from HandlerKitSignals itself")
         }
+    }
+
+    /// The payload's bytes, or `payloadTooLarge` naming its largest value.
+    private func sized(for signal: String) throws(SignalError) -> [UInt8] {
         let bytes = [UInt8](HandlerValue.object(values).jsonData())
         let limit = DecodingLimits.default.maximumDocumentSize
         guard bytes.count > limit else { return bytes }
@@ -74,5 +84,18 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
             if size > largest?.size ?? -1 { largest = (name, size) }
         }
         throw .payloadTooLarge(signal: signal, size: bytes.count, limit: limit, largestValue: largest?.name ?? "")
+    }
+
+    /// The stored form with the post's `context` (when it was posted, the poster's trace context)
+    /// as one more member. The context is left out of a payload it would push over the size limit:
+    /// it never makes a payload a delivery could read unreadable.
+    /// Encoded once when it fits, as nearly every payload does.
+    func encoded(for signal: String, context: PostContext) throws(SignalError) -> [UInt8] {
+        try validate(for: signal)
+        var members = values
+        members[PostContext.member] = context.value
+        let withContext = [UInt8](HandlerValue.object(members).jsonData())
+        if withContext.count <= DecodingLimits.default.maximumDocumentSize { return withContext }
+        return try sized(for: signal)
     }
 }

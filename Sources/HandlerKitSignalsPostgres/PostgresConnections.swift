@@ -84,7 +84,7 @@ final class PostgresConnections: Sendable {
         do {
             let connection = try await PostgresConnection.connect(
                 on: channel.eventLoop, configuration: configuration, id: id, logger: connectionLogger)
-            logger.debug("signal store \(settings.location): opened connection \(id)")
+            logger.debug("opened a connection", metadata: ["handlerkit.connection": .stringConvertible(id)])
             return connection
         } catch {
             try? await channel.close()
@@ -161,9 +161,11 @@ final class PostgresConnections: Sendable {
                 guard ContinuousClock.now < giveUp else {
                     throw gaveUp(operation(), since: since, cause: Self.describe(error))
                 }
-                logger.notice(
-                    "signal store \(settings.location): server unreachable during \(operation()), retrying: \(Self.describe(error))"
-                )
+                logger.info(
+                    "server unreachable, retrying",
+                    metadata: [
+                        "handlerkit.operation": .string(operation()), SignalLogKey.error: .string(Self.describe(error)),
+                    ])
                 try? await Task.sleep(for: min(wait, giveUp - .now))
                 wait = min(wait * 2, .seconds(1))
                 continue
@@ -200,8 +202,9 @@ final class PostgresConnections: Sendable {
                 // The other pooled connections went the same way, most likely.
                 await closeIdle()
                 guard ContinuousClock.now < giveUp else { throw gaveUp(operation(), since: since, cause: cause) }
-                logger.notice(
-                    "signal store \(settings.location): connection lost during \(operation()), retrying: \(cause)")
+                logger.info(
+                    "connection lost, retrying",
+                    metadata: ["handlerkit.operation": .string(operation()), SignalLogKey.error: .string(cause)])
                 isRetry = true
                 try? await Task.sleep(for: min(wait, giveUp - .now))
                 wait = min(wait * 2, .seconds(1))
@@ -226,9 +229,9 @@ final class PostgresConnections: Sendable {
                 return outage?.since
             })
         else { return }
-        logger.notice(
-            "signal store \(settings.location): the server answers again after \(Self.format(ended.duration(to: .now)))"
-        )
+        logger.info(
+            "the server answers again",
+            metadata: ["handlerkit.outage": .string(Self.format(ended.duration(to: .now)))])
     }
 
     /// The error of a call that stopped trying: the server has been unreachable since `since`.

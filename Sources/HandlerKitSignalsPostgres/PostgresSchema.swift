@@ -176,7 +176,12 @@ enum PostgresSchema {
         }
         try await connection.query("DELETE FROM schema_version", logger: logger)
         try await connection.query("INSERT INTO schema_version (version) VALUES (\(version))", logger: logger)
-        logger.notice("signal store \(location): schema migrated from version \(found) to \(version)")
+        logger.info(
+            "schema migrated",
+            metadata: [
+                "handlerkit.schema_from": .stringConvertible(found),
+                "handlerkit.schema_to": .stringConvertible(version),
+            ])
     }
 }
 #endif

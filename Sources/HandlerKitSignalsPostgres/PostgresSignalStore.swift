@@ -72,7 +72,10 @@ public final class PostgresSignalStore: SignalStore {
         public var connectionTimeout: Duration
         /// How long completions stay in the history (`completions(of:)`).
         public var completionHistory: Duration
-        /// Where the store logs takeovers, reconnections and migrations.
+        /// Where the store logs takeovers, reconnections and migrations (and postgres-nio its
+        /// connections' events), with the metadata key `handlerkit.store` (its location) and, where
+        /// they apply, `handlerkit.run`, `handlerkit.component` and `handlerkit.error`. By default
+        /// the task-local `Logger.current` of the code that makes the options.
         public var logger: Logger
         /// The app's own TLS set-up for the store's connections (for example with the
         /// `NIOSSLContext` its other PostgreSQL clients use); when set, the settings' `tlsMode` and
@@ -88,7 +91,7 @@ public final class PostgresSignalStore: SignalStore {
             heartbeatInterval: Duration = .seconds(2), livenessCheckInterval: Duration = .seconds(2),
             rescanInterval: Duration = .seconds(5), reconnectFor: Duration = .seconds(60),
             connectionTimeout: Duration = .seconds(10), completionHistory: Duration = .seconds(86_400),
-            logger: Logger = Logger(label: "HandlerKitSignalsPostgres")
+            logger: Logger = Logger.current
         ) {
             self.hostID = hostID
             self.lease = lease
@@ -127,6 +130,8 @@ public final class PostgresSignalStore: SignalStore {
     /// A store at `settings`; it connects when first used (or at `prepare()`).
     public init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
         self.settings = settings
+        var options = options
+        options.logger[metadataKey: SignalLogKey.store] = .string(settings.location)
         self.options = options
         schema = try settings.validatedSchema()
         namespace = "handlerkit_signals.\(schema)"
@@ -278,9 +283,12 @@ public final class PostgresSignalStore: SignalStore {
             ).first
         }
         if let host = expired {
-            options.logger.warning(
-                "signal store \(location): run \(candidate) of component '\(component)' on host \(host) renewed no lease for \(Int(lease)) s: taking it over and ending its connection"
-            )
+            options.logger.info(
+                "a run renewed no lease for the lease duration: taking it over and ending its connection",
+                metadata: [
+                    SignalLogKey.run: .string(candidate), SignalLogKey.component: .string(component),
+                    "handlerkit.host": .string(host), "handlerkit.lease": .stringConvertible(Int(lease)),
+                ])
             _ = try? await connections.run("ending the connection of run \(candidate)") { connection, _ in
                 try await connection.query(
                     """
@@ -308,9 +316,15 @@ public final class PostgresSignalStore: SignalStore {
                 let taker = plan.steps.lazy.compactMap { step -> String? in
                     if case .moveConsumers(_, let taker) = step { taker } else { nil }
                 }.first
-                self.options.logger.notice(
-                    "signal store \(self.location): run \(taker ?? "?") took over dead run \(candidate) of component '\(component)'\(found.map { " (host \($0.host))" } ?? ""): \(report.interruptedDeliveries) interrupted deliveries run again, \(report.adoptedConsumers) durable consumers adopted, \(report.removedConsumers) run-tied consumers removed"
-                )
+                self.options.logger.info(
+                    "took over a dead run",
+                    metadata: [
+                        SignalLogKey.run: .string(taker ?? "?"), "handlerkit.dead_run": .string(candidate),
+                        SignalLogKey.component: .string(component), "handlerkit.host": .string(found?.host ?? "?"),
+                        "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
+                        "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
+                        "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
+                    ])
             }
             return counts
         }
@@ -531,9 +545,12 @@ public final class PostgresSignalStore: SignalStore {
                         """, logger: self.options.logger
                     ).decode((Int, Int).self) { applied = row }
                     try await connection.query("COMMIT", logger: self.options.logger)
-                    self.options.logger.notice(
-                        "signal store \(self.location): the post of '\(signalID)' whose connection was lost had been applied (revision \(applied.0)); not posted again"
-                    )
+                    self.options.logger.info(
+                        "a post whose connection was lost had been applied: not posted again",
+                        metadata: [
+                            SignalLogKey.signal: .string(signalID),
+                            SignalLogKey.revision: .stringConvertible(applied.0),
+                        ])
                     return applied
                 }
             } else if hook != nil {

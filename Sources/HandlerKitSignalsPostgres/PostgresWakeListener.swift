@@ -38,7 +38,7 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                     let connection = try await connections.connect()
                     self?.connection.withLock { $0 = connection }
                     if lost {
-                        logger.notice("signal store \(location): wake-up connection back, listening again")
+                        logger.info("wake-up connection back, listening again")
                         lost = false
                     }
                     defer { Task { try? await connection.close() } }
@@ -51,10 +51,10 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    let message =
-                        "signal store \(connections.settings.location): wake-up connection lost, reconnecting: \(PostgresConnections.describe(error))"
                     // Once per outage; the tries after it fail the same way.
-                    if lost { logger.debug("\(message)") } else { logger.notice("\(message)") }
+                    logger.log(
+                        level: lost ? .debug : .info, "wake-up connection lost, reconnecting",
+                        metadata: [SignalLogKey.error: .string(PostgresConnections.describe(error))])
                     lost = true
                 }
                 try? await Task.sleep(for: wait)
@@ -68,7 +68,9 @@ final class PostgresWakeListener: SignalWakeListener, Sendable {
         let rescanAt = ContinuousClock.now + rescanInterval
         let deadline = min(requested, rescanAt)
         if await signal.wait(until: deadline), deadline == rescanAt {
-            logger.debug("signal store \(location): no wake-up for \(rescanInterval): rescanning")
+            logger.debug(
+                "no wake-up within the rescan interval: rescanning",
+                metadata: ["handlerkit.rescan_interval": .stringConvertible(rescanInterval)])
         }
     }
 

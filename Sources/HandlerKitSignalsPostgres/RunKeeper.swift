@@ -167,9 +167,9 @@ final class RunKeeper: Sendable {
                 // Stopped meanwhile: the run is being ended, its record must not come back.
                 if Task.isCancelled { break }
                 if renewed == 0 {
-                    logger.warning(
-                        "signal store \(store.location): run \(runID) of component '\(component)' was taken over by another process (its lease expired or its lock was lost); it carries on as an empty run"
-                    )
+                    logger.info(
+                        "this run was taken over by another process (its lease expired or its lock was lost); it carries on as an empty run",
+                        metadata: [SignalLogKey.run: .string(runID), SignalLogKey.component: .string(component)])
                     try await ConnectionWatchdog.bounded(current, within: bound) {
                         try await Self.record(
                             runID: self.runID, component: self.component, lockKey: self.lockKey, on: current,
@@ -177,9 +177,12 @@ final class RunKeeper: Sendable {
                     }
                 }
                 if failing {
-                    logger.notice(
-                        "signal store \(store.location): run \(runID) renews its lease again after \(PostgresConnections.format(lastRenewal.duration(to: .now)))"
-                    )
+                    logger.info(
+                        "the run renews its lease again",
+                        metadata: [
+                            SignalLogKey.run: .string(runID),
+                            "handlerkit.outage": .string(PostgresConnections.format(lastRenewal.duration(to: .now))),
+                        ])
                 }
                 lastRenewal = .now
                 failing = false
@@ -194,17 +197,24 @@ final class RunKeeper: Sendable {
                 }
             } catch {
                 if Task.isCancelled { break }
-                let message =
-                    "signal store \(store.location): run \(runID) cannot renew its lease, reconnecting: \(PostgresConnections.describe(error))"
-                if failing { logger.debug("\(message)") } else { logger.notice("\(message)") }
+                logger.log(
+                    level: failing ? .debug : .info, "the run cannot renew its lease, reconnecting",
+                    metadata: [
+                        SignalLogKey.run: .string(runID),
+                        SignalLogKey.error: .string(PostgresConnections.describe(error)),
+                    ])
                 // Soon after the first failure, then less often, up to the heartbeat interval.
                 wait = failing ? min(wait * 2, heartbeat) : .milliseconds(100)
                 failing = true
                 if !lapseReported, lastRenewal.duration(to: .now) >= store.options.lease {
                     lapseReported = true
-                    logger.warning(
-                        "signal store \(store.location): run \(runID) of component '\(component)' renewed no lease for \(PostgresConnections.format(lastRenewal.duration(to: .now))) (lease \(PostgresConnections.format(store.options.lease))): other processes of the component may take its deliveries over"
-                    )
+                    logger.info(
+                        "the run renewed no lease for the lease duration: other processes of the component may take its deliveries over",
+                        metadata: [
+                            SignalLogKey.run: .string(runID), SignalLogKey.component: .string(component),
+                            "handlerkit.outage": .string(PostgresConnections.format(lastRenewal.duration(to: .now))),
+                            "handlerkit.lease": .string(PostgresConnections.format(store.options.lease)),
+                        ])
                 }
                 if let broken = connection.withLock({ connection -> PostgresConnection? in
                     defer { connection = nil }
@@ -231,7 +241,8 @@ final class RunKeeper: Sendable {
             throw error
         }
         connection.withLock { $0 = fresh }
-        store.options.logger.notice("signal store \(store.location): run \(runID) reconnected and holds its lock again")
+        store.options.logger.info(
+            "the run reconnected and holds its lock again", metadata: [SignalLogKey.run: .string(runID)])
         return fresh
     }
 }

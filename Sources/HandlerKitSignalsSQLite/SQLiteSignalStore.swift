@@ -45,8 +45,10 @@ public final class SQLiteSignalStore: SignalStore {
         /// The largest the database file may grow, in bytes (`nil`: no limit but the disk's). A write
         /// that would pass it fails with `SignalError.storeFull` and changes nothing.
         public var maximumSize: Int?
-        /// Where the store reports what it repaired on its own (a wake file made again). `nil`: the
-        /// store logs nothing.
+        /// Where the store reports, at `info`, what it repaired or could not repair on its own (a
+        /// wake file made again, a `-shm` file given back its size, a marker it could not write), with
+        /// the metadata keys `handlerkit.store` (its path) and `handlerkit.file`. `nil` (the
+        /// default): the task-local `Logger.current` of the code that opens the store.
         public var logger: Logger?
         /// The data protection of the files the store makes (database, `-wal`, `-shm`, marker, wake
         /// file, the runs folder and its lock files), on Apple platforms; nothing elsewhere. The
@@ -95,13 +97,21 @@ public final class SQLiteSignalStore: SignalStore {
     ///   `.storeUnavailable`.
     public init(path: String, options: Options = Options()) throws(SignalError) {
         self.path = path
+        var options = options
+        var storeLogger = options.logger ?? Logger.current
+        storeLogger[metadataKey: SignalLogKey.store] = .string(path)
+        options.logger = storeLogger
         self.options = options
+        let logger = storeLogger
         database = Locked(try Self.openDatabase(path: path, options: options))
-        let logger = options.logger
-        sharedMemory = SharedMemoryGuard(path: StoreFiles(path: path).sharedMemory) { found, size in
-            logger?.warning(
-                "signal store \(path): its -shm file was cut to \(found) bytes while open; gave it back its \(size) bytes, SQLite rebuilds its index from the -wal file"
-            )
+        let file = StoreFiles(path: path).sharedMemory
+        sharedMemory = SharedMemoryGuard(path: file) { found, size in
+            logger.info(
+                "the -shm file was cut while open; gave it back its size, SQLite rebuilds its index from the -wal file",
+                metadata: [
+                    "handlerkit.file": .string(file), "handlerkit.found_bytes": .stringConvertible(found),
+                    "handlerkit.restored_bytes": .stringConvertible(size),
+                ])
         }
     }
 

@@ -179,9 +179,9 @@ struct StoreFiles {
                 throw StoreFileError.last("cannot write it", marker)
             }
         } catch {
-            logger?.warning(
-                "signal store \(path): cannot write its marker \(marker) (\(error.reason)); if the database file is lost, an empty store will be made in its place"
-            )
+            logger?.info(
+                "cannot write the store's marker: if the database file is lost, an empty store will be made in its place",
+                metadata: ["handlerkit.file": .string(marker), SignalLogKey.error: .string(error.reason)])
         }
     }
 

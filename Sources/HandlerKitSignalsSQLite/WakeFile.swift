@@ -185,13 +185,14 @@ final class WakeFileListener: SignalWakeListener {
         case 0:
             return
         case 1:
-            logger?.warning(
-                "signal store wake file \(path) was deleted or replaced; made it again and watching it again")
+            logger?.info(
+                "the wake file was deleted or replaced; made it again and watching it again",
+                metadata: ["handlerkit.file": .string(path)])
         default:
             let reason = problem ?? StoreFiles.explain(code, path)
-            logger?.error(
-                "signal store wake file \(path) was deleted and cannot be made again (\(reason)); other processes' posts wake this one only at its next retry"
-            )
+            logger?.info(
+                "the wake file was deleted and cannot be made again: other processes' posts wake this one only at its next retry",
+                metadata: ["handlerkit.file": .string(path), SignalLogKey.error: .string(reason)])
         }
     }
 }

@@ -258,7 +258,9 @@ struct SQLiteStoreFileTests {
         #expect(try await other.statistics().completions == 100)
         #expect(
             messages.all == [
-                "warning: signal store \(path): its -shm file was cut to 0 bytes while open; gave it back its \(mapped) bytes, SQLite rebuilds its index from the -wal file"
+                "info: the -shm file was cut while open; gave it back its size, SQLite rebuilds its index from the -wal file "
+                    + "[handlerkit.file=\(path)-shm, handlerkit.found_bytes=0, handlerkit.restored_bytes=\(mapped), "
+                    + "handlerkit.store=\(path)]"
             ])
     }
 
@@ -286,7 +288,9 @@ struct SQLiteStoreFileTests {
         #expect(try await center.deliverDue() == 3)
         #expect(
             messages.all == [
-                "warning: signal store \(path): its -shm file was cut to 0 bytes while open; gave it back its \(mapped) bytes, SQLite rebuilds its index from the -wal file"
+                "info: the -shm file was cut while open; gave it back its size, SQLite rebuilds its index from the -wal file "
+                    + "[handlerkit.file=\(path)-shm, handlerkit.found_bytes=0, handlerkit.restored_bytes=\(mapped), "
+                    + "handlerkit.store=\(path)]"
             ])
     }
 
@@ -350,7 +354,8 @@ struct SQLiteStoreFileTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(
             messages.all == [
-                "warning: signal store wake file \(path).wake was deleted or replaced; made it again and watching it again"
+                "info: the wake file was deleted or replaced; made it again and watching it again "
+                    + "[handlerkit.file=\(path).wake, handlerkit.store=\(path)]"
             ])
         try await center.stop()
     }
@@ -439,27 +444,31 @@ struct LockHolder {
     }
 }
 
-/// A `LogHandler` that keeps every message, as `level: message`.
+/// A `LogHandler` that keeps every message, as `level: message [key=value, …]` (the metadata sorted
+/// by key).
 final class LogMessages: LogHandler, Sendable {
     private let messages = Locked<[String]>([])
+    private let stored = Locked<Logger.Metadata>([:])
 
     var all: [String] { messages.withLock { $0 } }
 
     var metadata: Logger.Metadata {
-        get { [:] }
-        set {}
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
     var logLevel: Logger.Level {
         get { .trace }
         set {}
     }
 
-    subscript(metadataKey _: String) -> Logger.Metadata.Value? {
-        get { nil }
-        set {}
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { stored.withLock { $0[key] } }
+        set { stored.withLock { $0[key] = newValue } }
     }
 
     func log(event: LogEvent) {
-        messages.withLock { $0.append("\(event.level): \(event.message)") }
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        let pairs = merged.keys.sorted().map { "\($0)=\(merged[$0].map { "\($0)" } ?? "")" }
+        messages.withLock { $0.append("\(event.level): \(event.message) [\(pairs.joined(separator: ", "))]") }
     }
 }

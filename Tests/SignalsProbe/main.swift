@@ -20,6 +20,10 @@
 //       and exits when all of them were delivered (woken by the posts of other processes)
 //   suspend --db PATH --component C --log LOG --ready FILE --suspend-file FILE --suspended FILE …
 //       suspends its center when told to, and resumes it when told to (ProbeSuspend.swift)
+//   service --db PATH --component C --log LOG --ready FILE --signals N …
+//       runs its center in a ServiceGroup that shuts down gracefully on SIGTERM (ProbeService.swift)
+//   trace-post, trace-consume --db PATH --component C --signals N …
+//       post and deliver with an in-memory tracer, printing the spans (ProbeService.swift)
 //   hold --postgres URL --component C --log LOG --ready FILE --stop-file FILE …
 //       a host of the partition tests: delivers with slow handlers and times the store's answers (ProbeHold.swift)
 // Instead of --db PATH, `--postgres URL [--host ID]` uses a PostgreSQL store (see ProbeStore.swift).
@@ -172,6 +176,7 @@ func run() async throws {
         try await center.stop()
     default:
         if try await SuspendProbe.run(arguments, store: store) { break }
+        if try await ServiceProbe.run(arguments, store: store) { break }
         guard try await PartitionProbe.run(arguments) else { throw ProbeError("unknown command \(arguments.command)") }
     }
 }
