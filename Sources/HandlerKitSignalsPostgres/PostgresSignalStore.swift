@@ -484,15 +484,13 @@ public final class PostgresSignalStore: SignalStore {
                 ORDER BY created_at, consumer_id
                 """, logger: self.options.logger)
             var records: [ConsumerRecord] = []
-            for try await (id, signal, component, run, lifetimeText, modeText, handler, handlerID)
+            for try await (id, signal, component, run, lifetime, mode, handler, handlerID)
                 in rows.decode((String, String, String, String, String, String, Data, String).self)
             {
                 records.append(
-                    ConsumerRecord(
-                        id: ConsumerID(id), signalID: signal, component: component, runID: run,
-                        lifetime: try ConsumerLifetime(stored: lifetimeText, consumer: id),
-                        mode: try DeliveryMode(stored: modeText, consumer: id),
-                        handler: [UInt8](handler), handlerID: handlerID))
+                    try ConsumerRecord(
+                        stored: id, signalID: signal, component: component, runID: run, lifetime: lifetime,
+                        mode: mode, handler: handler, handlerID: handlerID))
             }
             return records
         }

@@ -427,13 +427,10 @@ public final class SQLiteSignalStore: SignalStore {
                 func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
                     try Self.column(row, name, table: "consumers", key: key)
                 }
-                let lifetime = try ConsumerLifetime(stored: try value("lifetime"), consumer: key)
-                let mode = try DeliveryMode(stored: try value("mode"), consumer: key)
-                let handler: Data = try value("handler")
-                return ConsumerRecord(
-                    id: ConsumerID(key), signalID: try value("signal_id"), component: try value("component"),
-                    runID: try value("run_id"), lifetime: lifetime, mode: mode,
-                    handler: [UInt8](handler), handlerID: try value("handler_id"))
+                return try ConsumerRecord(
+                    stored: key, signalID: try value("signal_id"), component: try value("component"),
+                    runID: try value("run_id"), lifetime: try value("lifetime"), mode: try value("mode"),
+                    handler: try value("handler"), handlerID: try value("handler_id"))
             }
         }
     }
