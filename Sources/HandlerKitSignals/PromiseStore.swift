@@ -20,10 +20,6 @@ public protocol PromiseStore: SignalStore {
     ) async throws(SignalError)
         -> PromiseRecord?
 
-    /// Makes `runID` deliver to `consumer` and own its pending deliveries (a waiting run holding a
-    /// promise's fallback consumer); `false`, changing nothing, when the consumer does not exist.
-    func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool
-
     /// The promises, all of them or only the settled (`true`) or pending (`false`) ones, oldest first.
     func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord]
 

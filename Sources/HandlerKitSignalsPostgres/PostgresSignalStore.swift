@@ -398,6 +398,17 @@ public final class PostgresSignalStore: SignalStore {
             WITH r AS (UPDATE deliveries SET owner_run = \(taker) WHERE owner_run = \(run) RETURNING 1)
             SELECT count(*) FROM r
             """
+        case .moveConsumer(let id, let run):
+            """
+            WITH r AS (UPDATE consumers SET run_id = \(run) WHERE consumer_id = \(id) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .movePendingDeliveries(let consumer, let run):
+            """
+            WITH r AS (UPDATE deliveries SET owner_run = \(run) WHERE consumer_id = \(consumer) AND state = \(unescaped: pending)
+                       AND EXISTS (SELECT 1 FROM consumers WHERE consumer_id = \(consumer)) RETURNING 1)
+            SELECT count(*) FROM r
+            """
         case .removeRun(let run):
             "WITH r AS (DELETE FROM runs WHERE run_id = \(run) RETURNING 1) SELECT count(*) FROM r"
         case .removePendingDeliveries(let consumer):
@@ -862,24 +873,6 @@ extension PostgresSignalStore: PromiseStore {
             ).first
             if PromiseRecord.wakeUp(settled: settled == 1, record) != nil { try await self.notify(connection) }
             return record
-        }
-    }
-
-    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
-        try await prepare()
-        return try await connections.transaction("holding consumer \(consumer) for run \(runID)") { connection in
-            let held = try await self.count(
-                connection.query(
-                    """
-                    WITH u AS (UPDATE consumers SET run_id = \(runID) WHERE consumer_id = \(consumer.rawValue) RETURNING 1)
-                    SELECT count(*)::bigint FROM u
-                    """, logger: self.options.logger))
-            guard held == 1 else { return false }
-            try await connection.query(
-                """
-                UPDATE deliveries SET owner_run = \(runID) WHERE consumer_id = \(consumer.rawValue) AND state = \(unescaped: pending)
-                """, logger: self.options.logger)
-            return true
         }
     }
 

@@ -347,6 +347,17 @@ public final class SQLiteSignalStore: SignalStore {
             [("UPDATE consumers SET run_id = ? WHERE run_id = ?", [taker, run])]
         case .moveDeliveries(let run, let taker):
             [("UPDATE deliveries SET owner_run = ? WHERE owner_run = ?", [taker, run])]
+        case .moveConsumer(let id, let run):
+            [("UPDATE consumers SET run_id = ? WHERE consumer_id = ?", [run, id])]
+        case .movePendingDeliveries(let consumer, let run):
+            [
+                (
+                    """
+                    UPDATE deliveries SET owner_run = ?1 WHERE consumer_id = ?2 AND state = \(pending)
+                    AND EXISTS (SELECT 1 FROM consumers WHERE consumer_id = ?2)
+                    """, [run, consumer]
+                )
+            ]
         case .removeRun(let run):
             [("DELETE FROM runs WHERE run_id = ?", [run])]
         case .removePendingDeliveries(let consumer):
@@ -935,18 +946,6 @@ extension SQLiteSignalStore: PromiseStore {
         }
         if PromiseRecord.wakeUp(settled: settled, record) != nil { WakeFile.notify(wakePath) }
         return record
-    }
-
-    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
-        try await write("holding consumer \(consumer) for run \(runID)") { db in
-            try db.execute(
-                sql: "UPDATE consumers SET run_id = ? WHERE consumer_id = ?", arguments: [runID, consumer.rawValue])
-            guard db.changesCount == 1 else { return false }
-            try db.execute(
-                sql: "UPDATE deliveries SET owner_run = ? WHERE consumer_id = ? AND state = \(pending)",
-                arguments: [runID, consumer.rawValue])
-            return true
-        }
     }
 
     public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
