@@ -112,6 +112,10 @@ extension PromiseRecord {
             deadline: deadline.map(Date.init(timeIntervalSince1970:)), retention: retention, settlement: settlement)
     }
 
+    /// The value of its `limited` column (``limitedToComponent``: 1, else 0), as `init(stored:…)`
+    /// reads it.
+    package var storedLimited: Int { limitedToComponent ? 1 : 0 }
+
     /// Whom a store wakes once its ``PromiseStore/settlePromise(_:with:)`` committed, given whether
     /// that call settled the promise and the record it returns: every center when it settled a promise
     /// without a fallback consumer (the post of the settlement to that consumer wakes them otherwise);

@@ -36,6 +36,14 @@ extension ConsumerRecord {
     }
 }
 
+extension RunStatus {
+    /// A run's status from the values its store counted: its open deliveries, and when the earliest
+    /// pending one is due (seconds since 1970; `nil` when none is pending).
+    package init(stored openDeliveries: Int, nextDue: Double?) {
+        self.init(openDeliveries: openDeliveries, nextDue: nextDue.map(Date.init(timeIntervalSince1970:)))
+    }
+}
+
 extension SignalError {
     /// The reason a claimed delivery whose body (handler and payload) is missing is parked as dead.
     package static func missingBody(of key: String) -> SignalError {

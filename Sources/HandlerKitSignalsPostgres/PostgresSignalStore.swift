@@ -716,7 +716,7 @@ public final class PostgresSignalStore: SignalStore {
             for try await (open, due) in try await connection.execute(
                 PostgresStatements.Status(runID: runID), logger: self.options.logger)
             {
-                status = RunStatus(openDeliveries: open, nextDue: due.map { Date(timeIntervalSince1970: $0) })
+                status = RunStatus(stored: open, nextDue: due)
             }
             return status
         }
@@ -823,7 +823,7 @@ extension PostgresSignalStore: PromiseStore {
                     WITH i AS (INSERT INTO promises (promise_id, value_type, component, limited, consumer_id, created_at,
                                                      deadline, retention)
                                VALUES (\(promise.id), \(promise.valueType), \(promise.component),
-                                       \(promise.limitedToComponent ? 1 : 0), \(promise.fallbackConsumer?.rawValue),
+                                       \(promise.storedLimited), \(promise.fallbackConsumer?.rawValue),
                                        \(created), \(promise.deadline?.timeIntervalSince1970), \(promise.retention))
                                ON CONFLICT (promise_id) DO NOTHING RETURNING 1)
                     SELECT count(*)::bigint FROM i

@@ -674,10 +674,9 @@ public final class SQLiteSignalStore: SignalStore {
                         SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(pending) THEN not_before END) AS due
                         FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))
                         """), arguments: [runID])
-            let due = row.flatMap { Double.fromDatabaseValue($0["due"] as DatabaseValue) }
             return RunStatus(
-                openDeliveries: row.flatMap { Int.fromDatabaseValue($0["open"] as DatabaseValue) } ?? 0,
-                nextDue: due.map { Date(timeIntervalSince1970: $0) })
+                stored: row.flatMap { Int.fromDatabaseValue($0["open"] as DatabaseValue) } ?? 0,
+                nextDue: row.flatMap { Double.fromDatabaseValue($0["due"] as DatabaseValue) })
         }
     }
 
@@ -908,7 +907,7 @@ extension SQLiteSignalStore: PromiseStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (promise_id) DO NOTHING
                     """,
                 arguments: [
-                    promise.id, promise.valueType, promise.component, promise.limitedToComponent ? 1 : 0,
+                    promise.id, promise.valueType, promise.component, promise.storedLimited,
                     promise.fallbackConsumer?.rawValue, promise.createdAt.timeIntervalSince1970,
                     promise.deadline?.timeIntervalSince1970, promise.retention,
                 ])
