@@ -152,7 +152,8 @@ extension SignalCenter {
         var reposted = false
         if let consumer = record.fallbackConsumer {
             holding = try await waitingStoreCall { () throws(SignalError) in
-                try await store.holdConsumer(consumer, for: self.runID)
+                let plan = StorePlan.hold(consumer, for: self.runID)
+                return plan.heldConsumer(counts: try await store.apply(plan))
             }
         }
         while true {

@@ -143,6 +143,15 @@ public final class InMemorySignalStore: SignalStore {
                 return moved
             case .moveDeliveries(let run, let taker):
                 return updateDeliveries(where: { $0.ownerRun == run }) { $0.ownerRun = taker }
+            case .moveConsumer(let id, let run):
+                guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == id }) else { return 0 }
+                consumers[index].record.runID = run
+                return 1
+            case .movePendingDeliveries(let consumer, let run):
+                guard consumers.contains(where: { $0.record.id.rawValue == consumer }) else { return 0 }
+                return updateDeliveries(where: { $0.consumerID.rawValue == consumer && $0.state == .pending }) {
+                    $0.ownerRun = run
+                }
             case .removeRun(let run):
                 return runs.removeValue(forKey: run) == nil ? 0 : 1
             case .removePendingDeliveries(let consumer):
@@ -521,18 +530,6 @@ extension InMemorySignalStore: PromiseStore {
         }
         if PromiseRecord.wakeUp(settled: settled, record) != nil { wakeAll() }
         return record
-    }
-
-    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
-        state.withLock { state in
-            guard let index = state.consumers.firstIndex(where: { $0.record.id == consumer }) else { return false }
-            state.consumers[index].record.runID = runID
-            for (row, delivery) in state.deliveries where delivery.consumerID == consumer && delivery.state == .pending
-            {
-                state.deliveries[row]?.ownerRun = runID
-            }
-            return true
-        }
     }
 
     public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {

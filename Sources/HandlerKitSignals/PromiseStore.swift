@@ -20,10 +20,6 @@ public protocol PromiseStore: SignalStore {
     ) async throws(SignalError)
         -> PromiseRecord?
 
-    /// Makes `runID` deliver to `consumer` and own its pending deliveries (a waiting run holding a
-    /// promise's fallback consumer); `false`, changing nothing, when the consumer does not exist.
-    func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool
-
     /// The promises, all of them or only the settled (`true`) or pending (`false`) ones, oldest first.
     func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord]
 
@@ -115,6 +111,10 @@ extension PromiseRecord {
             fallbackConsumer: consumer.map(ConsumerID.init), createdAt: Date(timeIntervalSince1970: createdAt),
             deadline: deadline.map(Date.init(timeIntervalSince1970:)), retention: retention, settlement: settlement)
     }
+
+    /// The value of its `limited` column (``limitedToComponent``: 1, else 0), as `init(stored:…)`
+    /// reads it.
+    package var storedLimited: Int { limitedToComponent ? 1 : 0 }
 
     /// Whom a store wakes once its ``PromiseStore/settlePromise(_:with:)`` committed, given whether
     /// that call settled the promise and the record it returns: every center when it settled a promise

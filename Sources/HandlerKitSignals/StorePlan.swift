@@ -103,6 +103,17 @@ public struct StorePlan: Sendable, Hashable {
             ])
     }
 
+    /// A waiting run holds a promise's fallback consumer: the consumer becomes `run`'s, then its
+    /// pending deliveries do, only when the consumer exists. No one is woken.
+    package static func hold(_ consumer: ConsumerID, for run: String) -> StorePlan {
+        StorePlan(
+            "holding consumer \(consumer) for run \(run)",
+            steps: [
+                .moveConsumer(consumer.rawValue, to: run),
+                .movePendingDeliveries(consumer: consumer.rawValue, to: run),
+            ])
+    }
+
     /// A dead delivery is requeued: pending again, due now, with a fresh count of attempts; every
     /// center is woken, its owner among them.
     package static func requeue(_ key: DeliveryKey, now: Double) -> StorePlan {
@@ -131,6 +142,11 @@ public struct StorePlan: Sendable, Hashable {
     /// How many rows the first step of the plan that matches `kind` changed (0 when none matches).
     package func count(of kind: (StoreStep) -> Bool, in counts: [Int]) -> Int {
         zip(steps, counts).first { step, _ in kind(step) }?.1 ?? 0
+    }
+
+    /// Whether a ``hold(_:for:)`` plan found the consumer, from the count of each step.
+    package func heldConsumer(counts: [Int]) -> Bool {
+        count(of: { if case .moveConsumer = $0 { true } else { false } }, in: counts) > 0
     }
 
     /// Whether a ``removeConsumer(_:now:)`` plan found the consumer, from the count of each step.

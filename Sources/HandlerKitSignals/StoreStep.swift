@@ -25,6 +25,11 @@ public enum StoreStep: Sendable, Hashable {
     case moveConsumers(of: String, to: String)
     /// The deliveries owned by `run` (dead ones included) become `taker`'s. Counts them.
     case moveDeliveries(of: String, to: String)
+    /// Consumer `consumer` becomes `run`'s: `run` delivers to it. Counts it (0 or 1).
+    case moveConsumer(String, to: String)
+    /// When consumer `consumer` exists, its pending deliveries become `run`'s; when it does not (a
+    /// dead delivery requeued can outlive its consumer), nothing changes. Counts them.
+    case movePendingDeliveries(consumer: String, to: String)
     /// Removes the record of `run`. Counts it.
     case removeRun(String)
     /// Removes the pending deliveries of `consumer` (with their bodies). Counts them.

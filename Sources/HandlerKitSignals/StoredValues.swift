@@ -22,6 +22,28 @@ extension DeliveryMode {
     }
 }
 
+extension ConsumerRecord {
+    /// A consumer from the columns of its stored row, with the same errors in every store (its
+    /// lifetime and mode are read as ``ConsumerLifetime`` and ``DeliveryMode`` read them).
+    package init(
+        stored id: String, signalID: String, component: String, runID: String, lifetime: String, mode: String,
+        handler: Data, handlerID: String
+    ) throws(SignalError) {
+        self.init(
+            id: ConsumerID(id), signalID: signalID, component: component, runID: runID,
+            lifetime: try ConsumerLifetime(stored: lifetime, consumer: id),
+            mode: try DeliveryMode(stored: mode, consumer: id), handler: [UInt8](handler), handlerID: handlerID)
+    }
+}
+
+extension RunStatus {
+    /// A run's status from the values its store counted: its open deliveries, and when the earliest
+    /// pending one is due (seconds since 1970; `nil` when none is pending).
+    package init(stored openDeliveries: Int, nextDue: Double?) {
+        self.init(openDeliveries: openDeliveries, nextDue: nextDue.map(Date.init(timeIntervalSince1970:)))
+    }
+}
+
 extension SignalError {
     /// The reason a claimed delivery whose body (handler and payload) is missing is parked as dead.
     package static func missingBody(of key: String) -> SignalError {

@@ -412,6 +412,17 @@ public final class PostgresSignalStore: SignalStore {
             WITH r AS (UPDATE deliveries SET owner_run = \(taker) WHERE owner_run = \(run) RETURNING 1)
             SELECT count(*) FROM r
             """
+        case .moveConsumer(let id, let run):
+            """
+            WITH r AS (UPDATE consumers SET run_id = \(run) WHERE consumer_id = \(id) RETURNING 1)
+            SELECT count(*) FROM r
+            """
+        case .movePendingDeliveries(let consumer, let run):
+            """
+            WITH r AS (UPDATE deliveries SET owner_run = \(run) WHERE consumer_id = \(consumer) AND state = \(unescaped: pending)
+                       AND EXISTS (SELECT 1 FROM consumers WHERE consumer_id = \(consumer)) RETURNING 1)
+            SELECT count(*) FROM r
+            """
         case .removeRun(let run):
             "WITH r AS (DELETE FROM runs WHERE run_id = \(run) RETURNING 1) SELECT count(*) FROM r"
         case .removePendingDeliveries(let consumer):
@@ -498,15 +509,13 @@ public final class PostgresSignalStore: SignalStore {
                 ORDER BY created_at, consumer_id
                 """, logger: self.options.logger)
             var records: [ConsumerRecord] = []
-            for try await (id, signal, component, run, lifetimeText, modeText, handler, handlerID)
+            for try await (id, signal, component, run, lifetime, mode, handler, handlerID)
                 in rows.decode((String, String, String, String, String, String, Data, String).self)
             {
                 records.append(
-                    ConsumerRecord(
-                        id: ConsumerID(id), signalID: signal, component: component, runID: run,
-                        lifetime: try ConsumerLifetime(stored: lifetimeText, consumer: id),
-                        mode: try DeliveryMode(stored: modeText, consumer: id),
-                        handler: [UInt8](handler), handlerID: handlerID))
+                    try ConsumerRecord(
+                        stored: id, signalID: signal, component: component, runID: run, lifetime: lifetime,
+                        mode: mode, handler: handler, handlerID: handlerID))
             }
             return records
         }
@@ -724,7 +733,7 @@ public final class PostgresSignalStore: SignalStore {
             for try await (open, due) in try await connection.execute(
                 PostgresStatements.Status(runID: runID), logger: self.options.logger)
             {
-                status = RunStatus(openDeliveries: open, nextDue: due.map { Date(timeIntervalSince1970: $0) })
+                status = RunStatus(stored: open, nextDue: due)
             }
             return status
         }
@@ -831,7 +840,7 @@ extension PostgresSignalStore: PromiseStore {
                     WITH i AS (INSERT INTO promises (promise_id, value_type, component, limited, consumer_id, created_at,
                                                      deadline, retention)
                                VALUES (\(promise.id), \(promise.valueType), \(promise.component),
-                                       \(promise.limitedToComponent ? 1 : 0), \(promise.fallbackConsumer?.rawValue),
+                                       \(promise.storedLimited), \(promise.fallbackConsumer?.rawValue),
                                        \(created), \(promise.deadline?.timeIntervalSince1970), \(promise.retention))
                                ON CONFLICT (promise_id) DO NOTHING RETURNING 1)
                     SELECT count(*)::bigint FROM i
@@ -881,24 +890,6 @@ extension PostgresSignalStore: PromiseStore {
             ).first
             if PromiseRecord.wakeUp(settled: settled == 1, record) != nil { try await self.notify(connection) }
             return record
-        }
-    }
-
-    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
-        try await prepare()
-        return try await connections.transaction("holding consumer \(consumer) for run \(runID)") { connection in
-            let held = try await self.count(
-                connection.query(
-                    """
-                    WITH u AS (UPDATE consumers SET run_id = \(runID) WHERE consumer_id = \(consumer.rawValue) RETURNING 1)
-                    SELECT count(*)::bigint FROM u
-                    """, logger: self.options.logger))
-            guard held == 1 else { return false }
-            try await connection.query(
-                """
-                UPDATE deliveries SET owner_run = \(runID) WHERE consumer_id = \(consumer.rawValue) AND state = \(unescaped: pending)
-                """, logger: self.options.logger)
-            return true
         }
     }
 

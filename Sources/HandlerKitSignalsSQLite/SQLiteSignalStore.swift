@@ -357,6 +357,17 @@ public final class SQLiteSignalStore: SignalStore {
             [("UPDATE consumers SET run_id = ? WHERE run_id = ?", [taker, run])]
         case .moveDeliveries(let run, let taker):
             [("UPDATE deliveries SET owner_run = ? WHERE owner_run = ?", [taker, run])]
+        case .moveConsumer(let id, let run):
+            [("UPDATE consumers SET run_id = ? WHERE consumer_id = ?", [run, id])]
+        case .movePendingDeliveries(let consumer, let run):
+            [
+                (
+                    """
+                    UPDATE deliveries SET owner_run = ?1 WHERE consumer_id = ?2 AND state = \(pending)
+                    AND EXISTS (SELECT 1 FROM consumers WHERE consumer_id = ?2)
+                    """, [run, consumer]
+                )
+            ]
         case .removeRun(let run):
             [("DELETE FROM runs WHERE run_id = ?", [run])]
         case .removePendingDeliveries(let consumer):
@@ -437,13 +448,10 @@ public final class SQLiteSignalStore: SignalStore {
                 func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
                     try Self.column(row, name, table: "consumers", key: key)
                 }
-                let lifetime = try ConsumerLifetime(stored: try value("lifetime"), consumer: key)
-                let mode = try DeliveryMode(stored: try value("mode"), consumer: key)
-                let handler: Data = try value("handler")
-                return ConsumerRecord(
-                    id: ConsumerID(key), signalID: try value("signal_id"), component: try value("component"),
-                    runID: try value("run_id"), lifetime: lifetime, mode: mode,
-                    handler: [UInt8](handler), handlerID: try value("handler_id"))
+                return try ConsumerRecord(
+                    stored: key, signalID: try value("signal_id"), component: try value("component"),
+                    runID: try value("run_id"), lifetime: try value("lifetime"), mode: try value("mode"),
+                    handler: try value("handler"), handlerID: try value("handler_id"))
             }
         }
     }
@@ -676,10 +684,9 @@ public final class SQLiteSignalStore: SignalStore {
                         SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(pending) THEN not_before END) AS due
                         FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))
                         """), arguments: [runID])
-            let due = row.flatMap { Double.fromDatabaseValue($0["due"] as DatabaseValue) }
             return RunStatus(
-                openDeliveries: row.flatMap { Int.fromDatabaseValue($0["open"] as DatabaseValue) } ?? 0,
-                nextDue: due.map { Date(timeIntervalSince1970: $0) })
+                stored: row.flatMap { Int.fromDatabaseValue($0["open"] as DatabaseValue) } ?? 0,
+                nextDue: row.flatMap { Double.fromDatabaseValue($0["due"] as DatabaseValue) })
         }
     }
 
@@ -910,7 +917,7 @@ extension SQLiteSignalStore: PromiseStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (promise_id) DO NOTHING
                     """,
                 arguments: [
-                    promise.id, promise.valueType, promise.component, promise.limitedToComponent ? 1 : 0,
+                    promise.id, promise.valueType, promise.component, promise.storedLimited,
                     promise.fallbackConsumer?.rawValue, promise.createdAt.timeIntervalSince1970,
                     promise.deadline?.timeIntervalSince1970, promise.retention,
                 ])
@@ -948,18 +955,6 @@ extension SQLiteSignalStore: PromiseStore {
         }
         if PromiseRecord.wakeUp(settled: settled, record) != nil { WakeFile.notify(wakePath) }
         return record
-    }
-
-    public func holdConsumer(_ consumer: ConsumerID, for runID: String) async throws(SignalError) -> Bool {
-        try await write("holding consumer \(consumer) for run \(runID)") { db in
-            try db.execute(
-                sql: "UPDATE consumers SET run_id = ? WHERE consumer_id = ?", arguments: [runID, consumer.rawValue])
-            guard db.changesCount == 1 else { return false }
-            try db.execute(
-                sql: "UPDATE deliveries SET owner_run = ? WHERE consumer_id = ? AND state = \(pending)",
-                arguments: [runID, consumer.rawValue])
-            return true
-        }
     }
 
     public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {

@@ -38,6 +38,9 @@ enum ConformanceChecks {
             name: "a store applies the core's plans step by step and counts the rows of each step",
             body: plansStepByStep),
         .init(
+            name: "holding a consumer moves it and its pending deliveries; one that is gone moves nothing",
+            body: holdingAConsumer),
+        .init(
             name: "a claim names the consumer's mode; completing ends the consumer only when told to",
             body: completionEndsConsumerWhenTold),
         .init(
@@ -344,6 +347,42 @@ enum ConformanceChecks {
         try c.expectEqual(c.recorder.all.compactMap(\.item).sorted(), [7, 9], "items received")
         try await center.stop()
         try c.expectEqual(try await c.store.statistics(), .only(completions: 2), "what the store holds at the end")
+    }
+
+    static func holdingAConsumer(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        let now = Date().timeIntervalSince1970
+        let holder = "a run that holds consumers"
+        // A consumer that is gone leaves its dead delivery behind, which is requeued: pending, owned
+        // by this run, and moved by no hold of its consumer.
+        let gone = try await center.register(try c.handler("Sink.receive"), for: "gone")
+        _ = try await center.post("gone", payload: ["item": 1])
+        let parked = try c.require(try await c.store.claim(for: center.runID, limit: 1).first, "the delivery to `gone`")
+        try c.expect(try await c.store.release(parked, reason: "parked", retryAt: nil), "its delivery is parked dead")
+        try c.expect(try await center.remove(gone), "the consumer `gone` is removed")
+        try c.expect(try await center.requeue(parked.key), "its dead delivery is requeued")
+        try c.expectEqual(
+            try await c.store.apply(.hold(gone, for: holder)), [0, 0],
+            "counts of holding a consumer that is gone (its requeued delivery stays)")
+        try c.expectEqual(try await c.store.runStatus(of: holder).openDeliveries, 0, "deliveries of the holder")
+
+        let held = try await center.register(try c.handler("Sink.receive"), for: "held", delivery: .everyRevision)
+        _ = try await center.post("held", payload: ["item": 2])
+        _ = try await center.post("held", payload: ["item": 3])
+        try c.expectEqual(
+            try await c.store.apply(.hold(held, for: holder)), [1, 2],
+            "counts of holding a consumer with two pending deliveries")
+        try c.expectEqual(try await c.store.runStatus(of: holder).openDeliveries, 2, "deliveries of the holder")
+        try c.expectEqual(
+            try await c.store.consumers(of: "app").first { $0.id == held }?.runID, holder, "the held consumer's run")
+        try c.expectEqual(
+            try await c.store.apply(.hold(held, for: center.runID)), [1, 2], "counts of holding it for this run again")
+        try c.expectEqual(try await center.deliverDue(), 3, "deliveries completed (the requeued one among them)")
+        try c.expectEqual(c.recorder.all.compactMap(\.item).sorted(), [1, 2, 3], "items received")
+        try c.expectEqual(
+            try await c.store.apply(.removeConsumer(held, now: now)), [0, 1, 1],
+            "counts of removing the held consumer (no delivery left, itself, its signal record)")
+        try await center.stop()
     }
 
     static func completionEndsConsumerWhenTold(_ c: ConformanceContext) async throws {
