@@ -79,6 +79,8 @@ public final class SQLiteSignalStore: SignalStore {
     private let database: Locked<DatabaseQueue?>
     private let sharedMemory: SharedMemoryGuard
     private let runLocks = RunLocks()
+    /// Whether the store was opened for reading only (``init(inspecting:options:)``).
+    let readsOnly: Bool
 
     /// Opens (creating and migrating when needed) the store at `path`.
     ///
@@ -93,10 +95,31 @@ public final class SQLiteSignalStore: SignalStore {
     ///   file that is not an SQLite database or is damaged (cut short, pages missing), `.storeReadOnly`,
     ///   `.storeBusy` when other processes kept it locked for `Options.busyTimeout`,
     ///   `.storeUnavailable`.
-    public init(path: String, options: Options = Options()) throws(SignalError) {
+    public convenience init(path: String, options: Options = Options()) throws(SignalError) {
+        try self.init(path: path, options: options, readsOnly: false)
+    }
+
+    /// Opens the store at `path` for reading only, as an operator's tool looks into it
+    /// (`SignalStoreInspector`): nothing is created, migrated or marked, the database file is not
+    /// written, and every operation that writes throws `SignalError.storeReadOnly`. SQLite may make
+    /// the `-wal` and `-shm` files next to it when they are missing, empty, as a process of the store
+    /// would.
+    ///
+    /// - Throws: `SignalError.storeUnavailable` when there is no database file at `path` or it is
+    ///   empty, `.notASignalStore`, `.newerSchema`, `.storeUnavailable` for a store of an older schema
+    ///   (open it once with a process of this version, which migrates it), `.storeCorrupt`.
+    public convenience init(inspecting path: String, options: Options = Options()) throws(SignalError) {
+        try self.init(path: path, options: options, readsOnly: true)
+    }
+
+    private init(path: String, options: Options, readsOnly: Bool) throws(SignalError) {
         self.path = path
         self.options = options
-        database = Locked(try Self.openDatabase(path: path, options: options))
+        self.readsOnly = readsOnly
+        database = Locked(
+            readsOnly
+                ? try Self.openForReading(path: path, options: options)
+                : try Self.openDatabase(path: path, options: options))
         let logger = options.logger
         sharedMemory = SharedMemoryGuard(path: StoreFiles(path: path).sharedMemory) { found, size in
             logger?.warning(
@@ -119,7 +142,10 @@ public final class SQLiteSignalStore: SignalStore {
     private func connection() throws(SignalError) -> DatabaseQueue {
         try database.withLock { database throws(SignalError) in
             if let database { return database }
-            let opened = try Self.openDatabase(path: path, options: options)
+            let opened =
+                readsOnly
+                ? try Self.openForReading(path: path, options: options)
+                : try Self.openDatabase(path: path, options: options)
             // The last connection to close may have removed the `-shm` file, and this one made it again.
             sharedMemory.refresh()
             database = opened
@@ -376,6 +402,10 @@ public final class SQLiteSignalStore: SignalStore {
                     """, [consumer]
                 )
             ]
+        case .removeDelivery(let key):
+            deletingDeliveries(where: "delivery_key = ? AND state != \(claimed)", [key])
+        case .removeCompletions(let key, let before):
+            [("DELETE FROM completions WHERE (?1 IS NULL OR delivery_key = ?1) AND completed_at < ?2", [key, before])]
         case .requeueDead(let key, let now):
             [
                 (
