@@ -15,6 +15,7 @@
 //   HandlerKitSignalsSQLite    the signal store on SQLite (GRDB), for the processes of one machine
 //   HandlerKitSignalsPostgres  the signal store on PostgreSQL (postgres-nio), for several hosts
 //   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
+//   handlerkit-signals         the command line that looks inside a signal store and repairs it
 import CompilerPluginSupport
 import PackageDescription
 
@@ -33,6 +34,7 @@ let package = Package(
         .library(name: "HandlerKitSignalsSQLite", targets: ["HandlerKitSignalsSQLite"]),
         .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
         .library(name: "HandlerKitSignalsTestKit", targets: ["HandlerKitSignalsTestKit"]),
+        .executable(name: "handlerkit-signals", targets: ["handlerkit-signals"]),
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
@@ -40,7 +42,12 @@ let package = Package(
     // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`; without
     // it, the product's types are unavailable, with a message that says so.
     traits: [
-        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)")
+        .trait(name: "PostgreSQL", description: "The HandlerKitSignalsPostgres store (brings in postgres-nio)"),
+        // The same for the operators' command line: no client of the libraries fetches swift-argument-parser.
+        // `swift run --traits SignalsCommandLine handlerkit-signals status <store>` (add PostgreSQL for URLs).
+        .trait(
+            name: "SignalsCommandLine",
+            description: "The handlerkit-signals command line (brings in swift-argument-parser)"),
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -57,6 +64,8 @@ let package = Package(
         // on both already, so they add nothing to resolve or build).
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The handlerkit-signals command line's arguments, subcommands and help (behind its trait).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -158,6 +167,25 @@ let package = Package(
         // The conformance suite every signal store passes, shipped for third-party stores (no test
         // framework: each check throws what it found wrong, so any framework can run it).
         .target(name: "HandlerKitSignalsTestKit", dependencies: ["HandlerKit", "HandlerKitSignals"]),
+        // `handlerkit-signals`: looks inside a signal store (an SQLite file, a PostgreSQL URL) and requeues
+        // or discards what is stuck. Without the trait SignalsCommandLine it only says how to build it.
+        .executableTarget(
+            name: "handlerkit-signals",
+            dependencies: [
+                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser",
+                    condition: .when(traits: ["SignalsCommandLine"])),
+            ]
+        ),
+        // Runs the built command line on stores with known content (with the trait SignalsCommandLine).
+        .testTarget(
+            name: "HandlerKitSignalsCommandLineTests",
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
+                "SignalsTestSupport", "handlerkit-signals", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
         .executableTarget(
             name: "handlerkit-signals-probe",
