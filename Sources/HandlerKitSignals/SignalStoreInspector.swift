@@ -1,4 +1,5 @@
 import Foundation
+import HandlerKit
 
 /// What an operator sees of a signal store and what they may change in it, for tools such as the
 /// `handlerkit-signals` command line: runs and their liveness, deliveries by state, consumers and
@@ -202,5 +203,78 @@ public struct SignalStoreInspector: Sendable {
     ) async throws(SignalError) -> Int {
         let plan = StorePlan.purgeCompletions(of: key, completedBefore: completedBefore.timeIntervalSince1970)
         return try await store.apply(plan).first ?? 0
+    }
+
+    // MARK: Stored handlers
+
+    /// A stored handler that does not rebuild under a registry (``checkStoredHandlers(registry:)``).
+    public struct StoredHandlerProblem: Sendable, Hashable, CustomStringConvertible {
+        /// What holds it: a consumer (`nil` key) or one of its deliveries.
+        public var consumerID: ConsumerID
+        public var key: DeliveryKey?
+        public var component: String
+        public var signalID: String
+        public var handlerID: String
+        /// What a delivery gets from it, the error that parks the delivery dead
+        /// (`SignalError.handlerNotRegistered`, `.malformedRecord`, `.invalidPayload`).
+        public var error: SignalError
+
+        public init(
+            consumerID: ConsumerID, key: DeliveryKey?, component: String, signalID: String, handlerID: String,
+            error: SignalError
+        ) {
+            self.consumerID = consumerID
+            self.key = key
+            self.component = component
+            self.signalID = signalID
+            self.handlerID = handlerID
+            self.error = error
+        }
+
+        public var description: String {
+            (key.map { "delivery \($0)" } ?? "consumer \(consumerID)")
+                + " (component '\(component)', signal '\(signalID)', handler \(handlerID)): \(error)"
+        }
+    }
+
+    /// Rebuilds every stored handler under `registry`, as a delivery does, and returns each one that
+    /// does not rebuild: every consumer's handler, and every delivery's (pending, claimed or dead)
+    /// with its payload bound, with the error its delivery would get. Changes nothing.
+    ///
+    /// For an app's test suite, on a snapshot of a store its users have (opened with
+    /// `SQLiteSignalStore(inspecting:)`), under the registry of the build being released: a release
+    /// that would park users' deliveries as dead fails in CI, not on their devices.
+    public func checkStoredHandlers(
+        registry: HandlerRegistry = .shared
+    ) async throws(SignalError)
+        -> [StoredHandlerProblem]
+    {
+        var problems: [StoredHandlerProblem] = []
+        for consumer in try await store.consumers(of: nil) {
+            do {
+                _ = try SignalCenter.rebuild(
+                    consumer.handler, table: "consumers", key: consumer.id.rawValue, registry: registry)
+            } catch {
+                problems.append(
+                    StoredHandlerProblem(
+                        consumerID: consumer.id, key: nil, component: consumer.component, signalID: consumer.signalID,
+                        handlerID: consumer.handlerID, error: error))
+            }
+        }
+        for delivery in try await store.deliveries(matching: DeliveryFilter(includesBodies: true)) {
+            let claimed = ClaimedDelivery(
+                rowID: 0, key: delivery.key, consumerID: delivery.consumerID, signalID: delivery.signalID,
+                revision: delivery.revision, handler: delivery.handler ?? [], payload: delivery.payload ?? [],
+                attempt: delivery.attempts, runID: delivery.ownerRun, mode: nil, previousAttemptCrashed: false)
+            do {
+                _ = try SignalCenter.prepare(claimed, registry: registry)
+            } catch {
+                problems.append(
+                    StoredHandlerProblem(
+                        consumerID: delivery.consumerID, key: delivery.key, component: delivery.component,
+                        signalID: delivery.signalID, handlerID: delivery.handlerID, error: error))
+            }
+        }
+        return problems
     }
 }
