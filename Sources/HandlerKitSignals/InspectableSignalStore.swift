@@ -61,7 +61,7 @@ public struct RunRecord: Sendable, Hashable {
 /// must hold.
 public struct DeliveryFilter: Sendable, Hashable {
     /// Where a delivery is, as an operator sees it: ``DeliveryState`` with pending split in two.
-    public enum State: String, Sendable, Hashable, CaseIterable, Codable {
+    public enum State: String, Sendable, Hashable, CaseIterable {
         /// Pending with no failed attempt behind it: waiting to be claimed from its due time on.
         case pending
         /// Pending after a failed attempt (it has a last error): waiting for its retry's due time.
@@ -188,8 +188,11 @@ public struct DeliveryRecord: Sendable, Hashable {
 
 /// How many deliveries of a component are in a state (``InspectableSignalStore/deliveryCounts()``).
 public struct DeliveryCount: Sendable, Hashable {
+    /// The component whose consumers the deliveries are for.
     public var component: String
+    /// The state counted.
     public var state: DeliveryFilter.State
+    /// How many deliveries of `component` are in `state`.
     public var count: Int
     /// When the oldest of them was made.
     public var oldestMadeAt: Date
@@ -204,6 +207,7 @@ public struct DeliveryCount: Sendable, Hashable {
 
 /// A signal's record (``InspectableSignalStore/signalRecords()``).
 public struct SignalRecord: Sendable, Hashable {
+    /// The signal's id.
     public var signalID: String
     /// Its latest revision, and when it was posted.
     public var revision: Int
@@ -227,6 +231,7 @@ public struct SignalRecord: Sendable, Hashable {
 /// Which completions ``InspectableSignalStore/completions(matching:)`` lists; every condition given
 /// must hold.
 public struct CompletionFilter: Sendable, Hashable {
+    /// Only those of this delivery, of this consumer, of this signal.
     public var key: DeliveryKey?
     public var consumerID: ConsumerID?
     public var signalID: String?
@@ -256,6 +261,7 @@ public struct CompletionFilter: Sendable, Hashable {
 
 /// A completion in the store's history (``InspectableSignalStore/completions(matching:)``).
 public struct CompletionEntry: Sendable, Hashable {
+    /// The delivery completed: its key, consumer, signal and revision.
     public var key: DeliveryKey
     public var consumerID: ConsumerID
     public var signalID: String

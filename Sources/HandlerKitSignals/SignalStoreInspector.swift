@@ -19,6 +19,8 @@ public struct SignalStoreInspector: Sendable {
     /// The store looked into.
     public let store: any InspectableSignalStore
 
+    /// An inspector of `store` (opened read-only, for a look that changes nothing, e.g.
+    /// `SQLiteSignalStore(inspecting:)`; its actions then throw `SignalError.storeReadOnly`).
     public init(store: any InspectableSignalStore) {
         self.store = store
     }
