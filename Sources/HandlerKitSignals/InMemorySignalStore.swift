@@ -53,6 +53,7 @@ public final class InMemorySignalStore: SignalStore {
         var payload: [UInt8]
         var state: DeliveryState = .pending
         var claimedBy: String?
+        var claimedAt: Date?
         var attempt = 0
         var notBefore: Date
         var madeAt: Date
@@ -388,6 +389,7 @@ public final class InMemorySignalStore: SignalStore {
                 guard var row = state.deliveries[id] else { return nil }
                 row.state = .claimed
                 row.claimedBy = runID
+                row.claimedAt = now
                 row.attempt += 1
                 row.started = false
                 state.deliveries[id] = row
@@ -535,7 +537,9 @@ extension InMemorySignalStore: InspectableSignalStore {
                 DeliveryRecord(
                     key: row.key, consumerID: row.consumerID, component: row.component, lifetime: row.lifetime,
                     handlerID: row.handlerID, signalID: row.signalID, revision: row.revision, state: row.state,
-                    ownerRun: row.ownerRun, claimedBy: row.claimedBy, attempts: row.attempt, started: row.started,
+                    ownerRun: row.ownerRun, claimedBy: row.claimedBy,
+                    claimedAt: row.state == .claimed ? row.claimedAt : nil,
+                    attempts: row.attempt, started: row.started,
                     previousAttemptCrashed: row.crashed, dueAt: row.notBefore, lastError: row.lastError,
                     madeAt: row.madeAt, handler: filter.includesBodies ? row.handler : nil,
                     payload: filter.includesBodies ? row.payload : nil)

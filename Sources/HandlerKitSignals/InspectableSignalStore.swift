@@ -139,6 +139,8 @@ public struct DeliveryRecord: Sendable, Hashable {
     /// The run that delivers it (its consumer's run), and the run that claimed it, when claimed.
     public var ownerRun: String
     public var claimedBy: String?
+    /// When it was claimed, when claimed (`nil` too for a store that did not record it yet).
+    public var claimedAt: Date?
     /// The attempts counted so far (the current one, when claimed).
     public var attempts: Int
     /// Whether the current claim's handler was started.
@@ -158,7 +160,8 @@ public struct DeliveryRecord: Sendable, Hashable {
 
     public init(
         key: DeliveryKey, consumerID: ConsumerID, component: String, lifetime: ConsumerLifetime, handlerID: String,
-        signalID: String, revision: Int, state: DeliveryState, ownerRun: String, claimedBy: String?, attempts: Int,
+        signalID: String, revision: Int, state: DeliveryState, ownerRun: String, claimedBy: String?, claimedAt: Date?,
+        attempts: Int,
         started: Bool, previousAttemptCrashed: Bool, dueAt: Date, lastError: String?, madeAt: Date,
         handler: [UInt8]? = nil, payload: [UInt8]? = nil
     ) {
@@ -172,6 +175,7 @@ public struct DeliveryRecord: Sendable, Hashable {
         self.state = state
         self.ownerRun = ownerRun
         self.claimedBy = claimedBy
+        self.claimedAt = claimedAt
         self.attempts = attempts
         self.started = started
         self.previousAttemptCrashed = previousAttemptCrashed

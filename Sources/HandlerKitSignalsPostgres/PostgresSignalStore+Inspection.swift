@@ -92,7 +92,7 @@ extension PostgresSignalStore: InspectableSignalStore {
                 """
                 SELECT d.delivery_key, d.consumer_id, d.component, d.lifetime, d.handler_id, d.signal_id, d.revision,
                        d.state, d.owner_run, d.claimed_by, d.attempt, d.started, d.crashed, d.not_before, d.last_error,
-                       d.created_at, CASE WHEN \(bodies) THEN b.handler END, CASE WHEN \(bodies) THEN b.payload END
+                       d.created_at, CASE WHEN \(bodies) THEN b.handler END, CASE WHEN \(bodies) THEN b.payload END, d.claimed_at
                 FROM deliveries d LEFT JOIN delivery_bodies b ON b.delivery_id = d.id
                 WHERE ((\(pendingOnes) AND d.state = 'pending' AND d.last_error IS NULL)
                        OR (\(retrying) AND d.state = 'pending' AND d.last_error IS NOT NULL)
@@ -125,7 +125,9 @@ extension PostgresSignalStore: InspectableSignalStore {
                         handlerID: try cells[4].decode(String.self), signalID: try cells[5].decode(String.self),
                         revision: try cells[6].decode(Int.self), state: state,
                         ownerRun: try cells[8].decode(String.self),
-                        claimedBy: try cells[9].decode(String?.self), attempts: try cells[10].decode(Int.self),
+                        claimedBy: try cells[9].decode(String?.self),
+                        claimedAt: try cells[18].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
+                        attempts: try cells[10].decode(Int.self),
                         started: try cells[11].decode(Int.self) != 0,
                         previousAttemptCrashed: try cells[12].decode(Int.self) != 0,
                         dueAt: Date(timeIntervalSince1970: try cells[13].decode(Double.self)),

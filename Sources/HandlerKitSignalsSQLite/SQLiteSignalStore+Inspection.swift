@@ -30,13 +30,7 @@ extension SQLiteSignalStore {
             if found == 0 {
                 throw SignalError.notASignalStore(path: path, found: "an empty SQLite database (no tables)")
             }
-            if found < SQLiteSchema.version {
-                throw SignalError.storeUnavailable(
-                    path: path,
-                    reason:
-                        "it is a signal store of schema version \(found), older than this tool reads (\(SQLiteSchema.version)); open it once with a process of this version of HandlerKitSignals, which migrates it"
-                )
-            }
+            // An older store is read as it is (what a later version added is missing from its records).
             return queue
         } catch {
             throw signalError(error, path: path, operation: "opening the store for reading")
@@ -127,8 +121,9 @@ extension SQLiteSignalStore: InspectableSignalStore {
         func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
             try column(row, name, table: "deliveries", key: key)
         }
+        // A column a later schema added is missing from an older store's rows.
         func optional<T: DatabaseValueConvertible>(_ name: String) -> T? {
-            T.fromDatabaseValue(row[name] as DatabaseValue)
+            row.hasColumn(name) ? T.fromDatabaseValue(row[name] as DatabaseValue) : nil
         }
         let consumer: String = try value("consumer_id")
         let stateText: String = try value("state")
@@ -141,6 +136,7 @@ extension SQLiteSignalStore: InspectableSignalStore {
             lifetime: try ConsumerLifetime(stored: try value("lifetime"), consumer: consumer),
             handlerID: try value("handler_id"), signalID: try value("signal_id"), revision: try value("revision"),
             state: state, ownerRun: try value("owner_run"), claimedBy: optional("claimed_by"),
+            claimedAt: (optional("claimed_at") as Double?).map(Date.init(timeIntervalSince1970:)),
             attempts: try value("attempt"), started: (optional("started") as Int? ?? 0) != 0,
             previousAttemptCrashed: (optional("crashed") as Int? ?? 0) != 0,
             dueAt: Date(timeIntervalSince1970: try value("not_before")), lastError: optional("last_error"),

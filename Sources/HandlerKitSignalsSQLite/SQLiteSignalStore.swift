@@ -106,8 +106,8 @@ public final class SQLiteSignalStore: SignalStore {
     /// would.
     ///
     /// - Throws: `SignalError.storeUnavailable` when there is no database file at `path` or it is
-    ///   empty, `.notASignalStore`, `.newerSchema`, `.storeUnavailable` for a store of an older schema
-    ///   (open it once with a process of this version, which migrates it), `.storeCorrupt`.
+    ///   empty, `.notASignalStore`, `.newerSchema`, `.storeCorrupt`. A store of an older schema is
+    ///   read as it is (without what later versions record, such as when a delivery was claimed).
     public convenience init(inspecting path: String, options: Options = Options()) throws(SignalError) {
         try self.init(path: path, options: options, readsOnly: true)
     }
@@ -169,7 +169,7 @@ public final class SQLiteSignalStore: SignalStore {
         SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = \(pending) AND not_before <= ?)
         """
     private static let claimSQL = """
-        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0
+        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0, claimed_at = ?2
         WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
                      ORDER BY id LIMIT ?3)
         RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed

@@ -92,8 +92,9 @@ extension ConformanceChecks {
         let held = try c.require(
             try await store.deliveries(matching: DeliveryFilter(states: [.claimed])).first, "a claimed delivery")
         try c.expect(
-            held.claimedBy == app.runID && held.attempts == 1 && held.state == .claimed && !held.started,
-            "claimed by app's run, attempt 1, not started, found \(held)")
+            held.claimedBy == app.runID && held.attempts == 1 && held.state == .claimed && !held.started
+                && held.claimedAt.map { $0 >= started.addingTimeInterval(-1) && $0 <= Date() } == true,
+            "claimed by app's run just now, attempt 1, not started, found \(held)")
         let retrying = try await store.deliveries(matching: DeliveryFilter(states: [.retrying], component: "worker"))
         try c.expect(
             retrying.count == 1 && retrying[0].dueAt > Date().addingTimeInterval(3_000) && retrying[0].attempts == 1,

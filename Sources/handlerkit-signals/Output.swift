@@ -237,6 +237,7 @@ struct DeliveryJSON: Encodable {
     var revision: Int
     var ownerRun: String
     var claimedBy: String?
+    var claimedAt: Date?
     var attempts: Int
     var started: Bool
     var previousAttemptCrashed: Bool
@@ -257,6 +258,7 @@ struct DeliveryJSON: Encodable {
         revision = delivery.revision
         ownerRun = delivery.ownerRun
         claimedBy = delivery.claimedBy
+        claimedAt = delivery.claimedAt
         attempts = delivery.attempts
         started = delivery.started
         previousAttemptCrashed = delivery.previousAttemptCrashed

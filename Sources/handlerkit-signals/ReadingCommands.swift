@@ -173,6 +173,7 @@ enum DeliveryText {
         case .claimed:
             facts.append(
                 "claimed by run \(delivery.claimedBy ?? "?"), attempt \(delivery.attempts)"
+                    + (delivery.claimedAt.map { ", \(Output.age($0))" } ?? "")
                     + (delivery.started ? ", its handler started" : ", its handler not yet started"))
         case .dead: facts.append("\(delivery.attempts) attempt\(delivery.attempts == 1 ? "" : "s")")
         }

@@ -117,6 +117,19 @@ struct CommandLineTests {
         #expect(after == files.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") })
     }
 
+    @Test func anOlderStoreIsReadAsItIsAndNotMigrated() async throws {
+        _ = try await makeStore()
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "ALTER TABLE deliveries DROP COLUMN claimed_at; PRAGMA user_version = 3")
+        }
+        let listed = try await tool("deliveries", path, "--json")
+        #expect(listed.status == 0, "\(listed.errors)")
+        #expect((try json(listed) as? [[String: Any]])?.count == 3)
+        let version = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version")
+        }
+        #expect(version == 3, "the tool migrated nothing")
+    }
+
     @Test func listsDeliveriesConsumersAndCompletions() async throws {
         let (dead, receiving) = try await makeStore()
         let text = try await tool("deliveries", path, "--state", "dead")
