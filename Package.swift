@@ -183,7 +183,8 @@ let package = Package(
             name: "HandlerKitSignalsCommandLineTests",
             dependencies: [
                 "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
-                "SignalsTestSupport", "handlerkit-signals", .product(name: "GRDB", package: "GRDB.swift"),
+                "HandlerKitSignalsPostgres", "SignalsTestSupport", "handlerkit-signals",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.

@@ -75,9 +75,9 @@ enum Output {
         return seconds >= 0 ? "\(text) ago" : "in \(text)"
     }
 
-    /// `date` in UTC, to the second.
+    /// `date` in UTC, to the second (`2026-11-26T18:00:09Z`).
     static func time(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false))
+        date.formatted(.iso8601)
     }
 
     /// Writes a line of progress to standard error when it is a terminal (overwriting the last one).

@@ -5,6 +5,7 @@ import Foundation
 import GRDB
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsPostgres
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit
 import SignalsTestSupport
@@ -237,6 +238,30 @@ struct CommandLineTests {
     }
 
     #if PostgreSQL
+    /// With `HANDLERKIT_POSTGRES_URL` (Scripts/with-postgres.sh): the same tool on a PostgreSQL schema.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["HANDLERKIT_POSTGRES_URL"]?.isEmpty == false))
+    func aPostgreSQLStoreIsReadAndRepaired() async throws {
+        let server = try #require(ProcessInfo.processInfo.environment["HANDLERKIT_POSTGRES_URL"])
+        let url = server + (server.contains("?") ? "&" : "?") + "schema=cli\(UInt32.random(in: 0...UInt32.max))"
+        let store = try PostgresSignalStore(url: url)
+        let center = try await SignalCenter.start(
+            component: "app", store: store, registry: try makeRegistry(Recorder()),
+            options: .init(retry: RetryPolicy(maximumAttempts: 1), deliversAutomatically: false))
+        let failing = try await center.register(try Handler(id: "Sink.fail", registry: center.registry), for: "bad")
+        _ = try await center.post("bad")
+        _ = try await center.deliverDue()
+
+        let status = try #require(try json(try await tool("status", url, "--json")) as? [String: Any])
+        #expect(status["deadDeliveries"] as? Int == 1)
+        let runs = try #require(status["runs"] as? [[String: Any]])
+        #expect(runs.first?["alive"] as? Bool == true && runs.first?["host"] is String, "\(runs)")
+        let requeued = try await tool("requeue", url, "\(failing.rawValue)/1", "--yes")
+        #expect(requeued.output.contains("requeued 1 delivery"), "\(requeued.errors)")
+        #expect(try await center.deadDeliveries().isEmpty)
+        try await center.stop()
+        await store.close()
+    }
+
     @Test func anUnreachableServerIsAnError() async throws {
         let outcome = try await tool("status", "postgres://nobody@127.0.0.1:1/signals?schema=none")
         #expect(outcome.status != 0)
