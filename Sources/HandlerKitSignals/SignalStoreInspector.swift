@@ -60,6 +60,15 @@ public struct SignalStoreInspector: Sendable {
             Set(runs.map(\.component) + counts.map(\.component)).sorted()
         }
 
+        /// The components with deliveries waiting to be claimed (pending or retrying) and no run alive:
+        /// nothing delivers them until a process of the component starts (and takes the gone runs over).
+        public var componentsWithoutLiveRun: [String] {
+            components.filter { component in
+                count(of: component, in: .pending) + count(of: component, in: .retrying) > 0
+                    && !runs.contains { $0.component == component && $0.isAlive }
+            }
+        }
+
         /// How many deliveries `component` has in `state`.
         public func count(of component: String, in state: DeliveryFilter.State) -> Int {
             counts.first { $0.component == component && $0.state == state }?.count ?? 0

@@ -65,6 +65,7 @@ extension ConformanceChecks {
         try c.expectEqual(status.deadDeliveries, 1, "dead deliveries")
         try c.expectEqual(status.keptSignals, 1, "kept signals")
         try c.expectEqual(status.components, ["app", "worker"], "components")
+        try c.expectEqual(status.componentsWithoutLiveRun, [], "components with waiting deliveries and no live run")
         try c.expect(
             status.oldestWaiting.map { $0 >= started.addingTimeInterval(-1) && $0 <= Date() } ?? false,
             "the oldest waiting delivery was made during the check, found \(String(describing: status.oldestWaiting))")
@@ -79,6 +80,9 @@ extension ConformanceChecks {
         try c.expectEqual(
             runs.first { $0.runID == worker.runID }?.isAlive, false, "the suspended run is gone (still recorded)")
         try c.expectEqual(runs.first { $0.runID == app.runID }?.isAlive, true, "the other run is alive")
+        try c.expectEqual(
+            try await SignalStoreInspector(store: store).status().componentsWithoutLiveRun, ["worker"],
+            "components whose waiting deliveries no live run delivers")
 
         // Deliveries by state and filter.
         let deadOnes = try await store.deliveries(matching: DeliveryFilter(states: [.dead]))

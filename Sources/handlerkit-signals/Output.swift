@@ -191,6 +191,7 @@ struct StatusJSON: Encodable {
     var consumers: Int
     var keptSignals: Int
     var completions: Int
+    var componentsWithoutLiveRun: [String]
 
     init(_ status: SignalStoreInspector.Status) {
         store = status.location
@@ -201,6 +202,7 @@ struct StatusJSON: Encodable {
         consumers = status.consumers
         keptSignals = status.keptSignals
         completions = status.completions
+        componentsWithoutLiveRun = status.componentsWithoutLiveRun
     }
 }
 

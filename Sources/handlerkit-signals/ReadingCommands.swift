@@ -34,6 +34,12 @@ struct StatusCommand: AsyncParsableCommand {
             }
             print("            " + Output.pad(component, 20) + cells.joined(separator: " "))
         }
+        for component in status.componentsWithoutLiveRun {
+            print(
+                Output.wrap(
+                    "\(component): no run alive; its waiting deliveries run when a process of \(component) starts",
+                    indent: 4, first: 2))
+        }
         print("")
         print("oldest waiting  " + (status.oldestWaiting.map { "made \(Output.age($0, now: now))" } ?? "none"))
         print("dead letters    \(status.deadDeliveries)")

@@ -96,6 +96,7 @@ struct CommandLineTests {
         #expect(text.output.contains("kept signals    1"))
         #expect(text.output.contains("completions     1 in the history"))
         #expect(text.output.contains("runs (0)"))
+        #expect(text.output.contains("app: no run alive; its waiting deliveries run when a process of app starts"))
         let row = try #require(text.output.split(separator: "\n").first { $0.contains(" app ") })
         #expect(row.split(separator: " ").suffix(4) == ["1", "0", "0", "2"], "pending retrying claimed dead: \(row)")
         #expect(text.output.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(text.output)")
@@ -103,6 +104,7 @@ struct CommandLineTests {
         let status = try #require(try json(try await tool("status", path, "--json")) as? [String: Any])
         #expect(status["deadDeliveries"] as? Int == 2)
         #expect(status["keptSignals"] as? Int == 1)
+        #expect(status["componentsWithoutLiveRun"] as? [String] == ["app"])
         let counts = try #require(status["counts"] as? [[String: Any]])
         #expect(
             Set(counts.map { "\($0["component"] ?? "")/\($0["state"] ?? "")=\($0["count"] ?? "")" }) == [
