@@ -101,9 +101,12 @@ enum Output {
 }
 
 /// Any JSON value, to embed a stored document (a handler's, a payload) in the output as itself.
+/// Integers keep every digit up to 64 bits; other numbers are read as `Double`.
 indirect enum JSONValue: Codable, Sendable {
     case null
     case bool(Bool)
+    case integer(Int64)
+    case unsigned(UInt64)
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -115,6 +118,10 @@ indirect enum JSONValue: Codable, Sendable {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(UInt64.self) {
+            self = .unsigned(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
@@ -131,6 +138,8 @@ indirect enum JSONValue: Codable, Sendable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .unsigned(let value): try container.encode(value)
         case .number(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)

@@ -33,7 +33,7 @@ struct CommandLineTests {
         _ = try await center.post("bad")
         _ = try await center.post("s", payload: ["item": 1])
         _ = try await center.deliverDue()
-        _ = try await center.post("s", payload: ["item": 2, "note": "waiting"])
+        _ = try await center.post("s", payload: ["item": 2, "note": "waiting", "large": Int64.max])
         _ = try await center.post("early", payload: ["item": 3], ifUnconsumed: .keep(for: .seconds(3_600)))
         try await center.stop()
         return (failing, receiving)
@@ -156,6 +156,7 @@ struct CommandLineTests {
         let shown = try await tool("show", path, "\(receiving.rawValue)/2")
         #expect(shown.status == 0, "\(shown.errors)")
         #expect(shown.output.contains("\"note\":\"waiting\""), "\(shown.output)")
+        #expect(shown.output.contains("\"large\":9223372036854775807"), "every digit kept: \(shown.output)")
         #expect(shown.output.contains("Sink.receive"))
         let detail = try #require(
             try json(try await tool("show", path, "\(receiving.rawValue)/2", "--json")) as? [String: Any])
