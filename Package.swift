@@ -16,6 +16,7 @@
 //   HandlerKitSignalsPostgres  the signal store on PostgreSQL (postgres-nio), for several hosts
 //   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
 //   HandlerKitSignalsService   a signal center as a swift-service-lifecycle `Service`, for servers
+//   handlerkit-signals         the command line that looks inside a signal store and repairs it
 import CompilerPluginSupport
 import PackageDescription
 
@@ -35,6 +36,7 @@ let package = Package(
         .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
         .library(name: "HandlerKitSignalsTestKit", targets: ["HandlerKitSignalsTestKit"]),
         .library(name: "HandlerKitSignalsService", targets: ["HandlerKitSignalsService"]),
+        .executable(name: "handlerkit-signals", targets: ["handlerkit-signals"]),
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
@@ -49,6 +51,11 @@ let package = Package(
         .trait(
             name: "ServiceLifecycle",
             description: "HandlerKitSignalsService's SignalCenterService (brings in swift-service-lifecycle)"),
+        // The same for the operators' command line: no client of the libraries fetches swift-argument-parser.
+        // `swift run --traits SignalsCommandLine handlerkit-signals status <store>` (add PostgreSQL for URLs).
+        .trait(
+            name: "SignalsCommandLine",
+            description: "The handlerkit-signals command line (brings in swift-argument-parser)"),
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -71,6 +78,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Graceful shutdown for HandlerKitSignalsService only, behind the trait `ServiceLifecycle`.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The handlerkit-signals command line's arguments, subcommands and help (behind its trait).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -194,6 +203,26 @@ let package = Package(
         // The conformance suite every signal store passes, shipped for third-party stores (no test
         // framework: each check throws what it found wrong, so any framework can run it).
         .target(name: "HandlerKitSignalsTestKit", dependencies: ["HandlerKit", "HandlerKitSignals"]),
+        // `handlerkit-signals`: looks inside a signal store (an SQLite file, a PostgreSQL URL) and requeues
+        // or discards what is stuck. Without the trait SignalsCommandLine it only says how to build it.
+        .executableTarget(
+            name: "handlerkit-signals",
+            dependencies: [
+                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
+                .product(
+                    name: "ArgumentParser", package: "swift-argument-parser",
+                    condition: .when(traits: ["SignalsCommandLine"])),
+            ]
+        ),
+        // Runs the built command line on stores with known content (with the trait SignalsCommandLine).
+        .testTarget(
+            name: "HandlerKitSignalsCommandLineTests",
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
+                "HandlerKitSignalsPostgres", "SignalsTestSupport", "handlerkit-signals",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
         .executableTarget(
             name: "handlerkit-signals-probe",

@@ -25,8 +25,9 @@ extension Event {
 
     /// Appends the saved subscriptions after the current subscribers, in their saved order. One
     /// that cannot be restored is appended as a dormant subscription (kept verbatim) and reported.
+    /// Not `changing`: only reports what restoring would do, adding nothing.
     func restore(
-        _ saved: [HandlerValue], path: String, registry: HandlerRegistry
+        _ saved: [HandlerValue], path: String, registry: HandlerRegistry, changing: Bool = true
     ) -> (restored: Int, problems: [EventError]) {
         var restored = 0
         var problems: [EventError] = []
@@ -35,9 +36,11 @@ extension Event {
             do throws(EventError) {
                 let entry = try SavedSubscription(value, path: entryPath, registry: registry)
                 let arguments = try eventArguments(for: entry.handler, inBackground: entry.background)
-                add(
-                    .handler(entry.handler), .handler(entry.handler, arguments),
-                    once: entry.oneTime, background: entry.background, locked: entry.locked)
+                if changing {
+                    add(
+                        .handler(entry.handler), .handler(entry.handler, arguments),
+                        once: entry.oneTime, background: entry.background, locked: entry.locked)
+                }
                 restored += 1
             } catch {
                 let reason: EventError =
@@ -45,7 +48,7 @@ extension Event {
                     case .dormantSubscription: error
                     default: .dormantSubscription(path: entryPath, reason: error.description)
                     }
-                add(.dormant(saved: value, reason: reason), .dormant, once: false, background: false)
+                if changing { add(.dormant(saved: value, reason: reason), .dormant, once: false, background: false) }
                 problems.append(reason)
             }
         }

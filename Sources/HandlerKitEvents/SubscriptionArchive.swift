@@ -54,7 +54,10 @@ public final class SubscriptionArchive: Sendable {
     /// An event as the archive reaches it: weakly, so an instance event still dies with its object.
     private struct ArchivedEvent {
         let save: @Sendable () -> [HandlerValue]?
-        let restore: @Sendable ([HandlerValue], String, HandlerRegistry) -> (restored: Int, problems: [EventError])?
+        let restore:
+            @Sendable ([HandlerValue], String, HandlerRegistry, _ changing: Bool) -> (
+                restored: Int, problems: [EventError]
+            )?
     }
 
     /// How many levels the archive's own document adds above each handler document it embeds
@@ -79,7 +82,9 @@ public final class SubscriptionArchive: Sendable {
         guard let key = event.persistenceKey else { throw .notPersistable(event: event.name) }
         let archived = ArchivedEvent(
             save: { [weak event] in event?.savedSubscriptions() },
-            restore: { [weak event] saved, path, registry in event?.restore(saved, path: path, registry: registry) }
+            restore: { [weak event] saved, path, registry, changing in
+                event?.restore(saved, path: path, registry: registry, changing: changing)
+            }
         )
         try state.withLock { (state: inout State) throws(EventError) in
             guard state.events[key] == nil else { throw .duplicateEvent(key: key) }
@@ -124,6 +129,28 @@ public final class SubscriptionArchive: Sendable {
     ///   the document cannot be read as a whole; then nothing is restored or changed.
     @discardableResult
     public func restore(from json: some Collection<UInt8>) throws(EventError) -> RestoreReport {
+        try restore(from: json, changing: true)
+    }
+
+    /// What `restore(from:)` would report for `json`, changing nothing: no
+    /// subscription is added to an event and no unknown event is kept. For an app's tests, on a
+    /// snapshot of a document its users saved, with the archive's events added as the app adds
+    /// them: every subscription a release would leave dormant is in ``RestoreReport/problems``, with
+    /// the reason its users would get.
+    ///
+    /// ```swift
+    /// let archive = SubscriptionArchive(registry: .shared)
+    /// try archive.add(Player.started)
+    /// let report = try archive.check(Data(contentsOf: snapshotURL))
+    /// #expect(report.problems.isEmpty, "\(report)")
+    /// ```
+    ///
+    /// - Throws: as `restore(from:)` does, when the document cannot be read as a whole.
+    public func check(_ json: some Collection<UInt8>) throws(EventError) -> RestoreReport {
+        try restore(from: json, changing: false)
+    }
+
+    private func restore(from json: some Collection<UInt8>, changing: Bool) throws(EventError) -> RestoreReport {
         let saved = try Self.savedEvents(json, limits: limits)
         let events = state.withLock { $0.events }
         var report = RestoreReport()
@@ -140,7 +167,7 @@ public final class SubscriptionArchive: Sendable {
                 )
                 continue
             }
-            guard let outcome = events[key]?.restore(subscriptions, path, registry) else {
+            guard let outcome = events[key]?.restore(subscriptions, path, registry, changing) else {
                 unknown[key] = .array(subscriptions)
                 report.problems.append(.unknownEvent(key: key, path: path))
                 continue
@@ -148,7 +175,7 @@ public final class SubscriptionArchive: Sendable {
             report.restored += outcome.restored
             report.problems += outcome.problems
         }
-        state.withLock { $0.unknownEvents.merge(unknown) { _, new in new } }
+        if changing { state.withLock { $0.unknownEvents.merge(unknown) { _, new in new } } }
         return report
     }
 

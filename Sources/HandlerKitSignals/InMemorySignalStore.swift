@@ -35,6 +35,7 @@ public final class InMemorySignalStore: SignalStore {
 
     private struct Signal {
         var revision: Int
+        var postedAt = Date()
         var payload: [UInt8]
         var keepUntil: Date?
     }
@@ -52,8 +53,10 @@ public final class InMemorySignalStore: SignalStore {
         var payload: [UInt8]
         var state: DeliveryState = .pending
         var claimedBy: String?
+        var claimedAt: Date?
         var attempt = 0
         var notBefore: Date
+        var madeAt: Date
         var lastError: String?
         /// Whether the current attempt's handler was started (`start`).
         var started = false
@@ -63,12 +66,17 @@ public final class InMemorySignalStore: SignalStore {
 
     private struct Completion {
         var record: CompletionRecord
+        var consumerID: ConsumerID
+        var signalID: String
+        var revision: Int
         var completedAt: Date
     }
 
     private struct State {
         /// Recorded runs and their components.
         var runs: [String: String] = [:]
+        /// When each recorded run started.
+        var runStarts: [String: Date] = [:]
         /// Recorded runs that are suspended: they count as gone (taken over like ended runs).
         var suspended: Set<String> = []
         /// In the order registered.
@@ -89,7 +97,7 @@ public final class InMemorySignalStore: SignalStore {
                 signalID: consumer.signalID, revision: revision, component: consumer.component,
                 ownerRun: consumer.runID,
                 lifetime: consumer.lifetime, handlerID: consumer.handlerID, handler: consumer.handler, payload: payload,
-                notBefore: now)
+                notBefore: now, madeAt: now)
             nextRowID += 1
         }
 
@@ -153,6 +161,7 @@ public final class InMemorySignalStore: SignalStore {
                     $0.ownerRun = run
                 }
             case .removeRun(let run):
+                runStarts[run] = nil
                 return runs.removeValue(forKey: run) == nil ? 0 : 1
             case .removePendingDeliveries(let consumer):
                 return removeDeliveries { $0.consumerID.rawValue == consumer && $0.state == .pending }
@@ -195,6 +204,14 @@ public final class InMemorySignalStore: SignalStore {
                     $0.started = false
                     $0.crashed = false
                 }
+            case .removeDelivery(let key):
+                return removeDeliveries { $0.key.rawValue == key && $0.state != .claimed }
+            case .removeCompletions(let key, let before):
+                let count = completions.count
+                completions.removeAll {
+                    (key == nil || $0.record.key.rawValue == key) && $0.completedAt.timeIntervalSince1970 < before
+                }
+                return count - completions.count
             }
         }
 
@@ -230,6 +247,7 @@ public final class InMemorySignalStore: SignalStore {
             completions.append(
                 Completion(
                     record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
+                    consumerID: delivery.consumerID, signalID: delivery.signalID, revision: delivery.revision,
                     completedAt: now))
             guard endingConsumer else { return true }
             let before = consumers.count
@@ -267,13 +285,17 @@ public final class InMemorySignalStore: SignalStore {
     ) async throws(SignalError) {
         _ = state.withLock { state in
             state.runs[runID] = component
+            state.runStarts[runID] = Date()
             return state.run(plan)
         }
     }
 
     public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         _ = try await apply(plan)
-        _ = state.withLock { $0.runs.removeValue(forKey: runID) }
+        _ = state.withLock { state in
+            state.runStarts[runID] = nil
+            return state.runs.removeValue(forKey: runID)
+        }
     }
 
     public func suspendRun(
@@ -355,7 +377,7 @@ public final class InMemorySignalStore: SignalStore {
                 state.signals[signalID] = nil
             } else {
                 state.signals[signalID] = Signal(
-                    revision: revision, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
+                    revision: revision, postedAt: now, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
             }
             return PostResult(
                 signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
@@ -376,6 +398,7 @@ public final class InMemorySignalStore: SignalStore {
                 guard var row = state.deliveries[id] else { return nil }
                 row.state = .claimed
                 row.claimedBy = runID
+                row.claimedAt = now
                 row.attempt += 1
                 row.started = false
                 state.deliveries[id] = row
@@ -497,6 +520,81 @@ final class InMemoryWakeListener: SignalWakeListener {
     /// Resumes a waiting `next`, or makes the next call return at once.
     func wake() {
         signal.wake()
+    }
+}
+
+// MARK: Inspection
+
+extension InMemorySignalStore: InspectableSignalStore {
+    /// A run is alive from `beginRun` until `endRun`, except while it is suspended.
+    public func runRecords() async throws(SignalError) -> [RunRecord] {
+        let pid = Int(ProcessInfo.processInfo.processIdentifier)
+        return state.withLock { state in
+            state.runs.map { run, component in
+                RunRecord(
+                    runID: run, component: component, host: nil, processID: pid,
+                    startedAt: state.runStarts[run] ?? Date(timeIntervalSince1970: 0), heartbeatAt: nil,
+                    isAlive: !state.suspended.contains(run))
+            }
+            .sorted { ($0.startedAt, $0.runID) < ($1.startedAt, $1.runID) }
+        }
+    }
+
+    public func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord] {
+        state.withLock { state in
+            let all = state.deliveries.sorted { $0.key < $1.key }.lazy.map { _, row in
+                DeliveryRecord(
+                    key: row.key, consumerID: row.consumerID, component: row.component, lifetime: row.lifetime,
+                    handlerID: row.handlerID, signalID: row.signalID, revision: row.revision, state: row.state,
+                    ownerRun: row.ownerRun, claimedBy: row.claimedBy,
+                    claimedAt: row.state == .claimed ? row.claimedAt : nil,
+                    attempts: row.attempt, started: row.started,
+                    previousAttemptCrashed: row.crashed, dueAt: row.notBefore, lastError: row.lastError,
+                    madeAt: row.madeAt, handler: filter.includesBodies ? row.handler : nil,
+                    payload: filter.includesBodies ? row.payload : nil)
+            }
+            .filter { filter.matches($0) }
+            return Array(all.prefix(max(0, filter.limit ?? Int.max)))
+        }
+    }
+
+    public func deliveryCounts() async throws(SignalError) -> [DeliveryCount] {
+        state.withLock { state in
+            var counts: [String: [DeliveryFilter.State: DeliveryCount]] = [:]
+            for row in state.deliveries.values {
+                let kind = DeliveryFilter.state(of: row.state, lastError: row.lastError)
+                var count =
+                    counts[row.component]?[kind]
+                    ?? DeliveryCount(component: row.component, state: kind, count: 0, oldestMadeAt: row.madeAt)
+                count.count += 1
+                count.oldestMadeAt = min(count.oldestMadeAt, row.madeAt)
+                counts[row.component, default: [:]][kind] = count
+            }
+            return counts.values.flatMap(\.values)
+        }
+    }
+
+    public func signalRecords() async throws(SignalError) -> [SignalRecord] {
+        state.withLock { state in
+            state.signals.map { id, signal in
+                SignalRecord(
+                    signalID: id, revision: signal.revision, postedAt: signal.postedAt, keptUntil: signal.keepUntil)
+            }
+            .sorted { $0.signalID < $1.signalID }
+        }
+    }
+
+    public func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry] {
+        state.withLock { state in
+            let all = state.completions.lazy.map { completion in
+                CompletionEntry(
+                    key: completion.record.key, consumerID: completion.consumerID, signalID: completion.signalID,
+                    revision: completion.revision, runID: completion.record.runID, attempt: completion.record.attempt,
+                    completedAt: completion.completedAt)
+            }
+            .filter { filter.matches($0) }
+            return Array(all.prefix(max(0, filter.limit ?? Int.max)))
+        }
     }
 }
 

@@ -307,16 +307,16 @@ extension SignalCenter {
     /// The consumer's handler rebuilt from its document, with the payload's values that its
     /// parameters take.
     private func prepare(_ delivery: ClaimedDelivery) throws(SignalError) -> (Handler, PostContext) {
-        let handler: Handler
-        do {
-            handler = try Handler(json: delivery.handler, registry: registry)
-        } catch HandlerError.unknownHandler(let id, _), HandlerError.noHandlersRegistered(let id, _) {
-            throw .handlerNotRegistered(handler: id, delivery: delivery.key.rawValue)
-        } catch {
-            throw .malformedRecord(
-                table: "deliveries", key: delivery.key.rawValue, column: "handler",
-                reason: "the consumer's handler cannot be rebuilt in this process: \(error)")
-        }
+        try Self.prepare(delivery, registry: registry)
+    }
+
+    /// A delivery's handler rebuilt from its document under `registry`, with the payload's values
+    /// that its parameters take, and the post's context the payload carries; the errors a delivery
+    /// gets (`SignalStoreInspector` checks stored handlers with it).
+    static func prepare(
+        _ delivery: ClaimedDelivery, registry: HandlerRegistry
+    ) throws(SignalError) -> (Handler, PostContext) {
+        let handler = try rebuild(delivery.handler, table: "deliveries", key: delivery.key.rawValue, registry: registry)
         let payload: HandlerValue
         do {
             payload = try HandlerValue(json: Data(delivery.payload))
@@ -342,6 +342,21 @@ extension SignalCenter {
                 reason: "revision \(delivery.revision) does not fit the consumer's handler: \(error)")
         }
         return (handler, PostContext(members: members))
+    }
+
+    /// A consumer's handler rebuilt from its `document` (stored in `table` under `key`) under `registry`.
+    static func rebuild(
+        _ document: [UInt8], table: String, key: String, registry: HandlerRegistry
+    ) throws(SignalError) -> Handler {
+        do {
+            return try Handler(json: document, registry: registry)
+        } catch HandlerError.unknownHandler(let id, _), HandlerError.noHandlersRegistered(let id, _) {
+            throw .handlerNotRegistered(handler: id, delivery: key)
+        } catch {
+            throw .malformedRecord(
+                table: table, key: key, column: "handler",
+                reason: "the consumer's handler cannot be rebuilt in this process: \(error)")
+        }
     }
 
     /// Whether `error` says the handler's arguments did not fit (a missing or mistyped argument):

@@ -121,6 +121,40 @@ public struct StorePlan: Sendable, Hashable {
             "requeueing delivery \(key)", steps: [.requeueDead(key: key.rawValue, now: now)], wake: (.everyCenter, [0]))
     }
 
+    /// Dead deliveries are requeued by an operator: each pending again, due now, with a fresh count of
+    /// attempts (as ``requeue(_:now:)``), in one transaction; every center is woken.
+    package static func requeue(_ keys: [DeliveryKey], now: Double) -> StorePlan {
+        StorePlan(
+            keys.count == 1 ? "requeueing delivery \(keys[0])" : "requeueing \(keys.count) dead deliveries",
+            steps: keys.map { .requeueDead(key: $0.rawValue, now: now) }, wake: (.everyCenter, Array(keys.indices)))
+    }
+
+    /// A delivery is discarded by an operator: removed, with its body, unless it is claimed (its handler
+    /// may be running; it finishes or is taken over first). No completion is recorded: a once
+    /// consumer stays served, and a later revision is delivered as usual.
+    package static func discard(_ key: DeliveryKey) -> StorePlan {
+        StorePlan("discarding delivery \(key)", steps: [.removeDelivery(key: key.rawValue)])
+    }
+
+    /// A consumer is discarded by an operator: its pending deliveries, then the dead ones listed in
+    /// `dead` (those it had when the operator looked), then the consumer, then the signal records no
+    /// one uses any more. A claimed delivery finishes (or is taken over) without its consumer.
+    package static func discardConsumer(_ id: ConsumerID, dead: [DeliveryKey], now: Double) -> StorePlan {
+        StorePlan(
+            "discarding consumer \(id)",
+            steps: [.removePendingDeliveries(consumer: id.rawValue)] + dead.map { .removeDelivery(key: $0.rawValue) }
+                + [.removeConsumer(id.rawValue), .removeUnusedSignals(now: now)])
+    }
+
+    /// The history of completions is purged by an operator: those recorded before `completedBefore`,
+    /// of `key` only when given. The history is what ``SignalStore/completions(of:)`` answers from;
+    /// purging it changes no delivery.
+    package static func purgeCompletions(of key: DeliveryKey?, completedBefore: Double) -> StorePlan {
+        StorePlan(
+            key.map { "purging the completions of \($0)" } ?? "purging the history of completions",
+            steps: [.removeCompletions(key: key?.rawValue, completedBefore: completedBefore)])
+    }
+
     /// What a ``retire(_:takenOverBy:retry:now:)`` plan changed, from the count of each step; `nil` when
     /// it changed nothing of the run (another taker was first, or the run left nothing).
     package func takeoverReport(counts: [Int]) -> TakeoverReport? {
@@ -131,7 +165,7 @@ public struct StorePlan: Sendable, Hashable {
             case .interruptClaims: report.interruptedDeliveries += count
             case .removeRunTiedConsumers: report.removedConsumers += count
             case .moveConsumers: report.adoptedConsumers += count
-            case .removeUnusedSignals, .forgetCompletions, .giveBackClaims: continue
+            case .removeUnusedSignals, .forgetCompletions, .giveBackClaims, .removeCompletions: continue
             default: break
             }
             if count > 0 { changedRun = true }

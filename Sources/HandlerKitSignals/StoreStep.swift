@@ -54,6 +54,12 @@ public enum StoreStep: Sendable, Hashable {
     /// The dead delivery with this key becomes pending, due at `now`, with no attempt made and no
     /// last error. Counts it (0 or 1).
     case requeueDead(key: String, now: Double)
+    /// Removes the delivery with this key, with its body, when it is pending or dead (a claimed one
+    /// stays: its handler may be running). Counts it (0 or 1).
+    case removeDelivery(key: String)
+    /// Removes the completions in the history recorded before `completedBefore`, of the delivery
+    /// with key `key` only when one is given. Counts them.
+    case removeCompletions(key: String?, completedBefore: Double)
 }
 
 /// What happens to the started attempts of a run that is retired (``StoreStep/interruptClaims(run:attempts:)``):

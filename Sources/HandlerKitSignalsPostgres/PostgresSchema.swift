@@ -12,7 +12,7 @@ import PostgresNIO
 /// `heartbeat_at`, which is the server's clock (leases are judged by one clock).
 enum PostgresSchema {
     /// The schema version this code writes and reads.
-    static let version = 4
+    static let version = 5
 
     /// The tables of a signal store; a schema that holds any other table is not a signal store.
     static let tables: Set<String> = [
@@ -133,6 +133,10 @@ enum PostgresSchema {
             settled_at double precision,
             keep_until double precision
         );
+        """,
+        // 5: when a claimed delivery was claimed, for operators (`InspectableSignalStore`).
+        """
+        ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS claimed_at double precision;
         """,
     ]
 

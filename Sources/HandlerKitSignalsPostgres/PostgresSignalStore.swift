@@ -126,13 +126,31 @@ public final class PostgresSignalStore: SignalStore {
     /// progress holding it (a claim's answer lost after the server applied it, a completion that
     /// failed), so the next claim looks for such claims too.
     private let claimMayBeLost = Locked(false)
+    /// Whether the store was opened for reading only (``init(inspecting:options:)``).
+    let readsOnly: Bool
 
     /// A store at `settings`; it connects when first used (or at `prepare()`).
-    public init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
+    public convenience init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
+        try self.init(settings: settings, options: options, readsOnly: false)
+    }
+
+    /// The store at `settings` for reading only, as an operator's tool looks into it
+    /// (`SignalStoreInspector`): the schema is neither created nor migrated, and the operations
+    /// that write throw `SignalError.storeReadOnly`.
+    ///
+    /// - Throws: at first use, `SignalError.notASignalStore` when the schema holds no signal store,
+    ///   `.newerSchema`, `.storeUnavailable` for an older schema (a process of this version migrates
+    ///   it) or a server that cannot be reached.
+    public convenience init(inspecting settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
+        try self.init(settings: settings, options: options, readsOnly: true)
+    }
+
+    private init(settings: PostgresSettings, options: Options, readsOnly: Bool) throws(SignalError) {
         self.settings = settings
         var options = options
         options.logger[metadataKey: SignalLogKey.store] = .string(settings.location)
         self.options = options
+        self.readsOnly = readsOnly
         schema = try settings.validatedSchema()
         namespace = "handlerkit_signals.\(schema)"
         channel = "\(schema)_wake"
@@ -159,6 +177,11 @@ public final class PostgresSignalStore: SignalStore {
     ///   `.newerSchema` when the store was written by a newer version (left unchanged).
     public func prepare() async throws(SignalError) {
         if prepared.withLock({ $0 }) { return }
+        if readsOnly {
+            try await checkSchema()
+            prepared.withLock { $0 = true }
+            return
+        }
         try await connections.transaction("creating or migrating the schema") { connection in
             try await PostgresSchema.migrate(
                 connection, schema: self.schema, namespace: self.namespace, location: self.location,
@@ -177,6 +200,7 @@ public final class PostgresSignalStore: SignalStore {
     public func beginRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) {
+        if readsOnly { throw .storeReadOnly(path: location, operation: "starting run \(runID)") }
         try await prepare()
         let keeper = try await RunKeeper.start(store: self, runID: runID, component: component, retry: retry)
         keepers.withLock { $0[runID] = keeper }
@@ -331,6 +355,7 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+        if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
         try await prepare()
         return try await connections.transaction(plan.purpose) { connection in
             try await self.run(plan, connection)
@@ -471,6 +496,18 @@ public final class PostgresSignalStore: SignalStore {
                        AND EXISTS (SELECT 1 FROM deliveries WHERE consumer_id = \(consumer)) RETURNING 1)
             SELECT count(*) FROM r
             """
+        case .removeDelivery(let key):
+            """
+            WITH d AS (DELETE FROM deliveries WHERE delivery_key = \(key) AND state <> \(unescaped: claimed) RETURNING id),
+                 b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
+            SELECT count(*) FROM d
+            """
+        case .removeCompletions(let key, let before):
+            """
+            WITH r AS (DELETE FROM completions WHERE (\(key)::text IS NULL OR delivery_key = \(key))
+                       AND completed_at < \(before) RETURNING 1)
+            SELECT count(*) FROM r
+            """
         case .requeueDead(let key, let now):
             """
             WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,
@@ -524,6 +561,7 @@ public final class PostgresSignalStore: SignalStore {
     // MARK: Posting
 
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        if readsOnly { throw .storeReadOnly(path: location, operation: "posting signal '\(signalID)'") }
         try await prepare()
         let now = Date().timeIntervalSince1970
         let keep = keepUntil.map(\.timeIntervalSince1970)

@@ -117,7 +117,7 @@ enum PostgresStatements {
 
     /// What both claim statements do with the deliveries `due` selects.
     static let claimAndRead = """
-        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1, started = 0
+        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1, started = 0, claimed_at = $2
               FROM due WHERE d.id = due.id
               RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt, d.crashed)
         SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload,

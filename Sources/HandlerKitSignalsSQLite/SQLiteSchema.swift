@@ -9,7 +9,7 @@ import HandlerKitSignals
 /// refused, untouched.
 enum SQLiteSchema {
     /// The schema version this code writes and reads.
-    static let version = 3
+    static let version = 4
 
     /// The application id of a signal store ("HKSg").
     static let applicationID: Int32 = 0x484B_5367
@@ -116,6 +116,10 @@ enum SQLiteSchema {
             settled_at REAL,
             keep_until REAL
         );
+        """,
+        // 4: when a claimed delivery was claimed, for operators (`InspectableSignalStore`).
+        """
+        ALTER TABLE deliveries ADD COLUMN claimed_at REAL;
         """,
     ]
 

@@ -81,6 +81,8 @@ public final class SQLiteSignalStore: SignalStore {
     private let database: Locked<DatabaseQueue?>
     private let sharedMemory: SharedMemoryGuard
     private let runLocks = RunLocks()
+    /// Whether the store was opened for reading only (``init(inspecting:options:)``).
+    let readsOnly: Bool
 
     /// Opens (creating and migrating when needed) the store at `path`.
     ///
@@ -95,15 +97,36 @@ public final class SQLiteSignalStore: SignalStore {
     ///   file that is not an SQLite database or is damaged (cut short, pages missing), `.storeReadOnly`,
     ///   `.storeBusy` when other processes kept it locked for `Options.busyTimeout`,
     ///   `.storeUnavailable`.
-    public init(path: String, options: Options = Options()) throws(SignalError) {
+    public convenience init(path: String, options: Options = Options()) throws(SignalError) {
+        try self.init(path: path, options: options, readsOnly: false)
+    }
+
+    /// Opens the store at `path` for reading only, as an operator's tool looks into it
+    /// (`SignalStoreInspector`): nothing is created, migrated or marked, the database file is not
+    /// written, and every operation that writes throws `SignalError.storeReadOnly`. SQLite may make
+    /// the `-wal` and `-shm` files next to it when they are missing, empty, as a process of the store
+    /// would.
+    ///
+    /// - Throws: `SignalError.storeUnavailable` when there is no database file at `path` or it is
+    ///   empty, `.notASignalStore`, `.newerSchema`, `.storeCorrupt`. A store of an older schema is
+    ///   read as it is (without what later versions record, such as when a delivery was claimed).
+    public convenience init(inspecting path: String, options: Options = Options()) throws(SignalError) {
+        try self.init(path: path, options: options, readsOnly: true)
+    }
+
+    private init(path: String, options: Options, readsOnly: Bool) throws(SignalError) {
         self.path = path
         var options = options
         var storeLogger = options.logger ?? Logger.current
         storeLogger[metadataKey: SignalLogKey.store] = .string(path)
         options.logger = storeLogger
         self.options = options
+        self.readsOnly = readsOnly
         let logger = storeLogger
-        database = Locked(try Self.openDatabase(path: path, options: options))
+        database = Locked(
+            readsOnly
+                ? try Self.openForReading(path: path, options: options)
+                : try Self.openDatabase(path: path, options: options))
         let file = StoreFiles(path: path).sharedMemory
         sharedMemory = SharedMemoryGuard(path: file) { found, size in
             logger.info(
@@ -129,7 +152,10 @@ public final class SQLiteSignalStore: SignalStore {
     private func connection() throws(SignalError) -> DatabaseQueue {
         try database.withLock { database throws(SignalError) in
             if let database { return database }
-            let opened = try Self.reopenDatabase(path: path, options: options)
+            let opened =
+                readsOnly
+                ? try Self.openForReading(path: path, options: options)
+                : try Self.reopenDatabase(path: path, options: options)
             // The last connection to close may have removed the `-shm` file, and this one made it again.
             sharedMemory.refresh()
             database = opened
@@ -153,7 +179,7 @@ public final class SQLiteSignalStore: SignalStore {
         SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = \(pending) AND not_before <= ?)
         """
     private static let claimSQL = """
-        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0
+        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0, claimed_at = ?2
         WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
                      ORDER BY id LIMIT ?3)
         RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
@@ -408,6 +434,10 @@ public final class SQLiteSignalStore: SignalStore {
                     """, [consumer]
                 )
             ]
+        case .removeDelivery(let key):
+            deletingDeliveries(where: "delivery_key = ? AND state != \(claimed)", [key])
+        case .removeCompletions(let key, let before):
+            [("DELETE FROM completions WHERE (?1 IS NULL OR delivery_key = ?1) AND completed_at < ?2", [key, before])]
         case .requeueDead(let key, let now):
             [
                 (

@@ -35,6 +35,11 @@ public enum SignalStoreConformance {
 
     /// Every check of the suite.
     public static let checks: [Check] = ConformanceChecks.all + ConformanceChecks.suspensionChecks
+
+    /// The checks of a store an operator can look inside (`InspectableSignalStore`), on top of
+    /// ``checks``: its reads, and the actions of `SignalStoreInspector` made with the core's plans.
+    /// Each fails on a store that is not an `InspectableSignalStore`.
+    public static let inspectionChecks: [Check] = ConformanceChecks.inspectionChecks
 }
 
 /// What a check found wrong.

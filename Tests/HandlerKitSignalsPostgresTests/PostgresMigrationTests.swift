@@ -28,7 +28,7 @@ struct PostgresMigrationTests {
         await old.close()
         try await PostgresTestServer.psql(
             """
-            ALTER TABLE \(schema).deliveries DROP COLUMN started, DROP COLUMN crashed;
+            ALTER TABLE \(schema).deliveries DROP COLUMN started, DROP COLUMN crashed, DROP COLUMN claimed_at;
             UPDATE \(schema).schema_version SET version = 2
             """)
 

@@ -99,5 +99,12 @@ struct PostgresConformanceTests {
         let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
         try await check.run { try PostgresTestServer.store(folder: folder, options: options) }
     }
+
+    @Test(arguments: SignalStoreConformance.inspectionChecks)
+    func inspection(_ check: SignalStoreConformance.Check) async throws {
+        let folder = folder.path
+        let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
+        try await check.run { try PostgresTestServer.store(folder: folder, options: options) }
+    }
 }
 #endif

@@ -20,4 +20,15 @@ struct ConformanceTests {
         let folder = folder.path
         try await check.run { try StoreKind.sqlite.open(folder) }
     }
+
+    @Test(arguments: SignalStoreConformance.inspectionChecks)
+    func inspectionInMemory(_ check: SignalStoreConformance.Check) async throws {
+        try await check.run { InMemorySignalStore() }
+    }
+
+    @Test(arguments: SignalStoreConformance.inspectionChecks)
+    func inspectionOnSQLite(_ check: SignalStoreConformance.Check) async throws {
+        let folder = folder.path
+        try await check.run { try StoreKind.sqlite.open(folder) }
+    }
 }

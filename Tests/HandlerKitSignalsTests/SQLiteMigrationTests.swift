@@ -29,6 +29,7 @@ struct SQLiteMigrationTests {
                 sql: """
                     ALTER TABLE deliveries DROP COLUMN started;
                     ALTER TABLE deliveries DROP COLUMN crashed;
+                    ALTER TABLE deliveries DROP COLUMN claimed_at;
                     PRAGMA user_version = 1;
                     """)
         }
@@ -37,7 +38,7 @@ struct SQLiteMigrationTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "PRAGMA user_version")
         }
-        #expect(version == 3)
+        #expect(version == 4)
         let center = try await manualCenter("app", store: store, registry: registry)
         #expect(center.takeover.adoptedConsumers == 1)
         #expect(try await center.deliverDue() == 1)
