@@ -51,26 +51,12 @@ extension SignalCenter {
     @discardableResult
     public func stop(finishingWithin grace: Duration) async throws(SignalError) -> StopReport {
         try await transitions.run { () throws(SignalError) -> StopReport in
-            let begun = state.withLock { state -> (String, Int, (any SignalWakeListener)?)? in
-                if state.stopped || state.phase != .active { return nil }
-                state.phase = .draining
-                state.graceEnds = .now + grace
-                state.generation += 1
-                defer {
-                    state.listener = nil
-                    state.loop = nil
-                }
-                if let loop = state.loop { state.formerLoops[state.generation - 1] = loop }
-                return (state.runID, state.running.count, state.listener)
-            }
-            guard let (runID, runningAtStart, listener) = begun else {
+            guard let (runID, runningAtStart, deadline) = beginDraining(within: grace) else {
                 var report = StopReport(runID: runID)
                 report.wasStopped = isStopped
                 try await stopNow()
                 return report
             }
-            let deadline = state.withLock { $0.graceEnds } ?? .now
-            listener?.close()
             while state.withLock({ !$0.running.isEmpty || $0.storeCalls > 0 }) && .now < deadline {
                 try? await Task.sleep(for: .milliseconds(5))
             }
@@ -88,28 +74,11 @@ extension SignalCenter {
                 try await store.endRun(
                     runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
             } catch {
-                let gate = state.withLock { state in
-                    state.phase = .active
-                    state.graceEnds = nil
-                    defer { state.gate = [] }
-                    return state.gate
-                }
-                for waiting in gate { waiting.resume(returning: false) }
+                reactivate()
                 if options.deliversAutomatically { try? startDelivering() }
                 throw error
             }
-            let (loops, gate) = state.withLock { state in
-                state.stopped = true
-                state.phase = .active
-                state.graceEnds = nil
-                defer {
-                    state.formerLoops = [:]
-                    state.gate = []
-                }
-                return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.gate)
-            }
-            for waiting in gate { waiting.resume(returning: false) }
-            promiseWaiters.stopTimer()
+            let loops = markStopped().loops
             if keeping.isEmpty {
                 for loop in loops { await loop.value }
             } else {

@@ -54,27 +54,12 @@ extension SignalCenter {
     @discardableResult
     public func suspend(finishingWithin grace: Duration) async throws(SignalError) -> SuspensionReport {
         try await transitions.run { () throws(SignalError) -> SuspensionReport in
-            let begun = try state.withLock { state throws(SignalError) -> (String, Int, (any SignalWakeListener)?)? in
-                if state.stopped { throw .centerStopped(component: component, runID: state.runID) }
-                if state.phase != .active { return nil }
-                state.phase = .draining
-                // The grace period counts from the call, not from after the store answered.
-                state.graceEnds = .now + grace
-                state.generation += 1
-                defer {
-                    state.listener = nil
-                    state.loop = nil
-                }
-                if let loop = state.loop { state.formerLoops[state.generation - 1] = loop }
-                return (state.runID, state.running.count, state.listener)
-            }
-            guard let (runID, runningAtStart, listener) = begun else {
+            if isStopped { throw .centerStopped(component: component, runID: runID) }
+            guard let (runID, runningAtStart, deadline) = beginDraining(within: grace) else {
                 var report = SuspensionReport(runID: runID)
                 report.wasSuspended = true
                 return report
             }
-            let deadline = state.withLock { $0.graceEnds } ?? .now
-            listener?.close()
             var report = SuspensionReport(runID: runID)
             do throws(SignalError) {
                 let runTied = try await store.consumers(of: component).filter {
@@ -202,8 +187,34 @@ extension SignalCenter {
         }
     }
 
+    /// Begins to drain an active center, for a suspension or a graceful stop: from now on nothing is
+    /// claimed or started (the automatic delivery task ends), for a grace period of `grace` counted
+    /// from now. `nil` when the center is not active. Returns the run, how many handlers run now, and
+    /// the end of the grace period.
+    func beginDraining(
+        within grace: Duration
+    ) -> (runID: String, runningAtStart: Int, deadline: ContinuousClock.Instant)? {
+        let begun = state.withLock {
+            state -> (String, Int, (any SignalWakeListener)?, ContinuousClock.Instant)? in
+            if state.stopped || state.phase != .active { return nil }
+            state.phase = .draining
+            let deadline = ContinuousClock.now + grace
+            state.graceEnds = deadline
+            state.generation += 1
+            defer {
+                state.listener = nil
+                state.loop = nil
+            }
+            if let loop = state.loop { state.formerLoops[state.generation - 1] = loop }
+            return (state.runID, state.running.count, state.listener, deadline)
+        }
+        guard let (runID, runningAtStart, listener, deadline) = begun else { return nil }
+        listener?.close()
+        return (runID, runningAtStart, deadline)
+    }
+
     /// Makes the center active again and lets the settlements that waited go ahead.
-    private func reactivate() {
+    func reactivate() {
         let gate = state.withLock { state in
             state.phase = .active
             state.graceEnds = nil

@@ -331,18 +331,7 @@ public final class SignalCenter: Sendable {
         // A run taken over while suspended has nothing left to end.
         var ending = true
         if isSuspended { ending = try await resumeSuspendedRun(stopping: true) != nil }
-        let (loops, listener, gate) = state.withLock { state in
-            state.stopped = true
-            state.phase = .active
-            state.graceEnds = nil
-            defer {
-                state.formerLoops = [:]
-                state.gate = []
-            }
-            return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener, state.gate)
-        }
-        for waiting in gate { waiting.resume(returning: false) }
-        promiseWaiters.stopTimer()
+        let (loops, listener) = markStopped()
         listener?.close()
         for loop in loops { await loop.value }
         guard ending else { return }
@@ -358,6 +347,24 @@ public final class SignalCenter: Sendable {
     }
 
     var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Marks the center stopped, lets what waited at the suspension gate go on, and stops the timer
+    /// of promise deadlines; returns the delivery tasks and the wake-up listener, to end.
+    func markStopped() -> (loops: [Task<Void, Never>], listener: (any SignalWakeListener)?) {
+        let (loops, listener, gate) = state.withLock { state in
+            state.stopped = true
+            state.phase = .active
+            state.graceEnds = nil
+            defer {
+                state.formerLoops = [:]
+                state.gate = []
+            }
+            return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener, state.gate)
+        }
+        for waiting in gate { waiting.resume(returning: false) }
+        promiseWaiters.stopTimer()
+        return (loops, listener)
+    }
 
     private func checkRunning() throws(SignalError) {
         if isStopped { throw .centerStopped(component: component, runID: runID) }
