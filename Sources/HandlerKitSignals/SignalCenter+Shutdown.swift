@@ -57,16 +57,9 @@ extension SignalCenter {
                 try await stopNow()
                 return report
             }
-            while state.withLock({ !$0.running.isEmpty || $0.storeCalls > 0 }) && .now < deadline {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            // From here a handler that returns waits (its settlement is held at the gate) until the
+            // From then on a handler that returns waits (its settlement is held at the gate) until the
             // run has ended, and then finds its claim gone.
-            let keeping = state.withLock { state in
-                state.phase = .suspended
-                return state.running
-            }
-            while state.withLock({ $0.storeCalls > 0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+            let keeping = await finishDraining(by: deadline)
             var report = StopReport(runID: runID)
             do throws(SignalError) {
                 let counts = try await store.apply(.giveBack(runID, keeping: Array(keeping.keys)))

@@ -65,15 +65,7 @@ extension SignalCenter {
                 let runTied = try await store.consumers(of: component).filter {
                     $0.runID == runID && $0.lifetime == .run
                 }.map(\.id)
-                while state.withLock({ !$0.running.isEmpty || $0.storeCalls > 0 }) && .now < deadline {
-                    try? await Task.sleep(for: .milliseconds(5))
-                }
-                let keeping = state.withLock { state in
-                    state.phase = .suspended
-                    return state.running
-                }
-                // Store calls under way finish first (the store bounds each one by its own timeouts).
-                while state.withLock({ $0.storeCalls > 0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+                let keeping = await finishDraining(by: deadline)
                 let counts = try await store.suspendRun(
                     runID, component: component, applying: .giveBack(runID, keeping: Array(keeping.keys)))
                 state.withLock { $0.runConsumers = runTied }
@@ -211,6 +203,22 @@ extension SignalCenter {
         guard let (runID, runningAtStart, listener, deadline) = begun else { return nil }
         listener?.close()
         return (runID, runningAtStart, deadline)
+    }
+
+    /// Ends the draining that ``beginDraining(within:)`` began: waits until the handlers that run
+    /// have returned and settled, or `deadline`; then holds every later settlement at the gate,
+    /// waits for the store calls under way (the store bounds each by its own timeouts), and
+    /// returns the deliveries whose handlers still run.
+    func finishDraining(by deadline: ContinuousClock.Instant) async -> [Int64: DeliveryKey] {
+        while state.withLock({ !$0.running.isEmpty || $0.storeCalls > 0 }) && .now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        let keeping = state.withLock { state in
+            state.phase = .suspended
+            return state.running
+        }
+        while state.withLock({ $0.storeCalls > 0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+        return keeping
     }
 
     /// Makes the center active again and lets the settlements that waited go ahead.
