@@ -306,13 +306,8 @@ extension SignalCenter {
         } catch {
             throw .invalidSettlement(id: promise.id, error)
         }
-        guard let body = payload.values[member] else {
-            throw .invalidSettlement(
-                id: promise.id,
-                .invalidPayload(
-                    signal: settlementSignal(of: promise.id), argument: member, reason: "it encodes to nothing"))
-        }
-        return [UInt8](body.jsonData())
+        // `encoded(for:)` throws for a value that `set` could not take, so the member is there.
+        return payload.values[member].map { [UInt8]($0.jsonData()) } ?? []
     }
 
     /// Posts the settlement of `record` to its fallback consumer (none without a fallback).
