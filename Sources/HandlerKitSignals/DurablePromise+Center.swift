@@ -71,7 +71,7 @@ extension SignalCenter {
     ) async throws(PromiseError) {
         let body = try Self.settlementBody(value, .fulfilled, of: promise)
         try await settle(
-            promise.id, valueType: (DurablePromise<Value>.valueTypeName, DurablePromise<Value>.holds),
+            promise.id, valueTypes: DurablePromise<Value>.valueTypeNames,
             PromiseSettlementRecord(key: settlementKey, outcome: .fulfilled, body: body, settledAt: Date()))
     }
 
@@ -82,7 +82,7 @@ extension SignalCenter {
     ) async throws(PromiseError) {
         let body = try Self.settlementBody(rejection, .rejected, of: promise)
         try await settle(
-            promise.id, valueType: nil,
+            promise.id, valueTypes: nil,
             PromiseSettlementRecord(key: settlementKey, outcome: .rejected, body: body, settledAt: Date()))
     }
 
@@ -91,7 +91,7 @@ extension SignalCenter {
         _ promise: DurablePromise<Value>, settlementKey: String = "cancelled"
     ) async throws(PromiseError) {
         try await settle(
-            promise.id, valueType: nil,
+            promise.id, valueTypes: nil,
             PromiseSettlementRecord(key: settlementKey, outcome: .cancelled, body: [], settledAt: Date()))
     }
 
@@ -200,7 +200,7 @@ extension SignalCenter {
                 }
                 settledSeen = settledSeen ?? .now
             } else if let deadline = record.deadline, deadline <= Date() {
-                record = try await settle(id, valueType: nil, Self.timeout(at: deadline), sameKeyOnly: false)
+                record = try await settle(id, valueTypes: nil, Self.timeout(at: deadline), sameKeyOnly: false)
                 continue
             }
             var until = ContinuousClock.now + .seconds(60)
@@ -237,7 +237,7 @@ extension SignalCenter {
                 next = min(next ?? deadline, deadline)
                 continue
             }
-            _ = try await settle(promise.id, valueType: nil, Self.timeout(at: deadline), sameKeyOnly: false)
+            _ = try await settle(promise.id, valueTypes: nil, Self.timeout(at: deadline), sameKeyOnly: false)
             upkeep.timedOut += 1
         }
         let settled = try await promiseStoreCall { () throws(SignalError) in
@@ -260,31 +260,33 @@ extension SignalCenter {
 
     // MARK: Settling
 
-    /// Settles promise `id` (when `valueType` is given, only one of that type) and posts the
-    /// settlement to its fallback consumer. With `sameKeyOnly`, a settlement under another key
-    /// fails; without, the promise is returned as it is settled.
+    /// Settles promise `id` (when `valueTypes` is given, only one stored under one of those names) and
+    /// posts the settlement to its fallback consumer, in one store transaction. With `sameKeyOnly`, a
+    /// settlement under another key fails; without, the promise is returned as it is settled.
     @discardableResult
     private func settle(
-        _ id: String, valueType: (name: String, holds: (String) -> Bool)?, _ settlement: PromiseSettlementRecord,
-        sameKeyOnly: Bool = true
+        _ id: String, valueTypes: [String]?, _ settlement: PromiseSettlementRecord, sameKeyOnly: Bool = true
     ) async throws(PromiseError) -> PromiseRecord {
         let store = try promiseStore()
-        if let valueType {
-            let existing = try await load(id, from: store)
-            if !valueType.holds(existing.valueType) {
-                throw .wrongValueType(id: id, stored: existing.valueType, requested: valueType.name)
+        let record = try await promiseStoreCall { () throws(SignalError) in
+            try await store.settlePromise(id, with: settlement, ifValueTypeIn: valueTypes) {
+                record throws(SignalError) in
+                // Again when settled before under the same key: a post interrupted then is made now; a
+                // fallback consumer takes one settlement only.
+                guard valueTypes?.contains(record.valueType) ?? true, let first = record.settlement,
+                    !sameKeyOnly || first.key == settlement.key
+                else { return nil }
+                return try Self.settlementPost(of: record)
             }
         }
-        let record = try await promiseStoreCall { () throws(SignalError) in
-            try await store.settlePromise(id, with: settlement)
+        guard let record else { throw .unknownPromise(id: id) }
+        if let valueTypes, !valueTypes.contains(record.valueType), let requested = valueTypes.first {
+            throw .wrongValueType(id: id, stored: record.valueType, requested: requested)
         }
-        guard let record, let first = record.settlement else { throw .unknownPromise(id: id) }
+        guard let first = record.settlement else { throw .unknownPromise(id: id) }
         if sameKeyOnly && first.key != settlement.key {
             throw .alreadySettled(id: id, firstKey: first.key, firstOutcome: first.outcome, settledAt: first.settledAt)
         }
-        // Again when settled again under the same key: a post interrupted before is made then; a
-        // fallback consumer takes one settlement only.
-        try await promiseStoreCall { () throws(SignalError) in try await self.postSettlement(of: record, to: store) }
         return record
     }
 
@@ -310,9 +312,9 @@ extension SignalCenter {
         return payload.values[member].map { [UInt8]($0.jsonData()) } ?? []
     }
 
-    /// Posts the settlement of `record` to its fallback consumer (none without a fallback).
-    private func postSettlement(of record: PromiseRecord, to store: any PromiseStore) async throws(SignalError) {
-        guard record.fallbackConsumer != nil, let settlement = record.settlement else { return }
+    /// The post of `record`'s settlement to its fallback consumer; `nil` without a fallback (or a settlement).
+    private static func settlementPost(of record: PromiseRecord) throws(SignalError) -> PromiseSettlementPost? {
+        guard record.fallbackConsumer != nil, let settlement = record.settlement else { return nil }
         var members: [String: HandlerValue] = [
             "promiseID": .string(record.id), "outcome": .string(settlement.outcome.rawValue),
             PromiseWaiters.valueTypeMember: .string(record.valueType),
@@ -325,8 +327,14 @@ extension SignalCenter {
                 throw .malformedRecord(table: "promises", key: record.id, column: "body", reason: "\(error)")
             }
         }
-        let payload = [UInt8](HandlerValue.object(members).jsonData())
-        _ = try await store.post(Self.settlementSignal(of: record.id), payload: payload, keepUntil: nil)
+        return PromiseSettlementPost(
+            signalID: settlementSignal(of: record.id), payload: [UInt8](HandlerValue.object(members).jsonData()))
+    }
+
+    /// Posts the settlement of `record` to its fallback consumer (none without a fallback).
+    private func postSettlement(of record: PromiseRecord, to store: any PromiseStore) async throws(SignalError) {
+        guard let post = try Self.settlementPost(of: record) else { return }
+        _ = try await store.post(post.signalID, payload: post.payload, keepUntil: nil)
     }
 
     private static func timeout(at deadline: Date) -> PromiseSettlementRecord {

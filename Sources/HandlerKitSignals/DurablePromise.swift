@@ -38,11 +38,15 @@ public struct DurablePromise<Value: Codable & Sendable>: Sendable, Hashable, Cod
     /// The name a promise of `Value` stores its value type under.
     static var valueTypeName: String { String(reflecting: Value.self) }
 
-    /// Whether a promise stored with value type `stored` holds `Value`s: its name, or one of its
+    /// The names a promise holding `Value`s may be stored under: ``valueTypeName`` and its
     /// ``RenamedPromiseValue/formerTypeNames``.
+    static var valueTypeNames: [String] {
+        [valueTypeName] + ((Value.self as? any RenamedPromiseValue.Type)?.formerTypeNames ?? [])
+    }
+
+    /// Whether a promise stored with value type `stored` holds `Value`s: one of ``valueTypeNames``.
     static func holds(_ stored: String) -> Bool {
-        stored == valueTypeName
-            || (Value.self as? any RenamedPromiseValue.Type)?.formerTypeNames.contains(stored) == true
+        valueTypeNames.contains(stored)
     }
 }
 

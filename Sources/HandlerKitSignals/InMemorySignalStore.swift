@@ -91,6 +91,29 @@ public final class InMemorySignalStore: SignalStore {
         /// How long completions stay in the history, in seconds.
         let completionHistory: Double
 
+        mutating func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) -> PostResult {
+            let now = Date()
+            let revision = (signals[signalID]?.revision ?? 0) + 1
+            var deliveries = 0
+            var hasConsumer = false
+            for index in consumers.indices where consumers[index].record.signalID == signalID {
+                hasConsumer = true
+                let consumer = consumers[index]
+                if consumer.record.mode == .once && consumer.delivered { continue }
+                addDelivery(for: consumer.record, revision: revision, payload: payload, now: now)
+                if consumer.record.mode == .once { consumers[index].delivered = true }
+                deliveries += 1
+            }
+            if !hasConsumer && keepUntil == nil {
+                signals[signalID] = nil
+            } else {
+                signals[signalID] = Signal(
+                    revision: revision, postedAt: now, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
+            }
+            return PostResult(
+                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+        }
+
         mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
             deliveries[nextRowID] = Delivery(
                 key: DeliveryKey(consumer: consumer.id.rawValue, revision: revision), consumerID: consumer.id,
@@ -360,28 +383,7 @@ public final class InMemorySignalStore: SignalStore {
     // MARK: Posting
 
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        let result = state.withLock { state -> PostResult in
-            let now = Date()
-            let revision = (state.signals[signalID]?.revision ?? 0) + 1
-            var deliveries = 0
-            var hasConsumer = false
-            for index in state.consumers.indices where state.consumers[index].record.signalID == signalID {
-                hasConsumer = true
-                let consumer = state.consumers[index]
-                if consumer.record.mode == .once && consumer.delivered { continue }
-                state.addDelivery(for: consumer.record, revision: revision, payload: payload, now: now)
-                if consumer.record.mode == .once { state.consumers[index].delivered = true }
-                deliveries += 1
-            }
-            if !hasConsumer && keepUntil == nil {
-                state.signals[signalID] = nil
-            } else {
-                state.signals[signalID] = Signal(
-                    revision: revision, postedAt: now, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
-            }
-            return PostResult(
-                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
-        }
+        let result = state.withLock { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
         if result.deliveries > 0 { wakeAll() }
         return result
     }
@@ -617,16 +619,21 @@ extension InMemorySignalStore: PromiseStore {
     }
 
     public func settlePromise(
-        _ id: String, with settlement: PromiseSettlementRecord
+        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
+        thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord? {
-        let (record, settled) = state.withLock { state -> (PromiseRecord?, Bool) in
-            guard var record = state.promises[id] else { return (nil, false) }
-            guard record.settlement == nil else { return (record, false) }
-            record.settlement = settlement
+        let (record, settled, posted) = try state.withLock {
+            state throws(SignalError) -> (PromiseRecord?, Bool, PostResult?) in
+            guard let stored = state.promises[id] else { return (nil, false, nil) }
+            let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
+            let record = settled ?? stored
+            // Asked before anything changes, so that an error leaves the state as it was.
+            let request = try post(record)
             state.promises[id] = record
-            return (record, true)
+            let posted = request.map { state.post($0.signalID, payload: $0.payload, keepUntil: nil) }
+            return (record, settled != nil, posted)
         }
-        if PromiseRecord.wakeUp(settled: settled, record) != nil { wakeAll() }
+        if PromiseRecord.wakeUp(settled: settled, record) != nil || (posted?.deliveries ?? 0) > 0 { wakeAll() }
         return record
     }
 

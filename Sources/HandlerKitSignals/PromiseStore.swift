@@ -11,14 +11,20 @@ public protocol PromiseStore: SignalStore {
     /// The promise with this id; `nil` when there is none (never made, or removed after its retention).
     func promise(_ id: String) async throws(SignalError) -> PromiseRecord?
 
-    /// Settles the promise with this id with `settlement` when it is not settled yet, and returns the
-    /// promise as it then is (settled by `settlement`, or by the settlement made before it). `nil`
-    /// when there is no such promise. Wakes every center when it settled a promise without a fallback
-    /// consumer (the post of the settlement to that consumer wakes them otherwise).
+    /// In one transaction: settles the promise with this id with `settlement` when it is not settled
+    /// yet and its value type is one of `valueTypes` (any type when `nil`), reads the promise as it
+    /// then is (settled by `settlement`, by the settlement made before it, or still pending when its
+    /// value type is not one of `valueTypes`), and posts what `post` returns for that record, as
+    /// ``SignalStore/post(_:payload:keepUntil:)`` does with no `keepUntil`. Returns the record; `nil`,
+    /// changing nothing and without calling `post`, when there is no such promise.
+    ///
+    /// An error thrown by `post` rolls the transaction back and is thrown. Wakes every center when it
+    /// settled a promise without a fallback consumer (``PromiseRecord/wakeUp(settled:_:)``), and the
+    /// centers of the post's consumers as a post does.
     func settlePromise(
-        _ id: String, with settlement: PromiseSettlementRecord
-    ) async throws(SignalError)
-        -> PromiseRecord?
+        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
+        thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
+    ) async throws(SignalError) -> PromiseRecord?
 
     /// The promises, all of them or only the settled (`true`) or pending (`false`) ones, oldest first.
     func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord]
@@ -70,6 +76,20 @@ public struct PromiseRecord: Sendable, Hashable {
     public var keptUntil: Date? { settlement.map { $0.settledAt.addingTimeInterval(retention) } }
 }
 
+/// The post of a promise's settlement to its fallback consumer, which ``SignalCenter`` asks a store to
+/// make in the transaction that settles the promise (``PromiseStore/settlePromise(_:with:ifValueTypeIn:thenPosting:)``).
+public struct PromiseSettlementPost: Sendable, Hashable {
+    /// The signal it is posted to.
+    public var signalID: String
+    /// The signal's payload.
+    public var payload: [UInt8]
+
+    public init(signalID: String, payload: [UInt8]) {
+        self.signalID = signalID
+        self.payload = payload
+    }
+}
+
 /// How a promise was settled, as stored.
 public struct PromiseSettlementRecord: Sendable, Hashable {
     /// The key its settler gave: settling again with the same key changes nothing.
@@ -116,7 +136,18 @@ extension PromiseRecord {
     /// reads it.
     package var storedLimited: Int { limitedToComponent ? 1 : 0 }
 
-    /// Whom a store wakes once its ``PromiseStore/settlePromise(_:with:)`` committed, given whether
+    /// The promise settled by `settlement`, when ``PromiseStore/settlePromise(_:with:ifValueTypeIn:thenPosting:)``
+    /// settles it: when it is pending and its value type is one of `valueTypes` (any when `nil`);
+    /// `nil` when it stays as it is.
+    package func settled(by settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?) -> PromiseRecord?
+    {
+        guard self.settlement == nil, valueTypes?.contains(valueType) ?? true else { return nil }
+        var settled = self
+        settled.settlement = settlement
+        return settled
+    }
+
+    /// Whom a store wakes once its ``PromiseStore/settlePromise(_:with:ifValueTypeIn:thenPosting:)`` committed, given whether
     /// that call settled the promise and the record it returns: every center when it settled a promise
     /// without a fallback consumer (the post of the settlement to that consumer wakes them otherwise);
     /// `nil`: none.

@@ -564,14 +564,11 @@ public final class PostgresSignalStore: SignalStore {
         if readsOnly { throw .storeReadOnly(path: location, operation: "posting signal '\(signalID)'") }
         try await prepare()
         let now = Date().timeIntervalSince1970
-        let keep = keepUntil.map(\.timeIntervalSince1970)
-        let payloadData = ByteBuffer(bytes: payload)
-        // The post's id, made here, is stored with its result: a try after a lost connection finds out
-        // whether the lost one was applied (then returns its result) instead of posting again.
-        let postID = UUID().uuidString
-        let statement = PostgresStatements.Post(
-            signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
-            now: now, payload: payloadData, channel: channel, postID: postID)
+        let statement = postStatement(signalID, payload: payload, keepUntil: keepUntil, now: now)
+        // The post's id, made with the statement, is stored with its result: a try after a lost
+        // connection finds out whether the lost one was applied (then returns its result) instead of
+        // posting again.
+        let postID = statement.postID
         let hook = options.faultHook
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
             if isRetry {
@@ -613,7 +610,19 @@ public final class PostgresSignalStore: SignalStore {
             if isRetry || hook != nil { try await connection.query("COMMIT", logger: self.options.logger) }
             return result
         }
-        return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+        return PostResult(
+            signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+    }
+
+    /// The statement that posts `payload` to `signalID` (``post(_:payload:keepUntil:)``), with a new post id.
+    private func postStatement(
+        _ signalID: String, payload: [UInt8], keepUntil: Date?, now: Double
+    ) -> PostgresStatements.Post {
+        let keep = keepUntil.map(\.timeIntervalSince1970)
+        let payloadData = ByteBuffer(bytes: payload)
+        return PostgresStatements.Post(
+            signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
+            now: now, payload: payloadData, channel: channel, postID: UUID().uuidString)
     }
 
     // MARK: Delivering
@@ -909,24 +918,36 @@ extension PostgresSignalStore: PromiseStore {
     }
 
     public func settlePromise(
-        _ id: String, with settlement: PromiseSettlementRecord
+        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
+        thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord? {
+        if readsOnly { throw .storeReadOnly(path: location, operation: "settling promise '\(id)'") }
         try await prepare()
         let at = settlement.settledAt.timeIntervalSince1970
         return try await connections.transaction("settling promise '\(id)'") { connection in
-            let settled = try await self.count(
-                connection.query(
+            guard
+                let stored = try await self.promiseRecords(
+                    connection.query(
+                        "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id) FOR UPDATE",
+                        logger: self.options.logger)
+                ).first
+            else { return nil }
+            let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
+            if settled != nil {
+                try await connection.query(
                     """
-                    WITH u AS (UPDATE promises SET settlement_key = \(settlement.key), outcome = \(settlement.outcome.rawValue),
-                                   body = \(Data(settlement.body)), settled_at = \(at), keep_until = \(at) + retention
-                               WHERE promise_id = \(id) AND settled_at IS NULL RETURNING 1)
-                    SELECT count(*)::bigint FROM u
-                    """, logger: self.options.logger))
-            let record = try await self.promiseRecords(
-                connection.query(
-                    "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id)", logger: self.options.logger)
-            ).first
-            if PromiseRecord.wakeUp(settled: settled == 1, record) != nil { try await self.notify(connection) }
+                    UPDATE promises SET settlement_key = \(settlement.key), outcome = \(settlement.outcome.rawValue),
+                        body = \(Data(settlement.body)), settled_at = \(at), keep_until = \(at) + retention
+                    WHERE promise_id = \(id)
+                    """, logger: self.options.logger)
+            }
+            let record = settled ?? stored
+            if let request = try post(record) {
+                let statement = self.postStatement(
+                    request.signalID, payload: request.payload, keepUntil: nil, now: Date().timeIntervalSince1970)
+                for try await _ in try await connection.execute(statement, logger: self.options.logger) {}
+            }
+            if PromiseRecord.wakeUp(settled: settled != nil, record) != nil { try await self.notify(connection) }
             return record
         }
     }

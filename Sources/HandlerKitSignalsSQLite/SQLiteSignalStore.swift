@@ -489,58 +489,66 @@ public final class SQLiteSignalStore: SignalStore {
     // MARK: Posting
 
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        let now = Date().timeIntervalSince1970
         let hook = options.faultHook
         let result = try await write("posting signal '\(signalID)'") { db in
-            let previous = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT revision FROM signals WHERE signal_id = ?"),
-                arguments: [signalID])
-            let revision = (previous ?? 0) + 1
-            let rows = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
-                        WHERE signal_id = ? ORDER BY created_at, consumer_id
-                        """), arguments: [signalID])
-            let payloadData = Data(payload)
-            var deliveries = 0
-            for row in rows {
-                let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
-                let delivered: Int = try Self.column(row, "delivered", table: "consumers", key: key)
-                let modeText: String = try Self.column(row, "mode", table: "consumers", key: key)
-                if modeText == DeliveryMode.once.rawValue && delivered != 0 { continue }
-                let lifetime: String = try Self.column(row, "lifetime", table: "consumers", key: key)
-                try Self.insertDelivery(
-                    db, consumer: key, signalID: signalID, revision: revision,
-                    component: try Self.column(row, "component", table: "consumers", key: key),
-                    owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
-                    handler: row["handler"] as DatabaseValue,
-                    handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
-                    payload: payloadData, now: now)
-                if modeText == DeliveryMode.once.rawValue {
-                    try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(
-                        arguments: [key])
-                }
-                deliveries += 1
-            }
-            let keep = keepUntil.map(\.timeIntervalSince1970)
-            if rows.isEmpty && keep == nil {
-                try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
-            } else {
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
-                            posted_at = excluded.posted_at, keep_until = excluded.keep_until
-                        """
-                ).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
-            }
+            let result = try Self.post(signalID, payload: payload, keepUntil: keepUntil, in: db)
             hook?(.postBeforeCommit)
-            return PostResult(
-                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+            return result
         }
         if result.deliveries > 0 { WakeFile.notify(wakePath) }
         return result
+    }
+
+    /// Posts in the transaction of `db` (``post(_:payload:keepUntil:)`` without its wake-up).
+    private static func post(
+        _ signalID: String, payload: [UInt8], keepUntil: Date?, in db: Database
+    ) throws -> PostResult {
+        let now = Date().timeIntervalSince1970
+        let previous = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT revision FROM signals WHERE signal_id = ?"),
+            arguments: [signalID])
+        let revision = (previous ?? 0) + 1
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
+                    WHERE signal_id = ? ORDER BY created_at, consumer_id
+                    """), arguments: [signalID])
+        let payloadData = Data(payload)
+        var deliveries = 0
+        for row in rows {
+            let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
+            let delivered: Int = try Self.column(row, "delivered", table: "consumers", key: key)
+            let modeText: String = try Self.column(row, "mode", table: "consumers", key: key)
+            if modeText == DeliveryMode.once.rawValue && delivered != 0 { continue }
+            let lifetime: String = try Self.column(row, "lifetime", table: "consumers", key: key)
+            try Self.insertDelivery(
+                db, consumer: key, signalID: signalID, revision: revision,
+                component: try Self.column(row, "component", table: "consumers", key: key),
+                owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
+                handler: row["handler"] as DatabaseValue,
+                handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
+                payload: payloadData, now: now)
+            if modeText == DeliveryMode.once.rawValue {
+                try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(
+                    arguments: [key])
+            }
+            deliveries += 1
+        }
+        let keep = keepUntil.map(\.timeIntervalSince1970)
+        if rows.isEmpty && keep == nil {
+            try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
+        } else {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
+                        posted_at = excluded.posted_at, keep_until = excluded.keep_until
+                    """
+            ).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
+        }
+        return PostResult(
+            signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
     }
 
     private static func insertDelivery(
@@ -967,23 +975,35 @@ extension SQLiteSignalStore: PromiseStore {
     }
 
     public func settlePromise(
-        _ id: String, with settlement: PromiseSettlementRecord
+        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
+        thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord? {
-        let (record, settled) = try await write("settling promise '\(id)'") { db -> (PromiseRecord?, Bool) in
-            try db.execute(
-                sql: """
-                    UPDATE promises SET settlement_key = ?, outcome = ?, body = ?, settled_at = ?, keep_until = ? + retention
-                    WHERE promise_id = ? AND settled_at IS NULL
-                    """,
-                arguments: [
+        let (record, settled, posted) = try await write("settling promise '\(id)'") {
+            db -> (PromiseRecord?, Bool, PostResult?) in
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM promises WHERE promise_id = ?"), arguments: [id])
+            guard let stored = try row.map(Self.promiseRecord) else { return (nil, false, nil) }
+            let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
+            if settled != nil {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE promises SET settlement_key = ?, outcome = ?, body = ?, settled_at = ?, keep_until = ? + retention
+                        WHERE promise_id = ?
+                        """
+                ).execute(arguments: [
                     settlement.key, settlement.outcome.rawValue, Data(settlement.body),
                     settlement.settledAt.timeIntervalSince1970, settlement.settledAt.timeIntervalSince1970, id,
                 ])
-            let settled = db.changesCount == 1
-            let row = try Row.fetchOne(db, sql: "SELECT * FROM promises WHERE promise_id = ?", arguments: [id])
-            return (try row.map(Self.promiseRecord), settled)
+            }
+            let record = settled ?? stored
+            let posted = try post(record).map { request in
+                try Self.post(request.signalID, payload: request.payload, keepUntil: nil, in: db)
+            }
+            return (record, settled != nil, posted)
         }
-        if PromiseRecord.wakeUp(settled: settled, record) != nil { WakeFile.notify(wakePath) }
+        if PromiseRecord.wakeUp(settled: settled, record) != nil || (posted?.deliveries ?? 0) > 0 {
+            WakeFile.notify(wakePath)
+        }
         return record
     }
 

@@ -88,6 +88,10 @@ enum PromiseChecks {
                 "a renamed fallback handler runs by its former id, a removed one parks the settlement dead, a renamed value type reads",
             body: evolution),
         .init(name: "bad input is a typed error naming what and where, and stores nothing", body: badInput),
+        .init(
+            name:
+                "a settlement and its post to the fallback are one transaction: a refused post leaves the promise pending",
+            body: settlementWithItsPost),
     ]
 
     /// A value that nests one level per `inner`.
@@ -559,5 +563,54 @@ enum PromiseChecks {
             _ = try await app.makePromise(of: Int.self)
         }
         try c.expect({ if case .store(.centerStopped) = stopped { true } else { false } }(), "found \(stopped)")
+    }
+
+    static func settlementWithItsPost(_ c: ConformanceContext) async throws {
+        let store = try c.require(c.store as? any PromiseStore, "a PromiseStore")
+        let registry = try makePromiseRegistry(Locked([]))
+        let app = try await c.center("app", registry: registry)
+        let promise = try await app.makePromise(
+            of: Int.self, id: "atomic", fallback: try Handler(id: "Promised.fallback", registry: registry))
+        let consumer = try c.require(try await app.record(of: promise)?.fallbackConsumer, "a fallback consumer")
+        let signal = try c.require(
+            try await store.consumers(of: "app").first { $0.id == consumer }?.signalID, "the fallback's signal")
+        let settlement = PromiseSettlementRecord(
+            key: "k", outcome: .fulfilled, body: Array("7".utf8), settledAt: Date())
+        let post = PromiseSettlementPost(
+            signalID: signal, payload: Array(#"{"promiseID":"atomic","outcome":"fulfilled","value":7}"#.utf8))
+        let seen = Locked<[PromiseRecord]>([])
+        // Another value type: not settled; the post is asked for the promise as it is.
+        let untouched = try await store.settlePromise(
+            "atomic", with: settlement, ifValueTypeIn: ["Other.Type"],
+            thenPosting: { record throws(SignalError) in
+                seen.withLock { $0.append(record) }
+                return nil
+            })
+        try c.expectEqual(untouched?.isSettled, false, "a promise settled as another value type")
+        try c.expectEqual(seen.withLock { $0.map(\.isSettled) }, [false], "the records the post was asked for")
+        // A post that fails rolls the settlement back.
+        let refused = try await c.error("a settlement whose post fails") {
+            _ = try await store.settlePromise(
+                "atomic", with: settlement, ifValueTypeIn: nil,
+                thenPosting: { record throws(SignalError) in
+                    throw .malformedRecord(table: "promises", key: record.id, column: "body", reason: "refused")
+                })
+        }
+        try c.expect("\(refused)".contains("refused"), "the post's error is thrown, found \(refused)")
+        try c.expectEqual(try await store.promise("atomic")?.isSettled, false, "settled although its post failed")
+        try c.expectEqual(try await store.statistics().pendingDeliveries, 0, "deliveries after a failed post")
+        // Settled and posted together; an unknown promise asks for no post.
+        let settled = try await store.settlePromise(
+            "atomic", with: settlement, ifValueTypeIn: [String(reflecting: Int.self)],
+            thenPosting: { record throws(SignalError) in record.isSettled ? post : nil })
+        try c.expectEqual(settled?.settlement?.key, "k", "the settlement stored")
+        try c.expectEqual(try await store.statistics().pendingDeliveries, 1, "the settlement's post")
+        let unknown = try await store.settlePromise(
+            "nope", with: settlement, ifValueTypeIn: nil,
+            thenPosting: { _ throws(SignalError) in
+                throw .malformedRecord(table: "promises", key: "nope", column: "-", reason: "asked for no promise")
+            })
+        try c.expectEqual(unknown, nil, "settling an unknown promise")
+        try await app.stop()
     }
 }
