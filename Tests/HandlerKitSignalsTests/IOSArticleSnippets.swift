@@ -1,7 +1,7 @@
 // The code of the article "Signals in an iOS app and its extensions" (HandlerKitSignals.docc/
 // SignalsOnIOS.md), compiled: each region between `// snippet: <name>` and `// end snippet` is one of
 // the article's code blocks, character for character, in the article's order
-// (IOSArticleSnippetTests checks it). The Apple frameworks are stand-ins here (IOSStandIns.swift).
+// (ArticleSnippetTests checks it). The Apple frameworks are stand-ins here (IOSStandIns.swift).
 #if !canImport(Darwin)
 import Foundation
 import HandlerKitSignals

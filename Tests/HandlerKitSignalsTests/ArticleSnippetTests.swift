@@ -1,30 +1,37 @@
 import Foundation
 import Testing
 
-/// The code of the article "Signals in an iOS app and its extensions" is the code that compiles: its
-/// Swift blocks are, in order and character for character, the regions of IOSArticleSnippets.swift.
-@Suite struct IOSArticleSnippetTests {
+/// The code of the articles is the code that compiles: the Swift blocks of each article below are, in
+/// order and character for character, the regions of its snippets file, which a target compiles.
+@Suite struct ArticleSnippetTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
-    static let article = "Sources/HandlerKitSignals/HandlerKitSignals.docc/SignalsOnIOS.md"
-    static let snippets = "Tests/HandlerKitSignalsTests/IOSArticleSnippets.swift"
+    static let catalog = "Sources/HandlerKitSignals/HandlerKitSignals.docc/"
+
+    /// Each article, and the file of the target that compiles its snippets.
+    static let articles: [(article: String, snippets: String)] = [
+        (catalog + "SignalsOnIOS.md", "Tests/HandlerKitSignalsTests/IOSArticleSnippets.swift"),
+        // In the probe, which the build plugin generates `@handler` references for.
+        (catalog + "DurablePromises.md", "Tests/SignalsProbe/PromiseArticleSnippets.swift"),
+    ]
 
     static func text(of path: String) throws -> String {
         try String(contentsOf: packageRoot.appending(path: path), encoding: .utf8)
     }
 
-    @Test func theArticleShowsTheCompiledSnippetsInOrder() throws {
-        let blocks = try CodeExtraction.swiftBlocks(in: Self.text(of: Self.article), file: Self.article)
-        let regions = try CodeExtraction.regions(in: Self.text(of: Self.snippets), file: Self.snippets)
+    @Test(arguments: articles.map(\.article))
+    func theArticleShowsTheCompiledSnippetsInOrder(_ article: String) throws {
+        let snippets = try #require(Self.articles.first { $0.article == article }?.snippets)
+        let blocks = try CodeExtraction.swiftBlocks(in: Self.text(of: article), file: article)
+        let regions = try CodeExtraction.regions(in: Self.text(of: snippets), file: snippets)
         #expect(!regions.isEmpty)
         #expect(
             blocks.count == regions.count,
-            "\(Self.article) has \(blocks.count) Swift blocks, \(Self.snippets) \(regions.count) snippets")
+            "\(article) has \(blocks.count) Swift blocks, \(snippets) \(regions.count) snippets")
         for (index, (block, region)) in zip(blocks, regions).enumerated() {
             #expect(
                 block == region.code,
-                "Swift block \(index + 1) of \(Self.article) is not the snippet `\(region.name)`: copy the snippet into it"
-            )
+                "Swift block \(index + 1) of \(article) is not the snippet `\(region.name)`: copy the snippet into it")
         }
     }
 
