@@ -251,7 +251,7 @@ let package = Package(
             name: "HandlerKitSignalsTests",
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
-                "handlerkit-signals-probe", .product(name: "GRDB", package: "GRDB.swift"),
+                "handlerkit-signals-probe", "CHandlerKitDarwinShim", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"), "HandlerKitSignalsService",
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",

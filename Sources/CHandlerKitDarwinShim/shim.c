@@ -81,6 +81,8 @@ int hk_protection_class_at(const char *path) {
     return (int)reply.protection_class;
 }
 
+int hk_open_protected(const char *path) { return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); }
+
 int hk_is_frozen(int fd) {
     struct stat status;
     if (fstat(fd, &status) != 0) return 0;
@@ -202,6 +204,21 @@ int hk_protection_class_at(const char *path) {
     pthread_mutex_unlock(&recorded_lock);
     if (found < 0) errno = ENOENT;
     return found;
+}
+
+static int simulated_lock;
+
+void hk_simulate_locked_device(int locked) { __atomic_store_n(&simulated_lock, locked, __ATOMIC_SEQ_CST); }
+
+int hk_open_protected(const char *path) {
+    if (__atomic_load_n(&simulated_lock, __ATOMIC_SEQ_CST)) {
+        int protection_class = hk_protection_class_at(path);
+        if (protection_class == HK_PROTECTION_COMPLETE || protection_class == HK_PROTECTION_COMPLETE_UNLESS_OPEN) {
+            errno = EPERM;
+            return -1;
+        }
+    }
+    return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 }
 
 int hk_is_frozen(int fd) {

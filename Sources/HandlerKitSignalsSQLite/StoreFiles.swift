@@ -113,7 +113,7 @@ struct StoreFiles {
             // (as the header check reads the database; the store's connection is not open yet).
             guard let protection = Self.protection(of: file), [.complete, .completeUnlessOpen].contains(protection)
             else { continue }
-            let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            let fd = hk_open_protected(file)
             guard fd < 0 else {
                 closeDescriptor(fd)
                 continue

@@ -1,3 +1,4 @@
+import CHandlerKitDarwinShim
 import Foundation
 import HandlerKit
 import HandlerKitSignals
@@ -109,8 +110,15 @@ struct SQLiteStoreSharingTests {
             ), "\(refused.output)")
         #expect(refused.output.contains("handlerkit-signals-probe: run lock file \(path).runs/"), "\(refused.output)")
     }
+}
 
-    // MARK: Data protection
+/// The store's data protection: the class of the files it makes, and, on a locked device, a file of a
+/// class that keeps it closed then is refused naming it. Serialized: the locked device (simulated on
+/// Linux by the shim, for the files of classes this process recorded) lasts one test.
+@Suite("Signals: SQLite store files' data protection", .serialized)
+struct SQLiteStoreDataProtectionTests {
+    let folder = TemporaryFolder()
+    var path: String { folder.path + "/signals.sqlite" }
 
     @Test func theDefaultProtectionLetsProcessesOpenTheStoreWhileTheDeviceIsLocked() {
         #expect(SQLiteSignalStore.Options().fileProtection == .completeUntilFirstUserAuthentication)
@@ -136,6 +144,33 @@ struct SQLiteStoreSharingTests {
             #expect(SQLiteSignalStore.fileProtection(of: file) == .complete, "\(file)")
         }
         try await center.stop()
+    }
+
+    /// On a locked device the files of class complete (or complete unless open) cannot be opened: a
+    /// process that opens such a store then gets `storeUnavailable` naming the file and what to do;
+    /// a store of the default class opens. Once the device is unlocked, the first store opens.
+    @Test func aStoreOfCompleteProtectionIsRefusedWhileTheDeviceIsLocked() async throws {
+        _ = try await SQLiteSignalStore(path: path, options: .init(fileProtection: .complete)).statistics()
+        let other = folder.path + "/other.sqlite"
+        _ = try await SQLiteSignalStore(path: other).statistics()
+        #expect(SQLiteSignalStore.fileProtection(of: path) == .complete)
+        hk_simulate_locked_device(1)
+        defer { hk_simulate_locked_device(0) }
+        let refused = #expect(throws: SignalError.self) {
+            try SQLiteSignalStore(path: path, options: .init(fileProtection: .completeUntilFirstUserAuthentication))
+        }
+        guard case .storeUnavailable(let file, let reason)? = refused else {
+            Issue.record("expected storeUnavailable, found \(String(describing: refused))")
+            return
+        }
+        #expect(file == path)
+        #expect(
+            reason.contains("operation not permitted: on Apple platforms, a file whose data protection is complete"))
+        #expect(reason.contains("FileProtection.completeUntilFirstUserAuthentication"))
+        #expect("\(refused.map(String.init(describing:)) ?? "")".contains(path))
+        _ = try await SQLiteSignalStore(path: other).statistics()
+        hk_simulate_locked_device(0)
+        _ = try await SQLiteSignalStore(path: path).statistics()
     }
 }
 

@@ -63,6 +63,20 @@ int hk_set_protection_class(int fd, int protection_class);
 /// recorded for the file, or -1 with ENOENT when none.
 int hk_protection_class_at(const char *path);
 
+/// Opens the file at `path` read-only (and non-blocking) as the system lets this process now: a
+/// file whose class is complete (or complete unless open) cannot be opened while the device is
+/// locked. Apple platforms: `open`, which then fails with EPERM. Linux has no data protection: `open`,
+/// except while `hk_simulate_locked_device(1)` is in effect, when a file whose recorded class is one of
+/// those two fails with EPERM as on a locked device.
+/// Returns the descriptor, or -1 with `errno` set.
+int hk_open_protected(const char *path);
+
+#if !defined(__APPLE__)
+/// Linux only, for tests: while `locked` is 1, `hk_open_protected` refuses the files of this
+/// process's recorded classes complete and complete unless open, as a locked device would.
+void hk_simulate_locked_device(int locked);
+#endif
+
 // MARK: Immutable files
 
 /// 1 when the file open as `fd` is immutable or append-only (`chflags uchg`, `chattr +i`), 0 when it
