@@ -123,21 +123,6 @@ enum SQLiteSchema {
         """,
     ]
 
-    /// Refuses an existing database that is not a signal store, or a signal store of a newer version,
-    /// before the store's own connection (which switches the file to WAL) opens it, waiting for other
-    /// processes' locks as `busyMode` says. A missing or empty file is left for the store to create.
-    static func checkExisting(path: String, busyMode: Database.BusyMode) throws {
-        // `stat`, not FileManager's attributes, which look the owner up in the user and group
-        // databases: memory an app extension pays for.
-        guard StoreFiles.size(of: path) ?? 0 > 0 else { return }
-        var configuration = Configuration()
-        configuration.label = "HandlerKitSignals check"
-        configuration.busyMode = busyMode
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        defer { try? queue.close() }
-        _ = try queue.read { db in try version(of: db, path: path) }
-    }
-
     /// The schema version of the signal store in `db` (0 for an empty database).
     ///
     /// - Throws: `SignalError.notASignalStore` for a database that holds anything else,

@@ -6,6 +6,11 @@ extension SQLiteSignalStore {
     /// Opens the database of the store at `path`: checks its files, refuses what is not a signal store
     /// or is newer, switches it to WAL, migrates it and marks it.
     ///
+    /// One connection does it all: it checks the database before anything else (in its preparation,
+    /// before WAL is switched on, so a foreign database is refused untouched). A separate connection
+    /// to check it would checkpoint the `-wal` file when it closes (syncing it, the folder and the
+    /// database file) and remove it, for the store's connection to make it again.
+    ///
     /// SQLite answers some steps of opening with `SQLITE_BUSY` at once, without calling the busy
     /// handler: switching a new database to WAL while another connection writes it, and opening while
     /// the last connection of another process checkpoints and removes the `-wal` file on closing. So
@@ -17,10 +22,8 @@ extension SQLiteSignalStore {
         while true {
             do {
                 try files.checkBeforeOpening()
-                try SQLiteSchema.checkExisting(
-                    path: path, busyMode: .callback(busyCallback(budget: options.busyTimeout)))
                 try files.makeMissingFiles(protection: options.fileProtection)
-                let queue = try DatabaseQueue(path: path, configuration: configuration(options))
+                let queue = try DatabaseQueue(path: path, configuration: configuration(options, path: path))
                 try queue.writeWithoutTransaction { db in
                     try db.inTransaction(.immediate) {
                         try SQLiteSchema.migrate(db, path: path)
@@ -41,17 +44,16 @@ extension SQLiteSignalStore {
     }
 
     /// Opens the database again after a suspension closed it. The files are checked as at the first
-    /// opening; a database that still bears this version's mark needs neither the separate check nor
-    /// the migration, each of which closes a connection (checkpointing the `-wal` file, syncing and
-    /// removing it): one read on the new connection confirms the mark. Anything else (another version
-    /// migrated the store meanwhile, the file was replaced, the database was busy) goes the way of
-    /// the first opening, which reports what is wrong.
+    /// opening; a database that still bears this version's mark needs no migration, whose write
+    /// transaction would wait for other processes' writes: one read on the new connection confirms
+    /// the mark. Anything else (another version migrated the store meanwhile, the file was replaced,
+    /// the database was busy) goes the way of the first opening, which reports what is wrong.
     static func reopenDatabase(path: String, options: Options) throws(SignalError) -> DatabaseQueue {
         let files = StoreFiles(path: path)
         do {
             try files.checkBeforeOpening()
             try files.makeMissingFiles(protection: options.fileProtection)
-            let queue = try DatabaseQueue(path: path, configuration: configuration(options))
+            let queue = try DatabaseQueue(path: path, configuration: configuration(options, path: path))
             let marked = try queue.read { db in
                 try Int32.fetchOne(db, sql: "PRAGMA application_id") == SQLiteSchema.applicationID
                     && Int.fetchOne(db, sql: "PRAGMA user_version") == SQLiteSchema.version
@@ -73,14 +75,22 @@ extension SQLiteSignalStore {
         return false
     }
 
-    /// The configuration of the store's connection.
-    private static func configuration(_ options: Options) -> Configuration {
+    /// The configuration of the store's connection to the database at `path`.
+    private static func configuration(_ options: Options, path: String) -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .callback(busyCallback(budget: options.busyTimeout))
         configuration.label = "HandlerKitSignals"
         let synchronous = options.flushEveryCommit ? "FULL" : "NORMAL"
         let maximumSize = options.maximumSize
         configuration.prepareDatabase { db in
+            // First, before anything changes the file: a database that is not a signal store, or is
+            // a newer one, is refused untouched (`SignalError.notASignalStore`, `.newerSchema`).
+            // In one read transaction: a process migrating the new store meanwhile is seen before or
+            // after its migration, not halfway.
+            try db.inTransaction(.deferred) {
+                _ = try SQLiteSchema.version(of: db, path: path)
+                return .commit
+            }
             // WAL is switched on here rather than with GRDB's `journalMode = .wal`, which also makes
             // sure of a non-empty `-wal` file for a pool's readers (this store has one connection): at
             // every opening it reads the file's attributes through FileManager (the owner's name from

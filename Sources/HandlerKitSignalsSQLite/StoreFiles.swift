@@ -69,10 +69,7 @@ struct StoreFiles {
         }
         // The header first, then the size, then the `-wal` file: the order in which a checkpoint
         // changes them.
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 100), let end = try? handle.seekToEnd() else { return }
-        let size = Int(end)
+        guard let (header, size) = Self.header(of: path) else { return }
         guard size >= 100 else {
             throw cut("the file is \(size) bytes, shorter than the 100-byte header of an SQLite database")
         }
@@ -128,9 +125,10 @@ struct StoreFiles {
     /// Makes the store's files that SQLite would make with the folder's data protection, before
     /// SQLite opens them, so that they are made with `protection` instead (SQLite keeps the files it
     /// finds): a missing database file (empty: a new store; SQLite's permission bits, `0644` less the
-    /// umask), and the missing `-wal` and `-shm` files of a database in WAL mode (empty: files SQLite
-    /// has not written yet; the database file's bits, as SQLite makes them). A new database is not in
-    /// WAL mode until SQLite opens it: its first `-wal` and `-shm` files are SQLite's.
+    /// umask), and the missing `-wal` and `-shm` files of a signal store in WAL mode (empty: files
+    /// SQLite has not written yet; the database file's bits, as SQLite makes them). A new database is
+    /// not in WAL mode until SQLite opens it: its first `-wal` and `-shm` files are SQLite's; nor are
+    /// files made beside a database that is not a signal store, which opening then refuses.
     ///
     /// - Throws: `SignalError.storeReadOnly` naming the folder where a file cannot be made for want of
     ///   permission or on a read-only file system, `.storeUnavailable` naming a file that cannot be
@@ -141,7 +139,7 @@ struct StoreFiles {
                 closeDescriptor(fd)
                 return
             }
-            guard isInWALMode else { return }
+            guard isSignalStoreInWALMode else { return }
             let maker = StoreFileMaker(database: path, protection: protection)
             for file in [wal, sharedMemory] {
                 if let fd = try maker.create(file) { closeDescriptor(fd) }
@@ -154,12 +152,29 @@ struct StoreFiles {
         }
     }
 
-    /// Whether the database file's header says it is in WAL mode (its read and write versions are 2).
-    private var isInWALMode: Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+    /// Whether the database file's header says it is a signal store (its application id) in WAL mode
+    /// (its read and write versions are 2). Authoritative when the `-wal` file is missing: the
+    /// database file then holds every commit.
+    private var isSignalStoreInWALMode: Bool {
+        guard let (header, _) = Self.header(of: path), header.count >= 72 else { return false }
+        let application = header[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         return header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
+            && Int32(bitPattern: application) == SQLiteSchema.applicationID
+    }
+
+    /// The first 100 bytes of the file at `path` (fewer when it is shorter) and its size; `nil` when
+    /// it cannot be read. Read with `open` and `read`, not `FileHandle`, whose module an app extension
+    /// would otherwise load for these bytes.
+    private static func header(of path: String) -> (bytes: [UInt8], size: Int)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { closeDescriptor(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 100)
+        let count = read(fd, &bytes, bytes.count)
+        guard count >= 0 else { return nil }
+        return (Array(bytes.prefix(count)), Int(status.st_size))
     }
 
     /// Writes the marker of a store that is open (just made, or made by a version that wrote none).
