@@ -17,6 +17,7 @@
 //   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
 //   HandlerKitSignalsService   a signal center as a swift-service-lifecycle `Service`, for servers
 //   handlerkit-signals         the command line that looks inside a signal store and repairs it
+//   SignalStoreOpening         what the operators' tools share: a store opened from a path or a postgres:// URL
 import CompilerPluginSupport
 import PackageDescription
 
@@ -208,11 +209,17 @@ let package = Package(
         .executableTarget(
             name: "handlerkit-signals",
             dependencies: [
-                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
+                "HandlerKitSignals", "SignalStoreOpening",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser",
                     condition: .when(traits: ["SignalsCommandLine"])),
             ]
+        ),
+        // What the operators' tools share: a store opened from its path or URL, read-only or for an
+        // action, and ages such as `15m`. Not a product.
+        .target(
+            name: "SignalStoreOpening",
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres"]
         ),
         // Runs the built command line on stores with known content (with the trait SignalsCommandLine).
         .testTarget(
