@@ -246,6 +246,15 @@ let package = Package(
                     name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["SignalsDashboard"])),
             ]
         ),
+        // Runs the built dashboard on an SQLite store with known content and drives it with headless
+        // Chromium (with the trait SignalsDashboard).
+        .testTarget(
+            name: "HandlerKitSignalsDashboardTests",
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
+                "SignalsTestSupport", "handlerkit-dashboard",
+            ]
+        ),
         // Runs the built command line on stores with known content (with the trait SignalsCommandLine).
         .testTarget(
             name: "HandlerKitSignalsCommandLineTests",
