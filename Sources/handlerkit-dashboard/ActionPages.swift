@@ -10,7 +10,7 @@ extension Dashboard {
     static let maximumRequeue = 1_000
 
     /// The fields of the requeue form: one delivery's key, or the filters the dead ones matched
-    /// (with the time `older-than` meant when the form was shown).
+    /// (with `made-before`, the time the form was shown less `older-than`).
     var requeueFields: Set<String> {
         ["form-token", "token", "key", "component", "signal", "handler", "consumer", "made-before"]
     }
@@ -44,7 +44,8 @@ extension Dashboard {
             return Page(title: "Requeue delivery \(key)?", section: .deliveries, body: HTML(body))
         }
         let filters = try DeliveryQuery(parameters)
-        let madeBefore = filters.age.map { now.addingTimeInterval(-$0.seconds) }
+        // Fixed now, so that no delivery made after this page was shown is requeued by its form.
+        let madeBefore = now.addingTimeInterval(-(filters.age?.seconds ?? 0))
         var filter = filters.filter(now: now, limit: Self.maximumRequeue + 1)
         filter.states = [.dead]
         let dead = try await reader.deliveries(matching: filter)
@@ -59,7 +60,7 @@ extension Dashboard {
         body += dead.count > count ? " (the oldest \(count); more match: confirm again for the rest)." : "."
         body += "</p><p>Filters: \(Self.describe(filters))</p>" + Self.keyList(dead.prefix(count).map(\.key))
         var hidden = filters.items(states: false).filter { $0.0 != "older-than" }
-        if let madeBefore { hidden.append(("made-before", "\(madeBefore.timeIntervalSince1970)")) }
+        hidden.append(("made-before", "\(madeBefore.timeIntervalSince1970)"))
         body += confirmation(
             action: "/requeue", hidden: hidden,
             button: "Requeue \(HTML.count(count, "dead delivery", "dead deliveries"))",

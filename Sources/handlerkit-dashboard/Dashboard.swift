@@ -43,7 +43,8 @@ struct Dashboard: Sendable {
         if let frameOptions = HTTPField.Name("X-Frame-Options") { headers[frameOptions] = "DENY" }
         // Not no-referrer: with it, browsers send `Origin: null` with the dashboard's own forms.
         if let referrerPolicy = HTTPField.Name("Referrer-Policy") { headers[referrerPolicy] = "same-origin" }
-        let html = page.render(location: location.text, actionsEnabled: requestGuard.actionsEnabled)
+        // The store's own name for itself: a PostgreSQL URL's password is not shown.
+        let html = page.render(location: reader.store.location, actionsEnabled: requestGuard.actionsEnabled)
         let body: ResponseBody =
             request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: html))
         return Response(status: page.status, headers: headers, body: body)

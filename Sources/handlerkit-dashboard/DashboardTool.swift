@@ -61,7 +61,9 @@ enum DashboardTool {
                     ? "actions disabled: start with --token TOKEN (or \(DashboardOptions.tokenVariable)) to enable them"
                     : "actions enabled: requeue and discard ask for the token"
                 FileHandle.standardOutput.write(
-                    Data("handlerkit-dashboard: serving \(options.store) on http://\(host):\(port)/\n\(actions)\n".utf8)
+                    Data(
+                        "handlerkit-dashboard: serving \(reader.store.location) on http://\(host):\(port)/\n\(actions)\n"
+                            .utf8)
                 )
             },
             logger: logger)
