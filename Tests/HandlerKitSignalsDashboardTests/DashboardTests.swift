@@ -188,6 +188,27 @@ struct DashboardTests {
         #expect(try browser.text("#attempts") == "0")
         #expect(try await deliveryState(key) == .pending)
         #expect(try await deliveryState("\(dead.rawValue)/2") == .dead, "only the confirmed delivery")
+
+        // Requeue every dead delivery the dead letters list shows (one is left), then discard the
+        // pending delivery of signal s.
+        try browser.open(base + "/dead?handler=Sink.fail")
+        try browser.leave(by: "document.querySelector('a[href^=\"/requeue\"]').click()")
+        try screenshot(browser, "10-confirm-requeue-matching")
+        #expect(try browser.text("#to-change") == "1")
+        try browser.evaluate("document.getElementById('token').value = \(HeadlessChromium.quoted(token))")
+        try browser.leave(by: "document.getElementById('confirm').click()")
+        #expect(try browser.text("#result") == "Requeued 1 delivery: pending, due now.")
+        #expect(try browser.text("#keys") == "\(dead.rawValue)/2")
+        #expect(try await deliveryState("\(dead.rawValue)/2") == .pending)
+
+        let pending = "\(receiving.rawValue)/2"
+        try browser.open(base + "/delivery?key=" + Self.encoded(pending))
+        try browser.leave(by: "document.querySelector('a[href^=\"/discard\"]').click()")
+        try browser.evaluate("document.getElementById('token').value = \(HeadlessChromium.quoted(token))")
+        try browser.leave(by: "document.getElementById('confirm').click()")
+        try screenshot(browser, "11-discarded")
+        #expect(try browser.text("#result")?.hasPrefix("Discarded delivery \(pending) (it was pending)") == true)
+        #expect(try await deliveryState(pending) == nil)
     }
 
     @Test func crossSiteAndUnconfirmedRequestsChangeNothing() async throws {
