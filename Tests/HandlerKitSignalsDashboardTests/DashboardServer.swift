@@ -15,16 +15,7 @@ struct DashboardServer {
     /// Starts the dashboard on `store` with `arguments` after the store, and returns once it says
     /// where it listens. Its output goes to files in `folder`.
     static func start(store: String, _ arguments: [String] = [], folder: String) async throws -> DashboardServer {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var executable: URL?
-        for _ in 0..<4 where executable == nil {
-            let candidate = directory.appending(path: "handlerkit-dashboard", directoryHint: .notDirectory)
-            if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) {
-                executable = candidate
-            }
-            directory = directory.deletingLastPathComponent()
-        }
-        guard let executable else { throw Failure(description: "handlerkit-dashboard not found next to the tests") }
+        let executable = try executable()
         let output = folder + "/dashboard-\(UUID().uuidString).out"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         _ = FileManager.default.createFile(atPath: output + ".err", contents: nil)
@@ -52,6 +43,19 @@ struct DashboardServer {
         process.terminate()
         let errors = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
         throw Failure(description: "the dashboard did not start: \(errors)")
+    }
+
+    /// The built dashboard, found next to the test bundle.
+    static func executable() throws -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appending(path: "handlerkit-dashboard", directoryHint: .notDirectory)
+            if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) {
+                return candidate
+            }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw Failure(description: "handlerkit-dashboard not found next to the tests")
     }
 
     /// Stops it (SIGTERM) and waits for it to end.

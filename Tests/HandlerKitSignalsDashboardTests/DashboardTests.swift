@@ -16,11 +16,13 @@ import FoundationNetworking
 /// refused, and reads that leave the store's file as it was. Each page's screenshot is written to
 /// `.build/dashboard-screenshots/`.
 ///
-/// Without Chromium the suite is skipped and says how to install it; with `CI` set it fails instead.
-@Suite(
-    "Signals: the handlerkit-dashboard web dashboard", .serialized,
-    .disabled(if: !HeadlessChromium.isExpected, Comment(rawValue: HeadlessChromium.howToRun)))
+/// Without Chromium the tests that need it are skipped and say how to install it; with `CI` set they
+/// fail instead.
+@Suite("Signals: the handlerkit-dashboard web dashboard", .serialized)
 struct DashboardTests {
+    static let needsChromium = Testing.ConditionTrait.disabled(
+        if: !HeadlessChromium.isExpected, Comment(rawValue: HeadlessChromium.howToRun))
+
     let folder = TemporaryFolder()
     var path: String { folder.path + "/signals.sqlite" }
     let token = "test-token-\(UInt32.random(in: 0...UInt32.max))"
@@ -84,7 +86,7 @@ struct DashboardTests {
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 
-    @Test func pagesShowTheStoreAndARequeueIsConfirmedInTheBrowser() async throws {
+    @Test(needsChromium) func pagesShowTheStoreAndARequeueIsConfirmedInTheBrowser() async throws {
         let (dead, receiving) = try await makeStore()
         let before = try fileState()
         let server = try await DashboardServer.start(store: path, ["--token", token], folder: folder.path)
@@ -211,7 +213,7 @@ struct DashboardTests {
         #expect(try await deliveryState(pending) == nil)
     }
 
-    @Test func crossSiteAndUnconfirmedRequestsChangeNothing() async throws {
+    @Test(needsChromium) func crossSiteAndUnconfirmedRequestsChangeNothing() async throws {
         let (dead, _) = try await makeStore()
         let key = "\(dead.rawValue)/2"
         let server = try await DashboardServer.start(store: path, ["--token", token], folder: folder.path)

@@ -18,11 +18,13 @@ final class HeadlessChromium {
     /// How long one command, or a page's load, may take.
     static let timeout: Double = 20
 
-    /// The browser's path: `HANDLERKIT_CHROMIUM`, or `chromium` / `chromium-browser` / `google-chrome`
-    /// on the `PATH`.
+    /// The browser's path: `HANDLERKIT_CHROMIUM` (none when that is not an executable), or `chromium`
+    /// / `chromium-browser` / `google-chrome` on the `PATH`.
     static let path: String? = {
         let environment = ProcessInfo.processInfo.environment
-        if let path = environment["HANDLERKIT_CHROMIUM"], !path.isEmpty { return path }
+        if let path = environment["HANDLERKIT_CHROMIUM"], !path.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+        }
         let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         for name in ["chromium", "chromium-browser", "google-chrome"] {
             for folder in folders where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
