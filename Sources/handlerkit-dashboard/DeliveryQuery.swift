@@ -21,8 +21,6 @@ struct DeliveryQuery: Sendable {
     var age: Age?
     var limit = Self.defaultLimit
 
-    init() {}
-
     /// The filters `parameters` give; throws saying which one is not valid.
     init(_ parameters: Parameters) throws(InputError) {
         let states = try parameters.all("state").map { (text: String) throws(InputError) -> DeliveryFilter.State in
@@ -59,11 +57,6 @@ struct DeliveryQuery: Sendable {
             states: states, component: component, signalID: signal, handlerID: handler,
             consumerID: consumer.map(ConsumerID.init), madeBefore: age.map { now.addingTimeInterval(-$0.seconds) },
             limit: limit)
-    }
-
-    /// Whether a filter other than the state is given.
-    var narrows: Bool {
-        component != nil || signal != nil || handler != nil || consumer != nil || age != nil
     }
 
     /// The parameters again, for a link (without the states when `states` is false, and without the
