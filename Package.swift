@@ -17,6 +17,8 @@
 //   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
 //   HandlerKitSignalsService   a signal center as a swift-service-lifecycle `Service`, for servers
 //   handlerkit-signals         the command line that looks inside a signal store and repairs it
+//   handlerkit-dashboard       the same as a web dashboard on a local port
+//   SignalStoreOpening         what the two share: a store opened from a file path or a postgres:// URL
 import CompilerPluginSupport
 import PackageDescription
 
@@ -37,6 +39,7 @@ let package = Package(
         .library(name: "HandlerKitSignalsTestKit", targets: ["HandlerKitSignalsTestKit"]),
         .library(name: "HandlerKitSignalsService", targets: ["HandlerKitSignalsService"]),
         .executable(name: "handlerkit-signals", targets: ["handlerkit-signals"]),
+        .executable(name: "handlerkit-dashboard", targets: ["handlerkit-dashboard"]),
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
@@ -56,6 +59,11 @@ let package = Package(
         .trait(
             name: "SignalsCommandLine",
             description: "The handlerkit-signals command line (brings in swift-argument-parser)"),
+        // And for the operators' web dashboard: no client of the libraries fetches Hummingbird and its
+        // server stack. `swift run --traits SignalsDashboard handlerkit-dashboard <store>`.
+        .trait(
+            name: "SignalsDashboard",
+            description: "The handlerkit-dashboard web dashboard (brings in Hummingbird)"),
     ],
     // None for the tools: every client of the build plugin compiles `handlergen` and what it depends on in
     // its clean build, so its command line is parsed by hand (Sources/handlergen/CommandLineArguments.swift) rather
@@ -80,6 +88,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The handlerkit-signals command line's arguments, subcommands and help (behind its trait).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The handlerkit-dashboard web server (behind its trait): Hummingbird is a well-kept server of the
+        // SwiftNIO ecosystem, small beside Vapor, and in no library product. Without its default traits,
+        // which bring in swift-configuration (unused here).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Its header types, named directly for the dashboard's own headers (Hummingbird depends on it
+        // already, so it adds nothing to resolve or build).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(name: "HandlerKit", dependencies: ["HandlerKitMacros"]),
@@ -208,10 +223,36 @@ let package = Package(
         .executableTarget(
             name: "handlerkit-signals",
             dependencies: [
-                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
+                "HandlerKitSignals", "SignalStoreOpening",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser",
                     condition: .when(traits: ["SignalsCommandLine"])),
+            ]
+        ),
+        // What handlerkit-signals and handlerkit-dashboard share: a store opened from its path or URL,
+        // read-only or for an action, and ages such as `15m`. Not a product.
+        .target(
+            name: "SignalStoreOpening",
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres"]
+        ),
+        // `handlerkit-dashboard`: the same look and repairs as a web dashboard on a local port, pages of
+        // HTML without scripts. Without the trait SignalsDashboard it only says how to build it.
+        .executableTarget(
+            name: "handlerkit-dashboard",
+            dependencies: [
+                "HandlerKitSignals", "SignalStoreOpening",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["SignalsDashboard"])),
+                .product(
+                    name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["SignalsDashboard"])),
+            ]
+        ),
+        // Runs the built dashboard on an SQLite store with known content and drives it with headless
+        // Chromium (with the trait SignalsDashboard).
+        .testTarget(
+            name: "HandlerKitSignalsDashboardTests",
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
+                "SignalsTestSupport", "handlerkit-dashboard",
             ]
         ),
         // Runs the built command line on stores with known content (with the trait SignalsCommandLine).

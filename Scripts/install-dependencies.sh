@@ -6,6 +6,8 @@
 #     HandlerKitSignals' store.
 #   - PostgreSQL's server (Debian/Ubuntu: postgresql), which Scripts/with-postgres.sh starts as a
 #     throwaway server for HandlerKitSignalsPostgres' tests and benchmark.
+#   - Chromium (Debian: chromium), which the web dashboard's tests drive headless to load its pages,
+#     click through a requeue and take screenshots.
 #
 # Idempotent and quiet when everything is already installed. Installs with apt-get when running as
 # root on Debian/Ubuntu; otherwise explains what to do and exits non-zero.
@@ -32,6 +34,11 @@ have_postgres_server() {
     return 1
 }
 
+have_chromium() {
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+        || command -v google-chrome >/dev/null 2>&1
+}
+
 case "$(uname -s)" in
 Darwin)
     # Xcode and the Command Line Tools ship libclang.dylib.
@@ -52,13 +59,14 @@ missing=()
 have_system_libclang || missing+=(libclang-dev)
 have_sqlite_headers || missing+=(libsqlite3-dev)
 have_postgres_server || missing+=(postgresql)
+have_chromium || missing+=(chromium)
 if [[ ${#missing[@]} -eq 0 ]]; then
     exit 0
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "install-dependencies: missing ${missing[*]} and apt-get is not available." >&2
-    echo "  Install libclang and SQLite's headers with your package manager (Fedora: dnf install clang-devel sqlite-devel)," >&2
+    echo "  Install libclang, SQLite's headers and Chromium with your package manager (Fedora: dnf install clang-devel sqlite-devel chromium)," >&2
     echo "  or set HANDLERKIT_LIBCLANG to the path of libclang.so." >&2
     exit 1
 fi
@@ -89,5 +97,9 @@ if ! have_postgres_server; then
 fi
 if ! have_sqlite_headers; then
     echo "install-dependencies: libsqlite3-dev installed but /usr/include/sqlite3.h is missing" >&2
+    exit 1
+fi
+if ! have_chromium; then
+    echo "install-dependencies: chromium installed but no chromium command found" >&2
     exit 1
 fi

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import HandlerKitSignals
+import SignalStoreOpening
 
 #if canImport(Glibc)
 import Glibc

@@ -2,8 +2,7 @@
 import ArgumentParser
 import Foundation
 import HandlerKitSignals
-import HandlerKitSignalsPostgres
-import HandlerKitSignalsSQLite
+import SignalStoreOpening
 
 /// The store a command works on, and how its output is written.
 struct StoreOptions: ParsableArguments {
@@ -13,43 +12,18 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Write JSON (for scripts) instead of text.")
     var json = false
 
-    /// Whether `store` names a PostgreSQL store.
-    var isPostgres: Bool { store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") }
+    /// Where the store is.
+    var location: StoreLocation { StoreLocation(store, tool: "handlerkit-signals", trait: "SignalsCommandLine") }
 
     /// The store opened read-only, for an inspector.
     func openForReading() throws -> SignalStoreInspector {
-        SignalStoreInspector(store: try open(readsOnly: true))
+        try location.openForReading()
     }
 
     /// The store opened for an action (after checking, read-only, that it is a signal store: an
     /// action never makes a new store).
     func openForChanging() async throws -> SignalStoreInspector {
-        _ = try await openForReading().store.statistics()
-        return SignalStoreInspector(store: try open(readsOnly: false))
-    }
-
-    private func open(readsOnly: Bool) throws -> any InspectableSignalStore {
-        if isPostgres {
-            #if PostgreSQL
-            let settings = try PostgresSettings(url: store)
-            var options = PostgresSignalStore.Options()
-            options.reconnectFor = .seconds(3)
-            options.connectionTimeout = .seconds(5)
-            return readsOnly
-                ? try PostgresSignalStore(inspecting: settings, options: options)
-                : try PostgresSignalStore(settings: settings, options: options)
-            #else
-            throw SignalError.storeUnavailable(
-                path: "postgres URL",
-                reason:
-                    "this handlerkit-signals was built without HandlerKit's package trait PostgreSQL; build it with --traits SignalsCommandLine,PostgreSQL"
-            )
-            #endif
-        }
-        let options = SQLiteSignalStore.Options(busyTimeout: .seconds(5))
-        return readsOnly
-            ? try SQLiteSignalStore(inspecting: store, options: options)
-            : try SQLiteSignalStore(path: store, options: options)
+        try await location.openForChanging()
     }
 }
 
@@ -82,17 +56,12 @@ struct FilterOptions: ParsableArguments {
 }
 
 /// An age on the command line: a number and a unit (s, m, h, d).
-struct Age: ExpressibleByArgument, Sendable {
-    var seconds: Double
-
-    init?(argument: String) {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
-        guard let unit = argument.last.flatMap({ units[$0] }), let number = Double(argument.dropLast()), number >= 0
-        else { return nil }
-        seconds = number * unit
+extension Age: ExpressibleByArgument {
+    package init?(argument: String) {
+        self.init(argument)
     }
 
-    static var defaultCompletionKind: CompletionKind { .default }
+    package static var defaultCompletionKind: CompletionKind { .default }
 }
 
 extension DeliveryFilter.State: ExpressibleByArgument {}

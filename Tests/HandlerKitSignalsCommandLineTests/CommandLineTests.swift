@@ -45,20 +45,23 @@ struct CommandLineTests {
         var errors: String
     }
 
-    /// Runs the tool with `arguments`, standard input not a terminal.
-    func tool(_ arguments: String...) async throws -> Outcome {
+    /// The built tool, found next to the test bundle.
+    func executable() throws -> URL {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var executable: URL?
-        for _ in 0..<4 where executable == nil {
+        for _ in 0..<4 {
             let candidate = directory.appending(path: "handlerkit-signals", directoryHint: .notDirectory)
             if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) {
-                executable = candidate
+                return candidate
             }
             directory = directory.deletingLastPathComponent()
         }
+        throw ToolNotFound()
+    }
+
+    /// Runs the tool with `arguments`, standard input not a terminal.
+    func tool(_ arguments: String...) async throws -> Outcome {
         let process = Process()
-        guard let executable else { throw ToolNotFound() }
-        process.executableURL = executable
+        process.executableURL = try executable()
         process.arguments = arguments
         let output = folder.path + "/out-\(UUID().uuidString)"
         let errors = output + ".err"

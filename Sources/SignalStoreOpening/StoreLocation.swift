@@ -1,0 +1,69 @@
+import Foundation
+import HandlerKitSignals
+import HandlerKitSignalsPostgres
+import HandlerKitSignalsSQLite
+
+/// A signal store named by an operator: the path of an SQLite store's database file, or a
+/// `postgres://` URL (with `?schema=NAME`). The operators' tools open it read-only to look, and for
+/// changing only for an action.
+package struct StoreLocation: Sendable {
+    /// The path or URL as given.
+    package var text: String
+    /// The tool and the package trait it is built with, for the message of a tool built without
+    /// the trait `PostgreSQL` that is given a URL.
+    package var tool: String
+    package var trait: String
+
+    package init(_ text: String, tool: String, trait: String) {
+        self.text = text
+        self.tool = tool
+        self.trait = trait
+    }
+
+    /// Whether `text` names a PostgreSQL store.
+    package var isPostgres: Bool { text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") }
+
+    /// The store opened read-only, for an inspector: looking writes nothing and makes no store.
+    package func openForReading() throws -> SignalStoreInspector {
+        SignalStoreInspector(store: try open(readsOnly: true))
+    }
+
+    /// The store opened for an action (after checking, read-only, that it is a signal store: an
+    /// action never makes a new store).
+    package func openForChanging() async throws -> SignalStoreInspector {
+        _ = try await openForReading().store.statistics()
+        return SignalStoreInspector(store: try open(readsOnly: false))
+    }
+
+    /// Closes what a store opened by ``openForChanging()`` holds open that its release does not
+    /// close: a PostgreSQL store's connections. A long-running tool calls it after each action.
+    package static func close(_ inspector: SignalStoreInspector) async {
+        #if PostgreSQL
+        if let store = inspector.store as? PostgresSignalStore { await store.close() }
+        #endif
+    }
+
+    private func open(readsOnly: Bool) throws -> any InspectableSignalStore {
+        if isPostgres {
+            #if PostgreSQL
+            let settings = try PostgresSettings(url: text)
+            var options = PostgresSignalStore.Options()
+            options.reconnectFor = .seconds(3)
+            options.connectionTimeout = .seconds(5)
+            return readsOnly
+                ? try PostgresSignalStore(inspecting: settings, options: options)
+                : try PostgresSignalStore(settings: settings, options: options)
+            #else
+            throw SignalError.storeUnavailable(
+                path: "postgres URL",
+                reason:
+                    "this \(tool) was built without HandlerKit's package trait PostgreSQL; build it with --traits \(trait),PostgreSQL"
+            )
+            #endif
+        }
+        let options = SQLiteSignalStore.Options(busyTimeout: .seconds(5))
+        return readsOnly
+            ? try SQLiteSignalStore(inspecting: text, options: options)
+            : try SQLiteSignalStore(path: text, options: options)
+    }
+}
