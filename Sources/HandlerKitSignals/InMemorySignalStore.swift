@@ -468,19 +468,10 @@ public final class InMemorySignalStore: SignalStore {
 
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
         state.withLock { state in
-            var statistics = SignalStoreStatistics()
-            statistics.runs = state.runs.count
-            statistics.consumers = state.consumers.count
-            statistics.signals = state.signals.count
-            statistics.completions = state.completions.count
-            for delivery in state.deliveries.values {
-                switch delivery.state {
-                case .pending: statistics.pendingDeliveries += 1
-                case .claimed: statistics.claimedDeliveries += 1
-                case .dead: statistics.deadDeliveries += 1
-                }
-            }
-            return statistics
+            SignalStoreStatistics(
+                runs: state.runs.count, consumers: state.consumers.count, signals: state.signals.count,
+                completions: state.completions.count,
+                deliveries: state.deliveries.values.map { (state: $0.state.rawValue, count: 1) })
         }
     }
 

@@ -818,27 +818,26 @@ public final class PostgresSignalStore: SignalStore {
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
         try await prepare()
         return try await connections.run("reading statistics") { connection, _ in
+            // One row per stored state of the deliveries (one without a state when there are none), each
+            // with the counts of the other tables.
             let rows = try await connection.query(
                 """
-                SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM consumers),
-                       (SELECT count(*) FROM signals), (SELECT count(*) FROM completions),
-                       (SELECT count(*) FROM deliveries WHERE state = \(unescaped: pending)),
-                       (SELECT count(*) FROM deliveries WHERE state = \(unescaped: claimed)),
-                       (SELECT count(*) FROM deliveries WHERE state NOT IN (\(unescaped: pending), \(unescaped: claimed)))
+                SELECT t.runs, t.consumers, t.signals, t.completions, d.state, d.count
+                FROM (SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM consumers) AS consumers,
+                             (SELECT count(*) FROM signals) AS signals, (SELECT count(*) FROM completions) AS completions) t
+                LEFT JOIN (SELECT state, count(*) AS count FROM deliveries GROUP BY state) d ON true
                 """, logger: self.options.logger)
-            var statistics = SignalStoreStatistics()
-            for try await (runs, consumers, signals, completions, pending, claimed, dead) in rows.decode(
-                (Int, Int, Int, Int, Int, Int, Int).self)
+            var tables = (runs: 0, consumers: 0, signals: 0, completions: 0)
+            var deliveries: [(state: String?, count: Int)] = []
+            for try await (runs, consumers, signals, completions, state, count) in rows.decode(
+                (Int, Int, Int, Int, String?, Int?).self)
             {
-                statistics.runs = runs
-                statistics.consumers = consumers
-                statistics.signals = signals
-                statistics.completions = completions
-                statistics.pendingDeliveries = pending
-                statistics.claimedDeliveries = claimed
-                statistics.deadDeliveries = dead
+                tables = (runs, consumers, signals, completions)
+                if let count { deliveries.append((state, count)) }
             }
-            return statistics
+            return SignalStoreStatistics(
+                runs: tables.runs, consumers: tables.consumers, signals: tables.signals,
+                completions: tables.completions, deliveries: deliveries)
         }
     }
 

@@ -767,20 +767,19 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
         try await read("reading statistics") { db in
-            var statistics = SignalStoreStatistics()
-            statistics.runs = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM runs") ?? 0
-            statistics.consumers = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM consumers") ?? 0
-            statistics.signals = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM signals") ?? 0
-            statistics.completions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM completions") ?? 0
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state") {
-                let count: Int = try Self.column(row, "count", table: "deliveries", key: "COUNT(*)")
-                switch String.fromDatabaseValue(row["state"] as DatabaseValue).flatMap(DeliveryState.init(rawValue:)) {
-                case .pending: statistics.pendingDeliveries = count
-                case .claimed: statistics.claimedDeliveries = count
-                case .dead, nil: statistics.deadDeliveries += count
-                }
+            func count(_ table: String) throws -> Int {
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }
-            return statistics
+            let states = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state")
+                .map { row in
+                    (
+                        state: String.fromDatabaseValue(row["state"] as DatabaseValue),
+                        count: try Self.column(row, "count", table: "deliveries", key: "COUNT(*)") as Int
+                    )
+                }
+            return SignalStoreStatistics(
+                runs: try count("runs"), consumers: try count("consumers"), signals: try count("signals"),
+                completions: try count("completions"), deliveries: states)
         }
     }
 

@@ -2,9 +2,20 @@ import Foundation
 import HandlerKitSignals
 import Testing
 
-/// The rules the core decides for every store, on their own: a schema's migration.
+/// The rules the core decides for every store, on their own: the counts of the statistics and a
+/// schema's migration.
 @Suite("Signals: the rules the core decides for the stores")
 struct StoreRulesTests {
+    @Test func theStatisticsCountAStateTheCoreDoesNotKnowAsDead() {
+        let statistics = SignalStoreStatistics(
+            runs: 1, consumers: 2, signals: 3, completions: 4,
+            deliveries: [("pending", 5), ("claimed", 6), ("dead", 7), ("lost", 8), (nil, 9)])
+        var expected = SignalStoreStatistics()
+        (expected.runs, expected.consumers, expected.signals, expected.completions) = (1, 2, 3, 4)
+        (expected.pendingDeliveries, expected.claimedDeliveries, expected.deadDeliveries) = (5, 6, 24)
+        #expect(statistics == expected)
+    }
+
     @Test func aMigrationAppliesTheStepsFromTheVersionFoundAndRecordsTheLatest() throws {
         let migration = SchemaMigration(steps: ["a", "b", "c"])
         var applied: [String] = []
