@@ -360,27 +360,27 @@ public final class InMemorySignalStore: SignalStore {
     // MARK: Posting
 
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
         let result = state.withLock { state -> PostResult in
             let now = Date()
-            let revision = (state.signals[signalID]?.revision ?? 0) + 1
-            var deliveries = 0
-            var hasConsumer = false
-            for index in state.consumers.indices where state.consumers[index].record.signalID == signalID {
-                hasConsumer = true
-                let consumer = state.consumers[index]
-                if consumer.record.mode == .once && consumer.delivered { continue }
-                state.addDelivery(for: consumer.record, revision: revision, payload: payload, now: now)
-                if consumer.record.mode == .once { state.consumers[index].delivered = true }
-                deliveries += 1
+            let indices = state.consumers.indices.filter { state.consumers[$0].record.signalID == signalID }
+            let decision = posting.decide(
+                previousRevision: state.signals[signalID]?.revision,
+                consumers: indices.map { index in
+                    let consumer = state.consumers[index]
+                    return Posting.Consumer(mode: consumer.record.mode.rawValue, served: consumer.delivered)
+                })
+            for (consumer, serves) in decision.deliveries {
+                let index = indices[consumer]
+                state.addDelivery(
+                    for: state.consumers[index].record, revision: decision.revision, payload: payload, now: now)
+                if serves { state.consumers[index].delivered = true }
             }
-            if !hasConsumer && keepUntil == nil {
-                state.signals[signalID] = nil
-            } else {
-                state.signals[signalID] = Signal(
-                    revision: revision, postedAt: now, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
-            }
-            return PostResult(
-                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+            state.signals[signalID] =
+                decision.keepsRecord
+                ? Signal(revision: decision.revision, postedAt: now, payload: posting.keptPayload, keepUntil: keepUntil)
+                : nil
+            return posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
         }
         if result.deliveries > 0 { wakeAll() }
         return result

@@ -564,14 +564,13 @@ public final class PostgresSignalStore: SignalStore {
         if readsOnly { throw .storeReadOnly(path: location, operation: "posting signal '\(signalID)'") }
         try await prepare()
         let now = Date().timeIntervalSince1970
-        let keep = keepUntil.map(\.timeIntervalSince1970)
-        let payloadData = ByteBuffer(bytes: payload)
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
         // The post's id, made here, is stored with its result: a try after a lost connection finds out
         // whether the lost one was applied (then returns its result) instead of posting again.
         let postID = UUID().uuidString
         let statement = PostgresStatements.Post(
-            signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
-            now: now, payload: payloadData, channel: channel, postID: postID)
+            signalID: signalID, keepUntil: posting.keepUntil, storedPayload: ByteBuffer(bytes: posting.keptPayload),
+            now: now, payload: ByteBuffer(bytes: payload), channel: channel, postID: postID)
         let hook = options.faultHook
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
             if isRetry {
@@ -613,7 +612,7 @@ public final class PostgresSignalStore: SignalStore {
             if isRetry || hook != nil { try await connection.query("COMMIT", logger: self.options.logger) }
             return result
         }
-        return PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+        return posting.result(revision: revision, deliveries: deliveries)
     }
 
     // MARK: Delivering

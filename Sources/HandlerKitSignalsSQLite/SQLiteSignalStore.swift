@@ -491,53 +491,55 @@ public final class SQLiteSignalStore: SignalStore {
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         let now = Date().timeIntervalSince1970
         let hook = options.faultHook
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
         let result = try await write("posting signal '\(signalID)'") { db in
             let previous = try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT revision FROM signals WHERE signal_id = ?"),
                 arguments: [signalID])
-            let revision = (previous ?? 0) + 1
             let rows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
                         WHERE signal_id = ? ORDER BY created_at, consumer_id
                         """), arguments: [signalID])
+            let keys: [String] = try rows.map { row in try Self.column(row, "consumer_id", table: "consumers", key: "?")
+            }
+            let decision = posting.decide(
+                previousRevision: previous,
+                consumers: try zip(rows, keys).map { row, key in
+                    Posting.Consumer(
+                        mode: try Self.column(row, "mode", table: "consumers", key: key),
+                        served: (try Self.column(row, "delivered", table: "consumers", key: key) as Int) != 0)
+                })
             let payloadData = Data(payload)
-            var deliveries = 0
-            for row in rows {
-                let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
-                let delivered: Int = try Self.column(row, "delivered", table: "consumers", key: key)
-                let modeText: String = try Self.column(row, "mode", table: "consumers", key: key)
-                if modeText == DeliveryMode.once.rawValue && delivered != 0 { continue }
-                let lifetime: String = try Self.column(row, "lifetime", table: "consumers", key: key)
+            for (index, serves) in decision.deliveries {
+                let (row, key) = (rows[index], keys[index])
                 try Self.insertDelivery(
-                    db, consumer: key, signalID: signalID, revision: revision,
+                    db, consumer: key, signalID: signalID, revision: decision.revision,
                     component: try Self.column(row, "component", table: "consumers", key: key),
-                    owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
+                    owner: try Self.column(row, "run_id", table: "consumers", key: key),
+                    lifetime: try Self.column(row, "lifetime", table: "consumers", key: key),
                     handler: row["handler"] as DatabaseValue,
                     handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
                     payload: payloadData, now: now)
-                if modeText == DeliveryMode.once.rawValue {
+                if serves {
                     try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(
                         arguments: [key])
                 }
-                deliveries += 1
             }
-            let keep = keepUntil.map(\.timeIntervalSince1970)
-            if rows.isEmpty && keep == nil {
-                try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
-            } else {
+            if decision.keepsRecord {
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
                         ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
                             posted_at = excluded.posted_at, keep_until = excluded.keep_until
                         """
-                ).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
+                ).execute(arguments: [signalID, decision.revision, Data(posting.keptPayload), now, posting.keepUntil])
+            } else {
+                try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
             }
             hook?(.postBeforeCommit)
-            return PostResult(
-                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+            return posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
         }
         if result.deliveries > 0 { WakeFile.notify(wakePath) }
         return result

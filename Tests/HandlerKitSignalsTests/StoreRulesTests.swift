@@ -2,10 +2,48 @@ import Foundation
 import HandlerKitSignals
 import Testing
 
-/// The rules the core decides for every store, on their own: the counts of the statistics and a
-/// schema's migration.
+/// The rules the core decides for every store, on their own: a post's, the counts of the statistics
+/// and a schema's migration. The conformance suite checks that each store writes them.
 @Suite("Signals: the rules the core decides for the stores")
 struct StoreRulesTests {
+    @Test func aPostDeliversToEveryConsumerButAServedOnceConsumerAndServesOnceConsumers() {
+        let posting = Posting(signalID: "s", payload: [1, 2], keepUntil: nil)
+        let decision = posting.decide(
+            previousRevision: 4,
+            consumers: [
+                Posting.Consumer(mode: "once", served: true), Posting.Consumer(mode: "once", served: false),
+                Posting.Consumer(mode: "everyRevision", served: false),
+                Posting.Consumer(mode: "everyRevision", served: true),
+                // An unknown mode is delivered (and parked dead with the reason when claimed), never skipped.
+                Posting.Consumer(mode: "sometimes", served: true),
+            ])
+        #expect(decision.revision == 5)
+        #expect(decision.deliveries.map(\.consumer) == [1, 2, 3, 4])
+        #expect(decision.deliveries.map(\.serves) == [true, false, false, false])
+        #expect(decision.keepsRecord)
+        #expect(posting.keptPayload == [])
+        #expect(
+            posting.result(revision: 5, deliveries: 4)
+                == PostResult(signalID: "s", revision: 5, deliveries: 4, kept: false))
+    }
+
+    @Test func aPostKeepsTheRecordWithAConsumerOrAKeepAndItsPayloadOnlyWhenKept() {
+        let dropped = Posting(signalID: "s", payload: [1], keepUntil: nil)
+        let none = dropped.decide(previousRevision: nil, consumers: [])
+        #expect(none.revision == 1 && none.deliveries.isEmpty && !none.keepsRecord)
+        let kept = Posting(signalID: "s", payload: [1], keepUntil: Date(timeIntervalSince1970: 100))
+        #expect(kept.decide(previousRevision: 2, consumers: []).keepsRecord)
+        #expect(kept.keptPayload == [1] && kept.keepUntil == 100)
+        #expect(kept.result(revision: 3, deliveries: 0).kept)
+    }
+
+    @Test func thePostRulesInSQLSayWhatTheSwiftOnesSay() {
+        #expect(Posting.revisionSQL(after: "p") == "COALESCE(p, 0) + 1")
+        #expect(Posting.receivesSQL(mode: "m", served: "d") == "NOT (d <> 0 AND m = 'once')")
+        #expect(Posting.servesSQL(mode: "m") == "m = 'once'")
+        #expect(Posting.keepsRecordSQL(hasConsumer: "h", keepUntil: "k") == "(h OR k IS NOT NULL)")
+    }
+
     @Test func theStatisticsCountAStateTheCoreDoesNotKnowAsDead() {
         let statistics = SignalStoreStatistics(
             runs: 1, consumers: 2, signals: 3, completions: 4,
