@@ -212,6 +212,16 @@ public final class InMemorySignalStore: SignalStore {
                     (key == nil || $0.record.key.rawValue == key) && $0.completedAt.timeIntervalSince1970 < before
                 }
                 return count - completions.count
+            case .releaseClaim(let release):
+                guard var row = claimedRow(release.rowID, run: release.run, attempt: release.attempt) else { return 0 }
+                row.state = release.state
+                row.claimedBy = nil
+                row.started = false
+                row.crashed = false
+                row.lastError = release.reason
+                if let due = release.dueAt { row.notBefore = Date(timeIntervalSince1970: due) }
+                deliveries[release.rowID] = row
+                return 1
             }
         }
 
@@ -271,8 +281,12 @@ public final class InMemorySignalStore: SignalStore {
 
         /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
         func claimedRow(_ delivery: ClaimedDelivery) -> Delivery? {
-            guard let row = deliveries[delivery.rowID], row.state == .claimed, row.claimedBy == delivery.runID,
-                row.attempt == delivery.attempt
+            claimedRow(delivery.rowID, run: delivery.runID, attempt: delivery.attempt)
+        }
+
+        /// The delivery in row `rowID`, if it is claimed by `run` with `attempt`.
+        func claimedRow(_ rowID: Int64, run: String, attempt: Int) -> Delivery? {
+            guard let row = deliveries[rowID], row.state == .claimed, row.claimedBy == run, row.attempt == attempt
             else { return nil }
             return row
         }
@@ -422,20 +436,6 @@ public final class InMemorySignalStore: SignalStore {
         state.withLock { state in
             let completed = state.complete(delivery, endingConsumer: endingConsumer)
             return CompletionOutcome(completed: completed, next: next.map { state.start($0) })
-        }
-    }
-
-    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        state.withLock { state in
-            guard var row = state.claimedRow(delivery) else { return false }
-            row.state = retryAt == nil ? .dead : .pending
-            row.claimedBy = nil
-            row.started = false
-            row.crashed = false
-            row.lastError = reason
-            if let retryAt { row.notBefore = retryAt }
-            state.deliveries[delivery.rowID] = row
-            return true
         }
     }
 

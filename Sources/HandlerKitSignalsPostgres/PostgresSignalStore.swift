@@ -354,11 +354,27 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
+    /// A plan of one step that wakes no one is one statement, atomic without `BEGIN` and `COMMIT`:
+    /// one round trip (a release of a failed attempt among them, on the hot path).
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
         try await prepare()
-        return try await connections.transaction(plan.purpose) { connection in
-            try await self.run(plan, connection)
+        // The deliveries a plan releases are no longer in progress here; when it fails, one may stay
+        // claimed, so the next claim looks for lost claims.
+        let releasing = plan.steps.compactMap { step -> Int64? in
+            if case .releaseClaim(let release) = step { release.rowID } else { nil }
+        }
+        defer { if !releasing.isEmpty { inFlight.withLock { $0.subtract(releasing) } } }
+        do {
+            if plan.steps.count == 1 && !plan.wakesAnyone {
+                return try await connections.run(plan.purpose) { connection, _ in try await self.run(plan, connection) }
+            }
+            return try await connections.transaction(plan.purpose) { connection in
+                try await self.run(plan, connection)
+            }
+        } catch {
+            if !releasing.isEmpty { claimMayBeLost.withLock { $0 = true } }
+            throw error
         }
     }
 
@@ -367,7 +383,10 @@ public final class PostgresSignalStore: SignalStore {
     private func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
         var counts: [Int] = []
         for step in plan.steps {
-            let query = Self.query(for: step, history: options.completionHistory.seconds)
+            guard let query = Self.query(for: step, history: options.completionHistory.seconds) else {
+                counts.append(try await execute(step, connection))
+                continue
+            }
             switch step {
             case .interruptClaims, .giveBackClaims: break
             default:
@@ -392,10 +411,27 @@ public final class PostgresSignalStore: SignalStore {
         return counts
     }
 
+    /// Makes a step whose statement is prepared (`PostgresStatements`); returns the rows it changed.
+    private func execute(_ step: StoreStep, _ connection: PostgresConnection) async throws -> Int {
+        guard case .releaseClaim(let release) = step else {
+            throw SignalError.database(path: location, operation: "\(step)", detail: "the step has no statement")
+        }
+        var released = 0
+        for try await value in try await connection.execute(
+            PostgresStatements.Release(release: release), logger: options.logger)
+        {
+            released = value
+        }
+        return released
+    }
+
     /// A step's SQL, as one statement that answers with the number of rows it changed (and, for
-    /// `interruptClaims`, the ids of the deliveries it interrupted).
-    private static func query(for step: StoreStep, history: Double) -> PostgresQuery {
+    /// `interruptClaims` and `giveBackClaims`, the ids of the deliveries it released); `nil` for a
+    /// step on the hot path, made by a prepared statement (`execute(_:_:)`).
+    private static func query(for step: StoreStep, history: Double) -> PostgresQuery? {
         switch step {
+        case .releaseClaim:
+            nil
         case .interruptClaims(let run, let attempts):
             // A started attempt counts (dead at the maximum, else pending from the retry time); an
             // attempt never started does not.
@@ -744,22 +780,6 @@ public final class PostgresSignalStore: SignalStore {
                 return CompletionOutcome(completed: recordedBefore, next: nextOutcome)
             }
             return CompletionOutcome(completed: completed == 1, next: nextOutcome)
-        }
-    }
-
-    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        let statement = PostgresStatements.Release(
-            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
-            state: retryAt == nil ? .dead : .pending, reason: reason,
-            notBefore: retryAt?.timeIntervalSince1970)
-        return try await settling(delivery) { () throws(SignalError) in
-            try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
-                var released = 0
-                for try await value in try await connection.execute(statement, logger: self.options.logger) {
-                    released = value
-                }
-                return released == 1
-            }
         }
     }
 

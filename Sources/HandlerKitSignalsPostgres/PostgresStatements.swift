@@ -215,8 +215,9 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Bool, Int).self) }
     }
 
-    /// Gives a claimed delivery back (pending again, from `notBefore` when given) or parks it as dead,
-    /// if it is still claimed by the run and attempt that ran it. Returns 1 when released, else 0.
+    /// Releases a claimed delivery as the core decided (`StoreStep.releaseClaim`: pending again, from
+    /// its due time when given, or dead), if it is still claimed by the run and attempt that ran it.
+    /// Returns 1 when released, else 0.
     struct Release: PostgresPreparedStatement {
         static let sql = """
             WITH r AS (UPDATE deliveries SET state = $4, claimed_by = NULL, last_error = $5,
@@ -227,22 +228,17 @@ enum PostgresStatements {
         static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .text, .text, .float8]
         typealias Row = Int
 
-        var rowID: Int64
-        var runID: String
-        var attempt: Int
-        /// `pending` or `dead`.
-        var state: DeliveryState
-        var reason: String
-        var notBefore: Double?
+        /// The core's release: the claim it must still hold, and what the delivery becomes.
+        var release: ClaimRelease
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 6)
-            bindings.append(rowID)
-            bindings.append(runID)
-            bindings.append(attempt)
-            bindings.append(state.rawValue)
-            bindings.append(reason)
-            bindings.append(notBefore)
+            bindings.append(release.rowID)
+            bindings.append(release.run)
+            bindings.append(release.attempt)
+            bindings.append(release.state.rawValue)
+            bindings.append(release.reason)
+            bindings.append(release.dueAt)
             return bindings
         }
 

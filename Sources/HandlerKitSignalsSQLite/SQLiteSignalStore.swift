@@ -448,6 +448,20 @@ public final class SQLiteSignalStore: SignalStore {
                     """, [now, key]
                 )
             ]
+        case .releaseClaim(let release):
+            [
+                (
+                    """
+                    UPDATE deliveries SET state = ?, claimed_by = NULL, last_error = ?, not_before = COALESCE(?, not_before),
+                        started = 0, crashed = 0
+                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+                    """,
+                    [
+                        release.state.rawValue, release.reason, release.dueAt, release.rowID, release.run,
+                        release.attempt,
+                    ]
+                )
+            ]
         }
     }
 
@@ -683,29 +697,6 @@ public final class SQLiteSignalStore: SignalStore {
             ).execute(arguments: [delivery.signalID, now])
         }
         return true
-    }
-
-    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        try await write("releasing delivery \(delivery.key)") { db in
-            if let retryAt {
-                try db.execute(
-                    sql: """
-                        UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?,
-                            started = 0, crashed = 0
-                        WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                        """,
-                    arguments: [
-                        retryAt.timeIntervalSince1970, reason, delivery.rowID, delivery.runID, delivery.attempt,
-                    ])
-            } else {
-                try db.execute(
-                    sql: """
-                        UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?, started = 0, crashed = 0
-                        WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                        """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
-            }
-            return db.changesCount == 1
-        }
     }
 
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {

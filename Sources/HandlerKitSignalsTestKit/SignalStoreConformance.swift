@@ -35,7 +35,8 @@ public enum SignalStoreConformance {
 
     /// Every check of the suite.
     public static let checks: [Check] =
-        ConformanceChecks.all + ConformanceChecks.postingChecks + ConformanceChecks.suspensionChecks
+        ConformanceChecks.all + ConformanceChecks.postingChecks + ConformanceChecks.releaseChecks
+        + ConformanceChecks.suspensionChecks
 
     /// The checks of a store an operator can look inside (`InspectableSignalStore`), on top of
     /// ``checks``: its reads, and the actions of `SignalStoreInspector` made with the core's plans.

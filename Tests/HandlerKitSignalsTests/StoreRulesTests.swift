@@ -2,8 +2,8 @@ import Foundation
 import HandlerKitSignals
 import Testing
 
-/// The rules the core decides for every store, on their own: a post's, the counts of the statistics
-/// and a schema's migration. The conformance suite checks that each store writes them.
+/// The rules the core decides for every store, on their own: a post's, a release's, the counts of
+/// the statistics and a schema's migration. The conformance suite checks that each store writes them.
 @Suite("Signals: the rules the core decides for the stores")
 struct StoreRulesTests {
     @Test func aPostDeliversToEveryConsumerButAServedOnceConsumerAndServesOnceConsumers() {
@@ -42,6 +42,26 @@ struct StoreRulesTests {
         #expect(Posting.receivesSQL(mode: "m", served: "d") == "NOT (d <> 0 AND m = 'once')")
         #expect(Posting.servesSQL(mode: "m") == "m = 'once'")
         #expect(Posting.keepsRecordSQL(hasConsumer: "h", keepUntil: "k") == "(h OR k IS NOT NULL)")
+    }
+
+    @Test func aReleaseWithoutARetryTimeIsDeadAndWithOneIsPending() {
+        let delivery = ClaimedDelivery(
+            rowID: 7, key: DeliveryKey("c/1"), consumerID: ConsumerID("c"), signalID: "s", revision: 1, handler: [],
+            payload: [], attempt: 2, runID: "run", mode: .once, previousAttemptCrashed: false)
+        let dead = StorePlan.release(delivery, reason: "no", retryAt: nil)
+        #expect(
+            dead.steps == [
+                .releaseClaim(ClaimRelease(rowID: 7, run: "run", attempt: 2, state: .dead, reason: "no", dueAt: nil))
+            ])
+        let retried = StorePlan.release(delivery, reason: "later", retryAt: Date(timeIntervalSince1970: 50))
+        #expect(
+            retried.steps == [
+                .releaseClaim(
+                    ClaimRelease(rowID: 7, run: "run", attempt: 2, state: .pending, reason: "later", dueAt: 50))
+            ])
+        #expect(retried.purpose == "releasing delivery c/1")
+        #expect(!retried.wakesAnyone && retried.wakeUp(counts: [1]) == nil)
+        #expect(retried.releasedClaim(counts: [1]) && !retried.releasedClaim(counts: [0]))
     }
 
     @Test func theStatisticsCountAStateTheCoreDoesNotKnowAsDead() {
