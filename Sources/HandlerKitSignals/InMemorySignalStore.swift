@@ -91,27 +91,26 @@ public final class InMemorySignalStore: SignalStore {
         /// How long completions stay in the history, in seconds.
         let completionHistory: Double
 
+        /// Posts as ``InMemorySignalStore/post(_:payload:keepUntil:)`` does, without its wake-up.
         mutating func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) -> PostResult {
+            let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
             let now = Date()
-            let revision = (signals[signalID]?.revision ?? 0) + 1
-            var deliveries = 0
-            var hasConsumer = false
-            for index in consumers.indices where consumers[index].record.signalID == signalID {
-                hasConsumer = true
-                let consumer = consumers[index]
-                if consumer.record.mode == .once && consumer.delivered { continue }
-                addDelivery(for: consumer.record, revision: revision, payload: payload, now: now)
-                if consumer.record.mode == .once { consumers[index].delivered = true }
-                deliveries += 1
+            let indices = consumers.indices.filter { consumers[$0].record.signalID == signalID }
+            let decision = posting.decide(
+                previousRevision: signals[signalID]?.revision,
+                consumers: indices.map { index in
+                    Posting.Consumer(mode: consumers[index].record.mode.rawValue, served: consumers[index].delivered)
+                })
+            for (consumer, serves) in decision.deliveries {
+                let index = indices[consumer]
+                addDelivery(for: consumers[index].record, revision: decision.revision, payload: payload, now: now)
+                if serves { consumers[index].delivered = true }
             }
-            if !hasConsumer && keepUntil == nil {
-                signals[signalID] = nil
-            } else {
-                signals[signalID] = Signal(
-                    revision: revision, postedAt: now, payload: keepUntil == nil ? [] : payload, keepUntil: keepUntil)
-            }
-            return PostResult(
-                signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+            signals[signalID] =
+                decision.keepsRecord
+                ? Signal(revision: decision.revision, postedAt: now, payload: posting.keptPayload, keepUntil: keepUntil)
+                : nil
+            return posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
         }
 
         mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
@@ -235,6 +234,16 @@ public final class InMemorySignalStore: SignalStore {
                     (key == nil || $0.record.key.rawValue == key) && $0.completedAt.timeIntervalSince1970 < before
                 }
                 return count - completions.count
+            case .releaseClaim(let release):
+                guard var row = claimedRow(release.rowID, run: release.run, attempt: release.attempt) else { return 0 }
+                row.state = release.state
+                row.claimedBy = nil
+                row.started = false
+                row.crashed = false
+                row.lastError = release.reason
+                if let due = release.dueAt { row.notBefore = Date(timeIntervalSince1970: due) }
+                deliveries[release.rowID] = row
+                return 1
             }
         }
 
@@ -294,8 +303,12 @@ public final class InMemorySignalStore: SignalStore {
 
         /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
         func claimedRow(_ delivery: ClaimedDelivery) -> Delivery? {
-            guard let row = deliveries[delivery.rowID], row.state == .claimed, row.claimedBy == delivery.runID,
-                row.attempt == delivery.attempt
+            claimedRow(delivery.rowID, run: delivery.runID, attempt: delivery.attempt)
+        }
+
+        /// The delivery in row `rowID`, if it is claimed by `run` with `attempt`.
+        func claimedRow(_ rowID: Int64, run: String, attempt: Int) -> Delivery? {
+            guard let row = deliveries[rowID], row.state == .claimed, row.claimedBy == run, row.attempt == attempt
             else { return nil }
             return row
         }
@@ -427,20 +440,6 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
-    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        state.withLock { state in
-            guard var row = state.claimedRow(delivery) else { return false }
-            row.state = retryAt == nil ? .dead : .pending
-            row.claimedBy = nil
-            row.started = false
-            row.crashed = false
-            row.lastError = reason
-            if let retryAt { row.notBefore = retryAt }
-            state.deliveries[delivery.rowID] = row
-            return true
-        }
-    }
-
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         state.withLock { state in
             let open = state.deliveries.values.filter { $0.ownerRun == runID && $0.state != .dead }
@@ -470,19 +469,10 @@ public final class InMemorySignalStore: SignalStore {
 
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
         state.withLock { state in
-            var statistics = SignalStoreStatistics()
-            statistics.runs = state.runs.count
-            statistics.consumers = state.consumers.count
-            statistics.signals = state.signals.count
-            statistics.completions = state.completions.count
-            for delivery in state.deliveries.values {
-                switch delivery.state {
-                case .pending: statistics.pendingDeliveries += 1
-                case .claimed: statistics.claimedDeliveries += 1
-                case .dead: statistics.deadDeliveries += 1
-                }
-            }
-            return statistics
+            SignalStoreStatistics(
+                runs: state.runs.count, consumers: state.consumers.count, signals: state.signals.count,
+                completions: state.completions.count,
+                deliveries: state.deliveries.values.map { (state: $0.state.rawValue, count: 1) })
         }
     }
 

@@ -8,9 +8,9 @@ import Foundation
 ///
 /// A store implements primitives: run liveness (``beginRun(_:component:retry:applying:)``,
 /// ``endRun(_:component:applying:)``, ``takeOver(_:of:applying:)``), the steps of a ``StorePlan``
-/// (``apply(_:)``), the hot paths (``post(_:payload:keepUntil:)``, ``claim(for:limit:)``,
-/// ``start(_:)``, ``complete(_:endingConsumer:thenStarting:)``, ``release(_:reason:retryAt:)``) and
-/// reads.
+/// (``apply(_:)``, which also gives back a delivery whose attempt failed: ``StoreStep/releaseClaim(_:)``),
+/// the hot paths (``post(_:payload:keepUntil:)``, ``claim(for:limit:)``, ``start(_:)``,
+/// ``complete(_:endingConsumer:thenStarting:)``) and reads.
 ///
 /// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
 /// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,
@@ -86,10 +86,6 @@ public protocol SignalStore: Sendable {
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome
 
-    /// Gives a claimed delivery back after its handler failed (same run and attempt): pending again
-    /// at `retryAt`, or dead with `reason` when `retryAt` is `nil`. `false` when the claim was lost.
-    func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool
-
     /// The deliveries of `runID` not yet completed, and when the earliest pending one is due.
     func runStatus(of runID: String) async throws(SignalError) -> RunStatus
 
@@ -125,6 +121,18 @@ extension SignalStore {
             report.add(taken)
         }
         return report
+    }
+}
+
+extension SignalStore {
+    /// Gives a claimed delivery back after its attempt failed, if its run and attempt still hold its
+    /// claim: the core's ``StorePlan`` (pending again from `retryAt`, or dead with `reason` when
+    /// `retryAt` is `nil`), applied by ``apply(_:)``. `false` when the claim was lost.
+    package func release(
+        _ delivery: ClaimedDelivery, reason: String, retryAt: Date?
+    ) async throws(SignalError) -> Bool {
+        let plan = StorePlan.release(delivery, reason: reason, retryAt: retryAt)
+        return plan.releasedClaim(counts: try await apply(plan))
     }
 }
 

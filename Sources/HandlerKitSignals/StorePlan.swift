@@ -1,3 +1,5 @@
+import Foundation
+
 /// The steps of a store operation that changes several tables, in the order a store makes them in
 /// one transaction, and whom the store wakes afterwards (see <doc:HowADeliveryMoves>).
 ///
@@ -155,6 +157,24 @@ public struct StorePlan: Sendable, Hashable {
             steps: [.removeCompletions(key: key?.rawValue, completedBefore: completedBefore)])
     }
 
+    /// A claimed delivery is given back after its attempt failed, if its run and attempt still hold
+    /// its claim: pending again from `retryAt`, or dead when there is none (retrying cannot help, or
+    /// its attempts are used up). No one is woken: the run that claimed it retries it.
+    package static func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) -> StorePlan {
+        StorePlan(
+            "releasing delivery \(delivery.key)",
+            steps: [
+                .releaseClaim(
+                    ClaimRelease(
+                        rowID: delivery.rowID, run: delivery.runID, attempt: delivery.attempt,
+                        state: retryAt == nil ? .dead : .pending, reason: reason,
+                        dueAt: retryAt?.timeIntervalSince1970))
+            ])
+    }
+
+    /// Whether the plan wakes anyone when some of its steps change rows (``wakeUp(counts:)``).
+    package var wakesAnyone: Bool { wake != nil }
+
     /// What a ``retire(_:takenOverBy:retry:now:)`` plan changed, from the count of each step; `nil` when
     /// it changed nothing of the run (another taker was first, or the run left nothing).
     package func takeoverReport(counts: [Int]) -> TakeoverReport? {
@@ -186,6 +206,11 @@ public struct StorePlan: Sendable, Hashable {
     /// Whether a ``removeConsumer(_:now:)`` plan found the consumer, from the count of each step.
     package func removedConsumer(counts: [Int]) -> Bool {
         count(of: { if case .removeConsumer = $0 { true } else { false } }, in: counts) > 0
+    }
+
+    /// Whether a ``release(_:reason:retryAt:)`` plan found the delivery's claim, from the count of each step.
+    package func releasedClaim(counts: [Int]) -> Bool {
+        count(of: { if case .releaseClaim = $0 { true } else { false } }, in: counts) > 0
     }
 }
 

@@ -60,6 +60,12 @@ public enum StoreStep: Sendable, Hashable {
     /// Removes the completions in the history recorded before `completedBefore`, of the delivery
     /// with key `key` only when one is given. Counts them.
     case removeCompletions(key: String?, completedBefore: Double)
+    /// When the delivery in row `release.rowID` is still claimed by `release.run` with
+    /// `release.attempt`, gives it back as the core decided: in `release.state` (pending, or dead),
+    /// due from `release.dueAt` when one is given (else as it was), with `release.reason` as its last
+    /// error, no longer claimed, started or marked as crashed; its attempt stays counted. Counts it
+    /// (0 or 1; 0 when the claim was lost).
+    case releaseClaim(ClaimRelease)
 }
 
 /// What happens to the started attempts of a run that is retired (``StoreStep/interruptClaims(run:attempts:)``):
@@ -76,5 +82,30 @@ public struct InterruptedAttempts: Sendable, Hashable {
         self.maximumAttempts = maximumAttempts
         self.retryAt = retryAt
         self.reason = reason
+    }
+}
+
+/// How a claimed delivery whose attempt failed is given back (``StoreStep/releaseClaim(_:)``): the
+/// values the core decided, which a store only applies.
+public struct ClaimRelease: Sendable, Hashable {
+    /// The delivery's row.
+    public var rowID: Int64
+    /// The run and the attempt that must still hold its claim.
+    public var run: String
+    public var attempt: Int
+    /// What it becomes: ``DeliveryState/pending`` (it is retried) or ``DeliveryState/dead``.
+    public var state: DeliveryState
+    /// Its last error.
+    public var reason: String
+    /// When it is due again (seconds since 1970); `nil`: its due time stays as it was.
+    public var dueAt: Double?
+
+    public init(rowID: Int64, run: String, attempt: Int, state: DeliveryState, reason: String, dueAt: Double?) {
+        self.rowID = rowID
+        self.run = run
+        self.attempt = attempt
+        self.state = state
+        self.reason = reason
+        self.dueAt = dueAt
     }
 }

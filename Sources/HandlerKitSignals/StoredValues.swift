@@ -44,6 +44,29 @@ extension RunStatus {
     }
 }
 
+extension SignalStoreStatistics {
+    /// A store's counts: the rows of its tables, and its deliveries counted by their stored state
+    /// (`state` is the stored text, `nil` when it cannot be read). A state the core does not know
+    /// counts as dead, as a delivery no run claims: every delivery is counted once.
+    package init(
+        runs: Int, consumers: Int, signals: Int, completions: Int,
+        deliveries: [(state: String?, count: Int)]
+    ) {
+        self.init()
+        self.runs = runs
+        self.consumers = consumers
+        self.signals = signals
+        self.completions = completions
+        for (state, count) in deliveries {
+            switch state.flatMap(DeliveryState.init(rawValue:)) {
+            case .pending: pendingDeliveries += count
+            case .claimed: claimedDeliveries += count
+            case .dead, nil: deadDeliveries += count
+            }
+        }
+    }
+}
+
 extension SignalError {
     /// The reason a claimed delivery whose body (handler and payload) is missing is parked as dead.
     package static func missingBody(of key: String) -> SignalError {

@@ -4,15 +4,16 @@ import HandlerKitSignals
 import PostgresNIO
 
 /// The PostgreSQL store's schema, versioned in the table `schema_version` of the store's own schema
-/// (namespace). Each step migrates from the version before it. Migrating runs in one transaction
-/// under a transaction-level advisory lock, so processes opening a new or older store at the same
-/// time migrate it once; a store at a newer version is refused (`SignalError.newerSchema`), untouched.
+/// (namespace). The core's `SchemaMigration` runs the steps from the version found on, in one
+/// transaction under a transaction-level advisory lock, so processes opening a new or older store at
+/// the same time migrate it once; a store at a newer version is refused (`SignalError.newerSchema`),
+/// untouched.
 ///
 /// Times are seconds since 1970 (`double precision`), as the SQLite store keeps them, except a run's
 /// `heartbeat_at`, which is the server's clock (leases are judged by one clock).
 enum PostgresSchema {
     /// The schema version this code writes and reads.
-    static let version = 5
+    static var version: Int { migration.version }
 
     /// The tables of a signal store; a schema that holds any other table is not a signal store.
     static let tables: Set<String> = [
@@ -20,9 +21,9 @@ enum PostgresSchema {
         "promises",
     ]
 
-    /// `steps[n]` migrates version n to n + 1 (`steps.count == version`). They name no schema: every
-    /// connection's `search_path` is the store's schema (`PostgresConnections.connect`).
-    static let steps: [String] = [
+    /// The steps: `steps[n]` migrates version n to n + 1. They name no schema: every connection's
+    /// `search_path` is the store's schema (`PostgresConnections.connect`).
+    static let migration = SchemaMigration<String>(steps: [
         """
         CREATE SEQUENCE run_lock_keys AS integer MINVALUE 1 CYCLE;
         CREATE TABLE runs (
@@ -138,7 +139,7 @@ enum PostgresSchema {
         """
         ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS claimed_at double precision;
         """,
-    ]
+    ])
 
     /// Brings the store to `version` (creating its schema when missing), or refuses a newer one or a
     /// schema that holds other tables. Runs inside the caller's transaction, on a connection whose
@@ -164,22 +165,28 @@ enum PostgresSchema {
         }
         try await connection.query(
             "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)", logger: logger)
-        var found = 0
-        for try await stored in try await connection.query("SELECT max(version) FROM schema_version", logger: logger)
-            .decode(Int?.self)
-        {
-            found = stored ?? 0
-        }
-        if found > version { throw SignalError.newerSchema(path: location, found: found, supported: version) }
-        guard found < version else { return }
-        for step in steps[found...] {
-            for statement in step.components(separatedBy: ";\n")
-            where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
-        }
-        try await connection.query("DELETE FROM schema_version", logger: logger)
-        try await connection.query("INSERT INTO schema_version (version) VALUES (\(version))", logger: logger)
+        let migrated = try await migration.migrate(
+            at: location,
+            read: {
+                var found = 0
+                for try await stored in try await connection.query(
+                    "SELECT max(version) FROM schema_version", logger: logger
+                ).decode(Int?.self) {
+                    found = stored ?? 0
+                }
+                return found
+            },
+            apply: { step in
+                for statement in step.components(separatedBy: ";\n")
+                where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+            },
+            record: { version in
+                try await connection.query("DELETE FROM schema_version", logger: logger)
+                try await connection.query("INSERT INTO schema_version (version) VALUES (\(version))", logger: logger)
+            })
+        guard let found = migrated else { return }
         logger.info(
             "schema migrated",
             metadata: [

@@ -35,9 +35,7 @@ extension PostgresSignalStore {
                     "a schema '\(schema)' without a signal store's schema_version table (missing, or holding something else)"
             )
         }
-        if found > PostgresSchema.version {
-            throw .newerSchema(path: location, found: found, supported: PostgresSchema.version)
-        }
+        try PostgresSchema.migration.refuseNewer(found: found, at: location)
         if found < PostgresSchema.version {
             throw .storeUnavailable(
                 path: location,

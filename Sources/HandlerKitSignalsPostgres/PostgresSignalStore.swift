@@ -354,11 +354,27 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
+    /// A plan of one step that wakes no one is one statement, atomic without `BEGIN` and `COMMIT`:
+    /// one round trip (a release of a failed attempt among them, on the hot path).
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
         try await prepare()
-        return try await connections.transaction(plan.purpose) { connection in
-            try await self.run(plan, connection)
+        // The deliveries a plan releases are no longer in progress here; when it fails, one may stay
+        // claimed, so the next claim looks for lost claims.
+        let releasing = plan.steps.compactMap { step -> Int64? in
+            if case .releaseClaim(let release) = step { release.rowID } else { nil }
+        }
+        defer { if !releasing.isEmpty { inFlight.withLock { $0.subtract(releasing) } } }
+        do {
+            if plan.steps.count == 1 && !plan.wakesAnyone {
+                return try await connections.run(plan.purpose) { connection, _ in try await self.run(plan, connection) }
+            }
+            return try await connections.transaction(plan.purpose) { connection in
+                try await self.run(plan, connection)
+            }
+        } catch {
+            if !releasing.isEmpty { claimMayBeLost.withLock { $0 = true } }
+            throw error
         }
     }
 
@@ -367,7 +383,10 @@ public final class PostgresSignalStore: SignalStore {
     private func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
         var counts: [Int] = []
         for step in plan.steps {
-            let query = Self.query(for: step, history: options.completionHistory.seconds)
+            guard let query = Self.query(for: step, history: options.completionHistory.seconds) else {
+                counts.append(try await execute(step, connection))
+                continue
+            }
             switch step {
             case .interruptClaims, .giveBackClaims: break
             default:
@@ -392,10 +411,27 @@ public final class PostgresSignalStore: SignalStore {
         return counts
     }
 
+    /// Makes a step whose statement is prepared (`PostgresStatements`); returns the rows it changed.
+    private func execute(_ step: StoreStep, _ connection: PostgresConnection) async throws -> Int {
+        guard case .releaseClaim(let release) = step else {
+            throw SignalError.database(path: location, operation: "\(step)", detail: "the step has no statement")
+        }
+        var released = 0
+        for try await value in try await connection.execute(
+            PostgresStatements.Release(release: release), logger: options.logger)
+        {
+            released = value
+        }
+        return released
+    }
+
     /// A step's SQL, as one statement that answers with the number of rows it changed (and, for
-    /// `interruptClaims`, the ids of the deliveries it interrupted).
-    private static func query(for step: StoreStep, history: Double) -> PostgresQuery {
+    /// `interruptClaims` and `giveBackClaims`, the ids of the deliveries it released); `nil` for a
+    /// step on the hot path, made by a prepared statement (`execute(_:_:)`).
+    private static func query(for step: StoreStep, history: Double) -> PostgresQuery? {
         switch step {
+        case .releaseClaim:
+            nil
         case .interruptClaims(let run, let attempts):
             // A started attempt counts (dead at the maximum, else pending from the retry time); an
             // attempt never started does not.
@@ -564,7 +600,8 @@ public final class PostgresSignalStore: SignalStore {
         if readsOnly { throw .storeReadOnly(path: location, operation: "posting signal '\(signalID)'") }
         try await prepare()
         let now = Date().timeIntervalSince1970
-        let statement = postStatement(signalID, payload: payload, keepUntil: keepUntil, now: now)
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
+        let statement = postStatement(posting, now: now)
         // The post's id, made with the statement, is stored with its result: a try after a lost
         // connection finds out whether the lost one was applied (then returns its result) instead of
         // posting again.
@@ -610,19 +647,16 @@ public final class PostgresSignalStore: SignalStore {
             if isRetry || hook != nil { try await connection.query("COMMIT", logger: self.options.logger) }
             return result
         }
-        return PostResult(
-            signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+        return posting.result(revision: revision, deliveries: deliveries)
     }
 
-    /// The statement that posts `payload` to `signalID` (``post(_:payload:keepUntil:)``), with a new post id.
-    private func postStatement(
-        _ signalID: String, payload: [UInt8], keepUntil: Date?, now: Double
-    ) -> PostgresStatements.Post {
-        let keep = keepUntil.map(\.timeIntervalSince1970)
-        let payloadData = ByteBuffer(bytes: payload)
-        return PostgresStatements.Post(
-            signalID: signalID, keepUntil: keep, storedPayload: keep == nil ? ByteBuffer() : payloadData,
-            now: now, payload: payloadData, channel: channel, postID: UUID().uuidString)
+    /// The statement that makes `posting` (``post(_:payload:keepUntil:)``), with a new post id.
+    private func postStatement(_ posting: Posting, now: Double) -> PostgresStatements.Post {
+        PostgresStatements.Post(
+            signalID: posting.signalID, keepUntil: posting.keepUntil,
+            storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,
+            payload: ByteBuffer(bytes: posting.payload),
+            channel: channel, postID: UUID().uuidString)
     }
 
     // MARK: Delivering
@@ -757,22 +791,6 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
-    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        let statement = PostgresStatements.Release(
-            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt,
-            state: retryAt == nil ? .dead : .pending, reason: reason,
-            notBefore: retryAt?.timeIntervalSince1970)
-        return try await settling(delivery) { () throws(SignalError) in
-            try await connections.run("releasing delivery \(delivery.key)") { connection, _ in
-                var released = 0
-                for try await value in try await connection.execute(statement, logger: self.options.logger) {
-                    released = value
-                }
-                return released == 1
-            }
-        }
-    }
-
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         try await prepare()
         return try await connections.run("reading the status of run \(runID)") { connection, _ in
@@ -827,27 +845,26 @@ public final class PostgresSignalStore: SignalStore {
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
         try await prepare()
         return try await connections.run("reading statistics") { connection, _ in
+            // One row per stored state of the deliveries (one without a state when there are none), each
+            // with the counts of the other tables.
             let rows = try await connection.query(
                 """
-                SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM consumers),
-                       (SELECT count(*) FROM signals), (SELECT count(*) FROM completions),
-                       (SELECT count(*) FROM deliveries WHERE state = \(unescaped: pending)),
-                       (SELECT count(*) FROM deliveries WHERE state = \(unescaped: claimed)),
-                       (SELECT count(*) FROM deliveries WHERE state NOT IN (\(unescaped: pending), \(unescaped: claimed)))
+                SELECT t.runs, t.consumers, t.signals, t.completions, d.state, d.count
+                FROM (SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM consumers) AS consumers,
+                             (SELECT count(*) FROM signals) AS signals, (SELECT count(*) FROM completions) AS completions) t
+                LEFT JOIN (SELECT state, count(*) AS count FROM deliveries GROUP BY state) d ON true
                 """, logger: self.options.logger)
-            var statistics = SignalStoreStatistics()
-            for try await (runs, consumers, signals, completions, pending, claimed, dead) in rows.decode(
-                (Int, Int, Int, Int, Int, Int, Int).self)
+            var tables = (runs: 0, consumers: 0, signals: 0, completions: 0)
+            var deliveries: [(state: String?, count: Int)] = []
+            for try await (runs, consumers, signals, completions, state, count) in rows.decode(
+                (Int, Int, Int, Int, String?, Int?).self)
             {
-                statistics.runs = runs
-                statistics.consumers = consumers
-                statistics.signals = signals
-                statistics.completions = completions
-                statistics.pendingDeliveries = pending
-                statistics.claimedDeliveries = claimed
-                statistics.deadDeliveries = dead
+                tables = (runs, consumers, signals, completions)
+                if let count { deliveries.append((state, count)) }
             }
-            return statistics
+            return SignalStoreStatistics(
+                runs: tables.runs, consumers: tables.consumers, signals: tables.signals,
+                completions: tables.completions, deliveries: deliveries)
         }
     }
 
@@ -944,7 +961,8 @@ extension PostgresSignalStore: PromiseStore {
             let record = settled ?? stored
             if let request = try post(record) {
                 let statement = self.postStatement(
-                    request.signalID, payload: request.payload, keepUntil: nil, now: Date().timeIntervalSince1970)
+                    Posting(signalID: request.signalID, payload: request.payload, keepUntil: nil),
+                    now: Date().timeIntervalSince1970)
                 for try await _ in try await connection.execute(statement, logger: self.options.logger) {}
             }
             if PromiseRecord.wakeUp(settled: settled != nil, record) != nil { try await self.notify(connection) }

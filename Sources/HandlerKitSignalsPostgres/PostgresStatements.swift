@@ -22,19 +22,24 @@ enum PostgresStatements {
     /// per run that receives a delivery (its id as payload), and the post's id with its result (so
     /// a try after a lost connection can tell it was applied). Returns the revision, the number of
     /// deliveries and of notifications.
+    ///
+    /// The post's rules are the core's `Posting`, as SQL: the revision after the record's, which
+    /// consumers receive it and which it serves, and whether the record is stored; the payload the
+    /// record keeps is bound (`Posting.keptPayload`).
     struct Post: PostgresPreparedStatement {
         static let sql = """
             WITH prev AS (SELECT revision FROM signals WHERE signal_id = $1 FOR UPDATE),
             has AS (SELECT EXISTS (SELECT 1 FROM consumers WHERE signal_id = $1) AS found),
-            gone AS (DELETE FROM signals WHERE signal_id = $1 AND NOT (SELECT found FROM has) AND $2::float8 IS NULL),
+            gone AS (DELETE FROM signals WHERE signal_id = $1 AND NOT \(keepsRecord)),
             sig AS (INSERT INTO signals AS x (signal_id, revision, payload, posted_at, keep_until)
-                    SELECT $1, COALESCE((SELECT revision FROM prev), 0) + 1, $3, $4, $2
-                    WHERE (SELECT found FROM has) OR $2::float8 IS NOT NULL
-                    ON CONFLICT (signal_id) DO UPDATE SET revision = x.revision + 1, payload = excluded.payload,
-                        posted_at = excluded.posted_at, keep_until = excluded.keep_until
+                    SELECT $1, \(Posting.revisionSQL(after: "(SELECT revision FROM prev)")), $3, $4, $2
+                    WHERE \(keepsRecord)
+                    ON CONFLICT (signal_id) DO UPDATE SET revision = \(Posting.revisionSQL(after: "x.revision")),
+                        payload = excluded.payload, posted_at = excluded.posted_at, keep_until = excluded.keep_until
                     RETURNING revision),
             c AS (SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, created_at
-                  FROM consumers WHERE signal_id = $1 AND (mode = \(everyRevision) OR delivered = 0) FOR UPDATE),
+                  FROM consumers WHERE signal_id = $1 AND \(Posting.receivesSQL(mode: "mode", served: "delivered"))
+                  FOR UPDATE),
             d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                           lifetime, handler_id, state, attempt, not_before, created_at)
                   SELECT \(DeliveryKey.sql(consumer: "c.consumer_id", revision: "sig.revision")), c.consumer_id, $1,
@@ -43,9 +48,11 @@ enum PostgresStatements {
                   RETURNING id, consumer_id),
             b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
                   SELECT d.id, c.handler, $5 FROM d JOIN c USING (consumer_id)),
-            u AS (UPDATE consumers SET delivered = 1 WHERE consumer_id IN (SELECT consumer_id FROM c WHERE mode = \(once))),
+            u AS (UPDATE consumers SET delivered = 1
+                  WHERE consumer_id IN (SELECT consumer_id FROM c WHERE \(Posting.servesSQL(mode: "mode")))),
             n AS (SELECT pg_notify($6, owner) FROM (SELECT DISTINCT c.run_id AS owner FROM c JOIN d USING (consumer_id)) o),
-            r AS (SELECT COALESCE((SELECT revision FROM sig), (SELECT revision FROM prev) + 1, 1) AS revision,
+            r AS (SELECT COALESCE((SELECT revision FROM sig), \(Posting.revisionSQL(after: "(SELECT revision FROM prev)")))
+                         AS revision,
                          (SELECT count(*) FROM d) AS deliveries),
             p AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
                   SELECT $7, $1, r.revision, r.deliveries, $4 FROM r
@@ -54,6 +61,9 @@ enum PostgresStatements {
             """
         static let bindingDataTypes: [PostgresDataType] = [.text, .float8, .bytea, .float8, .bytea, .text, .text]
         typealias Row = (Int, Int, Int)
+        /// Whether the signal's record is stored (`Posting.keepsRecord(hasConsumer:)`).
+        private static let keepsRecord = Posting.keepsRecordSQL(
+            hasConsumer: "(SELECT found FROM has)", keepUntil: "$2::float8")
 
         var signalID: String
         /// Until when the signal is kept for late consumers (seconds since 1970), or nil.
@@ -205,8 +215,9 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Bool, Int).self) }
     }
 
-    /// Gives a claimed delivery back (pending again, from `notBefore` when given) or parks it as dead,
-    /// if it is still claimed by the run and attempt that ran it. Returns 1 when released, else 0.
+    /// Releases a claimed delivery as the core decided (`StoreStep.releaseClaim`: pending again, from
+    /// its due time when given, or dead), if it is still claimed by the run and attempt that ran it.
+    /// Returns 1 when released, else 0.
     struct Release: PostgresPreparedStatement {
         static let sql = """
             WITH r AS (UPDATE deliveries SET state = $4, claimed_by = NULL, last_error = $5,
@@ -217,22 +228,17 @@ enum PostgresStatements {
         static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .text, .text, .float8]
         typealias Row = Int
 
-        var rowID: Int64
-        var runID: String
-        var attempt: Int
-        /// `pending` or `dead`.
-        var state: DeliveryState
-        var reason: String
-        var notBefore: Double?
+        /// The core's release: the claim it must still hold, and what the delivery becomes.
+        var release: ClaimRelease
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 6)
-            bindings.append(rowID)
-            bindings.append(runID)
-            bindings.append(attempt)
-            bindings.append(state.rawValue)
-            bindings.append(reason)
-            bindings.append(notBefore)
+            bindings.append(release.rowID)
+            bindings.append(release.run)
+            bindings.append(release.attempt)
+            bindings.append(release.state.rawValue)
+            bindings.append(release.reason)
+            bindings.append(release.dueAt)
             return bindings
         }
 
@@ -288,9 +294,7 @@ extension ClaimStatement {
         try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool).self)
     }
 }
-/// The delivery states and the delivery modes as the statements write them.
+/// The delivery states as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
-private let once = DeliveryMode.once.sqlLiteral
-private let everyRevision = DeliveryMode.everyRevision.sqlLiteral
 #endif

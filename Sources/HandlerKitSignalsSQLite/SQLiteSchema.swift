@@ -3,13 +3,13 @@ import GRDB
 import HandlerKitSignals
 
 /// The SQLite store's schema, marked with its own `PRAGMA application_id` and versioned in
-/// `PRAGMA user_version`. Each step migrates from the version before it; they run in one
-/// `BEGIN IMMEDIATE` transaction, so processes opening a new or older store at the same time
+/// `PRAGMA user_version`. The core's `SchemaMigration` runs the steps from the version found on, in
+/// one `BEGIN IMMEDIATE` transaction, so processes opening a new or older store at the same time
 /// migrate it once. A store of a newer version, and a database that is not a signal store, are
 /// refused, untouched.
 enum SQLiteSchema {
     /// The schema version this code writes and reads.
-    static let version = 4
+    static var version: Int { migration.version }
 
     /// The application id of a signal store ("HKSg").
     static let applicationID: Int32 = 0x484B_5367
@@ -22,8 +22,8 @@ enum SQLiteSchema {
     /// still recognised).
     static let laterTables: Set<String> = ["promises"]
 
-    /// `steps[n]` migrates version n to n + 1.
-    static let steps: [String] = [
+    /// The steps: `steps[n]` migrates version n to n + 1.
+    static let migration = SchemaMigration<String>(steps: [
         """
         CREATE TABLE runs (
             run_id TEXT PRIMARY KEY NOT NULL,
@@ -121,7 +121,7 @@ enum SQLiteSchema {
         """
         ALTER TABLE deliveries ADD COLUMN claimed_at REAL;
         """,
-    ]
+    ])
 
     /// The schema version of the signal store in `db` (0 for an empty database).
     ///
@@ -142,7 +142,7 @@ enum SQLiteSchema {
             throw SignalError.notASignalStore(
                 path: path, found: description(tables: names, application: application, version: found))
         }
-        if found > version { throw SignalError.newerSchema(path: path, found: found, supported: version) }
+        try migration.refuseNewer(found: found, at: path)
         return found
     }
 
@@ -162,8 +162,8 @@ enum SQLiteSchema {
         if try Int32.fetchOne(db, sql: "PRAGMA application_id") != applicationID {
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
         }
-        guard found < version else { return }
-        for step in steps[found...] { try db.execute(sql: step) }
-        try db.execute(sql: "PRAGMA user_version = \(version)")
+        _ = try migration.migrate(
+            at: path, read: { found }, apply: { step in try db.execute(sql: step) },
+            record: { version in try db.execute(sql: "PRAGMA user_version = \(version)") })
     }
 }

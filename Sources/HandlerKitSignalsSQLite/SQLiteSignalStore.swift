@@ -448,6 +448,20 @@ public final class SQLiteSignalStore: SignalStore {
                     """, [now, key]
                 )
             ]
+        case .releaseClaim(let release):
+            [
+                (
+                    """
+                    UPDATE deliveries SET state = ?, claimed_by = NULL, last_error = ?, not_before = COALESCE(?, not_before),
+                        started = 0, crashed = 0
+                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+                    """,
+                    [
+                        release.state.rawValue, release.reason, release.dueAt, release.rowID, release.run,
+                        release.attempt,
+                    ]
+                )
+            ]
         }
     }
 
@@ -490,8 +504,9 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         let hook = options.faultHook
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
         let result = try await write("posting signal '\(signalID)'") { db in
-            let result = try Self.post(signalID, payload: payload, keepUntil: keepUntil, in: db)
+            let result = try Self.post(posting, in: db)
             hook?(.postBeforeCommit)
             return result
         }
@@ -500,55 +515,56 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     /// Posts in the transaction of `db` (``post(_:payload:keepUntil:)`` without its wake-up).
-    private static func post(
-        _ signalID: String, payload: [UInt8], keepUntil: Date?, in db: Database
-    ) throws -> PostResult {
+    private static func post(_ posting: Posting, in db: Database) throws -> PostResult {
+        let signalID = posting.signalID
+        let payload = posting.payload
         let now = Date().timeIntervalSince1970
         let previous = try Int.fetchOne(
             db.cachedStatement(sql: "SELECT revision FROM signals WHERE signal_id = ?"),
             arguments: [signalID])
-        let revision = (previous ?? 0) + 1
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
                     SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
                     WHERE signal_id = ? ORDER BY created_at, consumer_id
                     """), arguments: [signalID])
+        let keys: [String] = try rows.map { row in try Self.column(row, "consumer_id", table: "consumers", key: "?")
+        }
+        let decision = posting.decide(
+            previousRevision: previous,
+            consumers: try zip(rows, keys).map { row, key in
+                Posting.Consumer(
+                    mode: try Self.column(row, "mode", table: "consumers", key: key),
+                    served: (try Self.column(row, "delivered", table: "consumers", key: key) as Int) != 0)
+            })
         let payloadData = Data(payload)
-        var deliveries = 0
-        for row in rows {
-            let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
-            let delivered: Int = try Self.column(row, "delivered", table: "consumers", key: key)
-            let modeText: String = try Self.column(row, "mode", table: "consumers", key: key)
-            if modeText == DeliveryMode.once.rawValue && delivered != 0 { continue }
-            let lifetime: String = try Self.column(row, "lifetime", table: "consumers", key: key)
+        for (index, serves) in decision.deliveries {
+            let (row, key) = (rows[index], keys[index])
             try Self.insertDelivery(
-                db, consumer: key, signalID: signalID, revision: revision,
+                db, consumer: key, signalID: signalID, revision: decision.revision,
                 component: try Self.column(row, "component", table: "consumers", key: key),
-                owner: try Self.column(row, "run_id", table: "consumers", key: key), lifetime: lifetime,
+                owner: try Self.column(row, "run_id", table: "consumers", key: key),
+                lifetime: try Self.column(row, "lifetime", table: "consumers", key: key),
                 handler: row["handler"] as DatabaseValue,
                 handlerID: try Self.column(row, "handler_id", table: "consumers", key: key),
                 payload: payloadData, now: now)
-            if modeText == DeliveryMode.once.rawValue {
+            if serves {
                 try db.cachedStatement(sql: "UPDATE consumers SET delivered = 1 WHERE consumer_id = ?").execute(
                     arguments: [key])
             }
-            deliveries += 1
         }
-        let keep = keepUntil.map(\.timeIntervalSince1970)
-        if rows.isEmpty && keep == nil {
-            try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
-        } else {
+        if decision.keepsRecord {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
                         posted_at = excluded.posted_at, keep_until = excluded.keep_until
                     """
-            ).execute(arguments: [signalID, revision, keep == nil ? Data() : payloadData, now, keep])
+            ).execute(arguments: [signalID, decision.revision, Data(posting.keptPayload), now, posting.keepUntil])
+        } else {
+            try db.execute(sql: "DELETE FROM signals WHERE signal_id = ?", arguments: [signalID])
         }
-        return PostResult(
-            signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keep != nil)
+        return posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
     }
 
     private static func insertDelivery(
@@ -691,29 +707,6 @@ public final class SQLiteSignalStore: SignalStore {
         return true
     }
 
-    public func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        try await write("releasing delivery \(delivery.key)") { db in
-            if let retryAt {
-                try db.execute(
-                    sql: """
-                        UPDATE deliveries SET state = \(pending), claimed_by = NULL, not_before = ?, last_error = ?,
-                            started = 0, crashed = 0
-                        WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                        """,
-                    arguments: [
-                        retryAt.timeIntervalSince1970, reason, delivery.rowID, delivery.runID, delivery.attempt,
-                    ])
-            } else {
-                try db.execute(
-                    sql: """
-                        UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ?, started = 0, crashed = 0
-                        WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                        """, arguments: [reason, delivery.rowID, delivery.runID, delivery.attempt])
-            }
-            return db.changesCount == 1
-        }
-    }
-
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         try await read("reading the status of run \(runID)") { db in
             let row = try Row.fetchOne(
@@ -775,20 +768,19 @@ public final class SQLiteSignalStore: SignalStore {
 
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
         try await read("reading statistics") { db in
-            var statistics = SignalStoreStatistics()
-            statistics.runs = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM runs") ?? 0
-            statistics.consumers = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM consumers") ?? 0
-            statistics.signals = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM signals") ?? 0
-            statistics.completions = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM completions") ?? 0
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state") {
-                let count: Int = try Self.column(row, "count", table: "deliveries", key: "COUNT(*)")
-                switch String.fromDatabaseValue(row["state"] as DatabaseValue).flatMap(DeliveryState.init(rawValue:)) {
-                case .pending: statistics.pendingDeliveries = count
-                case .claimed: statistics.claimedDeliveries = count
-                case .dead, nil: statistics.deadDeliveries += count
-                }
+            func count(_ table: String) throws -> Int {
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }
-            return statistics
+            let states = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state")
+                .map { row in
+                    (
+                        state: String.fromDatabaseValue(row["state"] as DatabaseValue),
+                        count: try Self.column(row, "count", table: "deliveries", key: "COUNT(*)") as Int
+                    )
+                }
+            return SignalStoreStatistics(
+                runs: try count("runs"), consumers: try count("consumers"), signals: try count("signals"),
+                completions: try count("completions"), deliveries: states)
         }
     }
 
@@ -997,7 +989,7 @@ extension SQLiteSignalStore: PromiseStore {
             }
             let record = settled ?? stored
             let posted = try post(record).map { request in
-                try Self.post(request.signalID, payload: request.payload, keepUntil: nil, in: db)
+                try Self.post(Posting(signalID: request.signalID, payload: request.payload, keepUntil: nil), in: db)
             }
             return (record, settled != nil, posted)
         }

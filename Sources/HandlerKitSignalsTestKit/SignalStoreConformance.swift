@@ -34,7 +34,9 @@ public enum SignalStoreConformance {
     }
 
     /// Every check of the suite.
-    public static let checks: [Check] = ConformanceChecks.all + ConformanceChecks.suspensionChecks
+    public static let checks: [Check] =
+        ConformanceChecks.all + ConformanceChecks.postingChecks + ConformanceChecks.releaseChecks
+        + ConformanceChecks.suspensionChecks
 
     /// The checks of a store an operator can look inside (`InspectableSignalStore`), on top of
     /// ``checks``: its reads, and the actions of `SignalStoreInspector` made with the core's plans.

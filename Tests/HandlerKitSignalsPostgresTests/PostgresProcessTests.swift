@@ -350,6 +350,26 @@ struct PostgresStoreErrorTests {
         await store.close()
     }
 
+    /// A delivery whose stored state is none the core knows (written behind the store's back) counts
+    /// as dead in the statistics, as a delivery no run claims.
+    @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+    func aDeliveryOfAnUnknownStateCountsAsDeadInTheStatistics() async throws {
+        let folder = TemporaryFolder()
+        let registry = try makeRegistry(Recorder())
+        let store = try PostgresTestServer.store(folder: folder.path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "s")
+        _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "t")
+        _ = try await center.post("s", payload: ["item": 1])
+        _ = try await center.post("t", payload: ["item": 2])
+        let schema = PostgresTestServer.schema(for: folder.path)
+        try await PostgresTestServer.psql("UPDATE \(schema).deliveries SET state = 'lost' WHERE signal_id = 's'")
+        let statistics = try await store.statistics()
+        #expect(statistics.pendingDeliveries == 1 && statistics.deadDeliveries == 1 && statistics.consumers == 2)
+        try await center.stop()
+        await store.close()
+    }
+
     /// A schema that holds tables of its own (an app's) is not taken over: the store refuses it,
     /// naming what it found, and creates nothing in it.
     @Test(.disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))

@@ -216,6 +216,23 @@ struct SQLiteStoreFaultTests {
         try await center.stop()
     }
 
+    /// A delivery whose stored state is none the core knows (written behind the store's back) counts
+    /// as dead in the statistics, as a delivery no run claims.
+    @Test func aDeliveryOfAnUnknownStateCountsAsDeadInTheStatistics() async throws {
+        let store = try SQLiteSignalStore(path: path)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "s")
+        _ = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "t")
+        _ = try await center.post("s", payload: ["item": 1])
+        _ = try await center.post("t", payload: ["item": 2])
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE deliveries SET state = 'lost' WHERE signal_id = 's'")
+        }
+        let statistics = try await store.statistics()
+        #expect(statistics.pendingDeliveries == 1 && statistics.deadDeliveries == 1 && statistics.consumers == 2)
+        try await center.stop()
+    }
+
     @Test func aRecordWithAColumnOfTheWrongTypeIsParkedWhenClaimed() async throws {
         let store = try SQLiteSignalStore(path: path)
         let center = try await manualCenter("app", store: store, registry: registry)

@@ -95,9 +95,6 @@ final class FailingCompletionStore: SignalStore {
     func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         try await base.start(delivery)
     }
-    func release(_ delivery: ClaimedDelivery, reason: String, retryAt: Date?) async throws(SignalError) -> Bool {
-        try await base.release(delivery, reason: reason, retryAt: retryAt)
-    }
     func runStatus(of runID: String) async throws(SignalError) -> RunStatus { try await base.runStatus(of: runID) }
     func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         try await base.deadDeliveries(of: component)

@@ -1,0 +1,100 @@
+import Foundation
+
+/// A post, decided once for every store (see <doc:HowADeliveryMoves>): the revision it makes, which
+/// consumers of the signal receive it and which of them it serves, and what becomes of the signal's
+/// record. A store reads the signal's revision and its consumers, and writes what ``decide(previousRevision:consumers:)``
+/// says in the same transaction; a store whose post is one SQL statement takes the same rules as SQL
+/// conditions (``receivesSQL(mode:served:)``, ``servesSQL(mode:)``, ``keepsRecordSQL(hasConsumer:keepUntil:)``,
+/// ``revisionSQL(after:)``).
+package struct Posting: Sendable {
+    /// The signal posted, and the payload's JSON object.
+    package var signalID: String
+    package var payload: [UInt8]
+    /// Until when the signal is kept for consumers that register later (seconds since 1970), or `nil`.
+    package var keepUntil: Double?
+
+    package init(signalID: String, payload: [UInt8], keepUntil: Date?) {
+        self.signalID = signalID
+        self.payload = payload
+        self.keepUntil = keepUntil?.timeIntervalSince1970
+    }
+
+    /// One consumer of the signal as the store read it: its stored mode, and whether it was served
+    /// (a once consumer that received a revision).
+    package struct Consumer: Sendable {
+        package var mode: String
+        package var served: Bool
+
+        package init(mode: String, served: Bool) {
+            self.mode = mode
+            self.served = served
+        }
+    }
+
+    /// What a post writes.
+    package struct Decision: Sendable {
+        /// The revision it makes.
+        package var revision: Int
+        /// The consumers that receive it, by their index in the list the store read, in that order,
+        /// each with whether it is then marked served.
+        package var deliveries: [(consumer: Int, serves: Bool)]
+        /// Whether the signal's record is stored (with ``Posting/keptPayload`` and `keepUntil`) or
+        /// removed.
+        package var keepsRecord: Bool
+    }
+
+    /// What the post writes, given the revision of the signal's record (`nil` when it has none) and
+    /// the signal's consumers, in the order they registered.
+    package func decide(previousRevision: Int?, consumers: [Consumer]) -> Decision {
+        Decision(
+            revision: Self.revision(after: previousRevision),
+            deliveries: consumers.indices.filter { Self.receives(consumers[$0]) }.map { index in
+                (consumer: index, serves: Self.serves(mode: consumers[index].mode))
+            },
+            keepsRecord: keepsRecord(hasConsumer: !consumers.isEmpty))
+    }
+
+    /// The revision after the record's `previous`: 1 when the signal has no record (never posted, or
+    /// its record was removed).
+    package static func revision(after previous: Int?) -> Int { (previous ?? 0) + 1 }
+
+    /// Whether a consumer receives the revision: every consumer but a once consumer already served.
+    package static func receives(_ consumer: Consumer) -> Bool {
+        !(consumer.served && serves(mode: consumer.mode))
+    }
+
+    /// Whether receiving a revision serves a consumer of this stored mode: a once consumer takes no
+    /// later revision.
+    package static func serves(mode: String) -> Bool { mode == DeliveryMode.once.rawValue }
+
+    /// Whether the signal's record is stored: when the signal has consumers (served or not), or the
+    /// post keeps it for late consumers. Otherwise it is removed, and nothing of the post is stored.
+    package func keepsRecord(hasConsumer: Bool) -> Bool { hasConsumer || keepUntil != nil }
+
+    /// The payload the signal's record keeps: the post's while the signal is kept for late consumers,
+    /// else none (no later registration receives it).
+    package var keptPayload: [UInt8] { keepUntil == nil ? [] : payload }
+
+    /// What the post did, for its caller.
+    package func result(revision: Int, deliveries: Int) -> PostResult {
+        PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+    }
+
+    /// ``revision(after:)`` in SQL: `previous` is an SQL expression of an integer, NULL without a record.
+    package static func revisionSQL(after previous: String) -> String { "COALESCE(\(previous), 0) + 1" }
+
+    /// ``receives(_:)`` in SQL, over the expressions of a consumer's stored mode (text) and its served
+    /// mark (an integer, 0 when not served).
+    package static func receivesSQL(mode: String, served: String) -> String {
+        "NOT (\(served) <> 0 AND \(servesSQL(mode: mode)))"
+    }
+
+    /// ``serves(mode:)`` in SQL, over the expression of a consumer's stored mode.
+    package static func servesSQL(mode: String) -> String { "\(mode) = \(DeliveryMode.once.sqlLiteral)" }
+
+    /// ``keepsRecord(hasConsumer:)`` in SQL, over a boolean expression and the expression of the
+    /// post's keep (seconds since 1970, NULL when not kept).
+    package static func keepsRecordSQL(hasConsumer: String, keepUntil: String) -> String {
+        "(\(hasConsumer) OR \(keepUntil) IS NOT NULL)"
+    }
+}
