@@ -19,8 +19,8 @@ public protocol PromiseStore: SignalStore {
     /// changing nothing and without calling `post`, when there is no such promise.
     ///
     /// An error thrown by `post` rolls the transaction back and is thrown. Wakes every center when it
-    /// settled a promise without a fallback consumer (``PromiseRecord/wakeUp(settled:_:)``), and the
-    /// centers of the post's consumers as a post does.
+    /// settled a promise without a fallback consumer, and the centers of the post's consumers as a
+    /// post does.
     func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
