@@ -1,5 +1,6 @@
 #if SignalsDashboard
 import Foundation
+import SignalStoreOpening
 
 /// HTML text, escaped where it comes from outside (the store, the request).
 struct HTML: Sendable {
@@ -59,14 +60,7 @@ struct HTML: Sendable {
 
     /// How long ago `date` was: `42s ago`, `5m ago`, `3h ago`, `2d ago` (or `in 5m`).
     static func age(_ date: Date, now: Date) -> String {
-        let seconds = now.timeIntervalSince(date)
-        let amount = abs(seconds)
-        let text =
-            amount < 60
-            ? "\(Int(amount))s"
-            : amount < 3_600
-                ? "\(Int(amount / 60))m" : amount < 172_800 ? "\(Int(amount / 3_600))h" : "\(Int(amount / 86_400))d"
-        return seconds >= 0 ? "\(text) ago" : "in \(text)"
+        Age.text(since: date, now: now)
     }
 
     /// A `<time>` element: the age, with the time in UTC as its title.

@@ -1,6 +1,7 @@
 #if SignalsCommandLine
 import Foundation
 import HandlerKitSignals
+import SignalStoreOpening
 
 #if canImport(Glibc)
 import Glibc
@@ -65,14 +66,7 @@ enum Output {
 
     /// How long ago `date` was: 42s, 5m, 3h, 2d (or "in 5m" for a date to come).
     static func age(_ date: Date, now: Date = Date()) -> String {
-        let seconds = now.timeIntervalSince(date)
-        let amount = abs(seconds)
-        let text =
-            amount < 60
-            ? "\(Int(amount))s"
-            : amount < 3_600
-                ? "\(Int(amount / 60))m" : amount < 172_800 ? "\(Int(amount / 3_600))h" : "\(Int(amount / 86_400))d"
-        return seconds >= 0 ? "\(text) ago" : "in \(text)"
+        Age.text(since: date, now: now)
     }
 
     /// `date` in UTC, to the second (`2026-11-26T18:00:09Z`).

@@ -17,26 +17,9 @@ struct CommandLineTests {
     let folder = TemporaryFolder()
     var path: String { folder.path + "/signals.sqlite" }
 
-    /// A store made by component `app`, whose run has ended: two dead deliveries of signal `bad`
-    /// (an every-revision consumer whose handler throws), one pending delivery of signal `s` (and one
-    /// completed), and a signal kept for late consumers.
+    /// The store with known content (`makeOperatorsStore(at:note:)`), its pending payload's note plain text.
     func makeStore() async throws -> (dead: ConsumerID, receiving: ConsumerID) {
-        let store = try SQLiteSignalStore(path: path)
-        let center = try await SignalCenter.start(
-            component: "app", store: store, registry: try makeRegistry(Recorder()),
-            options: .init(retry: RetryPolicy(maximumAttempts: 1), deliversAutomatically: false))
-        let failing = try await center.register(
-            try Handler(id: "Sink.fail", registry: center.registry), for: "bad", delivery: .everyRevision)
-        let receiving = try await center.register(
-            try Handler(id: "Sink.receive", registry: center.registry), for: "s", delivery: .everyRevision)
-        _ = try await center.post("bad")
-        _ = try await center.post("bad")
-        _ = try await center.post("s", payload: ["item": 1])
-        _ = try await center.deliverDue()
-        _ = try await center.post("s", payload: ["item": 2, "note": "waiting", "large": Int64.max])
-        _ = try await center.post("early", payload: ["item": 3], ifUnconsumed: .keep(for: .seconds(3_600)))
-        try await center.stop()
-        return (failing, receiving)
+        try await makeOperatorsStore(at: path, note: "waiting")
     }
 
     struct Outcome {
