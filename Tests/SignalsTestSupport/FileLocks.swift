@@ -16,7 +16,11 @@ package struct FileLocks: CustomStringConvertible {
     /// The locks `pid` holds on files under `folder` (every file of every subfolder), matched by
     /// device and inode. `nil` where there is no `/proc/locks` (not Linux).
     package init?(pid: Int32, folder: String) {
-        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        // Read to its end: `String(contentsOfFile:)` reads a /proc file's first page only (its size
+        // says 0), and with many locks in the system this process's are further down.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/locks") else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd(), let table = String(data: data, encoding: .utf8) else { return nil }
         var files: [String: String] = [:]
         let root = URL(fileURLWithPath: folder)
         var paths = [folder]
