@@ -240,7 +240,7 @@ let package = Package(
         .executableTarget(
             name: "handlerkit-dashboard",
             dependencies: [
-                "HandlerKitSignals", "SignalStoreOpening",
+                "HandlerKitSignals", "SignalStoreOpening", "MustacheRendering",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["SignalsDashboard"])),
                 .product(
                     name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["SignalsDashboard"])),

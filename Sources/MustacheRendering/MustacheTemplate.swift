@@ -36,7 +36,7 @@ struct MustacheRenderer {
             case .variable(let name, let escaped):
                 guard let value = lookUp(name) else { continue }
                 let text = String(describing: value)
-                output += escaped ? Self.htmlEscaped(text) : text
+                output += escaped ? HTMLEscaping.escaped(text) : text
             case .section(let name, let inverted, let body):
                 let value = lookUp(name)
                 if inverted {
@@ -113,24 +113,6 @@ struct MustacheRenderer {
     private static func unwrapped(_ value: Any) -> Any? {
         if let optional = value as? any OptionalValue { return optional.wrappedAny.flatMap(unwrapped) }
         return value
-    }
-
-    private static func htmlEscaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x3C || $0 == 0x3E || $0 == 0x26 || $0 == 0x22 || $0 == 0x27 }) else {
-            return text
-        }
-        var escaped = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "&": escaped += "&amp;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
     }
 }
 

@@ -1,5 +1,6 @@
 #if SignalsDashboard
 import Foundation
+import MustacheRendering
 import SignalStoreOpening
 
 /// HTML text, escaped where it comes from outside (the store, the request).
@@ -14,19 +15,7 @@ struct HTML: Sendable {
     /// `value` as text in HTML, between tags or in a quoted attribute: `&`, `<`, `>`, `"` and `'`
     /// become entities.
     static func escape(_ value: some StringProtocol) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(value.utf8.count)
-        for character in value.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
+        HTMLEscaping.escaped(value)
     }
 
     /// A link to `path` with `query` (each value percent-encoded) and the escaped `label`.
