@@ -27,8 +27,9 @@ import PostgresNIO
 ///   silent for longer than `Options.lease` (30 s by default) is taken over too, and its lock
 ///   connection is terminated. A run that comes back after that finds its claims gone (its
 ///   completions are refused) and carries on as an empty run.
-/// - **Wake-ups**: a post sends `NOTIFY` in its own transaction; every center `LISTEN`s on a
-///   connection of its own and rescans every `Options.rescanInterval` as a fallback.
+/// - **Wake-ups**: a post sends `NOTIFY` in its own transaction; the store `LISTEN`s on one
+///   connection of its own for all its centers and the tasks awaiting its promises, and each center
+///   rescans every `Options.rescanInterval` as a fallback.
 /// - **Schema**: created and migrated by the store in its own schema (`PostgresSettings.schema`),
 ///   versioned; a newer version is `SignalError.newerSchema`.
 ///
@@ -116,6 +117,8 @@ public final class PostgresSignalStore: SignalStore {
     /// The LISTEN/NOTIFY channel.
     let channel: String
     let connections: PostgresConnections
+    /// The one `LISTEN` connection of the wake listeners this store makes.
+    private let wakeChannel: PostgresWakeChannel
     private let prepared = Locked(false)
     private let keepers = Locked<[String: RunKeeper]>([:])
     /// Deliveries claimed through this store object and not yet completed or released: a claim by
@@ -157,6 +160,7 @@ public final class PostgresSignalStore: SignalStore {
         connections = PostgresConnections(
             settings: settings, tls: try PostgresTLS(settings: settings, appTLS: options.tls), logger: options.logger,
             reconnectFor: options.reconnectFor, connectionTimeout: options.connectionTimeout)
+        wakeChannel = PostgresWakeChannel(connections: connections, channel: channel)
     }
 
     /// A store at a `postgres://user:password@host:port/database?schema=name` URL.
@@ -870,8 +874,9 @@ public final class PostgresSignalStore: SignalStore {
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         let keepers = keepers
-        return PostgresWakeListener(connections: connections, channel: channel, rescanInterval: options.rescanInterval)
-        { run in
+        return PostgresWakeListener(
+            channel: wakeChannel, rescanInterval: options.rescanInterval, logger: connections.logger
+        ) { run in
             run.isEmpty || keepers.withLock { $0[run] != nil }
         }
     }
