@@ -293,6 +293,30 @@ public final class InMemorySignalStore: SignalStore {
             return true
         }
 
+        /// Claims up to `limit` due deliveries of `runID`, oldest first.
+        mutating func claim(for runID: String, limit: Int) -> [ClaimedDelivery] {
+            let now = Date()
+            let due =
+                deliveries
+                .filter { $0.value.ownerRun == runID && $0.value.state == .pending && $0.value.notBefore <= now }
+                .keys.sorted().prefix(max(0, limit))
+            return due.compactMap { id -> ClaimedDelivery? in
+                guard var row = deliveries[id] else { return nil }
+                row.state = .claimed
+                row.claimedBy = runID
+                row.claimedAt = now
+                row.attempt += 1
+                row.started = false
+                deliveries[id] = row
+                return ClaimedDelivery(
+                    rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
+                    revision: row.revision, handler: row.handler, payload: row.payload,
+                    attempt: row.attempt, runID: runID,
+                    mode: consumers.first { $0.record.id == row.consumerID }?.record.mode,
+                    previousAttemptCrashed: row.crashed)
+            }
+        }
+
         /// Marks `delivery` started if its run is recorded and it is still claimed by it and attempt.
         mutating func start(_ delivery: ClaimedDelivery) -> StartOutcome {
             let recorded = runs[delivery.runID] != nil
@@ -404,26 +428,13 @@ public final class InMemorySignalStore: SignalStore {
     // MARK: Delivering
 
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        state.withLock { $0.claim(for: runID, limit: limit) }
+    }
+
+    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         state.withLock { state in
-            let now = Date()
-            let due = state.deliveries
-                .filter { $0.value.ownerRun == runID && $0.value.state == .pending && $0.value.notBefore <= now }
-                .keys.sorted().prefix(max(0, limit))
-            return due.compactMap { id -> ClaimedDelivery? in
-                guard var row = state.deliveries[id] else { return nil }
-                row.state = .claimed
-                row.claimedBy = runID
-                row.claimedAt = now
-                row.attempt += 1
-                row.started = false
-                state.deliveries[id] = row
-                return ClaimedDelivery(
-                    rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
-                    revision: row.revision, handler: row.handler, payload: row.payload,
-                    attempt: row.attempt, runID: runID,
-                    mode: state.consumers.first { $0.record.id == row.consumerID }?.record.mode,
-                    previousAttemptCrashed: row.crashed)
-            }
+            let deliveries = ClaimedDelivery.runningOrder(state.claim(for: runID, limit: limit))
+            return ClaimedBatch(deliveries: deliveries, firstStart: deliveries.first.map { state.start($0) })
         }
     }
 

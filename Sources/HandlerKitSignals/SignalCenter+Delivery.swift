@@ -25,15 +25,19 @@ extension SignalCenter {
     private func deliverDue(generation: Int) async throws(SignalError) -> Int {
         var completed = 0
         while true {
+            let asked = ContinuousClock.now
             guard
                 let batch = try await passCall(
                     generation,
-                    { runID throws(SignalError) in try await store.claim(for: runID, limit: options.claimBatch) })
+                    { runID throws(SignalError) in
+                        try await store.claimStartingFirst(for: runID, limit: options.claimBatch)
+                    })
             else { break }
-            if batch.isEmpty { break }
-            let claimed = batch.filter { !$0.previousAttemptCrashed } + batch.filter(\.previousAttemptCrashed)
-            // The mark of the next delivery, made with the previous one's completion.
-            var marked: Mark?
+            let claimed = batch.deliveries
+            if claimed.isEmpty { break }
+            // The mark of the next delivery: the first's made with the claim, the others' with the
+            // previous one's completion.
+            var marked: Mark? = batch.firstStart.map { ($0, asked) }
             for (index, delivery) in claimed.enumerated() {
                 do {
                     let next = index + 1 < claimed.count ? claimed[index + 1] : nil
@@ -66,7 +70,7 @@ extension SignalCenter {
                 }
             }
             // A short batch took everything that was due; what is posted meanwhile wakes the center again.
-            if batch.count < options.claimBatch { break }
+            if claimed.count < options.claimBatch { break }
         }
         return completed
     }

@@ -100,6 +100,30 @@ public struct ClaimedDelivery: Sendable, Hashable {
     }
 }
 
+extension ClaimedDelivery {
+    /// `deliveries` in the order a center runs them: by row, those whose previous attempt crashed
+    /// last (a handler that crashed its process would likely do so again and take the others with it).
+    public static func runningOrder(_ deliveries: [ClaimedDelivery]) -> [ClaimedDelivery] {
+        deliveries.sorted {
+            ($0.previousAttemptCrashed ? 1 : 0, $0.rowID) < ($1.previousAttemptCrashed ? 1 : 0, $1.rowID)
+        }
+    }
+}
+
+/// What ``SignalStore/claimStartingFirst(for:limit:)`` claimed.
+public struct ClaimedBatch: Sendable, Hashable {
+    /// The deliveries claimed, in ``ClaimedDelivery/runningOrder(_:)``.
+    public var deliveries: [ClaimedDelivery]
+    /// What marking the first of them started found; `nil` when none was claimed, or when the store
+    /// did not mark it with the claim (the center then marks it with ``SignalStore/start(_:)``).
+    public var firstStart: StartOutcome?
+
+    public init(deliveries: [ClaimedDelivery], firstStart: StartOutcome?) {
+        self.deliveries = deliveries
+        self.firstStart = firstStart
+    }
+}
+
 /// What ``SignalStore/complete(_:endingConsumer:thenStarting:)`` did.
 public struct CompletionOutcome: Sendable, Hashable {
     /// Whether the delivery was completed (`false`: its claim was lost, nothing changed).

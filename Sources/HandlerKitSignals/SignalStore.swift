@@ -71,6 +71,13 @@ public protocol SignalStore: Sendable {
     /// Claims up to `limit` due deliveries of `runID`, oldest first.
     func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery]
 
+    /// Claims like ``claim(for:limit:)`` and, in the same transaction, marks the delivery the center
+    /// runs first (the first of ``ClaimedBatch/deliveries``, in ``ClaimedDelivery/runningOrder(_:)``)
+    /// started, exactly as ``start(_:)`` does: the first handler of a delivery pass then waits for one
+    /// transaction, not two. A store without a way to do both at once can keep the default
+    /// implementation, which calls ``claim(for:limit:)`` and then ``start(_:)``.
+    func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch
+
     /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
     /// still claimed by the same run and attempt and the run is still recorded (not taken over).
     /// Marking it again is harmless. ``StartOutcome/started`` is the only answer that lets the
@@ -125,6 +132,13 @@ extension SignalStore {
 }
 
 extension SignalStore {
+    /// ``claim(for:limit:)``, then ``start(_:)`` of the delivery that runs first: two transactions.
+    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
+        let deliveries = ClaimedDelivery.runningOrder(try await claim(for: runID, limit: limit))
+        guard let first = deliveries.first else { return ClaimedBatch(deliveries: [], firstStart: nil) }
+        return ClaimedBatch(deliveries: deliveries, firstStart: try await start(first))
+    }
+
     /// Gives a claimed delivery back after its attempt failed, if its run and attempt still hold its
     /// claim: the core's ``StorePlan`` (pending again from `retryAt`, or dead with `reason` when
     /// `retryAt` is `nil`), applied by ``apply(_:)``. `false` when the claim was lost.

@@ -666,6 +666,15 @@ public final class PostgresSignalStore: SignalStore {
     // MARK: Delivering
 
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        try await claim(for: runID, limit: limit, startingFirst: false).deliveries
+    }
+
+    /// One statement: the claim marks the delivery that runs first started.
+    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
+        try await claim(for: runID, limit: limit, startingFirst: true)
+    }
+
+    private func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
         try await prepare()
         let now = Date().timeIntervalSince1970
         let running = inFlight.withLock { Array($0) }
@@ -674,35 +683,52 @@ public final class PostgresSignalStore: SignalStore {
             defer { mayBeLost = false }
             return mayBeLost
         }
-        let claimed: [ClaimedDelivery]
+        let claimed: ClaimedBatch
         do {
             claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
                 if recovering || isRetry {
                     try await self.claim(
-                        PostgresStatements.ClaimWithLostClaims(runID: runID, now: now, running: running, limit: limit),
+                        PostgresStatements.ClaimWithLostClaims(
+                            runID: runID, now: now, running: running, limit: limit, startsFirst: startingFirst),
                         connection)
                 } else {
                     try await self.claim(
-                        PostgresStatements.Claim(runID: runID, now: now, running: running, limit: limit), connection)
+                        PostgresStatements.Claim(
+                            runID: runID, now: now, running: running, limit: limit, startsFirst: startingFirst),
+                        connection)
                 }
             }
         } catch {
             claimMayBeLost.withLock { $0 = true }
             throw error
         }
-        inFlight.withLock { $0.formUnion(claimed.map { $0.rowID }) }
+        inFlight.withLock { $0.formUnion(claimed.deliveries.map { $0.rowID }) }
+        // A first delivery that does not start is no longer in progress here.
+        if let first = claimed.deliveries.first, let start = claimed.firstStart, start != .started {
+            _ = inFlight.withLock { $0.remove(first.rowID) }
+        }
         return claimed
     }
 
     /// Runs a claim statement for `runID`; deliveries the core finds unreadable are parked as dead.
+    /// When the statement marked the first delivery started, `firstStart` says so; when the delivery
+    /// it marked was unreadable, `nil` (the center marks the first with ``start(_:)``).
     private func claim<Statement: ClaimStatement>(
         _ statement: Statement, _ connection: PostgresConnection
-    ) async throws -> [ClaimedDelivery] {
+    ) async throws -> ClaimedBatch {
         let runID = statement.runID
         let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
+        var marked: Set<Int64> = []
+        var recorded = true
         var unreadable: [(id: Int64, reason: String)] = []
-        for try await (id, key, consumer, signal, revision, attempt, handler, payload, mode, crashed) in rows {
+        for try await (
+            id, key, consumer, signal, revision, attempt, handler, payload, mode, crashed, started, runRecorded
+        )
+            in rows
+        {
+            if started { marked.insert(id) }
+            recorded = runRecorded
             let reading = ClaimedDelivery.reading(claimedBy: runID) {
                 ClaimedColumns(
                     rowID: id, key: key, consumer: consumer, signalID: signal, revision: revision, attempt: attempt,
@@ -720,7 +746,13 @@ public final class PostgresSignalStore: SignalStore {
                 WHERE id = \(id)
                 """, logger: options.logger)
         }
-        return claimed
+        let deliveries = ClaimedDelivery.runningOrder(claimed)
+        guard statement.startsFirst, let first = deliveries.first else {
+            return ClaimedBatch(deliveries: deliveries, firstStart: nil)
+        }
+        let start: StartOutcome? =
+            marked.contains(first.rowID) ? .started : recorded ? nil : StartOutcome(marked: false, runRecorded: false)
+        return ClaimedBatch(deliveries: deliveries, firstStart: start)
     }
 
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {

@@ -95,7 +95,7 @@ enum PostgresStatements {
     /// bodies (nil when the body is missing).
     struct Claim: ClaimStatement {
         static let sql = """
-            WITH due AS (SELECT id FROM deliveries
+            WITH due AS (SELECT id, crashed FROM deliveries
                          WHERE owner_run = $1 AND state = \(pending) AND not_before <= $2 AND NOT (id = ANY($3))
                          ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
             \(PostgresStatements.claimAndRead)
@@ -105,6 +105,7 @@ enum PostgresStatements {
         var now: Double
         var running: [Int64]
         var limit: Int
+        var startsFirst: Bool
     }
 
     /// `Claim`, and also the run's claims that no delivery in progress holds (claimed by a statement
@@ -112,7 +113,7 @@ enum PostgresStatements {
     /// failed, since looking for them costs every claim a scan of the run's claimed entries.
     struct ClaimWithLostClaims: ClaimStatement {
         static let sql = """
-            WITH due AS (SELECT id FROM deliveries
+            WITH due AS (SELECT id, crashed FROM deliveries
                          WHERE owner_run = $1 AND ((state = \(pending) AND not_before <= $2)
                                OR (state = \(claimed) AND claimed_by = $1)) AND NOT (id = ANY($3))
                          ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
@@ -123,15 +124,22 @@ enum PostgresStatements {
         var now: Double
         var running: [Int64]
         var limit: Int
+        var startsFirst: Bool
     }
 
-    /// What both claim statements do with the deliveries `due` selects.
+    /// What both claim statements do with the deliveries `due` selects. With $5, the delivery that
+    /// runs first (`ClaimedDelivery.runningOrder`: by id, those whose previous attempt crashed last)
+    /// is marked started as `Start` does, while the run is recorded. Each row also says whether it
+    /// was marked and whether the run is recorded.
     static let claimAndRead = """
-        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1, started = 0, claimed_at = $2
+        r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $1) AS recorded),
+        h AS (SELECT id FROM due WHERE $5 AND (SELECT recorded FROM r) ORDER BY crashed, id LIMIT 1),
+        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1,
+                     started = CASE WHEN d.id IN (SELECT id FROM h) THEN 1 ELSE 0 END, claimed_at = $2
               FROM due WHERE d.id = due.id
-              RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt, d.crashed)
+              RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt, d.crashed, d.started)
         SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload,
-               o.mode, c.crashed <> 0
+               o.mode, c.crashed <> 0, c.started <> 0, (SELECT recorded FROM r)
         FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id LEFT JOIN consumers o ON o.consumer_id = c.consumer_id
         ORDER BY c.id
         """
@@ -269,29 +277,32 @@ enum PostgresStatements {
 
 /// A claim statement: for a run, at a time, leaving the deliveries in progress in this process alone.
 protocol ClaimStatement: PostgresPreparedStatement
-where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool) {
+where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool, Bool, Bool) {
     var runID: String { get }
     var now: Double { get }
     /// The run's deliveries in progress in this process (never claimed again).
     var running: [Int64] { get }
     var limit: Int { get }
-    init(runID: String, now: Double, running: [Int64], limit: Int)
+    /// Whether the delivery that runs first is marked started with the claim.
+    var startsFirst: Bool { get }
+    init(runID: String, now: Double, running: [Int64], limit: Int, startsFirst: Bool)
 }
 
 extension ClaimStatement {
-    static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8] }
+    static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8, .bool] }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
+        var bindings = PostgresBindings(capacity: 5)
         bindings.append(runID)
         bindings.append(now)
         bindings.append(running)
         bindings.append(limit)
+        bindings.append(startsFirst)
         return bindings
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool).self)
+        try row.decode((Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool, Bool, Bool).self)
     }
 }
 /// The delivery states as the statements write them.

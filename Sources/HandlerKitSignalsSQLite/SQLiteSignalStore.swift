@@ -583,12 +583,23 @@ public final class SQLiteSignalStore: SignalStore {
     // MARK: Delivering
 
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        try await claim(for: runID, limit: limit, startingFirst: false).deliveries
+    }
+
+    /// Also checks the run's lock file, as ``start(_:)`` does.
+    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
+        try await claim(for: runID, limit: limit, startingFirst: true)
+    }
+
+    /// Claims, and with `startingFirst` marks the delivery that runs first started in the same transaction.
+    private func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
         let now = Date().timeIntervalSince1970
         // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
         let due = try await read("looking for due deliveries of run \(runID)") { db in
             try Bool.fetchOne(db.cachedStatement(sql: Self.anyDueSQL), arguments: [runID, now]) ?? false
         }
-        guard due else { return [] }
+        guard due else { return ClaimedBatch(deliveries: [], firstStart: nil) }
+        let mark = startingFirst ? marking(run: runID) : nil
         return try await write("claiming deliveries for run \(runID)") { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimSQL), arguments: [runID, now, limit])
             var claimed: [ClaimedDelivery] = []
@@ -610,7 +621,8 @@ public final class SQLiteSignalStore: SignalStore {
                         arguments: [reason, row["id"] as DatabaseValue])
                 }
             }
-            return claimed.sorted { $0.rowID < $1.rowID }
+            let deliveries = ClaimedDelivery.runningOrder(claimed)
+            return ClaimedBatch(deliveries: deliveries, firstStart: try deliveries.first.flatMap { try mark?(db, $0) })
         }
     }
 
@@ -633,16 +645,17 @@ public final class SQLiteSignalStore: SignalStore {
     /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
     /// locked again while the run's record is still there; without the record the run was taken over.
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        let mark = marking(delivery)
-        return try await write("starting delivery \(delivery.key)") { db in try mark(db) }
+        let mark = marking(run: delivery.runID)
+        return try await write("starting delivery \(delivery.key)") { db in try mark(db, delivery) }
     }
 
-    /// Marks `delivery` started in the caller's transaction (`start`), its lock file tested now.
-    private func marking(_ delivery: ClaimedDelivery) -> @Sendable (Database) throws -> StartOutcome {
-        let intact = runLocks.file(for: delivery.runID)?.isIntact ?? true
+    /// Marks a delivery claimed by `runID` started in the caller's transaction (`start`), the run's
+    /// lock file tested now.
+    private func marking(run runID: String) -> @Sendable (Database, ClaimedDelivery) throws -> StartOutcome {
+        let intact = runLocks.file(for: runID)?.isIntact ?? true
         let runsDirectory = runsDirectory
         let runLocks = runLocks
-        return { db in
+        return { db, delivery in
             func mark() throws -> Bool {
                 try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
                     delivery.rowID, delivery.runID, delivery.attempt,
@@ -666,10 +679,10 @@ public final class SQLiteSignalStore: SignalStore {
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {
         let now = Date().timeIntervalSince1970
-        let markNext = next.map { marking($0) }
+        let markNext = next.map { marking(run: $0.runID) }
         return try await write("completing delivery \(delivery.key)") { db in
             let completed = try Self.complete(delivery, endingConsumer: endingConsumer, now: now, db)
-            return CompletionOutcome(completed: completed, next: try markNext?(db))
+            return CompletionOutcome(completed: completed, next: try next.flatMap { try markNext?(db, $0) })
         }
     }
 

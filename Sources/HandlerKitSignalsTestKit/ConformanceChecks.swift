@@ -53,6 +53,9 @@ enum ConformanceChecks {
         .init(
             name: "interrupted claims count only started attempts: retried after the delay, dead at the maximum",
             body: interruptedClaimsCountStartedAttempts),
+        .init(
+            name: "a claim that starts the first marks the delivery that runs first, crashed ones last, and no other",
+            body: claimStartsTheFirst),
         .init(name: "bad input is a typed error naming what and where, and stores nothing", body: badInput),
     ]
 
@@ -494,6 +497,44 @@ enum ConformanceChecks {
         try c.expectEqual(try await second.deliverDue(), 2, "deliveries completed by the taker")
         try c.expectEqual(c.recorder.all.count, 2, "handler runs")
         try await second.stop()
+    }
+
+    static func claimStartsTheFirst(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        for signal in ["a", "b", "c"] {
+            _ = try await center.register(try c.handler("Sink.receive"), for: SignalID(signal))
+        }
+        let empty = try await c.store.claimStartingFirst(for: center.runID, limit: 10)
+        try c.expectEqual(empty, ClaimedBatch(deliveries: [], firstStart: nil), "a claim with nothing due")
+        for signal in ["a", "b", "c"] { _ = try await center.post(SignalID(signal), payload: ["item": 1]) }
+        func interrupt() async throws {
+            let attempts = InterruptedAttempts(
+                maximumAttempts: 5, retryAt: Date().addingTimeInterval(-1).timeIntervalSince1970,
+                reason: "died during attempt ")
+            _ = try await c.store.apply(
+                StorePlan(
+                    "interrupting the claims of run \(center.runID)",
+                    steps: [.interruptClaims(run: center.runID, attempts: attempts)]))
+        }
+
+        // `a` crashes once: it runs last from then on.
+        var claimed = try await c.store.claim(for: center.runID, limit: 10)
+        let keys = claimed.map(\.key)
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting a")
+        try await interrupt()
+
+        let batch = try await c.store.claimStartingFirst(for: center.runID, limit: 10)
+        try c.expectEqual(batch.deliveries.map(\.key), [keys[1], keys[2], keys[0]], "the running order")
+        try c.expectEqual(batch.firstStart, .started, "the first one's start")
+        try c.expectEqual(try await c.store.start(batch.deliveries[0]), .started, "starting it again")
+        // Only `b` was started: interrupted, it alone counts its attempt as crashed.
+        try await interrupt()
+        claimed = try await c.store.claim(for: center.runID, limit: 10)
+        let crashed = Dictionary(uniqueKeysWithValues: claimed.map { ($0.key, $0.previousAttemptCrashed) })
+        try c.expectEqual(crashed[keys[1]], true, "b's previous attempt crashed")
+        try c.expectEqual(crashed[keys[2]], false, "c's previous attempt was not started")
+        try c.expectEqual(claimed.first { $0.key == keys[2] }?.attempt, 1, "c's attempt")
+        try await center.stop()
     }
 
     static func interruptedClaimsCountStartedAttempts(_ c: ConformanceContext) async throws {
