@@ -21,10 +21,8 @@ enum ConnectionWatchdog {
         let race = Race<T>()
         return try await withCheckedThrowingContinuation { continuation in
             race.start(continuation)
-            let timer = Task {
-                try? await Task.sleep(until: deadline)
-                if Task.isCancelled { return }
-                if race.finish(.failure(NoAnswer(waited: waited))) { try? await connection.close() }
+            let watch = CallDeadlines.shared.watch(until: deadline) {
+                if race.finish(.failure(NoAnswer(waited: waited))) { Task { try? await connection.close() } }
             }
             Task {
                 let result: Result<T, any Error>
@@ -33,7 +31,7 @@ enum ConnectionWatchdog {
                 } catch {
                     result = .failure(error)
                 }
-                timer.cancel()
+                CallDeadlines.shared.forget(watch)
                 _ = race.finish(result)
             }
         }
@@ -62,6 +60,70 @@ enum ConnectionWatchdog {
         for await _ in ended {}
         waiter.cancel()
         timer.cancel()
+    }
+}
+
+/// The deadlines of the calls in flight, watched by one timer task for the whole process (a task
+/// of its own per call, started and cancelled around every statement, cost about a sixth of a
+/// post's time). The timer sleeps until the earliest deadline, expires the calls whose deadline
+/// passed, and sleeps again until the next one; it ends when no call is watched.
+private final class CallDeadlines: Sendable {
+    static let shared = CallDeadlines()
+
+    private struct Call {
+        let deadline: ContinuousClock.Instant
+        let expire: @Sendable () -> Void
+    }
+
+    private struct State {
+        var calls: [Int: Call] = [:]
+        var nextID = 0
+        /// The timer, and the deadline it sleeps until.
+        var timer: (task: Task<Void, Never>, until: ContinuousClock.Instant)?
+    }
+
+    private let state = Locked(State())
+
+    /// Calls `expire` at `deadline` unless ``forget(_:)`` is called first with the returned id.
+    func watch(until deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.calls[id] = Call(deadline: deadline, expire: expire)
+            if state.timer.map({ deadline < $0.until }) ?? true {
+                state.timer?.task.cancel()
+                state.timer = (Task { await self.sleep(until: deadline) }, deadline)
+            }
+            return id
+        }
+    }
+
+    func forget(_ id: Int) {
+        _ = state.withLock { $0.calls.removeValue(forKey: id) }
+    }
+
+    /// The timer: expires the calls due at `deadline`, then sleeps until the next deadline.
+    private func sleep(until deadline: ContinuousClock.Instant) async {
+        var until = deadline
+        while true {
+            try? await Task.sleep(until: until)
+            if Task.isCancelled { return }
+            let (expired, next) = state.withLock { state -> ([Call], ContinuousClock.Instant?) in
+                let now = ContinuousClock.now
+                let expired = state.calls.filter { $0.value.deadline <= now }
+                for id in expired.keys { state.calls[id] = nil }
+                let next = state.calls.values.map(\.deadline).min()
+                if let next, let timer = state.timer {
+                    state.timer = (timer.task, next)
+                } else {
+                    state.timer = nil
+                }
+                return (Array(expired.values), next)
+            }
+            for call in expired { call.expire() }
+            guard let next else { return }
+            until = next
+        }
     }
 }
 
