@@ -149,7 +149,9 @@ final class WakeFileListener: SignalWakeListener {
             // A notification, or the loss of the wake file (a wake-up may have gone to the old one):
             // the center looks for due deliveries either way.
             let notified = fds[0].revents != 0
-            if notified, hk_notify_drain(notifyFD) == 1 { rewatch() }
+            // A listener being closed does not make the wake file again (its store's folder may be
+            // going away with it).
+            if notified, hk_notify_drain(notifyFD) == 1, !state.withLock({ $0.closed }) { rewatch() }
 
             let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 if notified { state.woken = true }
