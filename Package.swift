@@ -158,8 +158,20 @@ let package = Package(
                 "HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"), "HandlerKitSignalsPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                "handlerkit-bench-extension",
             ],
             path: "Benchmarks/handlerkit-bench",
+            plugins: ["HandlerKitPlugin"]
+        ),
+        // The processes `handlerkit-bench extension.` times, linking only what an app extension using
+        // signals on SQLite links.
+        .executableTarget(
+            name: "handlerkit-bench-extension",
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/handlerkit-bench-extension",
             plugins: ["HandlerKitPlugin"]
         ),
         // libclang's C API as far as CHeaderReader uses it, loaded at run time with dlopen (never linked).

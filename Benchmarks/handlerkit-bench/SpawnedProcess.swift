@@ -2,7 +2,7 @@
 import Foundation
 import Glibc
 
-/// This executable started again with `arguments` through `posix_spawn`, its standard output read
+/// An executable (this one by default) started with `arguments` through `posix_spawn`, its standard output read
 /// through a pipe, and its exit waited for with `waitpid`: no run loop or helper thread between the
 /// spawn, the child's exit and the moment this process sees it (Foundation's `Process` polls for the
 /// exit on Linux, which would add its polling interval to a process's measured lifetime).
@@ -14,9 +14,9 @@ struct SpawnedProcess {
     /// Everything the child wrote to its standard output.
     let output: String
 
-    /// Runs this executable with `arguments` to its end.
-    static func run(_ arguments: [String]) throws -> SpawnedProcess {
-        let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
+    /// Runs `executable` (this one when `nil`) with `arguments` to its end.
+    static func run(_ arguments: [String], executable: String? = nil) throws -> SpawnedProcess {
+        let executable = executable ?? Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw BenchmarkFailure("pipe failed: errno \(errno)") }
         var actions = posix_spawn_file_actions_t()

@@ -9,12 +9,11 @@
 import Foundation
 import HandlerKit
 
-// The signals figures start this executable again as their consuming process, the extension figures
-// as the processes they time.
+// The signals and promise figures start this executable again as their consuming process (the
+// extension figures start handlerkit-bench-extension).
 if try await SignalsBenchmark.runChildIfAsked() { exit(0) }
 if try await PromiseBenchmark.runChildIfAsked() { exit(0) }
 if try await RescueBenchmark.runChildIfAsked() { exit(0) }
-if try await ExtensionBudget.runChildIfAsked() { exit(0) }
 
 /// Keeps results observable so the optimizer cannot drop the measured work.
 nonisolated(unsafe) var sink = 0
