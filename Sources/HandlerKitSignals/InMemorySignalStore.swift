@@ -469,7 +469,7 @@ public final class InMemorySignalStore: SignalStore {
                     DeadDelivery(
                         key: $0.key, signalID: $0.signalID, revision: $0.revision, consumerID: $0.consumerID,
                         component: $0.component, handlerID: $0.handlerID, attempts: $0.attempt,
-                        reason: $0.lastError ?? "unknown")
+                        reason: $0.lastError ?? DeadDelivery.unknownReason)
                 }
         }
     }

@@ -174,6 +174,9 @@ public struct DeadDelivery: Sendable, Hashable {
     /// Why it is dead (the last error).
     public var reason: String
 
+    /// The reason of a dead delivery whose record holds none (a store lists it with this one).
+    package static let unknownReason = "unknown"
+
     public init(
         key: DeliveryKey, signalID: String, revision: Int, consumerID: ConsumerID, component: String, handlerID: String,
         attempts: Int, reason: String

@@ -847,17 +847,18 @@ public final class PostgresSignalStore: SignalStore {
         return try await connections.run("listing dead deliveries") { connection, _ in
             let rows = try await connection.query(
                 """
-                SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, COALESCE(last_error, 'unknown')
+                SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
                 FROM deliveries WHERE state = \(unescaped: dead) AND (\(component)::text IS NULL OR component = \(component)) ORDER BY id
                 """, logger: self.options.logger)
             var dead: [DeadDelivery] = []
             for try await (key, signal, revision, consumer, component, handlerID, attempts, reason)
-                in rows.decode((String, String, Int, String, String, String, Int, String).self)
+                in rows.decode((String, String, Int, String, String, String, Int, String?).self)
             {
                 dead.append(
                     DeadDelivery(
                         key: DeliveryKey(key), signalID: signal, revision: revision, consumerID: ConsumerID(consumer),
-                        component: component, handlerID: handlerID, attempts: attempts, reason: reason))
+                        component: component, handlerID: handlerID, attempts: attempts,
+                        reason: reason ?? DeadDelivery.unknownReason))
             }
             return dead
         }

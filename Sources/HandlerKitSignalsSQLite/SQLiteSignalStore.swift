@@ -749,7 +749,7 @@ public final class SQLiteSignalStore: SignalStore {
                 // with what is wrong with it in its reason.
                 func text(_ name: String) -> String { String.fromDatabaseValue(row[name] as DatabaseValue) ?? "" }
                 let key = text("delivery_key")
-                var reason = String.fromDatabaseValue(row["last_error"] as DatabaseValue) ?? "unknown"
+                var reason = String.fromDatabaseValue(row["last_error"] as DatabaseValue) ?? DeadDelivery.unknownReason
                 func value<T: DatabaseValueConvertible>(_ name: String, _ fallback: T) -> T {
                     do {
                         return try Self.column(row, name, table: "deliveries", key: key)
