@@ -65,7 +65,8 @@ enum PromiseBenchmark {
                 print("promise_pg: HANDLERKIT_POSTGRES_URL is not set; run it through Scripts/with-postgres.sh")
                 return
             }
-            let location = url + "?schema=bench_promise_\(UInt32.random(in: 0...UInt32.max))"
+            let schema = "bench_promise_\(UInt32.random(in: 0...UInt32.max))"
+            let location = SignalsBenchmark.postgresURL(url, schema: schema)
             try await report("promise_pg", store: try PostgresSignalStore(url: location), kind: "postgres", location)
             #else
             print("promise_pg.: built without the package trait PostgreSQL (add --traits PostgreSQL)")

@@ -276,7 +276,7 @@ extension RescueBenchmark {
     /// of its own in network namespaces (Scripts/netns-postgres.sh).
     static func runPostgres(url: String) async throws {
         let schema = "rescue_\(UInt32.random(in: 0...UInt32.max))"
-        let location = url + "?schema=" + schema
+        let location = SignalsBenchmark.postgresURL(url, schema: schema)
         let store = try PostgresSignalStore(url: location)
         let rescues = try await killRounds(store: store, childStore: "postgres", location: location)
         await store.close()

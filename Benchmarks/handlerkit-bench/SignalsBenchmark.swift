@@ -185,6 +185,12 @@ enum SignalsBenchmark {
         }
     }
 
+    /// The store URL for `schema` on the server of `url` (HANDLERKIT_POSTGRES_URL), keeping the
+    /// parameters `url` has (for example `sslmode=disable`, to measure without TLS).
+    static func postgresURL(_ url: String, schema: String) -> String {
+        url + (url.contains("?") ? "&" : "?") + "schema=" + schema
+    }
+
     static func report(_ name: String, _ value: Double, _ unit: String) {
         print("\(name): \(String(format: "%.1f", value)) \(unit)")
     }

@@ -31,7 +31,7 @@ enum SignalsPostgresBench {
         }
         let schema = "bench_\(UInt32.random(in: 0...UInt32.max))"
         try await baseline(url: url)
-        let store = try PostgresSignalStore(url: url + "?schema=" + schema)
+        let store = try PostgresSignalStore(url: SignalsBenchmark.postgresURL(url, schema: schema))
         try await postCost(store)
         let poster = try await SignalCenter.start(
             component: "bench-poster", store: store, options: .init(deliversAutomatically: false))
@@ -175,7 +175,7 @@ enum SignalsPostgresBench {
     /// A consumer process: every-revision consumers of `<prefix>-0`…, delivered automatically, until
     /// `count` deliveries ran; prints each latency and the time of the last.
     static func consume(url: String, schema: String, prefix: String, signalCount: Int, count: Int) async throws {
-        let store = try PostgresSignalStore(url: url + "?schema=" + schema)
+        let store = try PostgresSignalStore(url: SignalsBenchmark.postgresURL(url, schema: schema))
         let center = try await SignalCenter.start(
             component: "bench-\(prefix)", store: store, registry: benchRegistry,
             options: .init(claimBatch: 64))
