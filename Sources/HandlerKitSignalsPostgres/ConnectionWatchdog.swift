@@ -6,7 +6,8 @@ import PostgresNIO
 /// Ends a call whose statement the server has not answered by a deadline: the call throws
 /// ``NoAnswer`` at the deadline and its connection is closed.
 ///
-/// The call's body runs in a task of its own, and the caller does not wait for it past the deadline:
+/// The call's body runs in a task of its own, on the event loop of the call's connection
+/// (``EventLoopTaskExecutor``), and the caller does not wait for it past the deadline:
 /// closing the connection fails a statement that is waiting for its answer, but postgres-nio never
 /// answers a statement written to a connection that had just been closed (the write fails without
 /// failing the statement), and such a call would otherwise hold its caller forever. An abandoned
@@ -24,7 +25,7 @@ enum ConnectionWatchdog {
             let watch = CallDeadlines.shared.watch(until: deadline) {
                 if race.finish(.failure(NoAnswer(waited: waited))) { Task { try? await connection.close() } }
             }
-            Task {
+            let run: @Sendable () async -> Void = {
                 let result: Result<T, any Error>
                 do {
                     result = .success(try await body())
@@ -33,6 +34,11 @@ enum ConnectionWatchdog {
                 }
                 CallDeadlines.shared.forget(watch)
                 _ = race.finish(result)
+            }
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *) {
+                Task(executorPreference: EventLoopTaskExecutor.of(connection.eventLoop)) { await run() }
+            } else {
+                Task { await run() }
             }
         }
     }
