@@ -139,6 +139,12 @@ enum PostgresSchema {
         """
         ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS claimed_at double precision;
         """,
+        // 6: a run's deliveries in posting order, so a claim reads its batch in that order and stops
+        // there; ordered by due time (`deliveries_by_owner`), it read and sorted every due delivery of
+        // the run, a few milliseconds per claim with thousands waiting.
+        """
+        CREATE INDEX IF NOT EXISTS deliveries_in_order ON deliveries (owner_run, state, id);
+        """,
     ])
 
     /// Brings the store to `version` (creating its schema when missing), or refuses a newer one or a

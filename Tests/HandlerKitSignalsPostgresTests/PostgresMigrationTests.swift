@@ -14,7 +14,8 @@ import Testing
     .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresMigrationTests {
     /// A store at schema version 2 (without the marks of started and crashed attempts) holding a
-    /// consumer and its pending delivery: opened, it is migrated and the delivery is delivered.
+    /// consumer and its pending delivery: opened, it is migrated (its columns and indexes made) and the
+    /// delivery is delivered.
     @Test func aStoreAtVersion2IsMigratedKeepingItsRecords() async throws {
         let folder = TemporaryFolder()
         let recorder = Recorder()
@@ -29,6 +30,7 @@ struct PostgresMigrationTests {
         try await PostgresTestServer.psql(
             """
             ALTER TABLE \(schema).deliveries DROP COLUMN started, DROP COLUMN crashed, DROP COLUMN claimed_at;
+            DROP INDEX \(schema).deliveries_in_order;
             UPDATE \(schema).schema_version SET version = 2
             """)
 
@@ -37,6 +39,14 @@ struct PostgresMigrationTests {
         #expect(center.takeover.adoptedConsumers == 1)
         #expect(try await center.deliverDue() == 1)
         #expect(recorder.all.map(\.deliveryKey) == ["\(consumer.rawValue)/1"])
+        // The index that claims read in posting order was made again (psql fails when it is missing).
+        try await PostgresTestServer.psql(
+            """
+            DO $$ BEGIN
+              IF NOT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = '\(schema)' AND indexname = 'deliveries_in_order')
+              THEN RAISE EXCEPTION 'no index deliveries_in_order'; END IF;
+            END $$
+            """)
         try await center.stop()
         await store.close()
     }
