@@ -519,6 +519,7 @@ enum ConformanceChecks {
 
         // `a` crashes once: it runs last from then on.
         var claimed = try await c.store.claim(for: center.runID, limit: 10)
+        try c.expectEqual(claimed.map(\.signalID), ["a", "b", "c"], "claimed deliveries")
         let keys = claimed.map(\.key)
         try c.expectEqual(try await c.store.start(claimed[0]), .started, "starting a")
         try await interrupt()
