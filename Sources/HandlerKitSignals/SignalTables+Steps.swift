@@ -1,0 +1,150 @@
+import Foundation
+
+extension SignalTables {
+    /// Makes each step of `plan` in order; returns how many records each changed.
+    mutating func run(_ plan: StorePlan) -> [Int] {
+        plan.steps.map { apply($0) }
+    }
+
+    /// Makes one step; returns how many records it changed.
+    private mutating func apply(_ step: StoreStep) -> Int {
+        switch step {
+        case .interruptClaims(let run, let attempts):
+            return updateDeliveries(where: { $0.state == .claimed && $0.claimedBy == run }) {
+                $0.claimedBy = nil
+                guard $0.started else {
+                    $0.state = .pending
+                    $0.attempt -= 1
+                    return
+                }
+                $0.started = false
+                $0.crashed = true
+                $0.lastError = attempts.reason + String($0.attempt)
+                if $0.attempt >= attempts.maximumAttempts {
+                    $0.state = .dead
+                } else {
+                    $0.state = .pending
+                    $0.notBefore = Date(timeIntervalSince1970: attempts.retryAt)
+                }
+            }
+        case .giveBackClaims(let run, let keeping):
+            let kept = Set(keeping)
+            var given = 0
+            for (id, row) in deliveries where row.state == .claimed && row.claimedBy == run && !kept.contains(id) {
+                deliveries[id]?.claimedBy = nil
+                deliveries[id]?.state = .pending
+                deliveries[id]?.attempt -= 1
+                deliveries[id]?.started = false
+                given += 1
+            }
+            return given
+        case .removeRunTiedDeliveries(let run):
+            return removeDeliveries { $0.ownerRun == run && $0.lifetime == .run && $0.state != .dead }
+        case .removeRunTiedConsumers(let run):
+            return removeConsumers { $0.runID == run && $0.lifetime == .run }
+        case .moveConsumers(let run, let taker):
+            var moved = 0
+            for index in consumers.indices where consumers[index].record.runID == run {
+                consumers[index].record.runID = taker
+                moved += 1
+            }
+            return moved
+        case .moveDeliveries(let run, let taker):
+            return updateDeliveries(where: { $0.ownerRun == run }) { $0.ownerRun = taker }
+        case .moveConsumer(let id, let run):
+            guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == id }) else { return 0 }
+            consumers[index].record.runID = run
+            return 1
+        case .movePendingDeliveries(let consumer, let run):
+            guard consumers.contains(where: { $0.record.id.rawValue == consumer }) else { return 0 }
+            return updateDeliveries(where: { $0.consumerID.rawValue == consumer && $0.state == .pending }) {
+                $0.ownerRun = run
+            }
+        case .removeRun(let run):
+            runStarts[run] = nil
+            return runs.removeValue(forKey: run) == nil ? 0 : 1
+        case .removePendingDeliveries(let consumer):
+            return removeDeliveries { $0.consumerID.rawValue == consumer && $0.state == .pending }
+        case .removeConsumer(let id):
+            return removeConsumers { $0.id.rawValue == id }
+        case .removeUnusedSignals(let now):
+            let used = Set(consumers.map(\.record.signalID))
+            let before = signals.count
+            signals = signals.filter { id, signal in
+                used.contains(id) || (signal.keepUntil.map { $0.timeIntervalSince1970 >= now } ?? false)
+            }
+            return before - signals.count
+        case .forgetCompletions(let now):
+            let count = completions.count
+            completions.removeAll { $0.completedAt.timeIntervalSince1970 < now - completionHistory }
+            return count - completions.count
+        case .insertConsumer(let consumer, _):
+            consumers.append(Consumer(record: consumer))
+            return 1
+        case .deliverKeptRevision(let consumer, let now):
+            guard let kept = signals[consumer.signalID], let until = kept.keepUntil,
+                until.timeIntervalSince1970 >= now
+            else { return 0 }
+            addDelivery(
+                for: consumer, revision: kept.revision, payload: kept.payload,
+                now: Date(timeIntervalSince1970: now))
+            return 1
+        case .markServedWhenDelivered(let consumer):
+            guard deliveries.values.contains(where: { $0.consumerID.rawValue == consumer }),
+                let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer })
+            else { return 0 }
+            consumers[index].delivered = true
+            return 1
+        case .requeueDead(let key, let now):
+            return updateDeliveries(where: { $0.key.rawValue == key && $0.state == .dead }) {
+                $0.state = .pending
+                $0.attempt = 0
+                $0.notBefore = Date(timeIntervalSince1970: now)
+                $0.lastError = nil
+                $0.started = false
+                $0.crashed = false
+            }
+        case .removeDelivery(let key):
+            return removeDeliveries { $0.key.rawValue == key && $0.state != .claimed }
+        case .removeCompletions(let key, let before):
+            let count = completions.count
+            completions.removeAll {
+                (key == nil || $0.record.key.rawValue == key) && $0.completedAt.timeIntervalSince1970 < before
+            }
+            return count - completions.count
+        case .releaseClaim(let release):
+            guard var row = claimedRow(release.rowID, run: release.run, attempt: release.attempt) else { return 0 }
+            row.state = release.state
+            row.claimedBy = nil
+            row.started = false
+            row.crashed = false
+            row.lastError = release.reason
+            if let due = release.dueAt { row.notBefore = Date(timeIntervalSince1970: due) }
+            deliveries[release.rowID] = row
+            return 1
+        }
+    }
+
+    private mutating func updateDeliveries(
+        where matches: (Delivery) -> Bool, _ change: (inout Delivery) -> Void
+    ) -> Int {
+        var changed = 0
+        for (id, delivery) in deliveries where matches(delivery) {
+            change(&deliveries[id, default: delivery])
+            changed += 1
+        }
+        return changed
+    }
+
+    private mutating func removeDeliveries(where matches: (Delivery) -> Bool) -> Int {
+        let before = deliveries.count
+        deliveries = deliveries.filter { !matches($0.value) }
+        return before - deliveries.count
+    }
+
+    private mutating func removeConsumers(where matches: (ConsumerRecord) -> Bool) -> Int {
+        let before = consumers.count
+        consumers.removeAll { matches($0.record) }
+        return before - consumers.count
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import HandlerKit
+
+/// The tables of a signal store as values in memory, with every step and operation of a store made
+/// on them in Swift: the executable form of <doc:HowADeliveryMoves> that ``InMemorySignalStore`` keeps
+/// behind a lock. The SQL stores make the same steps in SQL (their statements are written once, for
+/// both of them); the conformance suite and the differential test hold the two forms to each other.
+struct SignalTables {
+    struct Consumer {
+        var record: ConsumerRecord
+        var delivered = false
+    }
+
+    struct Signal {
+        var revision: Int
+        var postedAt = Date()
+        var payload: [UInt8]
+        var keepUntil: Date?
+    }
+
+    struct Delivery {
+        var key: DeliveryKey
+        var consumerID: ConsumerID
+        var signalID: String
+        var revision: Int
+        var component: String
+        var ownerRun: String
+        var lifetime: ConsumerLifetime
+        var handlerID: String
+        var handler: [UInt8]
+        var payload: [UInt8]
+        var state: DeliveryState = .pending
+        var claimedBy: String?
+        var claimedAt: Date?
+        var attempt = 0
+        var notBefore: Date
+        var madeAt: Date
+        var lastError: String?
+        /// Whether the current attempt's handler was started (`start`).
+        var started = false
+        /// Whether the previous attempt was started and its run retired before settling it.
+        var crashed = false
+    }
+
+    struct Completion {
+        var record: CompletionRecord
+        var consumerID: ConsumerID
+        var signalID: String
+        var revision: Int
+        var completedAt: Date
+    }
+
+    /// Recorded runs and their components.
+    var runs: [String: String] = [:]
+    /// When each recorded run started.
+    var runStarts: [String: Date] = [:]
+    /// Recorded runs that are suspended: they count as gone (taken over like ended runs).
+    var suspended: Set<String> = []
+    /// In the order registered.
+    var consumers: [Consumer] = []
+    var signals: [String: Signal] = [:]
+    /// By row id, which grows in the order made.
+    var deliveries: [Int64: Delivery] = [:]
+    var nextRowID: Int64 = 1
+    var completions: [Completion] = []
+    /// Durable promises by id (`PromiseStore`).
+    var promises: [String: PromiseRecord] = [:]
+    /// How long completions stay in the history, in seconds.
+    let completionHistory: Double
+
+    /// Posts as ``InMemorySignalStore/post(_:payload:keepUntil:)`` does, without its wake-up.
+    mutating func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) -> PostResult {
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
+        let now = Date()
+        let indices = consumers.indices.filter { consumers[$0].record.signalID == signalID }
+        let decision = posting.decide(
+            previousRevision: signals[signalID]?.revision,
+            consumers: indices.map { index in
+                Posting.Consumer(mode: consumers[index].record.mode.rawValue, served: consumers[index].delivered)
+            })
+        for (consumer, serves) in decision.deliveries {
+            let index = indices[consumer]
+            addDelivery(for: consumers[index].record, revision: decision.revision, payload: payload, now: now)
+            if serves { consumers[index].delivered = true }
+        }
+        signals[signalID] =
+            decision.keepsRecord
+            ? Signal(revision: decision.revision, postedAt: now, payload: posting.keptPayload, keepUntil: keepUntil)
+            : nil
+        return posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
+    }
+
+    mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
+        deliveries[nextRowID] = Delivery(
+            key: DeliveryKey(consumer: consumer.id.rawValue, revision: revision), consumerID: consumer.id,
+            signalID: consumer.signalID, revision: revision, component: consumer.component,
+            ownerRun: consumer.runID,
+            lifetime: consumer.lifetime, handlerID: consumer.handlerID, handler: consumer.handler, payload: payload,
+            notBefore: now, madeAt: now)
+        nextRowID += 1
+    }
+
+    /// Completes `delivery` if it is still claimed by the same run and attempt; with
+    /// `endingConsumer`, ends its consumer and then its signal record when no one uses it.
+    mutating func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) -> Bool {
+        guard claimedRow(delivery) != nil else { return false }
+        let now = Date()
+        deliveries[delivery.rowID] = nil
+        completions.append(
+            Completion(
+                record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
+                consumerID: delivery.consumerID, signalID: delivery.signalID, revision: delivery.revision,
+                completedAt: now))
+        guard endingConsumer else { return true }
+        let before = consumers.count
+        consumers.removeAll { $0.record.id == delivery.consumerID }
+        if consumers.count < before, let signal = signals[delivery.signalID],
+            !(signal.keepUntil.map { $0 >= now } ?? false),
+            !consumers.contains(where: { $0.record.signalID == delivery.signalID })
+        {
+            signals[delivery.signalID] = nil
+        }
+        return true
+    }
+
+    /// Claims up to `limit` due deliveries of `runID`, oldest first.
+    mutating func claim(for runID: String, limit: Int) -> [ClaimedDelivery] {
+        let now = Date()
+        let due =
+            deliveries
+            .filter { $0.value.ownerRun == runID && $0.value.state == .pending && $0.value.notBefore <= now }
+            .keys.sorted().prefix(max(0, limit))
+        return due.compactMap { id -> ClaimedDelivery? in
+            guard var row = deliveries[id] else { return nil }
+            row.state = .claimed
+            row.claimedBy = runID
+            row.claimedAt = now
+            row.attempt += 1
+            row.started = false
+            deliveries[id] = row
+            return ClaimedDelivery(
+                rowID: id, key: row.key, consumerID: row.consumerID, signalID: row.signalID,
+                revision: row.revision, handler: row.handler, payload: row.payload,
+                attempt: row.attempt, runID: runID,
+                mode: consumers.first { $0.record.id == row.consumerID }?.record.mode,
+                previousAttemptCrashed: row.crashed)
+        }
+    }
+
+    /// Marks `delivery` started if its run is recorded and it is still claimed by it and attempt.
+    mutating func start(_ delivery: ClaimedDelivery) -> StartOutcome {
+        let recorded = runs[delivery.runID] != nil
+        let marked = recorded && claimedRow(delivery) != nil
+        if marked { deliveries[delivery.rowID]?.started = true }
+        return StartOutcome(marked: marked, runRecorded: recorded)
+    }
+
+    /// The delivery `delivery` claimed, if it is still claimed by the same run and attempt.
+    func claimedRow(_ delivery: ClaimedDelivery) -> Delivery? {
+        claimedRow(delivery.rowID, run: delivery.runID, attempt: delivery.attempt)
+    }
+
+    /// The delivery in row `rowID`, if it is claimed by `run` with `attempt`.
+    func claimedRow(_ rowID: Int64, run: String, attempt: Int) -> Delivery? {
+        guard let row = deliveries[rowID], row.state == .claimed, row.claimedBy == run, row.attempt == attempt
+        else { return nil }
+        return row
+    }
+}
+
