@@ -75,8 +75,9 @@ public final class SignalCenter: Sendable {
     /// This run's id (a fresh UUID, never reused). It changes only when ``resume()`` finds the
     /// suspended run taken over: the center then carries on as a new run.
     public var runID: String { state.withLock { $0.runID } }
-    /// Where signals are stored.
-    public let store: any SignalStore
+    /// Where signals are stored. Not public: every change to the store goes through the center, which
+    /// fences a handler's start against a delivery its run no longer holds.
+    package let store: any SignalStore
     /// The registry consumers' handlers are rebuilt with.
     public let registry: HandlerRegistry
     /// What this run took over from runs of its component that were gone when it started (or, after
