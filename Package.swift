@@ -19,6 +19,7 @@
 //   handlerkit-signals         the command line that looks inside a signal store and repairs it
 //   handlerkit-dashboard       the same as a web dashboard on a local port
 //   SignalStoreOpening         what the two share: a store opened from a file path or a postgres:// URL
+//   SignalSQL                  the SQL of the stores' steps, written once for the SQLite and PostgreSQL stores
 import CompilerPluginSupport
 import PackageDescription
 
@@ -206,11 +207,14 @@ let package = Package(
                     condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
+        // The SQL of the signal stores' steps, written once for both SQL stores (a dialect renders what
+        // differs); no dependency but the core.
+        .target(name: "SignalSQL", dependencies: ["HandlerKitSignals"]),
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsSQLite",
             dependencies: [
-                "HandlerKit", "HandlerKitSignals", "CHandlerKitDarwinShim",
+                "HandlerKit", "HandlerKitSignals", "SignalSQL", "CHandlerKitDarwinShim",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -221,7 +225,7 @@ let package = Package(
         .target(
             name: "HandlerKitSignalsPostgres",
             dependencies: [
-                "HandlerKit", "HandlerKitSignals",
+                "HandlerKit", "HandlerKitSignals", "SignalSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),

@@ -6,6 +6,7 @@ import HandlerKitSignals
 import Logging
 import NIOCore
 import PostgresNIO
+import SignalSQL
 
 /// The signal store on PostgreSQL, for processes on several hosts: the same `SignalCenter`, API and
 /// guarantees as `SQLiteSignalStore`. Switching is one line:
@@ -272,24 +273,7 @@ public final class PostgresSignalStore: SignalStore {
     }
 
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
-        try await prepare()
-        return try await connections.run("finding the runs of component '\(component)'") { connection, _ in
-            let rows = try await connection.query(
-                """
-                SELECT 0, run_id FROM runs WHERE component = \(component)
-                UNION SELECT 1, run_id FROM consumers WHERE component = \(component)
-                UNION SELECT 2, owner_run FROM deliveries WHERE component = \(component)
-                """, logger: self.options.logger)
-            var runs = RunsOfComponent(recorded: [], namedByConsumers: [], owningDeliveries: [])
-            for try await (source, run) in rows.decode((Int, String).self) {
-                switch source {
-                case 0: runs.recorded.insert(run)
-                case 1: runs.namedByConsumers.insert(run)
-                default: runs.owningDeliveries.insert(run)
-                }
-            }
-            return runs
-        }
+        try await run(StoreReads.runs(of: component))
     }
 
     /// A run is gone when it has no record, its advisory lock is free, or its lease expired (then
@@ -358,7 +342,7 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
-    /// A plan of one step that wakes no one is one statement, atomic without `BEGIN` and `COMMIT`:
+    /// A plan of one statement that wakes no one is atomic without `BEGIN` and `COMMIT`:
     /// one round trip (a release of a failed attempt among them, on the hot path).
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
@@ -370,7 +354,9 @@ public final class PostgresSignalStore: SignalStore {
         }
         defer { if !releasing.isEmpty { inFlight.withLock { $0.subtract(releasing) } } }
         do {
-            if plan.steps.count == 1 && !plan.wakesAnyone {
+            if plan.steps.count == 1 && !plan.wakesAnyone
+                && StepStatements.statements(for: plan.steps[0], history: options.completionHistory.seconds).count == 1
+            {
                 return try await connections.run(plan.purpose) { connection, _ in try await self.run(plan, connection) }
             }
             return try await connections.transaction(plan.purpose) { connection in
@@ -382,30 +368,17 @@ public final class PostgresSignalStore: SignalStore {
         }
     }
 
-    /// Makes the steps of `plan` in the caller's transaction, then sends the wake-up it names (at
-    /// the commit); returns the rows each step changed.
+    /// Makes the steps of `plan` in the caller's transaction (their statements are the SQL stores'
+    /// own, `StepStatements`), then sends the wake-up it names (at the commit); returns the rows each
+    /// step changed.
     private func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
         var counts: [Int] = []
         for step in plan.steps {
-            guard let query = Self.query(for: step, history: options.completionHistory.seconds) else {
-                counts.append(try await execute(step, connection))
-                continue
+            var count = 0
+            for statement in StepStatements.statements(for: step, history: options.completionHistory.seconds) {
+                count += try await execute(statement, connection)
             }
-            switch step {
-            case .interruptClaims, .giveBackClaims: break
-            default:
-                counts.append(try await count(connection.query(query, logger: options.logger)))
-                continue
-            }
-            // Deliveries that are no longer claimed are no longer in progress here either.
-            var interrupted = 0
-            for try await (number, ids) in try await connection.query(query, logger: options.logger)
-                .decode((Int, [Int64]).self)
-            {
-                interrupted = number
-                inFlight.withLock { $0.subtract(ids) }
-            }
-            counts.append(interrupted)
+            counts.append(count)
         }
         switch plan.wakeUp(counts: counts) {
         case .run(let run)?: try await notify(connection, run: run)
@@ -415,146 +388,36 @@ public final class PostgresSignalStore: SignalStore {
         return counts
     }
 
-    /// Makes a step whose statement is prepared (`PostgresStatements`); returns the rows it changed.
-    private func execute(_ step: StoreStep, _ connection: PostgresConnection) async throws -> Int {
-        guard case .releaseClaim(let release) = step else {
-            throw SignalError.database(path: location, operation: "\(step)", detail: "the step has no statement")
+    /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`). A release, on the path
+    /// of every failed attempt, runs prepared (`PostgresStatements.Release`, the same statement).
+    private func execute(_ statement: SQLStatement, _ connection: PostgresConnection) async throws -> Int {
+        if statement.sql == StepStatements.releaseClaimSQL {
+            var released = 0
+            for try await value in try await connection.execute(
+                PostgresStatements.Release(arguments: statement.arguments), logger: options.logger)
+            {
+                released = value
+            }
+            return released
         }
-        var released = 0
-        for try await value in try await connection.execute(
-            PostgresStatements.Release(release: release), logger: options.logger)
-        {
-            released = value
-        }
-        return released
-    }
-
-    /// A step's SQL, as one statement that answers with the number of rows it changed (and, for
-    /// `interruptClaims` and `giveBackClaims`, the ids of the deliveries it released); `nil` for a
-    /// step on the hot path, made by a prepared statement (`execute(_:_:)`).
-    private static func query(for step: StoreStep, history: Double) -> PostgresQuery? {
-        switch step {
-        case .releaseClaim:
-            nil
-        case .interruptClaims(let run, let attempts):
-            // A started attempt counts (dead at the maximum, else pending from the retry time); an
-            // attempt never started does not.
-            """
-            WITH s AS (UPDATE deliveries SET claimed_by = NULL, started = 0, crashed = 1,
-                           last_error = \(attempts.reason) || attempt,
-                           state = CASE WHEN attempt >= \(attempts.maximumAttempts) THEN \(unescaped: dead) ELSE \(unescaped: pending) END,
-                           not_before = CASE WHEN attempt >= \(attempts.maximumAttempts) THEN not_before ELSE \(attempts.retryAt) END
-                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND started = 1 RETURNING id),
-                 n AS (UPDATE deliveries SET claimed_by = NULL, state = \(unescaped: pending), attempt = attempt - 1
-                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND started = 0 RETURNING id)
-            SELECT (SELECT count(*) FROM s) + (SELECT count(*) FROM n),
-                   ARRAY(SELECT id FROM s UNION ALL SELECT id FROM n)
-            """
-        case .giveBackClaims(let run, let keeping):
-            """
-            WITH g AS (UPDATE deliveries SET claimed_by = NULL, state = \(unescaped: pending), attempt = attempt - 1, started = 0
-                       WHERE claimed_by = \(run) AND state = \(unescaped: claimed) AND id <> ALL(\(keeping)) RETURNING id)
-            SELECT count(*), ARRAY(SELECT id FROM g) FROM g
-            """
-        case .removeRunTiedDeliveries(let run):
-            """
-            WITH d AS (DELETE FROM deliveries WHERE owner_run = \(run) AND lifetime = \(unescaped: runTied) AND state <> \(unescaped: dead) RETURNING id),
-                 b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
-            SELECT count(*) FROM d
-            """
-        case .removeRunTiedConsumers(let run):
-            """
-            WITH r AS (DELETE FROM consumers WHERE run_id = \(run) AND lifetime = \(unescaped: runTied) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .moveConsumers(let run, let taker):
-            """
-            WITH r AS (UPDATE consumers SET run_id = \(taker) WHERE run_id = \(run) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .moveDeliveries(let run, let taker):
-            """
-            WITH r AS (UPDATE deliveries SET owner_run = \(taker) WHERE owner_run = \(run) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .moveConsumer(let id, let run):
-            """
-            WITH r AS (UPDATE consumers SET run_id = \(run) WHERE consumer_id = \(id) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .movePendingDeliveries(let consumer, let run):
-            """
-            WITH r AS (UPDATE deliveries SET owner_run = \(run) WHERE consumer_id = \(consumer) AND state = \(unescaped: pending)
-                       AND EXISTS (SELECT 1 FROM consumers WHERE consumer_id = \(consumer)) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .removeRun(let run):
-            "WITH r AS (DELETE FROM runs WHERE run_id = \(run) RETURNING 1) SELECT count(*) FROM r"
-        case .removePendingDeliveries(let consumer):
-            """
-            WITH d AS (DELETE FROM deliveries WHERE consumer_id = \(consumer) AND state = \(unescaped: pending) RETURNING id),
-                 b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
-            SELECT count(*) FROM d
-            """
-        case .removeConsumer(let id):
-            "WITH r AS (DELETE FROM consumers WHERE consumer_id = \(id) RETURNING 1) SELECT count(*) FROM r"
-        case .removeUnusedSignals(let now):
-            """
-            WITH r AS (DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < \(now))
-                       AND NOT EXISTS (SELECT 1 FROM consumers c WHERE c.signal_id = signals.signal_id) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .forgetCompletions(let now):
-            """
-            WITH r AS (DELETE FROM completions WHERE completed_at < \(now - history) RETURNING 1) SELECT count(*) FROM r
-            """
-        case .insertConsumer(let consumer, let now):
-            """
-            WITH r AS (INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
-                       VALUES (\(consumer.id.rawValue), \(consumer.signalID), \(consumer.component), \(consumer.runID),
-                               \(consumer.lifetime.rawValue), \(consumer.mode.rawValue), \(ByteBuffer(bytes: consumer.handler)),
-                               \(consumer.handlerID), \(now)) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .deliverKeptRevision(let consumer, let now):
-            """
-            WITH s AS (SELECT \(consumer.id.rawValue)::text AS consumer_id, revision, payload FROM signals
-                       WHERE signal_id = \(consumer.signalID) AND keep_until >= \(now)),
-                 d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
-                                               lifetime, handler_id, state, attempt, not_before, created_at)
-                       SELECT \(unescaped: keptDeliveryKey), s.consumer_id,
-                              \(consumer.signalID), s.revision, \(consumer.component), \(consumer.runID),
-                              \(consumer.lifetime.rawValue), \(consumer.handlerID), \(unescaped: pending), 0, \(now), \(now)
-                       FROM s RETURNING id),
-                 b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
-                       SELECT d.id, \(ByteBuffer(bytes: consumer.handler)), s.payload FROM d, s)
-            SELECT count(*) FROM d
-            """
-        case .markServedWhenDelivered(let consumer):
-            """
-            WITH r AS (UPDATE consumers SET delivered = 1 WHERE consumer_id = \(consumer)
-                       AND EXISTS (SELECT 1 FROM deliveries WHERE consumer_id = \(consumer)) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .removeDelivery(let key):
-            """
-            WITH d AS (DELETE FROM deliveries WHERE delivery_key = \(key) AND state <> \(unescaped: claimed) RETURNING id),
-                 b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d))
-            SELECT count(*) FROM d
-            """
-        case .removeCompletions(let key, let before):
-            """
-            WITH r AS (DELETE FROM completions WHERE (\(key)::text IS NULL OR delivery_key = \(key))
-                       AND completed_at < \(before) RETURNING 1)
-            SELECT count(*) FROM r
-            """
-        case .requeueDead(let key, let now):
-            """
-            WITH r AS (UPDATE deliveries SET state = \(unescaped: pending), attempt = 0, not_before = \(now), last_error = NULL,
-                           started = 0, crashed = 0
-                       WHERE delivery_key = \(key) AND state = \(unescaped: dead) RETURNING 1)
-            SELECT count(*) FROM r
-            """
+        let bindings = statement.arguments.bindings
+        switch statement.answer {
+        case .changes:
+            return try await count(
+                connection.query(
+                    PostgresQuery(unsafeSQL: PostgresStatements.counting(statement.sql), binds: bindings),
+                    logger: options.logger))
+        case .ids:
+            // The deliveries a step released (`RETURNING id`) are no longer in progress here either.
+            var ids: [Int64] = []
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: statement.sql, binds: bindings), logger: options.logger)
+            for try await id in rows.decode(Int64.self) { ids.append(id) }
+            inFlight.withLock { $0.subtract(ids) }
+            return ids.count
+        case .nothing:
+            try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: bindings), logger: options.logger)
+            return 0
         }
     }
 
@@ -577,25 +440,7 @@ public final class PostgresSignalStore: SignalStore {
     // MARK: Consumers
 
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
-        try await prepare()
-        return try await connections.run("listing consumers") { connection, _ in
-            let rows = try await connection.query(
-                """
-                SELECT consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id
-                FROM consumers WHERE \(component)::text IS NULL OR component = \(component)
-                ORDER BY created_at, consumer_id
-                """, logger: self.options.logger)
-            var records: [ConsumerRecord] = []
-            for try await (id, signal, component, run, lifetime, mode, handler, handlerID)
-                in rows.decode((String, String, String, String, String, String, Data, String).self)
-            {
-                records.append(
-                    try ConsumerRecord(
-                        stored: id, signalID: signal, component: component, runID: run, lifetime: lifetime,
-                        mode: mode, handler: handler, handlerID: handlerID))
-            }
-            return records
-        }
+        try await run(StoreReads.consumers(of: component))
     }
 
     // MARK: Posting
@@ -843,66 +688,15 @@ public final class PostgresSignalStore: SignalStore {
     // MARK: Dead deliveries
 
     public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
-        try await prepare()
-        return try await connections.run("listing dead deliveries") { connection, _ in
-            let rows = try await connection.query(
-                """
-                SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
-                FROM deliveries WHERE state = \(unescaped: dead) AND (\(component)::text IS NULL OR component = \(component)) ORDER BY id
-                """, logger: self.options.logger)
-            var dead: [DeadDelivery] = []
-            for try await (key, signal, revision, consumer, component, handlerID, attempts, reason)
-                in rows.decode((String, String, Int, String, String, String, Int, String?).self)
-            {
-                dead.append(
-                    DeadDelivery(
-                        key: DeliveryKey(key), signalID: signal, revision: revision, consumerID: ConsumerID(consumer),
-                        component: component, handlerID: handlerID, attempts: attempts,
-                        reason: reason ?? DeadDelivery.unknownReason))
-            }
-            return dead
-        }
+        try await run(StoreReads.deadDeliveries(of: component))
     }
 
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
-        try await prepare()
-        return try await connections.run("reading the completions of \(key)") { connection, _ in
-            let rows = try await connection.query(
-                """
-                SELECT run_id, attempt FROM completions WHERE delivery_key = \(key.rawValue) ORDER BY completed_at
-                """, logger: self.options.logger)
-            var records: [CompletionRecord] = []
-            for try await (run, attempt) in rows.decode((String, Int).self) {
-                records.append(CompletionRecord(key: key, runID: run, attempt: attempt))
-            }
-            return records
-        }
+        try await run(StoreReads.completions(of: key))
     }
 
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
-        try await prepare()
-        return try await connections.run("reading statistics") { connection, _ in
-            // One row per stored state of the deliveries (one without a state when there are none), each
-            // with the counts of the other tables.
-            let rows = try await connection.query(
-                """
-                SELECT t.runs, t.consumers, t.signals, t.completions, d.state, d.count
-                FROM (SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM consumers) AS consumers,
-                             (SELECT count(*) FROM signals) AS signals, (SELECT count(*) FROM completions) AS completions) t
-                LEFT JOIN (SELECT state, count(*) AS count FROM deliveries GROUP BY state) d ON true
-                """, logger: self.options.logger)
-            var tables = (runs: 0, consumers: 0, signals: 0, completions: 0)
-            var deliveries: [(state: String?, count: Int)] = []
-            for try await (runs, consumers, signals, completions, state, count) in rows.decode(
-                (Int, Int, Int, Int, String?, Int?).self)
-            {
-                tables = (runs, consumers, signals, completions)
-                if let count { deliveries.append((state, count)) }
-            }
-            return SignalStoreStatistics(
-                runs: tables.runs, consumers: tables.consumers, signals: tables.signals,
-                completions: tables.completions, deliveries: deliveries)
-        }
+        try await run(StoreReads.statistics)
     }
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
@@ -1060,7 +854,5 @@ extension PostgresSignalStore: PromiseStore {
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
-private let runTied = ConsumerLifetime.run.sqlLiteral
 /// The key of a delivery of the kept revision (`deliverKeptRevision`), built as the core builds keys.
-private let keptDeliveryKey = DeliveryKey.sql(consumer: "s.consumer_id", revision: "s.revision")
 #endif

@@ -3,6 +3,7 @@
 import Foundation
 import HandlerKitSignals
 import PostgresNIO
+import SignalSQL
 
 /// The statements run for every signal (post, claim, start, complete, release, a run's status), prepared once per
 /// connection by postgres-nio and then only bound and executed: planning these statements anew each
@@ -223,34 +224,26 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Bool, Int).self) }
     }
 
-    /// Releases a claimed delivery as the core decided (`StoreStep.releaseClaim`: pending again, from
-    /// its due time when given, or dead), if it is still claimed by the run and attempt that ran it.
-    /// Returns 1 when released, else 0.
+    /// Releases a claimed delivery as the core decided (`StoreStep.releaseClaim`): the SQL stores'
+    /// own statement (`StepStatements.releaseClaimSQL`), prepared, counting the rows it changed
+    /// (1 when released, 0 when the claim was lost).
     struct Release: PostgresPreparedStatement {
-        static let sql = """
-            WITH r AS (UPDATE deliveries SET state = $4, claimed_by = NULL, last_error = $5,
-                           not_before = COALESCE($6, not_before), started = 0, crashed = 0
-                       WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3 RETURNING 1)
-            SELECT count(*) FROM r
-            """
+        static let sql = counting(StepStatements.releaseClaimSQL)
         static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .text, .text, .float8]
         typealias Row = Int
 
-        /// The core's release: the claim it must still hold, and what the delivery becomes.
-        var release: ClaimRelease
+        /// The statement's arguments, in the order of its placeholders.
+        var arguments: [SQLValue]
 
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
-            bindings.append(release.rowID)
-            bindings.append(release.run)
-            bindings.append(release.attempt)
-            bindings.append(release.state.rawValue)
-            bindings.append(release.reason)
-            bindings.append(release.dueAt)
-            return bindings
-        }
+        func makeBindings() throws -> PostgresBindings { arguments.bindings }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
+    }
+
+    /// `sql` (an `INSERT`, `UPDATE` or `DELETE`) as a statement that answers with the number of rows
+    /// it changed: postgres-nio's rows do not carry the command's tag, which says it.
+    static func counting(_ sql: String) -> String {
+        "WITH changed AS (\(sql) RETURNING 1) SELECT count(*) FROM changed"
     }
 
     /// How many of a run's deliveries are pending or claimed, and when its earliest pending one is
@@ -308,4 +301,23 @@ extension ClaimStatement {
 /// The delivery states as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
+
+extension [SQLValue] {
+    /// The values bound to a statement's placeholders, in order. A NULL is sent without a type: the
+    /// server infers it from where the placeholder stands (the statements cast it where that is
+    /// not enough, as in `CAST($1 AS TEXT) IS NULL`).
+    var bindings: PostgresBindings {
+        var bindings = PostgresBindings(capacity: count)
+        for value in self {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let value): bindings.append(value)
+            case .real(let value): bindings.append(value)
+            case .text(let value): bindings.append(value)
+            case .blob(let value): bindings.append(ByteBuffer(bytes: value))
+            }
+        }
+        return bindings
+    }
+}
 #endif

@@ -3,12 +3,14 @@ import GRDB
 import HandlerKit
 import HandlerKitSignals
 import Logging
+import SignalSQL
 
 /// The embedded signal store: one SQLite database file that every process of the machine opens
 /// (through GRDB), in WAL mode. Every write is one `BEGIN IMMEDIATE` transaction; a process that
-/// finds the database locked waits up to `Options.busyTimeout` (in short sleeps) and then throws
-/// `SignalError.storeBusy` without having written anything, so a busy database never loses or
-/// doubles a signal.
+/// finds the database locked waits up to `Options.busyTimeout` and then throws `SignalError.storeBusy`
+/// without having written anything, so a busy database never loses or doubles a signal. Transactions
+/// run on the connection's own queue, and a task that waits for one (or for a locked database) waits
+/// suspended: the store never holds a thread of Swift's cooperative pool.
 ///
 /// A store is more than its database file; keep its files together, and delete them only together:
 ///
@@ -34,7 +36,8 @@ import Logging
 public final class SQLiteSignalStore: SignalStore {
     /// How the store behaves.
     public struct Options: Sendable {
-        /// How long a write waits for other processes' transactions before `SignalError.storeBusy`.
+        /// How long a write waits for other processes' transactions before `SignalError.storeBusy`
+        /// (suspended: the waiting task tries again after short pauses).
         public var busyTimeout: Duration
         /// `true`: every commit is flushed to disk (`synchronous=FULL`) and survives a power loss;
         /// `false` (default): commits survive any crash of the process (kill -9 included) and the
@@ -76,10 +79,10 @@ public final class SQLiteSignalStore: SignalStore {
     public let path: String
     public var location: String { path }
     let options: Options
-    /// The database connection; `nil` while every run of this store object is suspended (made
-    /// again by the next operation).
-    private let database: Locked<DatabaseQueue?>
-    private let sharedMemory: SharedMemoryGuard
+    /// The database connection (see `SQLiteConnectionState`): closed while every run of this store
+    /// object is suspended, opened again by the next operation.
+    let database: Locked<SQLiteConnectionState>
+    let sharedMemory: SharedMemoryGuard
     private let runLocks = RunLocks()
     /// Whether the store was opened for reading only (``init(inspecting:options:)``).
     let readsOnly: Bool
@@ -90,12 +93,14 @@ public final class SQLiteSignalStore: SignalStore {
     /// else is refused before anything is written to it.
     ///
     /// Processes opening a new store at the same time make it once; none of them fails for the others.
+    /// Opening never waits: when other processes keep the database busy at that moment, the store's
+    /// first operation opens it, waiting for them (suspended) up to `Options.busyTimeout`, and throws
+    /// `SignalError.storeBusy` (for the operation "opening the store") after that.
     ///
     /// - Throws: `SignalError.notASignalStore` for a database that is not a signal store (left
     ///   unchanged), `.newerSchema` for a signal store of a newer version (left unchanged),
     ///   `.storeLost` for a store whose database file was emptied or deleted, `.storeCorrupt` for a
     ///   file that is not an SQLite database or is damaged (cut short, pages missing), `.storeReadOnly`,
-    ///   `.storeBusy` when other processes kept it locked for `Options.busyTimeout`,
     ///   `.storeUnavailable`.
     public convenience init(path: String, options: Options = Options()) throws(SignalError) {
         try self.init(path: path, options: options, readsOnly: false)
@@ -123,10 +128,7 @@ public final class SQLiteSignalStore: SignalStore {
         self.options = options
         self.readsOnly = readsOnly
         let logger = storeLogger
-        database = Locked(
-            readsOnly
-                ? try Self.openForReading(path: path, options: options)
-                : try Self.openDatabase(path: path, options: options))
+        database = Locked(try Self.firstConnection(path: path, options: options, readsOnly: readsOnly))
         let file = StoreFiles(path: path).sharedMemory
         sharedMemory = SharedMemoryGuard(path: file) { found, size in
             logger.info(
@@ -139,28 +141,13 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     deinit {
-        if let queue = database.withLock({ $0 }) { keepOpenWhenFrozen(queue) }
+        if let queue = database.withLock({ $0.queue }) { keepOpenWhenFrozen(queue) }
     }
 
     /// Closing the connection writes its `-shm` file, which kills the process once that file is
     /// immutable (see `SharedMemoryGuard`): the connection is then left open until the process exits.
     private func keepOpenWhenFrozen(_ queue: DatabaseQueue) {
         if sharedMemory.isFrozen { _ = Unmanaged.passRetained(queue) }
-    }
-
-    /// The database connection, opened again when a suspension closed it.
-    private func connection() throws(SignalError) -> DatabaseQueue {
-        try database.withLock { database throws(SignalError) in
-            if let database { return database }
-            let opened =
-                readsOnly
-                ? try Self.openForReading(path: path, options: options)
-                : try Self.reopenDatabase(path: path, options: options)
-            // The last connection to close may have removed the `-shm` file, and this one made it again.
-            sharedMemory.refresh()
-            database = opened
-            return opened
-        }
     }
 
     /// The folder of run lock files.
@@ -267,7 +254,12 @@ public final class SQLiteSignalStore: SignalStore {
     /// Closes the database connection when no run of this store object is active (all suspended),
     /// and then the `-shm` guard's descriptor, so that the process holds no file of the store open.
     private func closeWhenIdle() {
-        guard runLocks.isEmpty, let queue = database.withLock({ $0.take() }) else { return }
+        let queue = database.withLock { state -> DatabaseQueue? in
+            guard runLocks.isEmpty, let queue = state.queue else { return nil }
+            state = .closed
+            return queue
+        }
+        guard let queue else { return }
         if sharedMemory.isFrozen {
             keepOpenWhenFrozen(queue)
             return
@@ -282,15 +274,7 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
-        try await read("finding the runs of component '\(component)'") { db in
-            func runs(_ sql: String) throws -> Set<String> {
-                Set(try String.fetchAll(db, sql: sql, arguments: [component]))
-            }
-            return RunsOfComponent(
-                recorded: try runs("SELECT run_id FROM runs WHERE component = ?"),
-                namedByConsumers: try runs("SELECT DISTINCT run_id FROM consumers WHERE component = ?"),
-                owningDeliveries: try runs("SELECT DISTINCT owner_run FROM deliveries WHERE component = ?"))
-        }
+        try await run(StoreReads.runs(of: component))
     }
 
     /// A run is gone when its lock file is free (or missing); the plan is applied while this process
@@ -316,188 +300,36 @@ public final class SQLiteSignalStore: SignalStore {
         return counts
     }
 
-    /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed.
+    /// Makes the steps of `plan` in the caller's transaction (their statements are the SQL stores'
+    /// own, `StepStatements`); returns the rows each changed.
     private static func run(_ plan: StorePlan, _ db: Database, history: Double) throws -> [Int] {
-        try plan.steps.map { step in try make(step, db, history: history) }
-    }
-
-    /// Makes one step; returns the rows it changed (its last statement's).
-    private static func make(_ step: StoreStep, _ db: Database, history: Double) throws -> Int {
-        switch step {
-        case .interruptClaims(let run, let attempts):
-            // A started attempt counts (dead at the maximum, else pending from the retry time); an
-            // attempt never started does not.
-            try db.execute(
-                sql: """
-                    UPDATE deliveries SET claimed_by = NULL, started = 0, crashed = 1, last_error = ?3 || attempt,
-                        state = CASE WHEN attempt >= ?2 THEN \(dead) ELSE \(pending) END,
-                        not_before = CASE WHEN attempt >= ?2 THEN not_before ELSE ?4 END
-                    WHERE claimed_by = ?1 AND state = \(claimed) AND started = 1
-                    """, arguments: [run, attempts.maximumAttempts, attempts.reason, attempts.retryAt])
-            let counted = db.changesCount
-            try db.execute(
-                sql: """
-                    UPDATE deliveries SET claimed_by = NULL, state = \(pending), attempt = attempt - 1
-                    WHERE claimed_by = ? AND state = \(claimed)
-                    """, arguments: [run])
-            return counted + db.changesCount
-        case .giveBackClaims(let run, let keeping):
-            let kept = keeping.isEmpty ? "" : " AND id NOT IN (\(keeping.map(String.init).joined(separator: ", ")))"
-            try db.execute(
-                sql: """
-                    UPDATE deliveries SET claimed_by = NULL, state = \(pending), attempt = attempt - 1, started = 0
-                    WHERE claimed_by = ? AND state = \(claimed)\(kept)
-                    """, arguments: [run])
-            return db.changesCount
-        case .deliverKeptRevision(let consumer, let now):
-            guard
-                let kept = try Row.fetchOne(
-                    db, sql: "SELECT revision, payload FROM signals WHERE signal_id = ? AND keep_until >= ?",
-                    arguments: [consumer.signalID, now])
-            else { return 0 }
-            let revision: Int = try column(kept, "revision", table: "signals", key: consumer.signalID)
-            let payload: Data = try column(kept, "payload", table: "signals", key: consumer.signalID)
-            try insertDelivery(
-                db, consumer: consumer.id.rawValue, signalID: consumer.signalID, revision: revision,
-                component: consumer.component, owner: consumer.runID, lifetime: consumer.lifetime.rawValue,
-                handler: Data(consumer.handler), handlerID: consumer.handlerID, payload: payload, now: now)
-            return 1
-        default:
-            for (sql, arguments) in statements(for: step, history: history) {
-                try db.execute(sql: sql, arguments: arguments)
+        try plan.steps.map { step in
+            try StepStatements.statements(for: step, history: history).reduce(0) { count, statement in
+                count + (try execute(statement, db))
             }
+        }
+    }
+
+    /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`).
+    private static func execute(_ statement: SQLStatement, _ db: Database) throws -> Int {
+        let sql = SQLDialect.sqlite.render(statement)
+        let arguments = statement.databaseArguments
+        switch statement.answer {
+        case .changes:
+            try db.execute(sql: sql, arguments: arguments)
             return db.changesCount
+        case .ids:
+            return try Int64.fetchAll(db, sql: sql, arguments: arguments).count
+        case .nothing:
+            try db.execute(sql: sql, arguments: arguments)
+            return 0
         }
-    }
-
-    /// The SQL statements of a step made by statements alone, and their arguments.
-    private static func statements(for step: StoreStep, history: Double) -> [(String, StatementArguments)] {
-        switch step {
-        case .interruptClaims, .giveBackClaims, .deliverKeptRevision:
-            []
-        case .removeRunTiedDeliveries(let run):
-            deletingDeliveries(where: "owner_run = ? AND lifetime = \(runTied) AND state != \(dead)", [run])
-        case .removeRunTiedConsumers(let run):
-            [("DELETE FROM consumers WHERE run_id = ? AND lifetime = \(runTied)", [run])]
-        case .moveConsumers(let run, let taker):
-            [("UPDATE consumers SET run_id = ? WHERE run_id = ?", [taker, run])]
-        case .moveDeliveries(let run, let taker):
-            [("UPDATE deliveries SET owner_run = ? WHERE owner_run = ?", [taker, run])]
-        case .moveConsumer(let id, let run):
-            [("UPDATE consumers SET run_id = ? WHERE consumer_id = ?", [run, id])]
-        case .movePendingDeliveries(let consumer, let run):
-            [
-                (
-                    """
-                    UPDATE deliveries SET owner_run = ?1 WHERE consumer_id = ?2 AND state = \(pending)
-                    AND EXISTS (SELECT 1 FROM consumers WHERE consumer_id = ?2)
-                    """, [run, consumer]
-                )
-            ]
-        case .removeRun(let run):
-            [("DELETE FROM runs WHERE run_id = ?", [run])]
-        case .removePendingDeliveries(let consumer):
-            deletingDeliveries(where: "consumer_id = ? AND state = \(pending)", [consumer])
-        case .removeConsumer(let id):
-            [("DELETE FROM consumers WHERE consumer_id = ?", [id])]
-        case .removeUnusedSignals(let now):
-            [
-                (
-                    """
-                    DELETE FROM signals WHERE (keep_until IS NULL OR keep_until < ?)
-                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE consumers.signal_id = signals.signal_id)
-                    """, [now]
-                )
-            ]
-        case .forgetCompletions(let now):
-            [("DELETE FROM completions WHERE completed_at < ?", [now - history])]
-        case .insertConsumer(let consumer, let now):
-            [
-                (
-                    """
-                    INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        consumer.id.rawValue, consumer.signalID, consumer.component, consumer.runID,
-                        consumer.lifetime.rawValue, consumer.mode.rawValue, Data(consumer.handler),
-                        consumer.handlerID, now,
-                    ]
-                )
-            ]
-        case .markServedWhenDelivered(let consumer):
-            [
-                (
-                    """
-                    UPDATE consumers SET delivered = 1
-                    WHERE consumer_id = ?1 AND EXISTS (SELECT 1 FROM deliveries WHERE consumer_id = ?1)
-                    """, [consumer]
-                )
-            ]
-        case .removeDelivery(let key):
-            deletingDeliveries(where: "delivery_key = ? AND state != \(claimed)", [key])
-        case .removeCompletions(let key, let before):
-            [("DELETE FROM completions WHERE (?1 IS NULL OR delivery_key = ?1) AND completed_at < ?2", [key, before])]
-        case .requeueDead(let key, let now):
-            [
-                (
-                    """
-                    UPDATE deliveries SET state = \(pending), attempt = 0, not_before = ?, last_error = NULL,
-                        started = 0, crashed = 0
-                    WHERE delivery_key = ? AND state = \(dead)
-                    """, [now, key]
-                )
-            ]
-        case .releaseClaim(let release):
-            [
-                (
-                    """
-                    UPDATE deliveries SET state = ?, claimed_by = NULL, last_error = ?, not_before = COALESCE(?, not_before),
-                        started = 0, crashed = 0
-                    WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-                    """,
-                    [
-                        release.state.rawValue, release.reason, release.dueAt, release.rowID, release.run,
-                        release.attempt,
-                    ]
-                )
-            ]
-        }
-    }
-
-    /// Deletes the deliveries that match `condition`, their bodies first.
-    private static func deletingDeliveries(
-        where condition: String, _ arguments: StatementArguments
-    ) -> [(String, StatementArguments)] {
-        [
-            (
-                "DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM deliveries WHERE \(condition))",
-                arguments
-            ),
-            ("DELETE FROM deliveries WHERE \(condition)", arguments),
-        ]
     }
 
     // MARK: Consumers
 
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
-        try await read("listing consumers") { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM consumers WHERE ?1 IS NULL OR component = ?1 ORDER BY created_at, consumer_id
-                    """, arguments: [component])
-            return try rows.map { row in
-                let key: String = try Self.column(row, "consumer_id", table: "consumers", key: "?")
-                func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
-                    try Self.column(row, name, table: "consumers", key: key)
-                }
-                return try ConsumerRecord(
-                    stored: key, signalID: try value("signal_id"), component: try value("component"),
-                    runID: try value("run_id"), lifetime: try value("lifetime"), mode: try value("mode"),
-                    handler: try value("handler"), handlerID: try value("handler_id"))
-            }
-        }
+        try await run(StoreReads.consumers(of: component))
     }
 
     // MARK: Posting
@@ -737,64 +569,15 @@ public final class SQLiteSignalStore: SignalStore {
     // MARK: Dead deliveries
 
     public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
-        try await read("listing dead deliveries") { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT delivery_key, signal_id, revision, consumer_id, component, handler_id, attempt, last_error
-                    FROM deliveries WHERE state = \(dead) AND (?1 IS NULL OR component = ?1) ORDER BY id
-                    """, arguments: [component])
-            return rows.map { row in
-                // A record with an unreadable column is still listed (it can be requeued by its key),
-                // with what is wrong with it in its reason.
-                func text(_ name: String) -> String { String.fromDatabaseValue(row[name] as DatabaseValue) ?? "" }
-                let key = text("delivery_key")
-                var reason = String.fromDatabaseValue(row["last_error"] as DatabaseValue) ?? DeadDelivery.unknownReason
-                func value<T: DatabaseValueConvertible>(_ name: String, _ fallback: T) -> T {
-                    do {
-                        return try Self.column(row, name, table: "deliveries", key: key)
-                    } catch {
-                        reason += "; \(error)"
-                        return fallback
-                    }
-                }
-                return DeadDelivery(
-                    key: DeliveryKey(key), signalID: value("signal_id", ""), revision: value("revision", 0),
-                    consumerID: ConsumerID(value("consumer_id", "")), component: value("component", ""),
-                    handlerID: value("handler_id", ""), attempts: value("attempt", 0), reason: reason)
-            }
-        }
+        try await run(StoreReads.deadDeliveries(of: component))
     }
 
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
-        try await read("reading the completions of \(key)") { db in
-            try Row.fetchAll(
-                db, sql: "SELECT run_id, attempt FROM completions WHERE delivery_key = ? ORDER BY completed_at",
-                arguments: [key.rawValue]
-            ).map { row in
-                CompletionRecord(
-                    key: key, runID: try Self.column(row, "run_id", table: "completions", key: key.rawValue),
-                    attempt: try Self.column(row, "attempt", table: "completions", key: key.rawValue))
-            }
-        }
+        try await run(StoreReads.completions(of: key))
     }
 
     public func statistics() async throws(SignalError) -> SignalStoreStatistics {
-        try await read("reading statistics") { db in
-            func count(_ table: String) throws -> Int {
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
-            }
-            let states = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS count FROM deliveries GROUP BY state")
-                .map { row in
-                    (
-                        state: String.fromDatabaseValue(row["state"] as DatabaseValue),
-                        count: try Self.column(row, "count", table: "deliveries", key: "COUNT(*)") as Int
-                    )
-                }
-            return SignalStoreStatistics(
-                runs: try count("runs"), consumers: try count("consumers"), signals: try count("signals"),
-                completions: try count("completions"), deliveries: states)
-        }
+        try await run(StoreReads.statistics)
     }
 
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
@@ -802,64 +585,6 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     // MARK: Transactions and errors
-
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, on the calling thread: a transaction takes
-    /// tens of microseconds, less than a hop to GRDB's queue and back costs under load. While another
-    /// process holds the write lock, the thread waits (at most `Options.busyTimeout`).
-    @discardableResult
-    func write<T: Sendable>(
-        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
-    ) async throws(SignalError) -> T {
-        let started = ContinuousClock.now
-        do {
-            return try writeNow { db in try Self.inTransaction(db, beginning: "BEGIN IMMEDIATE TRANSACTION", body) }
-        } catch {
-            throw Self.signalError(
-                error, path: path, operation: operation(), busyWait: (ContinuousClock.now - started).seconds)
-        }
-    }
-
-    /// Runs `body` in a read transaction, on the calling thread.
-    func read<T: Sendable>(
-        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
-    ) async throws(SignalError) -> T {
-        let started = ContinuousClock.now
-        do {
-            return try readNow(body)
-        } catch {
-            throw Self.signalError(
-                error, path: path, operation: operation(), busyWait: (ContinuousClock.now - started).seconds)
-        }
-    }
-
-    /// `body` in a `BEGIN DEFERRED` transaction (a read one while it only reads), on the calling thread.
-    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try writeNow { db in try Self.inTransaction(db, beginning: "BEGIN DEFERRED TRANSACTION", body) }
-    }
-
-    /// Runs `body` between `begin` and `COMMIT`, rolled back when it throws. Both statements are
-    /// prepared once per connection: GRDB's `inTransaction` and `read` prepare theirs (and, for a
-    /// read, two `PRAGMA query_only` statements) at every call, which took about a tenth of a
-    /// delivery's time in SQLite's parser and GRDB's statement authorizer.
-    private static func inTransaction<T>(
-        _ db: Database, beginning begin: String, _ body: (Database) throws -> T
-    ) throws -> T {
-        try db.cachedStatement(sql: begin).execute()
-        do {
-            let result = try body(db)
-            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-            return result
-        } catch {
-            if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
-            throw error
-        }
-    }
-
-    /// `DatabaseQueue.writeWithoutTransaction`'s synchronous form.
-    private func writeNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try sharedMemory.check()
-        return try connection().writeWithoutTransaction(body)
-    }
 
     /// A column of a stored row as `T`, or `SignalError.malformedRecord` naming the table, key and column.
     static func column<T: DatabaseValueConvertible>(_ row: Row, _ name: String, table: String, key: String) throws -> T
@@ -909,21 +634,6 @@ public final class SQLiteSignalStore: SignalStore {
         default: return .database(path: path, operation: operation, detail: detail)
         }
     }
-
-    /// Waits for other processes' transactions in short sleeps (SQLite's own busy handler sleeps
-    /// 1 ms and longer at once, which would cost latency under contention), until `budget` has
-    /// passed, measured from the first call of each wait.
-    static func busyCallback(budget: Duration) -> Database.BusyCallback {
-        let waitStarted = Locked(ContinuousClock.now)
-        return { tries in
-            let now = ContinuousClock.now
-            if tries == 0 { waitStarted.withLock { $0 = now } }
-            guard now - waitStarted.withLock({ $0 }) < budget else { return false }
-            // 50 sleeps of 20 µs, 200 of 200 µs, then 2 ms each.
-            usleep(tries < 50 ? 20 : tries < 250 ? 200 : 2_000)
-            return true
-        }
-    }
 }
 
 /// The lock files of this process's runs, by run id.
@@ -948,11 +658,11 @@ private final class RunLocks: Sendable {
     var isEmpty: Bool { locks.withLock { $0.isEmpty } }
 }
 
-/// The delivery states and the run-tied lifetime as the statements write them.
+/// The delivery states as the statements write them.
 private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
-private let runTied = ConsumerLifetime.run.sqlLiteral
+
 
 // MARK: Promises
 

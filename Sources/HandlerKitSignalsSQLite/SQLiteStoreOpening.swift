@@ -3,6 +3,24 @@ import GRDB
 import HandlerKitSignals
 
 extension SQLiteSignalStore {
+    /// The connection a new store object starts with, opened on the calling thread in one attempt:
+    /// `.closed` when other processes kept the database busy at that moment (the store's first
+    /// operation opens it then, waiting for them without holding a thread), so that making a store
+    /// never sleeps. Anything else that is wrong is thrown at once.
+    static func firstConnection(
+        path: String, options: Options, readsOnly: Bool
+    ) throws(SignalError) -> SQLiteConnectionState {
+        do {
+            return .open(
+                readsOnly
+                    ? try openForReading(path: path, options: options)
+                    : try openDatabase(path: path, options: options))
+        } catch {
+            if isTransient(error) { return .closed }
+            throw signalError(error, path: path, operation: "opening the store")
+        }
+    }
+
     /// Opens the database of the store at `path`: checks its files, refuses what is not a signal store
     /// or is newer, switches it to WAL, migrates it and marks it.
     ///
@@ -11,36 +29,22 @@ extension SQLiteSignalStore {
     /// to check it would checkpoint the `-wal` file when it closes (syncing it, the folder and the
     /// database file) and remove it, for the store's connection to make it again.
     ///
-    /// SQLite answers some steps of opening with `SQLITE_BUSY` at once, without calling the busy
-    /// handler: switching a new database to WAL while another connection writes it, and opening while
-    /// the last connection of another process checkpoints and removes the `-wal` file on closing. So
-    /// opening is tried again, in short sleeps, until `Options.busyTimeout` has passed, measured.
-    static func openDatabase(path: String, options: Options) throws(SignalError) -> DatabaseQueue {
+    /// SQLite answers a step of opening with `SQLITE_BUSY` while another connection writes (switching
+    /// a new database to WAL, migrating) or while the last connection of another process checkpoints
+    /// and removes the `-wal` file on closing: the caller tries again (`isTransient(_:)`).
+    static func openDatabase(path: String, options: Options) throws -> DatabaseQueue {
         let files = StoreFiles(path: path)
-        let started = ContinuousClock.now
-        var pause = Duration.microseconds(200)
-        while true {
-            do {
-                try files.checkBeforeOpening()
-                try files.makeMissingFiles(protection: options.fileProtection)
-                let queue = try DatabaseQueue(path: path, configuration: configuration(options, path: path))
-                try queue.writeWithoutTransaction { db in
-                    try db.inTransaction(.immediate) {
-                        try SQLiteSchema.migrate(db, path: path)
-                        return .commit
-                    }
-                }
-                files.writeMarker(protection: options.fileProtection, logger: options.logger)
-                return queue
-            } catch {
-                let waited = ContinuousClock.now - started
-                guard isTransient(error), waited < options.busyTimeout else {
-                    throw signalError(error, path: path, operation: "opening the store", busyWait: waited.seconds)
-                }
-                Thread.sleep(forTimeInterval: min(pause, options.busyTimeout - waited).seconds)
-                pause = min(pause * 2, .milliseconds(20))
+        try files.checkBeforeOpening()
+        try files.makeMissingFiles(protection: options.fileProtection)
+        let queue = try DatabaseQueue(path: path, configuration: configuration(options, path: path))
+        try queue.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                try SQLiteSchema.migrate(db, path: path)
+                return .commit
             }
         }
+        files.writeMarker(protection: options.fileProtection, logger: options.logger)
+        return queue
     }
 
     /// Opens the database again after a suspension closed it. The files are checked as at the first
@@ -48,7 +52,7 @@ extension SQLiteSignalStore {
     /// transaction would wait for other processes' writes: one read on the new connection confirms
     /// the mark. Anything else (another version migrated the store meanwhile, the file was replaced,
     /// the database was busy) goes the way of the first opening, which reports what is wrong.
-    static func reopenDatabase(path: String, options: Options) throws(SignalError) -> DatabaseQueue {
+    static func reopenDatabase(path: String, options: Options) throws -> DatabaseQueue {
         let files = StoreFiles(path: path)
         do {
             try files.checkBeforeOpening()
@@ -61,24 +65,17 @@ extension SQLiteSignalStore {
             if marked { return queue }
             try queue.close()
         } catch {
-            // Opened the first opening's way below, which waits for busy files and names what is wrong.
+            // Opened the first opening's way below, which names what is wrong.
         }
         return try openDatabase(path: path, options: options)
-    }
-
-    /// Whether opening failed only for what other processes were doing at that moment: SQLITE_BUSY,
-    /// or a `-wal` file that GRDB saw and then could not find (the last connection of another process
-    /// removes it on closing).
-    private static func isTransient(_ error: any Error) -> Bool {
-        if let error = error as? DatabaseError { return error.resultCode == .SQLITE_BUSY }
-        if let error = error as? CocoaError { return error.code == .fileReadNoSuchFile }
-        return false
     }
 
     /// The configuration of the store's connection to the database at `path`.
     private static func configuration(_ options: Options, path: String) -> Configuration {
         var configuration = Configuration()
-        configuration.busyMode = .callback(busyCallback(budget: options.busyTimeout))
+        // No busy handler: a thread would sleep in it. `SQLITE_BUSY` comes back at once, and the
+        // waiting task tries again suspended (`SQLiteConnection.swift`).
+        configuration.busyMode = .immediateError
         configuration.label = "HandlerKitSignals"
         let synchronous = options.flushEveryCommit ? "FULL" : "NORMAL"
         let maximumSize = options.maximumSize

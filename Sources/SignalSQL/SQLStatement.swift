@@ -1,0 +1,67 @@
+import Foundation
+
+/// A statement of a signal store's SQL, written once for every SQL store: its text with numbered
+/// placeholders (`$1`, `$2`, …, which a ``SQLDialect`` renders), the values bound to them, and what
+/// the store reads back from it.
+package struct SQLStatement: Sendable, Hashable {
+    /// What a store reads back from a statement.
+    package enum Answer: Sendable, Hashable {
+        /// The number of rows the statement changed, which counts for its step.
+        case changes
+        /// The ids of the rows it changed (the statement ends with `RETURNING id`), which count for
+        /// its step.
+        case ids
+        /// Nothing: the statement prepares the next one (such as removing the bodies of the
+        /// deliveries the next one removes) and does not count.
+        case nothing
+    }
+
+    /// The SQL, with placeholders `$1`, `$2`, … (numbered from 1; one may stand several times).
+    package let sql: String
+    /// The value of each placeholder, in order.
+    package let arguments: [SQLValue]
+    package let answer: Answer
+
+    package init(_ sql: String, _ arguments: [SQLValue] = [], answer: Answer = .changes) {
+        self.sql = sql
+        self.arguments = arguments
+        self.answer = answer
+    }
+}
+
+/// A value bound to a statement: the types the stores' columns hold.
+package enum SQLValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+extension SQLValue {
+    package init(_ value: String) { self = .text(value) }
+    package init(_ value: Int) { self = .integer(Int64(value)) }
+    package init(_ value: Int64) { self = .integer(value) }
+    package init(_ value: Double) { self = .real(value) }
+    package init(_ value: Double?) { self = value.map(SQLValue.real) ?? .null }
+    package init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
+    package init(_ value: [UInt8]) { self = .blob(value) }
+}
+
+/// What differs between the SQL the stores run: only how a placeholder is written. Everything else
+/// (`RETURNING`, `ON CONFLICT`, `CASE`, `||`, `CAST(… AS TEXT)`) is written the way both SQLite and
+/// PostgreSQL read it.
+package enum SQLDialect: Sendable {
+    /// SQLite: `?1`, `?2`, …
+    case sqlite
+    /// PostgreSQL: `$1`, `$2`, … as written.
+    case postgres
+
+    /// `statement`'s SQL as this dialect reads it.
+    package func render(_ statement: SQLStatement) -> String {
+        switch self {
+        case .postgres: statement.sql
+        case .sqlite: statement.sql.replacingOccurrences(of: "$", with: "?")
+        }
+    }
+}
