@@ -43,7 +43,7 @@ let package = Package(
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
-    // dependencies (fetching them was 4–6 s of a runtime-only client's clean build). A client of
+    // dependencies (see CONTRIBUTING.md). A client of
     // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`; without
     // it, the product's types are unavailable, with a message that says so.
     // The same for the trait `ServiceLifecycle` and HandlerKitSignalsService: swift-service-lifecycle,

@@ -839,8 +839,8 @@ public final class SQLiteSignalStore: SignalStore {
 
     /// Runs `body` between `begin` and `COMMIT`, rolled back when it throws. Both statements are
     /// prepared once per connection: GRDB's `inTransaction` and `read` prepare theirs (and, for a
-    /// read, two `PRAGMA query_only` statements) at every call, which took about a tenth of a
-    /// delivery's time in SQLite's parser and GRDB's statement authorizer.
+    /// read, two `PRAGMA query_only` statements) at every call, in SQLite's parser and GRDB's
+    /// statement authorizer.
     private static func inTransaction<T>(
         _ db: Database, beginning begin: String, _ body: (Database) throws -> T
     ) throws -> T {
