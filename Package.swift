@@ -324,6 +324,21 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
+        // Compiles the Swift blocks of README.md and of every DocC article (Tests/DocumentationTests/Snippets)
+        // with the build plugin, the way a client of every product compiles them, and checks that the
+        // documents show them unchanged.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
+                "HandlerKitSignalsPostgres", "HandlerKitSignalsService", "HandlerKitSignalsTestKit", "HandlerScanner",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ],
+            plugins: ["HandlerKitPlugin"]
+        ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),
         .testTarget(name: "MustacheRenderingTests", dependencies: ["MustacheRendering"]),

@@ -1,8 +1,7 @@
 // The code of the article "Durable promises" (HandlerKitSignals.docc/DurablePromises.md), compiled
-// with the build plugin: each region between `// snippet: <name>` and `// end snippet` is one of the
-// article's code blocks, character for character, in the article's order (ArticleSnippetTests in
-// HandlerKitSignalsTests checks it). What the snippets call besides HandlerKitSignals is in
-// PromiseArticleStandIns.swift. Nothing here runs.
+// with the build plugin: each snippet is one of the article's code blocks, character for character, in
+// the article's order (ArticleSnippetTests checks it). What the snippets call besides HandlerKitSignals
+// is in PromiseStandIns.swift. Nothing here runs.
 import Foundation
 import HandlerKit
 import HandlerKitSignals
