@@ -49,7 +49,11 @@ enum ThumbnailJobs {
     @handler
     static func render(source: URL, promise: DurablePromise<Thumbnail>, deliveryKey: String) async throws {
         let thumbnail = try await Thumbnail.render(source)
-        try await Worker.center.fulfil(promise, with: thumbnail, settlementKey: deliveryKey)
+        do {
+            try await Worker.center.fulfil(promise, with: thumbnail, settlementKey: deliveryKey)
+        } catch PromiseError.alreadySettled {
+            // Timed out or cancelled first: nobody awaits this thumbnail any more.
+        }
     }
 }
 // end snippet
