@@ -44,7 +44,7 @@ let package = Package(
     ],
     // The PostgreSQL store's dependencies are behind this trait, off by default, so a client that does not
     // enable it (every client of the other products) neither builds nor even fetches postgres-nio and its
-    // dependencies (fetching them was 4–6 s of a runtime-only client's clean build). A client of
+    // dependencies (see CONTRIBUTING.md). A client of
     // HandlerKitSignalsPostgres enables it: `.package(url: …, from: …, traits: ["PostgreSQL"])`; without
     // it, the product's types are unavailable, with a message that says so.
     // The same for the trait `ServiceLifecycle` and HandlerKitSignalsService: swift-service-lifecycle,
@@ -327,6 +327,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
+        ),
+        // Compiles the Swift blocks of README.md and of every DocC article (Tests/DocumentationTests/Snippets)
+        // with the build plugin, the way a client of every product compiles them, and checks that the
+        // documents show them unchanged.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
+                "HandlerKitSignalsPostgres", "HandlerKitSignalsService", "HandlerKitSignalsTestKit", "HandlerScanner",
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ],
+            plugins: ["HandlerKitPlugin"]
         ),
         .testTarget(name: "HandlerKitTests", dependencies: ["HandlerKit"]),
         .testTarget(name: "HandlerScannerTests", dependencies: ["HandlerScanner"]),

@@ -23,8 +23,8 @@ public class Subscription: @unchecked Sendable, Hashable, CustomStringConvertibl
 
     /// The event that holds it; `nil` once the event is gone.
     weak var owner: (any SubscriptionOwner)?
-    /// Guarded by the owner's lock (so the dynamic exclusivity check, which costs a send several
-    /// nanoseconds per subscriber, is left out).
+    /// Guarded by the owner's lock (so the dynamic exclusivity check, which a send would make for every
+    /// subscriber, is left out).
     @exclusivity(unchecked) @usableFromInline var flags = Flags()
     /// The serial queue of a background subscriber.
     @usableFromInline let queue: BackgroundQueue?

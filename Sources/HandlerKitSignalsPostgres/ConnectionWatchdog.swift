@@ -69,10 +69,10 @@ enum ConnectionWatchdog {
     }
 }
 
-/// The deadlines of the calls in flight, watched by one timer task for the whole process (a timer
-/// task per call, started and cancelled around every statement, cost about 30 µs of a post's
-/// 250 µs). The timer sleeps until the earliest deadline, expires the calls whose deadline
-/// passed, and sleeps again until the next one; it ends when no call is watched.
+/// The deadlines of the calls in flight, watched by one timer task for the whole process rather than
+/// a timer task per call, started and cancelled around every statement. The timer sleeps until the
+/// earliest deadline, expires the calls whose deadline passed, and sleeps again until the next one; it
+/// ends when no call is watched.
 private final class CallDeadlines: Sendable {
     static let shared = CallDeadlines()
 

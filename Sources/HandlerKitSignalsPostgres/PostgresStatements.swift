@@ -7,8 +7,7 @@ import SignalSQL
 
 /// The statements run for every signal (post, claim, start, complete, release, a run's status), prepared once per
 /// connection by postgres-nio and then only bound and executed: planning these statements anew each
-/// time cost the server more than running them (450 µs of planning per post, 380 µs per completion,
-/// in a profile of the benchmark).
+/// time cost the server more than running them.
 ///
 /// Their SQL is static (postgres-nio names a prepared statement after its type), so it names the
 /// store's tables without their schema: every connection of a store has the store's schema as its

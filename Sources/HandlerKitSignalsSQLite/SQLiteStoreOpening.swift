@@ -100,7 +100,7 @@ extension SQLiteSignalStore {
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
             // The ephemeral tables and statement journals of the store's statements are small; kept in
             // memory they cost an app extension less than temporary files, each of which SQLite gives a
-            // cache of its own (an extension's peak heap went from 812 KB to 439 KB).
+            // cache of its own.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
             if let maximumSize {
@@ -112,7 +112,7 @@ extension SQLiteSignalStore {
     }
 
     /// The pages the `-wal` file grows to before a commit copies them into the database file: what a
-    /// lost `-wal` file can cost (40 MB with 4 KB pages). Checkpointing ten times as often (1,000 pages)
-    /// made the 99th percentile of a delivery's latency about five times as long.
+    /// lost `-wal` file can cost (40 MB with 4 KB pages). Checkpointing more often lengthens the
+    /// deliveries that wait for a checkpoint (see CONTRIBUTING.md).
     static let walAutocheckpointPages = 10_000
 }

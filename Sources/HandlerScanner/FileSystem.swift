@@ -8,7 +8,7 @@ import Darwin
 
 /// The few file-system calls scanning needs, made directly with POSIX: `handlergen` runs on every build
 /// that touches a source file, and Foundation's URL and path handling cost more per file than scanning
-/// the file (measured with a profile of `handlergen scan` on swift-nio).
+/// the file.
 enum FileSystem {
     /// What a path names, following symbolic links.
     enum Kind {

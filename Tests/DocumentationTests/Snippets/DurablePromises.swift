@@ -1,8 +1,7 @@
 // The code of the article "Durable promises" (HandlerKitSignals.docc/DurablePromises.md), compiled
-// with the build plugin: each region between `// snippet: <name>` and `// end snippet` is one of the
-// article's code blocks, character for character, in the article's order (ArticleSnippetTests in
-// HandlerKitSignalsTests checks it). What the snippets call besides HandlerKitSignals is in
-// PromiseArticleStandIns.swift. Nothing here runs.
+// with the build plugin: each snippet is one of the article's code blocks, character for character, in
+// the article's order (ArticleSnippetTests checks it). What the snippets call besides HandlerKitSignals
+// is in PromiseStandIns.swift. Nothing here runs.
 import Foundation
 import HandlerKit
 import HandlerKitSignals
@@ -50,7 +49,11 @@ enum ThumbnailJobs {
     @handler
     static func render(source: URL, promise: DurablePromise<Thumbnail>, deliveryKey: String) async throws {
         let thumbnail = try await Thumbnail.render(source)
-        try await Worker.center.fulfil(promise, with: thumbnail, settlementKey: deliveryKey)
+        do {
+            try await Worker.center.fulfil(promise, with: thumbnail, settlementKey: deliveryKey)
+        } catch PromiseError.alreadySettled {
+            // Timed out or cancelled first: nobody awaits this thumbnail any more.
+        }
     }
 }
 // end snippet

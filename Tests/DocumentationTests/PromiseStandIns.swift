@@ -1,4 +1,4 @@
-// Stand-ins for what the snippets of the article "Durable promises" (PromiseArticleSnippets.swift)
+// Stand-ins for what the snippets of the article "Durable promises" (Snippets/DurablePromises.swift)
 // call besides HandlerKitSignals: an app's XMPP client and upload, and a worker's renderer. Each
 // declares only what the snippets use. Nothing here runs.
 import Foundation
@@ -12,11 +12,6 @@ struct AvatarSlot: Codable, Sendable {
 /// The picture to upload.
 struct AvatarFile: Sendable {
     var data: Data
-}
-
-/// The user's account.
-struct Account: Sendable {
-    var id: String
 }
 
 /// The reply to an upload slot request, as the extension receives it.
