@@ -21,11 +21,20 @@ extension SignalCenter {
     ///   - deadline: when it times out, settled as ``PromiseOutcome/timedOut`` (by a waiting task,
     ///     by a running center of the store, or by the next one that starts).
     ///   - retention: how long it is kept once settled, for late re-attaches.
+    ///   - awaitedWithin: with a fallback, how long this center holds a settlement for a task of its
+    ///     own that has not begun to await the promise yet: a settlement that reaches this center
+    ///     before any of its tasks awaits the promise (another process was faster than the
+    ///     `value(of:)` call) waits here, claimed and not given to the fallback, for that long; a
+    ///     `value(of:)` of this center in that time receives it. Then the fallback receives it. When
+    ///     this run ends or is taken over first, the next process of the component runs the
+    ///     fallback. `.zero`: this process does not await the promise; its fallback receives the
+    ///     settlement at once.
     /// - Throws: ``PromiseError/promiseExists(id:)``, ``PromiseError/invalidPromise(id:reason:)``,
     ///   ``PromiseError/unsupportedStore(location:)``, ``PromiseError/store(_:)``. Nothing is stored then.
     public func makePromise<Value: Codable & Sendable>(
         of type: Value.Type = Value.self, id: String = UUID().uuidString, fallback: Handler? = nil,
-        limitedToComponent: Bool = false, deadline: Date? = nil, retention: Duration = .seconds(86_400)
+        limitedToComponent: Bool = false, deadline: Date? = nil, retention: Duration = .seconds(86_400),
+        awaitedWithin: Duration = .seconds(60)
     ) async throws(PromiseError) -> DurablePromise<Value> {
         let store = try promiseStore()
         if isStopped { throw .store(.centerStopped(component: component, runID: runID)) }
@@ -52,10 +61,22 @@ extension SignalCenter {
             id: id, valueType: DurablePromise<Value>.valueTypeName, component: component,
             limitedToComponent: limitedToComponent || fallback != nil, fallbackConsumer: consumerID, createdAt: now,
             deadline: deadline, retention: max(0, retention.seconds), settlement: nil)
-        let inserted = try await promiseStoreCall { () throws(SignalError) in
-            try await store.insertPromise(record, applying: plan)
+        // Reserved before it exists: a settler may be faster than this call's return.
+        let reserved = consumerID != nil && awaitedWithin > .zero
+        if reserved { promiseWaiters.reserve(Self.settlementSignal(of: id), holding: awaitedWithin) }
+        let inserted: Bool
+        do {
+            inserted = try await promiseStoreCall { () throws(SignalError) in
+                try await store.insertPromise(record, applying: plan)
+            }
+        } catch {
+            if reserved { _ = promiseWaiters.endReservation(Self.settlementSignal(of: id)) }
+            throw error
         }
-        if !inserted { throw .promiseExists(id: id) }
+        if !inserted {
+            if reserved { _ = promiseWaiters.endReservation(Self.settlementSignal(of: id)) }
+            throw .promiseExists(id: id)
+        }
         if let deadline { scheduleKeeping(at: deadline) }
         return DurablePromise(id: id)
     }
@@ -109,7 +130,9 @@ extension SignalCenter {
 
     /// Waits until `promise` settles (in any process) and returns its value; at once when it is
     /// settled. Woken through the store, never polling. A promise with a fallback handler is
-    /// consumed by this task: its fallback does not run for it.
+    /// consumed by this task: its fallback does not run for it. In the center that made the promise,
+    /// the first wait also receives a settlement that reached the center before it began, within the
+    /// promise's `awaitedWithin` (see <doc:DurablePromises>).
     ///
     /// Cancelling the task ends the wait with ``PromiseError/waitCancelled(id:)`` and leaves the
     /// promise as it is (a settlement that arrives then goes to the fallback handler). Suspending the
@@ -140,6 +163,15 @@ extension SignalCenter {
             signalID: Self.settlementSignal(of: id), listener: listener, accepts: DurablePromise<Value>.holds)
         promiseWaiters.add(waiter)
         defer { promiseWaiters.remove(waiter) }
+        // A settlement this center held for a task of its own since the promise was made is handed
+        // over now; from here on, one that arrives goes to a task awaiting it, or to the fallback.
+        for held in promiseWaiters.endReservation(waiter.signalID) {
+            do {
+                try await deliverHeld(held)
+            } catch {
+                throw .store(error)
+            }
+        }
         var record = try await load(id, from: store, waiting: true)
         if !DurablePromise<Value>.holds(record.valueType) {
             throw .wrongValueType(id: id, stored: record.valueType, requested: DurablePromise<Value>.valueTypeName)
@@ -341,55 +373,6 @@ extension SignalCenter {
         PromiseSettlementRecord(key: "timeout", outcome: .timedOut, body: [], settledAt: deadline)
     }
 
-    // MARK: Reading
-
-    /// The value of `settlement`, or the error it stands for.
-    private static func result<Value: Decodable>(
-        of settlement: PromiseSettlementRecord, _ record: PromiseRecord, as type: Value.Type
-    ) throws(PromiseError) -> Value {
-        switch settlement.outcome {
-        case .fulfilled:
-            do {
-                return try JSONDecoder().decode(Value.self, from: Data(settlement.body))
-            } catch {
-                throw .undecodableValue(id: record.id, type: String(reflecting: Value.self), reason: "\(error)")
-            }
-        case .rejected:
-            do {
-                throw PromiseError.rejected(
-                    id: record.id, try JSONDecoder().decode(PromiseRejection.self, from: Data(settlement.body)))
-            } catch let error as PromiseError {
-                throw error
-            } catch {
-                throw .undecodableValue(
-                    id: record.id, type: String(reflecting: PromiseRejection.self), reason: "\(error)")
-            }
-        case .timedOut: throw .timedOut(id: record.id, deadline: record.deadline ?? settlement.settledAt)
-        case .cancelled: throw .cancelled(id: record.id)
-        }
-    }
-
-    /// The result carried by a settlement delivery's payload (handed over to a waiting task).
-    private static func result<Value: Decodable>(
-        fromPayload payload: [UInt8], of record: PromiseRecord, as type: Value.Type
-    ) throws(PromiseError) -> Value {
-        let parsed: HandlerValue
-        do {
-            parsed = try HandlerValue(json: payload)
-        } catch {
-            throw .undecodableValue(id: record.id, type: "settlement", reason: "\(error)")
-        }
-        guard case .object(let members) = parsed else {
-            throw .undecodableValue(id: record.id, type: "settlement", reason: "its payload is not a JSON object")
-        }
-        guard case .string(let text)? = members["outcome"], let outcome = PromiseOutcome(rawValue: text) else {
-            throw .undecodableValue(id: record.id, type: "settlement", reason: "its outcome is missing or unknown")
-        }
-        let body = members[outcome == .rejected ? "rejection" : "value"].map { [UInt8]($0.jsonData()) } ?? []
-        return try result(
-            of: PromiseSettlementRecord(key: "", outcome: outcome, body: body, settledAt: Date()), record, as: type)
-    }
-
     /// The record of promise `id`; `waiting` for a task that awaits it (``waitingStoreCall(_:)``).
     private func load(
         _ id: String, from store: any PromiseStore, waiting: Bool = false
@@ -438,7 +421,7 @@ extension SignalCenter {
     }
 
     /// The signal a promise's settlement is posted to, for its fallback consumer.
-    static func settlementSignal(of id: String) -> String { "handlerkit.promise." + id }
+    package static func settlementSignal(of id: String) -> String { "handlerkit.promise." + id }
 
     private static func validate(promiseID id: String) throws(PromiseError) {
         if id.isEmpty { throw .invalidPromise(id: id, reason: "its id is empty") }

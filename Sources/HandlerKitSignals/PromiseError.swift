@@ -8,7 +8,7 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedStore(location: String)
     /// No promise has this id: it was never made in this store, or it was removed after its retention.
     case unknownPromise(id: String)
-    /// A promise with this id exists already (``SignalCenter/makePromise(of:id:fallback:limitedToComponent:deadline:retention:)``).
+    /// A promise with this id exists already (``SignalCenter/makePromise(of:id:fallback:limitedToComponent:deadline:retention:awaitedWithin:)``).
     case promiseExists(id: String)
     /// The id, the fallback handler or another argument cannot be used; nothing was stored.
     case invalidPromise(id: String, reason: String)

@@ -10,6 +10,15 @@ import HandlerKit
 package final class PromiseWaiters: Sendable {
     private let waiters = Locked<[String: [PromiseWaiter]]>([:])
     private let timer = Locked<(deadline: Date, task: Task<Void, Never>)?>(nil)
+    /// The promises this center made that none of its tasks has awaited yet, by the signal their
+    /// settlement is posted to: how long a settlement is held for such a task, and the settlement
+    /// held (claimed by this run, its fallback not called).
+    private let reservations = Locked<[String: Reservation]>([:])
+
+    private struct Reservation {
+        var holding: Duration
+        var held: [HeldSettlement] = []
+    }
 
     package init() {}
 
@@ -37,6 +46,63 @@ package final class PromiseWaiters: Sendable {
         return candidates.first { $0.accepts(valueType) && $0.take() }
     }
 
+    // MARK: Settlements held for the maker's wait
+
+    /// The promise whose settlement is posted to `signalID` was made here: a settlement this center
+    /// claims before one of its tasks awaits it is held for `holding` (``hold(_:generation:)``).
+    func reserve(_ signalID: String, holding: Duration) {
+        reservations.withLock { $0[signalID] = Reservation(holding: holding) }
+    }
+
+    /// A task of this center awaits the promise (or it was not made after all): its reservation
+    /// ends, and the settlements held for it are returned, for the task.
+    func endReservation(_ signalID: String) -> [HeldSettlement] {
+        reservations.withLock { $0.removeValue(forKey: signalID)?.held ?? [] }
+    }
+
+    /// Holds `delivery`, claimed by a pass of `generation`, when it settles a promise this center made
+    /// and none of its tasks awaits yet; `false` when it is not held (it goes to the fallback).
+    func hold(_ delivery: ClaimedDelivery, generation: Int) -> Bool {
+        reservations.withLock { all in
+            guard var reservation = all[delivery.signalID] else { return false }
+            // One claimed earlier by a pass of an earlier generation was given back by a suspension.
+            reservation.held.removeAll { $0.generation != generation || $0.delivery.key == delivery.key }
+            reservation.held.append(
+                HeldSettlement(delivery: delivery, generation: generation, until: .now + reservation.holding))
+            all[delivery.signalID] = reservation
+            return true
+        }
+    }
+
+    /// The settlements of a reservation that a pass of `generation` held for as long as it allows,
+    /// taken with the reservation (no task of this center awaited the promise in time: the fallback
+    /// receives them); empty when none is due.
+    func takeExpiredHolds(generation: Int) -> [HeldSettlement] {
+        let now = ContinuousClock.now
+        return reservations.withLock { all in
+            guard
+                let (signalID, reservation) = all.first(where: { entry in
+                    entry.value.held.contains { $0.generation == generation && $0.until <= now }
+                })
+            else { return [] }
+            all[signalID] = nil
+            return reservation.held.filter { $0.generation == generation }
+        }
+    }
+
+    /// When the first settlement held by a pass of `generation` is due for the fallback; `nil` when
+    /// none is held.
+    func nextHoldEnd(generation: Int) -> ContinuousClock.Instant? {
+        reservations.withLock { all in
+            all.values.flatMap(\.held).filter { $0.generation == generation }.map(\.until).min()
+        }
+    }
+
+    /// Whether a pass of `generation` holds a settlement.
+    func holdsSettlements(generation: Int) -> Bool {
+        nextHoldEnd(generation: generation) != nil
+    }
+
     /// Runs `keep` at `deadline`, unless a timer runs earlier already; the task ends with the center.
     func schedule(at deadline: Date, _ keep: @escaping @Sendable () async -> Void) {
         timer.withLock { current in
@@ -59,6 +125,15 @@ package final class PromiseWaiters: Sendable {
             current = nil
         }
     }
+}
+
+/// A settlement claimed by this run and held for a task of the center that made the promise.
+struct HeldSettlement: Sendable {
+    let delivery: ClaimedDelivery
+    /// The generation of the pass that claimed it: a suspension since then gave the claim back.
+    let generation: Int
+    /// From then on the fallback receives it.
+    let until: ContinuousClock.Instant
 }
 
 /// One task awaiting a promise with a fallback handler.

@@ -24,6 +24,20 @@ extension SignalCenter {
     /// `generation` is no longer the current one (a suspension came between).
     private func deliverDue(generation: Int) async throws(SignalError) -> Int {
         var completed = 0
+        // Settlements held for a task of this center that did not await their promises in time go
+        // to their fallbacks first.
+        while case let expired = promiseWaiters.takeExpiredHolds(generation: generation), !expired.isEmpty {
+            for held in expired {
+                switch try await deliver(held.delivery, marked: nil, next: nil, generation: generation).0 {
+                case .completed: completed += 1
+                case .notCompleted, .held: continue
+                case .passEnded: return completed
+                case .runTakenOver:
+                    report(.runTakenOver(component: component, runID: held.delivery.runID))
+                    return completed
+                }
+            }
+        }
         while true {
             let asked = ContinuousClock.now
             guard
@@ -46,7 +60,7 @@ extension SignalCenter {
                         delivery, marked: marked, next: next, generation: generation)
                     switch delivered {
                     case .completed: completed += 1
-                    case .notCompleted: continue
+                    case .notCompleted, .held: continue
                     case .passEnded:
                         // Stopped or suspended: the claims not started stay claimed; `endRun` or the
                         // suspension gives them back without counting their attempt.
@@ -99,6 +113,7 @@ extension SignalCenter {
                 if let retry = status?.nextDue {
                     deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
                 }
+                if let held = promiseWaiters.nextHoldEnd(generation: generation) { deadline = min(deadline, held) }
                 failures = 0
             } catch {
                 if !state.withLock({ $0.allows(generation) }) { break }
@@ -137,6 +152,18 @@ extension SignalCenter {
         case passEnded
         /// This run was taken over: neither it nor the rest of its batch may start here.
         case runTakenOver
+        /// It settles a promise this center made: it stays claimed, held for a task of the center
+        /// that awaits the promise later (``PromiseWaiters/hold(_:generation:)``).
+        case held
+    }
+
+    /// Delivers a settlement this center held (see ``PromiseWaiters/hold(_:generation:)``) now that a
+    /// task of it awaits the promise: handed to the task when it takes the settlement's value type,
+    /// else to the fallback. Nothing is done when a suspension gave its claim back since (its next
+    /// claim finds the task).
+    func deliverHeld(_ held: HeldSettlement) async throws(SignalError) {
+        let delivered = try await deliver(held.delivery, marked: nil, next: nil, generation: held.generation).0
+        if delivered == .runTakenOver { report(.runTakenOver(component: component, runID: held.delivery.runID)) }
     }
 
     /// What marking a delivery started found, and when the mark was asked for.
@@ -150,8 +177,16 @@ extension SignalCenter {
     ) async throws(SignalError) -> (Delivered, Mark?) {
         guard state.withLock({ $0.allows(generation) }) else { return (.passEnded, nil) }
         options.faultHook?(.afterClaim)
-        // A task of this process awaiting the promise this delivery settles consumes it instead of its fallback handler.
-        if let waiter = promiseWaiters.take(for: delivery) {
+        // A task of this process awaiting the promise this delivery settles consumes it instead of its
+        // fallback handler; a promise this center made, that none of its tasks awaits yet, is held for
+        // the one that will.
+        var waiter = promiseWaiters.take(for: delivery)
+        if waiter == nil {
+            if promiseWaiters.hold(delivery, generation: generation) { return (.held, nil) }
+            // A task that began to await between the two looks ended the reservation: it takes it.
+            waiter = promiseWaiters.take(for: delivery)
+        }
+        if let waiter {
             let asked = ContinuousClock.now
             var handed = CompletionOutcome(completed: false, next: nil)
             do {

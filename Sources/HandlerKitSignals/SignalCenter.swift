@@ -336,7 +336,12 @@ public final class SignalCenter: Sendable {
         listener?.close()
         for loop in loops { await loop.value }
         guard ending else { return }
-        let runID = runID
+        let (runID, generation, running) = state.withLock { ($0.runID, $0.generation, Array($0.running.keys)) }
+        if promiseWaiters.holdsSettlements(generation: generation) {
+            // Settlements held for tasks that never awaited them: given back uncounted, so that the
+            // next process of the component runs their fallbacks at once.
+            _ = try? await store.apply(.giveBack(runID, keeping: running))
+        }
         try await store.endRun(
             runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
         log(.debug, "signal center stopped")

@@ -327,7 +327,9 @@ final class PostgresConnections: Sendable {
         }
     }
 
-    /// The TLS error in `error` or what caused it, if any: retrying cannot mend it.
+    /// The TLS refusal in `error` or what caused it, if any: a certificate refused, a server without
+    /// TLS, TLS settings that cannot work. Retrying cannot mend it. A TLS connection that a server
+    /// going down ended (``isDroppedTLS(_:)``) is no refusal.
     private static func tlsError(in error: any Error) -> (any Error)? {
         var next: (any Error)? = error
         for _ in 0..<4 {
@@ -338,7 +340,7 @@ final class PostgresConnections: Sendable {
             case let error as Unreachable:
                 next = error.underlying
             case let error as NIOSSLError:
-                return error
+                return isDroppedTLS(error) ? nil : error
             case let error as NIOSSLExtraError:
                 return error
             case let error as BoringSSLError:
@@ -348,6 +350,26 @@ final class PostgresConnections: Sendable {
             }
         }
         return nil
+    }
+
+    /// Whether a TLS error only says that the connection ended under it — the server closed it
+    /// during the handshake or without ending TLS (a server restarting or killed), or its socket
+    /// failed — rather than that TLS refused the server or the settings.
+    static func isDroppedTLS(_ error: NIOSSLError) -> Bool {
+        switch error {
+        case .uncleanShutdown, .writeDuringTLSShutdown, .readInInvalidTLSState, .shutdownFailed:
+            return true
+        case .handshakeFailed(.syscallError), .handshakeFailed(.zeroReturn):
+            return true
+        case .handshakeFailed(.sslError(let stack)):
+            // NIOSSL's own entries for a connection closed while the handshake ran.
+            return !stack.isEmpty
+                && stack.allSatisfy {
+                    $0 == .eofDuringHandshake || $0 == .eofDuringAdditionalCertficiateChainValidation
+                }
+        default:
+            return false
+        }
     }
 
     /// The `SignalError` for an error of postgres-nio or of the server during `operation`.
@@ -365,9 +387,9 @@ final class PostgresConnections: Sendable {
     }
 
     /// Whether `error` means the connection is gone or could not be made (the server is going down,
-    /// starting up or cannot be reached), so nothing more can be learnt from it and a new connection
-    /// may succeed. A TLS failure (a certificate refused, a server without TLS) is not: it is thrown
-    /// at once.
+    /// starting up or cannot be reached, or dropped a TLS handshake or session as it went down), so
+    /// nothing more can be learnt from it and a new connection may succeed. A TLS refusal (a
+    /// certificate refused, a server without TLS) is not: it is thrown at once.
     static func isConnectionLoss(_ error: any Error) -> Bool {
         if let error = error as? SignalError, case .storeUnavailable = error { return true }
         if tlsError(in: error) != nil { return false }
@@ -411,6 +433,8 @@ final class PostgresConnections: Sendable {
                 "cannot decode column '\(error.columnName)' (\(error.columnIndex)) of type \(error.postgresType) as \(error.targetType): \(error.code)"
         case let error as Unreachable:
             return describe(error.underlying, depth: depth + 1)
+        case let error as NIOSSLError where isDroppedTLS(error):
+            return "the server ended the TLS connection abruptly, as a server going down does (\(error))"
         default:
             return "\(error)"
         }

@@ -87,6 +87,13 @@ enum PromiseChecks {
             name:
                 "a renamed fallback handler runs by its former id, a removed one parks the settlement dead, a renamed value type reads",
             body: evolution),
+        .init(
+            name: "a settlement made between makePromise and value(of:) goes to the maker's wait, not its fallback",
+            body: heldForTheMakersWait),
+        .init(
+            name:
+                "the fallback receives a settlement the maker does not await within awaitedWithin, and at once when the maker is gone",
+            body: fallbackWhenTheMakerDoesNotAwait),
         .init(name: "bad input is a typed error naming what and where, and stores nothing", body: badInput),
         .init(
             name:
@@ -225,8 +232,10 @@ enum PromiseChecks {
         let registry = try makePromiseRegistry(log)
         let app = try await c.center("app", registry: registry)
         let ext = try await c.center("ext", registry: registry)
+        // The maker declares that it does not await it: the fallback receives the settlement at once.
         let promise = try await app.makePromise(
-            of: Int.self, id: "p", fallback: try Handler(id: "Promised.fallback", registry: registry))
+            of: Int.self, id: "p", fallback: try Handler(id: "Promised.fallback", registry: registry),
+            awaitedWithin: .zero)
         try await ext.fulfil(promise, with: 5, settlementKey: "k")
         try await ext.fulfil(promise, with: 5, settlementKey: "k")
         try c.expectEqual(try await ext.deliverDue(), 0, "deliveries by the settling component")
@@ -354,7 +363,8 @@ enum PromiseChecks {
 
         let manual = try await c.center("app", registry: registry)
         let withFallback = try await manual.makePromise(
-            of: Int.self, id: "rf", fallback: try Handler(id: "Promised.fallback", registry: registry))
+            of: Int.self, id: "rf", fallback: try Handler(id: "Promised.fallback", registry: registry),
+            awaitedWithin: .zero)
         try await ext.reject(withFallback, with: rejection, settlementKey: "r")
         try c.expectEqual(try await manual.deliverDue(), 1, "deliveries of the rejection")
         try c.expectEqual(
@@ -428,11 +438,12 @@ enum PromiseChecks {
             [Settled(handler: "Promised.fallback", promiseID: "unattended", outcome: "timedOut")], "fallback runs")
         try await next.stop()
 
-        // A running center settles the promises it made at their deadlines, with no task waiting.
+        // A running center settles the promises it made at their deadlines, with no task waiting
+        // (none will: the fallback receives the timeout at once).
         let running = try await automaticCenter(c, "app", registry)
         let timed = try await running.makePromise(
             of: Int.self, fallback: try Handler(id: "Promised.fallback", registry: registry),
-            deadline: Date().addingTimeInterval(0.1))
+            deadline: Date().addingTimeInterval(0.1), awaitedWithin: .zero)
         let until = ContinuousClock.now + .seconds(5)
         while log.withLock({ $0.count }) < 2 && ContinuousClock.now < until {
             try await Task.sleep(for: .milliseconds(10))

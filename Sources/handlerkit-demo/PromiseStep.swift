@@ -38,7 +38,8 @@ enum PromiseStep {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = folder.appending(path: "signals.sqlite").path(percentEncoded: false)
         let app = try start(awaitFlag, store: store)
-        // The app writes the promise's id once it awaits it (as it would send it with its request).
+        // The app writes the promise's id once it made it (as it would send it with its request), and
+        // then awaits it: the extension may fulfil it first, and the app's wait still receives it.
         let idFile = store + ".promise"
         let until = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: idFile) && app.isRunning && Date() < until {

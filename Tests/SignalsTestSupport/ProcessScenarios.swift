@@ -400,12 +400,12 @@ struct CompletionTally: CustomStringConvertible {
 }
 
 /// A small deterministic generator (SplitMix64), so a failing run can be repeated.
-struct SeededRandom: RandomNumberGenerator {
+package struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
