@@ -10,7 +10,8 @@ import Logging
 /// `SignalError.storeBusy` without having written anything, so a busy database never loses or
 /// doubles a signal.
 ///
-/// A store is more than its database file; keep its files together, and delete them only together:
+/// A store is more than its database file; keep its files together, and delete them only together.
+/// What deleting each one costs:
 ///
 /// - `<file>`: the database. Deleting it, or truncating it, loses the store: every consumer and
 ///   delivery. A store whose database is found empty or missing is refused with
@@ -18,8 +19,10 @@ import Logging
 /// - `<file>-wal`: SQLite's write-ahead log, part of the database: the commits since the last
 ///   checkpoint are only there (up to 10,000 pages, 40 MB; a checkpoint copies them into `<file>` when
 ///   the log passes that and when the last process closes the store). Deleting it loses those commits
-///   (posts, registrations, completions), silently for SQLite; a completion lost this way runs its
-///   handler again.
+///   (posts, registrations, completions; a completion lost this way runs its handler again). When the
+///   `-shm` file shows commits that were not yet copied, a process that opens the store gets
+///   `SignalError.storeCorrupt` naming the `-wal` file; deleting the `-shm` file too (with no process
+///   using the store) opens it without those commits.
 /// - `<file>-shm`: the index of the `-wal` file, shared in memory by the processes. Deleting it costs
 ///   nothing once no process has the store open; while processes have it open, the processes that
 ///   open it next no longer see their commits, which can damage the database. Making it immutable
@@ -31,6 +34,10 @@ import Logging
 ///   of its component take the run over while it still runs.
 /// - `<file>.wake` (Linux): the file other processes are woken through (see `WakeFile`). Deleting it
 ///   costs nothing: it is made again and watched again at once (logged to `Options.logger`).
+///
+/// A `-wal` or `-shm` file that is not a regular file (a directory, say) is refused with
+/// `SignalError.storeCorrupt` naming it; any other failure to open or read a file of the store while
+/// opening it is `SignalError.storeUnavailable` naming the file and what to check.
 public final class SQLiteSignalStore: SignalStore {
     /// How the store behaves.
     public struct Options: Sendable {
@@ -94,9 +101,10 @@ public final class SQLiteSignalStore: SignalStore {
     /// - Throws: `SignalError.notASignalStore` for a database that is not a signal store (left
     ///   unchanged), `.newerSchema` for a signal store of a newer version (left unchanged),
     ///   `.storeLost` for a store whose database file was emptied or deleted, `.storeCorrupt` for a
-    ///   file that is not an SQLite database or is damaged (cut short, pages missing), `.storeReadOnly`,
-    ///   `.storeBusy` when other processes kept it locked for `Options.busyTimeout`,
-    ///   `.storeUnavailable`.
+    ///   file that is not an SQLite database or is damaged (cut short, pages missing), for a `-wal`
+    ///   file lost with commits not yet copied into the database, and for a `-wal` or `-shm` file that
+    ///   is not a regular file, `.storeReadOnly`, `.storeBusy` when other processes kept it locked
+    ///   for `Options.busyTimeout`, `.storeUnavailable` naming a file that cannot be opened or read.
     public convenience init(path: String, options: Options = Options()) throws(SignalError) {
         try self.init(path: path, options: options, readsOnly: false)
     }

@@ -35,7 +35,7 @@ extension SQLiteSignalStore {
             } catch {
                 let waited = ContinuousClock.now - started
                 guard isTransient(error), waited < options.busyTimeout else {
-                    throw signalError(error, path: path, operation: "opening the store", busyWait: waited.seconds)
+                    throw openingError(error, files: files, operation: "opening the store", busyWait: waited.seconds)
                 }
                 Thread.sleep(forTimeInterval: min(pause, options.busyTimeout - waited).seconds)
                 pause = min(pause * 2, .milliseconds(20))
