@@ -86,6 +86,8 @@ public final class InMemorySignalStore: SignalStore {
     ) async throws(SignalError) -> [Int]? {
         let counts = state.withLock { state -> [Int]? in
             guard state.runs[run] == nil || state.suspended.contains(run) else { return nil }
+            // A taker that was itself taken over takes nothing over.
+            if let taker = plan.taker, state.runs[taker] == nil { return nil }
             state.suspended.remove(run)
             return state.run(plan)
         }

@@ -39,20 +39,29 @@ extension SignalCenter {
             }
         }
         while true {
+            // A run found taken over is replaced first; another pass replacing it ends this one.
+            guard try await carryOnIfTakenOver(generation) else { break }
             let asked = ContinuousClock.now
+            var claimant = ""
             guard
                 let batch = try await passCall(
                     generation,
                     { runID throws(SignalError) in
-                        try await store.claimStartingFirst(for: runID, limit: options.claimBatch)
+                        claimant = runID
+                        return try await store.claimStartingFirst(for: runID, limit: options.claimBatch)
                     })
             else { break }
             let claimed = batch.deliveries
-            if claimed.isEmpty { break }
+            if claimed.isEmpty {
+                // Deliveries of the run were due, but the run was taken over: none was claimed.
+                guard batch.firstStart == .runTakenOver else { break }
+                noteTakenOver(claimant)
+                continue
+            }
             // The mark of the next delivery: the first's made with the claim, the others' with the
             // previous one's completion.
             var marked: Mark? = batch.firstStart.map { ($0, asked) }
-            for (index, delivery) in claimed.enumerated() {
+            delivering: for (index, delivery) in claimed.enumerated() {
                 do {
                     let next = index + 1 < claimed.count ? claimed[index + 1] : nil
                     let delivered: Delivered
@@ -66,9 +75,10 @@ extension SignalCenter {
                         // suspension gives them back without counting their attempt.
                         return completed
                     case .runTakenOver:
-                        // The rest of the batch is the taker's now: none of it may start here.
-                        report(.runTakenOver(component: component, runID: delivery.runID))
-                        return completed
+                        // The rest of the batch is the taker's now: none of it may start here. The
+                        // center carries on as a new run, from the next batch on.
+                        noteTakenOver(delivery.runID)
+                        break delivering
                     }
                 } catch {
                     // The store failed to start or settle this delivery: it was not started, or it stays
@@ -83,8 +93,9 @@ extension SignalCenter {
                     throw error
                 }
             }
-            // A short batch took everything that was due; what is posted meanwhile wakes the center again.
-            if claimed.count < options.claimBatch { break }
+            // A short batch took everything that was due; what is posted meanwhile wakes the center
+            // again. A run found taken over is replaced at once.
+            if claimed.count < options.claimBatch && !isTakenOver { break }
         }
         return completed
     }
@@ -130,7 +141,7 @@ extension SignalCenter {
 
     /// Runs a store call of a delivery pass that claims or starts (with the current run id), while
     /// the pass may go on; `nil` when it may not (stopped, suspended, or of an earlier generation).
-    private func passCall<T>(
+    func passCall<T>(
         _ generation: Int, _ body: (String) async throws(SignalError) -> T
     ) async throws(SignalError) -> T? {
         let runID = state.withLock { state -> String? in

@@ -51,7 +51,7 @@ extension SignalCenter {
     @discardableResult
     public func stop(finishingWithin grace: Duration) async throws(SignalError) -> StopReport {
         try await transitions.run { () throws(SignalError) -> StopReport in
-            guard let (runID, runningAtStart, deadline) = beginDraining(within: grace) else {
+            guard let (_, runningAtStart, deadline) = beginDraining(within: grace) else {
                 var report = StopReport(runID: runID)
                 report.wasStopped = isStopped
                 try await stopNow()
@@ -60,6 +60,8 @@ extension SignalCenter {
             // From then on a handler that returns waits (its settlement is held at the gate) until the
             // run has ended, and then finds its claim gone.
             let keeping = await finishDraining(by: deadline)
+            // Read once the passes have ended: one of them may have replaced a run found taken over.
+            let runID = runID
             var report = StopReport(runID: runID)
             do throws(SignalError) {
                 let counts = try await store.apply(.giveBack(runID, keeping: Array(keeping.keys)))

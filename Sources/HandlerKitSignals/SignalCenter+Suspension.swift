@@ -55,17 +55,19 @@ extension SignalCenter {
     public func suspend(finishingWithin grace: Duration) async throws(SignalError) -> SuspensionReport {
         try await transitions.run { () throws(SignalError) -> SuspensionReport in
             if isStopped { throw .centerStopped(component: component, runID: runID) }
-            guard let (runID, runningAtStart, deadline) = beginDraining(within: grace) else {
+            guard let (_, runningAtStart, deadline) = beginDraining(within: grace) else {
                 var report = SuspensionReport(runID: runID)
                 report.wasSuspended = true
                 return report
             }
+            // Read once the passes have ended: one of them may have replaced a run found taken over.
+            let keeping = await finishDraining(by: deadline)
+            let runID = runID
             var report = SuspensionReport(runID: runID)
             do throws(SignalError) {
                 let runTied = try await store.consumers(of: component).filter {
                     $0.runID == runID && $0.lifetime == .run
                 }.map(\.id)
-                let keeping = await finishDraining(by: deadline)
                 let counts = try await store.suspendRun(
                     runID, component: component, applying: .giveBack(runID, keeping: Array(keeping.keys)))
                 state.withLock { $0.runConsumers = runTied }

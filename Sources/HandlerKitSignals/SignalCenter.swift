@@ -72,8 +72,8 @@ public final class SignalCenter: Sendable {
 
     /// The component this process runs as.
     public let component: String
-    /// This run's id (a fresh UUID, never reused). It changes only when ``resume()`` finds the
-    /// suspended run taken over: the center then carries on as a new run.
+    /// This run's id (a fresh UUID, never reused). It changes only when the run is found taken over
+    /// (by ``resume()``, or by a delivery): the center then carries on as a new run.
     public var runID: String { state.withLock { $0.runID } }
     /// Where signals are stored. Not public: every change to the store goes through the center, which
     /// fences a handler's start against a delivery its run no longer holds.
@@ -81,7 +81,7 @@ public final class SignalCenter: Sendable {
     /// The registry consumers' handlers are rebuilt with.
     public let registry: HandlerRegistry
     /// What this run took over from runs of its component that were gone when it started (or, after
-    /// a ``resume()`` that found the run taken over, when the new run began).
+    /// a ``resume()`` or a delivery that found the run taken over, when the new run began).
     public var takeover: TakeoverReport { state.withLock { $0.takeover } }
     let options: Options
     /// The center's metrics, made with `options.metricsFactory`.
@@ -116,6 +116,11 @@ public final class SignalCenter: Sendable {
         var graceEnds: ContinuousClock.Instant?
         /// The run-lifetime consumers of the run, as found when it was suspended.
         var runConsumers: [ConsumerID] = []
+        /// The run, when a delivery pass found it taken over while the center was active: the next
+        /// pass carries on as a new run (SignalCenter+Takeover.swift).
+        var takenOverRun: String?
+        /// Whether a delivery pass is replacing the run that was taken over now.
+        var replacingRun = false
 
         /// Whether a delivery pass of `generation` may claim and start deliveries.
         func allows(_ generation: Int) -> Bool {
@@ -305,14 +310,28 @@ public final class SignalCenter: Sendable {
 
     /// Takes over runs of this component that are gone now (a start does this by itself): for a
     /// long-running process that should also deliver for processes of its component that crashed.
+    ///
+    /// A run that was itself taken over takes nothing over: when this run was, the center carries
+    /// on as a new run (reporting `SignalError.runTakenOver`), whose start takes over what is gone,
+    /// and the report is the new run's ``takeover``.
     @discardableResult
     public func takeOverDeadRuns() async throws(SignalError) -> TakeoverReport {
         try checkRunning()
-        let report = try await storeCall { () throws(SignalError) in
-            try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
+        let (report, taker) = try await storeCall { () throws(SignalError) -> (TakeoverReport, String) in
+            let runID = self.runID
+            let report = try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
+            return (report, runID)
         }
         recordTakeover(report)
-        return report
+        guard report.deadRuns.isEmpty else { return report }
+        let recorded = try await storeCall { () throws(SignalError) in
+            try await store.runs(of: component).recorded.contains(taker)
+        }
+        if recorded { return report }
+        noteTakenOver(taker)
+        let generation = state.withLock { $0.generation }
+        guard try await carryOnIfTakenOver(generation), runID != taker else { return report }
+        return takeover
     }
 
     // MARK: Stopping

@@ -57,7 +57,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Run `runID` of `component` lost its proof of life (e.g. its process was stopped past its lease,
     /// or its lock file was removed) and another process took it over: the deliveries it had
     /// claimed are the taker's, and their handlers were not started here. Reported through
-    /// `SignalCenter.Options.onProblem`; the center carries on as an empty run.
+    /// `SignalCenter.Options.onProblem`; the center carries on as a new run (a new
+    /// `SignalCenter.runID`), which takes over the runs of its component that are gone.
     case runTakenOver(component: String, runID: String)
     /// The signal center of `component` (run `runID`) is suspended (`SignalCenter.suspend`): it holds
     /// nothing of the store open and takes nothing behind the app's back, so the call did nothing.

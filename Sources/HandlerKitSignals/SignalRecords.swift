@@ -116,6 +116,8 @@ public struct ClaimedBatch: Sendable, Hashable {
     public var deliveries: [ClaimedDelivery]
     /// What marking the first of them started found; `nil` when none was claimed, or when the store
     /// did not mark it with the claim (the center then marks it with ``SignalStore/start(_:)``).
+    /// ``StartOutcome/runTakenOver`` with no deliveries: the run is no longer recorded, and the store
+    /// claimed none of its due deliveries (the center then carries on as a new run).
     public var firstStart: StartOutcome?
 
     public init(deliveries: [ClaimedDelivery], firstStart: StartOutcome?) {

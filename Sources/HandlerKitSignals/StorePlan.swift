@@ -172,6 +172,16 @@ public struct StorePlan: Sendable, Hashable {
             ])
     }
 
+    /// The run a ``retire(_:takenOverBy:retry:now:)`` plan gives the retired run's consumers and
+    /// deliveries to; `nil` for any other plan. A store makes a takeover only while this run is
+    /// still recorded (checked in the takeover's transaction): a run that was itself taken over
+    /// takes nothing over.
+    package var taker: String? {
+        steps.lazy.compactMap { step -> String? in
+            if case .moveConsumers(_, let taker) = step { taker } else { nil }
+        }.first
+    }
+
     /// Whether the plan wakes anyone when some of its steps change rows (``wakeUp(counts:)``).
     package var wakesAnyone: Bool { wake != nil }
 

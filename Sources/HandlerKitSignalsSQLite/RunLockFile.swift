@@ -79,19 +79,17 @@ final class RunLockFile: Sendable {
         }
     }
 
-    /// Releases the lock and removes the file (a clean end of the run).
+    /// Releases the lock and removes the file (a clean end of the run), unless the path names
+    /// another file by now (its folder was removed, and another process made a file there).
     func release() {
-        unlink(path)
+        if isIntact { unlink(path) }
         close(descriptor)
     }
 
     /// Whether the path still names the file this object holds locked (the file or its folder may
     /// have been removed, or replaced, by someone else).
     var isIntact: Bool {
-        var named = stat()
-        var held = stat()
-        guard stat(path, &named) == 0, fstat(descriptor, &held) == 0 else { return false }
-        return named.st_dev == held.st_dev && named.st_ino == held.st_ino
+        Self.names(path, descriptor)
     }
 
     /// Closes the descriptor without removing the file at the path: the file is no longer this one,
@@ -101,18 +99,28 @@ final class RunLockFile: Sendable {
     }
 
     /// Whether the run of the lock file at `path` is gone. When it is, `whileDead` runs while this
-    /// process holds the dead run's lock, and the file is removed afterwards.
+    /// process holds the run's lock, and the file is removed afterwards.
+    ///
+    /// A missing file (the run ended cleanly, never got further than its lock, or its file or
+    /// folder was removed while it runs) is made with `maker` and locked first: a live run whose
+    /// file was removed makes it again only while it is recorded, in a transaction of its own
+    /// (`SQLiteSignalStore.start`), so either that run holds the lock again before the takeover
+    /// tests it (and is left alone), or it finds its file locked, and then its record gone, and
+    /// carries on as a new run.
     static func ifDead<T>(
-        _ path: String, _ whileDead: () async throws(SignalError) -> T
+        _ path: String, maker: StoreFileMaker, _ whileDead: () async throws(SignalError) -> T
     ) async throws(SignalError) -> T? {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
+        var fd = open(path, O_RDWR | O_CLOEXEC)
         if fd < 0 {
-            // No lock file: the run ended cleanly, or never got further than its lock (a run creates
-            // and locks its file before anything refers to it).
             guard errno == ENOENT else {
                 throw .runLock(path: path, reason: "cannot open it to test the run: \(StoreFiles.explain(errno, path))")
             }
-            return try await whileDead()
+            do throws(StoreFileError) {
+                try maker.createFolder((path as NSString).deletingLastPathComponent)
+                fd = try maker.openOrCreate(path)
+            } catch {
+                throw .runLock(path: error.path, reason: "cannot make it to take the run over: \(error.reason)")
+            }
         }
         defer { close(fd) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -121,9 +129,17 @@ final class RunLockFile: Sendable {
             }
             return nil
         }
-        let result = try await whileDead()
-        unlink(path)
-        return result
+        // Removed whether or not the takeover went through: a run without a lock file is gone.
+        defer { if names(path, fd) { unlink(path) } }
+        return try await whileDead()
+    }
+
+    /// Whether `path` names the file open as `descriptor`.
+    private static func names(_ path: String, _ descriptor: Int32) -> Bool {
+        var named = stat()
+        var held = stat()
+        guard stat(path, &named) == 0, fstat(descriptor, &held) == 0 else { return false }
+        return named.st_dev == held.st_dev && named.st_ino == held.st_ino
     }
 
     static func lastError() -> String {

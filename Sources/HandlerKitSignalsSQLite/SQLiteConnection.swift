@@ -84,7 +84,8 @@ extension SQLiteSignalStore {
             } catch {
                 let waited = ContinuousClock.now - started
                 guard Self.isTransient(error), waited < options.busyTimeout else {
-                    throw Self.signalError(error, path: path, operation: "opening the store", busyWait: waited.seconds)
+                    throw Self.openingError(
+                        error, files: StoreFiles(path: path), operation: "opening the store", busyWait: waited.seconds)
                 }
                 try? await Task.sleep(for: min(pause, options.busyTimeout - waited))
                 pause = min(pause * 2, .milliseconds(20))

@@ -21,6 +21,8 @@ extension SQLiteSignalStore {
         guard size > 0 else {
             throw .storeUnavailable(path: path, reason: "the file is empty (0 bytes): it holds no store")
         }
+        let files = StoreFiles(path: path)
+        try files.checkLogFiles(operation: "opening the store for reading")
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "HandlerKitSignals inspection"
@@ -34,7 +36,7 @@ extension SQLiteSignalStore {
             // An older store is read as it is (what a later version added is missing from its records).
             return queue
         } catch {
-            throw signalError(error, path: path, operation: "opening the store for reading")
+            throw openingError(error, files: files, operation: "opening the store for reading")
         }
     }
 }

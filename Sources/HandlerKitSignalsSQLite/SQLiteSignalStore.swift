@@ -12,7 +12,8 @@ import SignalSQL
 /// run on the connection's own queue, and a task that waits for one (or for a locked database) waits
 /// suspended: the store never holds a thread of Swift's cooperative pool.
 ///
-/// A store is more than its database file; keep its files together, and delete them only together:
+/// A store is more than its database file; keep its files together, and delete them only together.
+/// What deleting each one costs:
 ///
 /// - `<file>`: the database. Deleting it, or truncating it, loses the store: every consumer and
 ///   delivery. A store whose database is found empty or missing is refused with
@@ -20,8 +21,10 @@ import SignalSQL
 /// - `<file>-wal`: SQLite's write-ahead log, part of the database: the commits since the last
 ///   checkpoint are only there (up to 10,000 pages, 40 MB; a checkpoint copies them into `<file>` when
 ///   the log passes that and when the last process closes the store). Deleting it loses those commits
-///   (posts, registrations, completions), silently for SQLite; a completion lost this way runs its
-///   handler again.
+///   (posts, registrations, completions; a completion lost this way runs its handler again). When the
+///   `-shm` file shows commits that were not yet copied, a process that opens the store gets
+///   `SignalError.storeCorrupt` naming the `-wal` file; deleting the `-shm` file too (with no process
+///   using the store) opens it without those commits.
 /// - `<file>-shm`: the index of the `-wal` file, shared in memory by the processes. Deleting it costs
 ///   nothing once no process has the store open; while processes have it open, the processes that
 ///   open it next no longer see their commits, which can damage the database. Making it immutable
@@ -29,10 +32,20 @@ import SignalSQL
 /// - `<file>.marker`: written when the store is made (or first opened by this version); it is how an
 ///   emptied or missing database is told from a new store. Deleting it costs nothing else.
 /// - `<file>.runs/`: one lock file per live run (see `RunLockFile`); a suspended run's file stays,
-///   unlocked, until the run is resumed or taken over. Deleting a live run's file lets another process
-///   of its component take the run over while it still runs.
+///   unlocked, until the run is resumed or taken over. Deleting the folder, or a live run's file,
+///   makes the run look gone: a process of its component that starts or calls
+///   `SignalCenter.takeOverDeadRuns()` before the run makes its file again (at its next handler
+///   start) takes it over while it still runs. Nothing is lost or completed twice: the run taken
+///   over starts no handler of the deliveries it had claimed; one that was running when it was taken
+///   over has its completion refused and runs again in the taker, with the same `deliveryKey`. The
+///   center of that run carries on as a new run (reporting `SignalError.runTakenOver`), so no
+///   delivery waits for a taker that does not come.
 /// - `<file>.wake` (Linux): the file other processes are woken through (see `WakeFile`). Deleting it
 ///   costs nothing: it is made again and watched again at once (logged to `Options.logger`).
+///
+/// A `-wal` or `-shm` file that is not a regular file (a directory, say) is refused with
+/// `SignalError.storeCorrupt` naming it; any other failure to open or read a file of the store while
+/// opening it is `SignalError.storeUnavailable` naming the file and what to check.
 public final class SQLiteSignalStore: SignalStore {
     /// How the store behaves.
     public struct Options: Sendable {
@@ -100,8 +113,10 @@ public final class SQLiteSignalStore: SignalStore {
     /// - Throws: `SignalError.notASignalStore` for a database that is not a signal store (left
     ///   unchanged), `.newerSchema` for a signal store of a newer version (left unchanged),
     ///   `.storeLost` for a store whose database file was emptied or deleted, `.storeCorrupt` for a
-    ///   file that is not an SQLite database or is damaged (cut short, pages missing), `.storeReadOnly`,
-    ///   `.storeUnavailable`.
+    ///   file that is not an SQLite database or is damaged (cut short, pages missing), for a `-wal`
+    ///   file lost with commits not yet copied into the database, and for a `-wal` or `-shm` file that
+    ///   is not a regular file, `.storeReadOnly`, `.storeUnavailable` naming a file that cannot be
+    ///   opened or read.
     public convenience init(path: String, options: Options = Options()) throws(SignalError) {
         try self.init(path: path, options: options, readsOnly: false)
     }
@@ -169,6 +184,7 @@ public final class SQLiteSignalStore: SignalStore {
         UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0, claimed_at = ?2
         WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
                      ORDER BY id LIMIT ?3)
+        AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
         RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
         """
     private static let startSQL = """
@@ -232,9 +248,7 @@ public final class SQLiteSignalStore: SignalStore {
         let counts: [Int]?
         do {
             counts = try await write("resuming run \(runID) of component '\(component)'") { db -> [Int]? in
-                let recorded = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)", arguments: [runID])
-                guard recorded == true else { return nil }
+                guard try Self.isRecorded(runID, db) else { return nil }
                 return try Self.run(plan, db, history: history)
             }
         } catch {
@@ -278,14 +292,29 @@ public final class SQLiteSignalStore: SignalStore {
     }
 
     /// A run is gone when its lock file is free (or missing); the plan is applied while this process
-    /// holds that lock, so two processes never take over the same run.
+    /// holds that lock, so two processes never take over the same run, and a run whose file was
+    /// removed cannot make it again meanwhile. The taker must still be recorded, in the same
+    /// transaction: a run that was itself taken over takes nothing over.
     public func takeOver(
         _ run: String, of component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int]? {
         let lockPath = RunLockFile.path(of: run, in: runsDirectory)
-        return try await RunLockFile.ifDead(lockPath) { () throws(SignalError) -> [Int] in
-            try await self.apply(plan, "taking over dead run \(run) of component '\(component)'")
+        let history = options.completionHistory.seconds
+        let counts = try await RunLockFile.ifDead(lockPath, maker: fileMaker) { () throws(SignalError) -> [Int]? in
+            try await self.write("taking over dead run \(run) of component '\(component)'") { db -> [Int]? in
+                if let taker = plan.taker, try !Self.isRecorded(taker, db) { return nil }
+                return try Self.run(plan, db, history: history)
+            }
         }
+        guard let counts = counts ?? nil else { return nil }
+        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
+        return counts
+    }
+
+    /// Whether run `runID` is recorded (not ended, not taken over), in the caller's transaction.
+    private static func isRecorded(_ runID: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"), arguments: [runID]) == true
     }
 
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
@@ -418,7 +447,9 @@ public final class SQLiteSignalStore: SignalStore {
         try await claim(for: runID, limit: limit, startingFirst: false).deliveries
     }
 
-    /// Also checks the run's lock file, as ``start(_:)`` does.
+    /// Also checks the run's lock file, as ``start(_:)`` does. A run that is no longer recorded
+    /// claims nothing: when deliveries of its are due, the batch is empty with
+    /// `firstStart` `.runTakenOver`.
     public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         try await claim(for: runID, limit: limit, startingFirst: true)
     }
@@ -434,6 +465,10 @@ public final class SQLiteSignalStore: SignalStore {
         let mark = startingFirst ? marking(run: runID) : nil
         return try await write("claiming deliveries for run \(runID)") { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimSQL), arguments: [runID, now, limit])
+            // Due deliveries, none claimed: a run that was taken over claims nothing, and says so.
+            if rows.isEmpty, try !Self.isRecorded(runID, db) {
+                return ClaimedBatch(deliveries: [], firstStart: .runTakenOver)
+            }
             var claimed: [ClaimedDelivery] = []
             for row in rows {
                 let reading = ClaimedDelivery.reading(claimedBy: runID) {
@@ -496,10 +531,7 @@ public final class SQLiteSignalStore: SignalStore {
             }
             // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
             if intact, try mark() { return StartOutcome(marked: true, runRecorded: true) }
-            let recorded =
-                try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"),
-                    arguments: [delivery.runID]) == true
+            let recorded = try Self.isRecorded(delivery.runID, db)
             guard recorded, !intact else { return StartOutcome(marked: false, runRecorded: recorded) }
             let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory, maker: self.fileMaker)
             runLocks.insert(renewed, for: delivery.runID)?.abandon()

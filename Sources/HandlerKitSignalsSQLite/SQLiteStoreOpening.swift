@@ -17,7 +17,7 @@ extension SQLiteSignalStore {
                     : try openDatabase(path: path, options: options))
         } catch {
             if isTransient(error) { return .closed }
-            throw signalError(error, path: path, operation: "opening the store")
+            throw openingError(error, files: StoreFiles(path: path), operation: "opening the store")
         }
     }
 

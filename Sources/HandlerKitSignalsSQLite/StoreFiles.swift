@@ -32,9 +32,12 @@ struct StoreFiles {
     /// or whose header shows it was cut, before SQLite opens it. A missing or empty database without
     /// a marker is a new store.
     ///
-    /// - Throws: `SignalError.storeLost`, `.storeCorrupt`.
+    /// - Throws: `SignalError.storeLost`, `.storeCorrupt` (also for a `-wal` or `-shm` file that is
+    ///   not a regular file, or a `-wal` file lost with commits: ``checkLogFiles(operation:)``),
+    ///   `.storeUnavailable`.
     func checkBeforeOpening() throws(SignalError) {
         try checkOpenable()
+        try checkLogFiles(operation: "opening the store")
         let marked = access(marker, F_OK) == 0
         switch Self.size(of: path) {
         case nil:

@@ -26,6 +26,19 @@ enum Probe {
         ProbeLog.append(log, "end \(deliveryKey) \(item) \(getpid())")
     }
 
+    /// Records the delivery like `record`, `delay` milliseconds passing between its start and its end.
+    @handler
+    static func slowRecord(log: String, delay: Int, item: Int, deliveryKey: String) async {
+        if let store = ProbeContext.store,
+            let completions = try? await store.completions(of: DeliveryKey(deliveryKey)), !completions.isEmpty
+        {
+            ProbeLog.append(log, "late \(deliveryKey) \(item) \(getpid())")
+        }
+        ProbeLog.append(log, "start \(deliveryKey) \(item) \(getpid())")
+        try? await Task.sleep(for: .milliseconds(delay))
+        ProbeLog.append(log, "end \(deliveryKey) \(item) \(getpid())")
+    }
+
     /// Throws until it has been called `failures` times for the delivery, then records it like `record`.
     @handler
     static func flaky(log: String, failures: Int, deliveryKey: String) throws {

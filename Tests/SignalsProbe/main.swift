@@ -24,6 +24,8 @@
 //       runs its center in a ServiceGroup that shuts down gracefully on SIGTERM (ProbeService.swift)
 //   trace-post, trace-consume --db PATH --component C --signals N …
 //       post and deliver with an in-memory tracer, printing the spans (ProbeService.swift)
+//   take-over-serve --db PATH --component C --log LOG --signals N --prefix S --ready FILE --go FILE --stop-file FILE …
+//       a long-running process that delivers and takes over dead runs of its component (ProbeTakeover.swift)
 //   hold --postgres URL --component C --log LOG --ready FILE --stop-file FILE …
 //       a host of the partition tests: delivers with slow handlers and times the store's answers (ProbeHold.swift)
 // Instead of --db PATH, `--postgres URL [--host ID]` uses a PostgreSQL store (see ProbeStore.swift).
@@ -177,6 +179,7 @@ func run() async throws {
     default:
         if try await SuspendProbe.run(arguments, store: store) { break }
         if try await ServiceProbe.run(arguments, store: store) { break }
+        if try await TakeoverProbe.run(arguments, store: store) { break }
         guard try await PartitionProbe.run(arguments) else { throw ProbeError("unknown command \(arguments.command)") }
     }
 }
