@@ -344,15 +344,22 @@ public final class PostgresSignalStore: SignalStore {
                 let taker = plan.steps.lazy.compactMap { step -> String? in
                     if case .moveConsumers(_, let taker) = step { taker } else { nil }
                 }.first
-                self.options.logger.info(
-                    "took over a dead run",
-                    metadata: [
-                        SignalLogKey.run: .string(taker ?? "?"), "handlerkit.dead_run": .string(candidate),
-                        SignalLogKey.component: .string(component), "handlerkit.host": .string(found?.host ?? "?"),
-                        "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
-                        "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
-                        "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
-                    ])
+                var metadata: Logger.Metadata = [
+                    SignalLogKey.run: .string(taker ?? "?"), SignalLogKey.component: .string(component),
+                    "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
+                    "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
+                    "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
+                ]
+                if report.deadRuns.isEmpty {
+                    // The run had ended cleanly: its record went with it, and so did its host.
+                    metadata["handlerkit.ended_run"] = .string(candidate)
+                    self.options.logger.debug(
+                        "adopted the consumers of a run that ended cleanly", metadata: metadata)
+                } else {
+                    metadata["handlerkit.dead_run"] = .string(candidate)
+                    metadata["handlerkit.host"] = .string(found?.host ?? "?")
+                    self.options.logger.info("took over a dead run", metadata: metadata)
+                }
             }
             return counts
         }

@@ -160,4 +160,26 @@ struct ObservabilityTests {
             Issue.record("no delivery key attribute")
         }
     }
+
+    @Test func aRestartAfterACleanStopIsNeitherCountedNorLoggedAsATakeover() async throws {
+        let store = InMemorySignalStore()
+        let first = try await SignalCenter.start(
+            component: "app", store: store, registry: registry, options: options())
+        try await first.register(try Handler(id: "Observed.succeed", registry: registry), for: "later")
+        try await first.stop()
+        let metrics = TestMetrics()
+        let handler = RecordingLogHandler()
+        let next = try await SignalCenter.start(
+            component: "app", store: store, registry: registry,
+            options: options(metrics: metrics, logger: Logger(label: "test") { _ in handler }))
+        #expect(next.takeover.deadRuns.isEmpty && next.takeover.endedRuns == [first.runID], "\(next.takeover)")
+        #expect(next.takeover.adoptedConsumers == 1)
+        #expect((try? metrics.expectCounter(SignalMetricNames.takeovers, [("component", "app")]))?.totalValue ?? 0 == 0)
+        let entries = handler.entries
+        #expect(!entries.contains { $0.level >= .info }, "\(entries.map { "\($0.level): \($0.message)" })")
+        let adopted = entries.filter { $0.message == "adopted the consumers of runs that ended cleanly" }
+        #expect(adopted.count == 1 && adopted.first?.level == .debug, "\(entries.map(\.message))")
+        #expect(adopted.first?.metadata["handlerkit.ended_runs"] == .array([.string(first.runID)]))
+        try await next.stop()
+    }
 }
