@@ -37,6 +37,7 @@ package enum SignalLogKey {
     package static let revision = "handlerkit.revision"
     package static let deliveryKey = "handlerkit.delivery_key"
     package static let attempt = "handlerkit.attempt"
+    package static let handler = "handlerkit.handler"
     package static let error = "handlerkit.error"
     package static let store = "handlerkit.store"
 }
