@@ -136,6 +136,8 @@ public final class PostgresSignalStore: SignalStore {
     public convenience init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
         try self.init(settings: settings, options: options, readsOnly: false)
     }
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` for a schema name the store cannot take.
 
     /// The store at `settings` for reading only, as an operator's tool looks into it
     /// (`SignalStoreInspector`): the schema is neither created nor migrated, and the operations
@@ -168,6 +170,9 @@ public final class PostgresSignalStore: SignalStore {
         try self.init(settings: PostgresSettings(url: url), options: options)
     }
 
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` naming the part of the URL that is wrong
+    ///   (``PostgresSettings/init(url:)``); nothing is tried then.
     /// A store at the place the environment names (`PostgresSettings.fromEnvironment`).
     public static func fromEnvironment(
         schema: String? = nil, options: Options = Options()
