@@ -86,6 +86,9 @@ public final class PostgresSignalStore: SignalStore {
         /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
+        /// How the error of a call that stopped trying names the setting that bounds the tries: an
+        /// operators' tool names its own option instead of `Options.reconnectFor`.
+        package var reconnectForName = "Options.reconnectFor"
 
         public init(
             hostID: String = ProcessInfo.processInfo.hostName, lease: Duration = .seconds(30),
@@ -133,11 +136,11 @@ public final class PostgresSignalStore: SignalStore {
     let readsOnly: Bool
 
     /// A store at `settings`; it connects when first used (or at `prepare()`).
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` for a schema name the store cannot take.
     public convenience init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
         try self.init(settings: settings, options: options, readsOnly: false)
     }
-    ///
-    /// - Throws: `SignalError.invalidStoreSettings` for a schema name the store cannot take.
 
     /// The store at `settings` for reading only, as an operator's tool looks into it
     /// (`SignalStoreInspector`): the schema is neither created nor migrated, and the operations
@@ -161,18 +164,19 @@ public final class PostgresSignalStore: SignalStore {
         channel = "\(schema)_wake"
         connections = PostgresConnections(
             settings: settings, tls: try PostgresTLS(settings: settings, appTLS: options.tls), logger: options.logger,
-            reconnectFor: options.reconnectFor, connectionTimeout: options.connectionTimeout)
+            reconnectFor: options.reconnectFor, connectionTimeout: options.connectionTimeout,
+            reconnectForName: options.reconnectForName)
         wakeChannel = PostgresWakeChannel(connections: connections, channel: channel)
     }
 
     /// A store at a `postgres://user:password@host:port/database?schema=name` URL.
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` naming the part of the URL that is wrong
+    ///   (``PostgresSettings/init(url:)``); nothing is tried then.
     public convenience init(url: String, options: Options = Options()) throws(SignalError) {
         try self.init(settings: PostgresSettings(url: url), options: options)
     }
 
-    ///
-    /// - Throws: `SignalError.invalidStoreSettings` naming the part of the URL that is wrong
-    ///   (``PostgresSettings/init(url:)``); nothing is tried then.
     /// A store at the place the environment names (`PostgresSettings.fromEnvironment`).
     public static func fromEnvironment(
         schema: String? = nil, options: Options = Options()
