@@ -81,8 +81,8 @@ public struct PostgresSettings: Sendable, Hashable {
         guard let url = URLComponents(string: text) else {
             throw invalid(
                 "URL",
-                "it cannot be read as a URL: percent-encode the user name, password and database where they "
-                    + "hold spaces or any of : / ? # [ ] @ % (an @ in a password is %40)")
+                "it cannot be read as a URL (expected postgres://user:password@host:port/database, with any of "
+                    + ": / ? # [ ] @ % in the user name, password or database percent-encoded: %40 for @)")
         }
         guard let user = url.user, !user.isEmpty else {
             throw invalid("user", "the URL names no user (postgres://USER@host/database)")
