@@ -249,7 +249,10 @@ let package = Package(
         // read-only or for an action, and ages such as `15m`. Not a product.
         .target(
             name: "SignalStoreOpening",
-            dependencies: ["HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres"]
+            dependencies: [
+                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // `handlerkit-dashboard`: the same look and repairs as a web dashboard on a local port, pages of
         // HTML without scripts. Without the trait SignalsDashboard it only says how to build it.

@@ -223,7 +223,7 @@ extension SignalCenter {
             try await settle { () throws(SignalError) in
                 released = try await self.store.release(delivery, reason: error.description, retryAt: nil)
             }
-            if released { recordDead(delivery, reason: error.description) }
+            if released { recordDead(delivery, handler: nil, reason: error.description) }
             return (.notCompleted, nil)
         }
         let outcome: StartOutcome
@@ -278,13 +278,18 @@ extension SignalCenter {
             try await settle { () throws(SignalError) in
                 released = try await self.store.release(delivery, reason: reason, retryAt: retryAt)
             }
-            if released, retryAt == nil {
-                recordDead(delivery, reason: reason)
-            } else if released {
+            if released, let retryAt {
                 metrics.retried.increment()
                 var metadata = Self.metadata(of: delivery)
+                metadata[SignalLogKey.handler] = .string(handler.id)
                 metadata[SignalLogKey.error] = .string(reason)
-                log(.debug, "handler threw; the delivery runs again later", metadata)
+                metadata["handlerkit.retry_in_seconds"] = .stringConvertible(
+                    (max(0, retryAt.timeIntervalSinceNow) * 1000).rounded() / 1000)
+                // The application's handler failed: its error reaches no caller, so it is logged where
+                // the application's operators look, as a warning (the delivery is not lost yet).
+                log(.warning, "handler threw; its delivery runs again later", metadata)
+            } else if released {
+                recordDead(delivery, handler: handler.id, reason: reason)
             }
             return (.notCompleted, nil)
         }
@@ -306,12 +311,14 @@ extension SignalCenter {
         return (result.completed ? .completed : .notCompleted, result.next.map { ($0, asked) })
     }
 
-    /// Counts and logs a delivery parked as dead.
-    private func recordDead(_ delivery: ClaimedDelivery, reason: String) {
+    /// Counts and logs a delivery parked as dead, at `error`: its handler does not run again until an
+    /// operator requeues it. `handler` is the id of the handler that threw, when one ran.
+    private func recordDead(_ delivery: ClaimedDelivery, handler: String?, reason: String) {
         metrics.dead.increment()
         var metadata = Self.metadata(of: delivery)
+        if let handler { metadata[SignalLogKey.handler] = .string(handler) }
         metadata[SignalLogKey.error] = .string(reason)
-        log(.info, "delivery is dead: it runs again only when requeued", metadata)
+        log(.error, "delivery is dead: it runs again only when requeued", metadata)
     }
 
     /// Marks the delivery's attempt started, right before its handler is called. When the mark took

@@ -15,7 +15,9 @@ public enum SignalMetricNames {
     public static let retried = "handlerkit_signals_deliveries_retried"
     /// Counter: deliveries parked as dead (out of attempts, or a handler or payload that cannot work).
     public static let dead = "handlerkit_signals_deliveries_dead"
-    /// Counter: runs of the component found gone and taken over by this center.
+    /// Counter: runs of the component found dead (their process crashed, was killed, lost its lease or
+    /// was suspended) and taken over by this center. Runs that ended cleanly, whose durable consumers
+    /// the center adopts, are not counted.
     public static let takeovers = "handlerkit_signals_takeovers"
     /// Timer: how long a handler ran, whether it returned or threw.
     public static let handlerDuration = "handlerkit_signals_handler_duration"
@@ -35,6 +37,7 @@ package enum SignalLogKey {
     package static let revision = "handlerkit.revision"
     package static let deliveryKey = "handlerkit.delivery_key"
     package static let attempt = "handlerkit.attempt"
+    package static let handler = "handlerkit.handler"
     package static let error = "handlerkit.error"
     package static let store = "handlerkit.store"
 }
@@ -149,18 +152,26 @@ extension SignalCenter {
         options.onProblem?(problem)
     }
 
-    /// Counts and logs what a run took over.
+    /// Counts and logs what a run took over. Runs that died are takeovers (counted, and logged at
+    /// `info`); runs that ended cleanly only handed their durable consumers over (logged at `debug`).
     func recordTakeover(_ report: TakeoverReport) {
-        guard !report.deadRuns.isEmpty else { return }
+        var metadata: Logger.Metadata = [
+            "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
+            "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
+            "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
+        ]
+        if !report.endedRuns.isEmpty {
+            metadata["handlerkit.ended_runs"] = .array(report.endedRuns.map { .string($0) })
+        }
+        guard !report.deadRuns.isEmpty else {
+            if !report.endedRuns.isEmpty {
+                log(.debug, "adopted the consumers of runs that ended cleanly", metadata)
+            }
+            return
+        }
         metrics.takeovers.increment(by: Int64(report.deadRuns.count))
-        log(
-            .info, "took over runs that were gone",
-            [
-                "handlerkit.dead_runs": .array(report.deadRuns.map { .string($0) }),
-                "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
-                "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
-                "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
-            ])
+        metadata["handlerkit.dead_runs"] = .array(report.deadRuns.map { .string($0) })
+        log(.info, "took over runs that were gone", metadata)
     }
 
     /// The post's context: now, and the trace context of `span` as the instrument injects it.

@@ -42,8 +42,10 @@ public final class SignalCenter: Sendable {
         public var onProblem: (@Sendable (SignalError) -> Void)?
         /// Where the center logs, with the metadata keys `handlerkit.component`, `handlerkit.run`
         /// and, for a delivery, `handlerkit.signal`, `handlerkit.revision`, `handlerkit.delivery_key`
-        /// and `handlerkit.attempt` (see <doc:RunningOnAServer>). By default the task-local
-        /// `Logger.current` of the code that makes the options.
+        /// and `handlerkit.attempt` (and `handlerkit.handler` when its handler threw; see
+        /// <doc:RunningOnAServer>). A handler that throws is logged at `warning`, a delivery that is
+        /// dead at `error`; what the center does itself, at `info` and below. By default the
+        /// task-local `Logger.current` of the code that makes the options.
         public var logger: Logger
         /// Where the center's metrics go (``SignalMetricNames``). By default `MetricsSystem.factory`
         /// as the code that makes the options sees it (the task-local factory of `withMetricsFactory`,

@@ -3,6 +3,11 @@
 public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store could not be opened or created at `path`.
     case storeUnavailable(path: String, reason: String)
+    /// A store's settings are wrong: `setting` (a part of a URL, such as its `port` or `sslmode`, or an
+    /// environment variable, such as `PGPORT`) of `source` (the URL without its password, or the
+    /// environment), and why. Nothing was opened or tried; trying again cannot help: correct the
+    /// setting.
+    case invalidStoreSettings(source: String, setting: String, reason: String)
     /// The database (or PostgreSQL schema) at `path` holds something other than a signal store:
     /// `found` says what. Nothing was changed; give the signal store a file (or schema) of its own.
     case notASignalStore(path: String, found: String)
@@ -69,6 +74,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .storeUnavailable(let path, let reason):
             "signal store \(path) cannot be opened: \(reason)"
+        case .invalidStoreSettings(let source, let setting, let reason):
+            "invalid \(setting) in the signal store settings \(source): \(reason)"
         case .notASignalStore(let path, let found):
             "\(path) is not a signal store, so it was left unchanged: it is \(found); give the signal store a file (or schema) of its own"
         case .newerSchema(let path, let found, let supported):

@@ -194,13 +194,20 @@ public struct DeadDelivery: Sendable, Hashable {
     }
 }
 
-/// What a run found and changed when it took over runs of its component that are gone.
+/// What a run found and changed when it took over runs of its component that are gone: runs whose
+/// process died (or was suspended), and runs that ended cleanly and left durable consumers or
+/// deliveries for the component's next process.
 public struct TakeoverReport: Sendable, Hashable {
-    /// The runs found dead and taken over.
+    /// The runs found dead and taken over: their process crashed, was killed, lost its lease or was
+    /// suspended, without ending its run. Counted by the metric ``SignalMetricNames/takeovers``.
     public var deadRuns: [String] = []
+    /// The runs that had ended cleanly (``SignalCenter/stop()``, ``SignalCenter/stop(finishingWithin:)``)
+    /// whose durable consumers, or deliveries, this run adopted. That is a clean stop's hand-over to the
+    /// component's next process, not a takeover: it is not counted as one, and is logged at `debug`.
+    public var endedRuns: [String] = []
     /// Deliveries that a dead run had claimed and not completed: they run again.
     public var interruptedDeliveries = 0
-    /// Durable consumers now delivered by this run.
+    /// Durable consumers now delivered by this run (of dead runs and of runs that ended cleanly).
     public var adoptedConsumers = 0
     /// Consumers tied to a dead run, removed (with their pending deliveries).
     public var removedConsumers = 0

@@ -111,7 +111,9 @@ public protocol SignalStore: Sendable {
 
 extension SignalStore {
     /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:applying:)``
-    /// with the core's retirement plan, for each run ``runs(of:)`` lists), and reports what changed.
+    /// with the core's retirement plan, for each run ``runs(of:)`` lists), and reports what changed:
+    /// a run whose record was still there died (``TakeoverReport/deadRuns``), one without a record had
+    /// ended cleanly and left durable consumers or deliveries (``TakeoverReport/endedRuns``).
     /// Started attempts of the runs taken over count by `retry` (the taker's policy). Runs that are
     /// alive are left alone, and so is a run whose takeover changed nothing of it (another taker
     /// was first).
@@ -122,9 +124,8 @@ extension SignalStore {
         for run in try await runs(of: component).all(besides: runID) {
             let plan = StorePlan.retire(run, takenOverBy: runID, retry: retry, now: Date().timeIntervalSince1970)
             guard let counts = try await takeOver(run, of: component, applying: plan),
-                var taken = plan.takeoverReport(counts: counts)
+                let taken = plan.takeoverReport(counts: counts)
             else { continue }
-            taken.deadRuns = [run]
             report.add(taken)
         }
         return report

@@ -187,20 +187,31 @@ public struct StorePlan: Sendable, Hashable {
 
     /// What a ``retire(_:takenOverBy:retry:now:)`` plan changed, from the count of each step; `nil` when
     /// it changed nothing of the run (another taker was first, or the run left nothing).
+    ///
+    /// The run is in ``TakeoverReport/deadRuns`` when its record was still there: a run's record goes
+    /// only when the run ends cleanly (its own retirement) or is taken over, so a recorded run that is
+    /// gone died without ending. Otherwise it had ended cleanly and left its durable consumers or
+    /// deliveries for the next process: it is in ``TakeoverReport/endedRuns``.
     package func takeoverReport(counts: [Int]) -> TakeoverReport? {
         var report = TakeoverReport()
         var changedRun = false
+        var run: (id: String, wasRecorded: Bool)?
         for (step, count) in zip(steps, counts) {
             switch step {
             case .interruptClaims: report.interruptedDeliveries += count
             case .removeRunTiedConsumers: report.removedConsumers += count
             case .moveConsumers: report.adoptedConsumers += count
+            case .removeRun(let id): run = (id, count > 0)
             case .removeUnusedSignals, .forgetCompletions, .giveBackClaims, .removeCompletions: continue
             default: break
             }
             if count > 0 { changedRun = true }
         }
-        return changedRun ? report : nil
+        guard changedRun else { return nil }
+        if let run {
+            if run.wasRecorded { report.deadRuns = [run.id] } else { report.endedRuns = [run.id] }
+        }
+        return report
     }
 
     /// How many rows the first step of the plan that matches `kind` changed (0 when none matches).
@@ -236,6 +247,7 @@ extension TakeoverReport {
     /// Adds what one more run's takeover changed.
     package mutating func add(_ other: TakeoverReport) {
         deadRuns += other.deadRuns
+        endedRuns += other.endedRuns
         interruptedDeliveries += other.interruptedDeliveries
         adoptedConsumers += other.adoptedConsumers
         removedConsumers += other.removedConsumers

@@ -25,6 +25,8 @@ final class PostgresConnections: Sendable {
     let logger: Logger
     let reconnectFor: Duration
     let connectionTimeout: Duration
+    /// The name of the setting `reconnectFor` comes from, for messages.
+    let reconnectForName: String
     private let idle = Locked<[PostgresConnection]>([])
     private let nextID = Locked(0)
     /// Since when the server has been unreachable, when a try last failed and why.
@@ -39,7 +41,7 @@ final class PostgresConnections: Sendable {
 
     init(
         settings: PostgresSettings, tls: PostgresTLS, logger: Logger, reconnectFor: Duration,
-        connectionTimeout: Duration
+        connectionTimeout: Duration, reconnectForName: String = "Options.reconnectFor"
     ) {
         self.settings = settings
         self.tls = tls
@@ -47,6 +49,7 @@ final class PostgresConnections: Sendable {
         connectionLogger = Logger(label: logger.label) { _ in ConnectionLogHandler(logger) }
         self.reconnectFor = reconnectFor
         self.connectionTimeout = connectionTimeout
+        self.reconnectForName = reconnectForName
     }
 
     /// A new connection of its own (for a wake listener), not from the pool, tried once.
@@ -239,7 +242,7 @@ final class PostgresConnections: Sendable {
         .storeUnavailable(
             path: settings.location,
             reason:
-                "cannot reach the PostgreSQL server at \(settings.host):\(settings.port) during \(operation): \(cause) (unreachable for \(Self.format(since.duration(to: .now))); the store retries for \(Self.format(reconnectFor)), Options.reconnectFor)"
+                "cannot reach the PostgreSQL server at \(settings.host):\(settings.port) during \(operation): \(cause) (unreachable for \(Self.format(since.duration(to: .now))); the store retries for \(Self.format(reconnectFor)), \(reconnectForName)). Check that the server runs and accepts connections at \(settings.host):\(settings.port) from this host"
         )
     }
 
@@ -436,7 +439,7 @@ final class PostgresConnections: Sendable {
         case let error as NIOSSLError where isDroppedTLS(error):
             return "the server ended the TLS connection abruptly, as a server going down does (\(error))"
         default:
-            return "\(error)"
+            return describeConnectionFailure(error) ?? "\(error)"
         }
     }
 

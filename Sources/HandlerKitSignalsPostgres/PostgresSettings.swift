@@ -69,17 +69,23 @@ public struct PostgresSettings: Sendable, Hashable {
     /// Settings from a URL: `postgres://user[:password]@host[:port]/database[?schema=name]`
     /// (`postgresql://` too). Host defaults to 127.0.0.1, port to 5432, database to the user name.
     /// libpq's `sslmode`, `sslrootcert`, `sslcert` and `sslkey` parameters set the TLS settings.
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` naming the part that is wrong (the scheme, the
+    ///   host, the port, the user, `sslmode`), with the URL's password left out.
     public init(url text: String) throws(SignalError) {
-        guard let url = URLComponents(string: text), let scheme = url.scheme,
-            ["postgres", "postgresql"].contains(scheme)
-        else {
-            throw .storeUnavailable(
-                path: Self.redacted(text),
-                reason: "not a postgres:// URL (expected postgres://user:password@host:port/database)")
+        let parts = PostgresURLText(text)
+        func invalid(_ setting: String, _ reason: String) -> SignalError {
+            .invalidStoreSettings(source: parts.redacted, setting: setting, reason: reason)
+        }
+        if let (setting, reason) = parts.problem() { throw invalid(setting, reason) }
+        guard let url = URLComponents(string: text) else {
+            throw invalid(
+                "URL",
+                "it cannot be read as a URL (expected postgres://user:password@host:port/database, with any of "
+                    + ": / ? # [ ] @ % in the user name, password or database percent-encoded: %40 for @)")
         }
         guard let user = url.user, !user.isEmpty else {
-            throw .storeUnavailable(
-                path: Self.redacted(text), reason: "the URL names no user (postgres://USER@host/database)")
+            throw invalid("user", "the URL names no user (postgres://USER@host/database)")
         }
         let database = String(url.path.drop { $0 == "/" })
         func parameter(_ name: String) -> String? { url.queryItems?.first { $0.name == name }?.value }
@@ -87,20 +93,19 @@ public struct PostgresSettings: Sendable, Hashable {
             host: url.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1", port: url.port ?? 5432, username: user,
             password: url.password, database: database.isEmpty ? user : database,
             schema: parameter("schema") ?? Self.defaultSchema,
-            tlsMode: try Self.tlsMode(parameter("sslmode"), from: "the URL's sslmode", location: Self.redacted(text)),
+            tlsMode: try Self.tlsMode(parameter("sslmode"), setting: "sslmode", source: parts.redacted),
             tlsRootCertificate: parameter("sslrootcert"), tlsCertificate: parameter("sslcert"),
             tlsKey: parameter("sslkey"))
     }
 
-    /// The mode named `value` (`prefer` for `nil`).
-    private static func tlsMode(_ value: String?, from source: String, location: String) throws(SignalError) -> TLSMode
-    {
+    /// The mode named `value` (`prefer` for `nil`), given as `setting` of `source`.
+    private static func tlsMode(_ value: String?, setting: String, source: String) throws(SignalError) -> TLSMode {
         guard let value, !value.isEmpty else { return .prefer }
         guard let mode = TLSMode(rawValue: value) else {
-            throw .storeUnavailable(
-                path: location,
+            throw .invalidStoreSettings(
+                source: source, setting: setting,
                 reason:
-                    "\(source) '\(value.prefix(40))' is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))"
+                    "'\(value.prefix(40))' is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))"
             )
         }
         return mode
@@ -110,6 +115,8 @@ public struct PostgresSettings: Sendable, Hashable {
     /// `PGUSER`, `PGPASSWORD`, `PGDATABASE`) with defaults 127.0.0.1, 5432, `postgres`; `schema`
     /// overrides the URL's. libpq's TLS variables (`PGSSLMODE`, `PGSSLROOTCERT`, `PGSSLCERT`,
     /// `PGSSLKEY`) apply to what the URL does not set, as in libpq.
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` naming the URL's part or the variable that is wrong.
     public static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment,
         schema: String? = nil
@@ -119,9 +126,10 @@ public struct PostgresSettings: Sendable, Hashable {
             settings = try PostgresSettings(url: url)
         } else {
             let user = environment["PGUSER"] ?? "postgres"
-            guard let port = Int(environment["PGPORT"] ?? "5432") else {
-                throw .storeUnavailable(
-                    path: "PGPORT", reason: "PGPORT is not a port number: \(environment["PGPORT"] ?? "")")
+            let portText = environment["PGPORT"] ?? "5432"
+            guard let port = PostgresURLText.port(portText) else {
+                throw .invalidStoreSettings(
+                    source: "the environment", setting: "PGPORT", reason: PostgresURLText.notAPort(portText))
             }
             settings = PostgresSettings(
                 host: environment["PGHOST"] ?? "127.0.0.1", port: port, username: user,
@@ -131,7 +139,7 @@ public struct PostgresSettings: Sendable, Hashable {
         let url = environment[urlVariable].flatMap { URLComponents(string: $0)?.queryItems } ?? []
         func setByURL(_ name: String) -> Bool { url.contains { $0.name == name && !($0.value ?? "").isEmpty } }
         if !setByURL("sslmode"), let mode = environment["PGSSLMODE"] {
-            settings.tlsMode = try tlsMode(mode, from: "PGSSLMODE", location: "PGSSLMODE")
+            settings.tlsMode = try tlsMode(mode, setting: "PGSSLMODE", source: "the environment")
         }
         if !setByURL("sslrootcert"), let root = environment["PGSSLROOTCERT"] { settings.tlsRootCertificate = root }
         if !setByURL("sslcert"), let certificate = environment["PGSSLCERT"] { settings.tlsCertificate = certificate }
@@ -150,19 +158,13 @@ public struct PostgresSettings: Sendable, Hashable {
         guard !schema.isEmpty, schema.utf8.count <= 48, allowed, let first = schema.utf8.first,
             !(48...57).contains(first)
         else {
-            throw .storeUnavailable(
-                path: location,
+            throw .invalidStoreSettings(
+                source: location, setting: "schema",
                 reason:
-                    "invalid schema name '\(schema.prefix(60))': use 1 to 48 lower-case letters, digits and _, not starting with a digit"
+                    "'\(schema.prefix(60))' is not a schema name the store takes: use 1 to 48 lower-case letters, digits and _, not starting with a digit"
             )
         }
         return schema
-    }
-
-    private static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url) else { return "(unparsable URL)" }
-        if components.password != nil { components.password = "***" }
-        return components.string ?? "(unparsable URL)"
     }
 }
 #endif

@@ -87,6 +87,9 @@ public final class PostgresSignalStore: SignalStore {
         /// For this package's tests: called at `SignalFaultPoint.postBeforeCommit`, inside the post's
         /// transaction.
         package var faultHook: (@Sendable (SignalFaultPoint) -> Void)?
+        /// How the error of a call that stopped trying names the setting that bounds the tries: an
+        /// operators' tool names its own option instead of `Options.reconnectFor`.
+        package var reconnectForName = "Options.reconnectFor"
 
         public init(
             hostID: String = ProcessInfo.processInfo.hostName, lease: Duration = .seconds(30),
@@ -134,6 +137,8 @@ public final class PostgresSignalStore: SignalStore {
     let readsOnly: Bool
 
     /// A store at `settings`; it connects when first used (or at `prepare()`).
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` for a schema name the store cannot take.
     public convenience init(settings: PostgresSettings, options: Options = Options()) throws(SignalError) {
         try self.init(settings: settings, options: options, readsOnly: false)
     }
@@ -160,11 +165,15 @@ public final class PostgresSignalStore: SignalStore {
         channel = "\(schema)_wake"
         connections = PostgresConnections(
             settings: settings, tls: try PostgresTLS(settings: settings, appTLS: options.tls), logger: options.logger,
-            reconnectFor: options.reconnectFor, connectionTimeout: options.connectionTimeout)
+            reconnectFor: options.reconnectFor, connectionTimeout: options.connectionTimeout,
+            reconnectForName: options.reconnectForName)
         wakeChannel = PostgresWakeChannel(connections: connections, channel: channel)
     }
 
     /// A store at a `postgres://user:password@host:port/database?schema=name` URL.
+    ///
+    /// - Throws: `SignalError.invalidStoreSettings` naming the part of the URL that is wrong
+    ///   (``PostgresSettings/init(url:)``); nothing is tried then.
     public convenience init(url: String, options: Options = Options()) throws(SignalError) {
         try self.init(settings: PostgresSettings(url: url), options: options)
     }
@@ -328,15 +337,22 @@ public final class PostgresSignalStore: SignalStore {
                 let taker = plan.steps.lazy.compactMap { step -> String? in
                     if case .moveConsumers(_, let taker) = step { taker } else { nil }
                 }.first
-                self.options.logger.info(
-                    "took over a dead run",
-                    metadata: [
-                        SignalLogKey.run: .string(taker ?? "?"), "handlerkit.dead_run": .string(candidate),
-                        SignalLogKey.component: .string(component), "handlerkit.host": .string(found?.host ?? "?"),
-                        "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
-                        "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
-                        "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
-                    ])
+                var metadata: Logger.Metadata = [
+                    SignalLogKey.run: .string(taker ?? "?"), SignalLogKey.component: .string(component),
+                    "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
+                    "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
+                    "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
+                ]
+                if report.deadRuns.isEmpty {
+                    // The run had ended cleanly: its record went with it, and so did its host.
+                    metadata["handlerkit.ended_run"] = .string(candidate)
+                    self.options.logger.debug(
+                        "adopted the consumers of a run that ended cleanly", metadata: metadata)
+                } else {
+                    metadata["handlerkit.dead_run"] = .string(candidate)
+                    metadata["handlerkit.host"] = .string(found?.host ?? "?")
+                    self.options.logger.info("took over a dead run", metadata: metadata)
+                }
             }
             return counts
         }

@@ -2,6 +2,7 @@ import Foundation
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import HandlerKitSignalsSQLite
+import Logging
 
 /// A signal store named by an operator: the path of an SQLite store's database file, or a
 /// `postgres://` URL (with `?schema=NAME`). The operators' tools open it read-only to look, and for
@@ -13,6 +14,16 @@ package struct StoreLocation: Sendable {
     /// the trait `PostgreSQL` that is given a URL.
     package var tool: String
     package var trait: String
+    /// For a PostgreSQL store: how long to keep trying to reach its server while it cannot be
+    /// reached (its `Options.reconnectFor`).
+    package var connectTimeout = Duration.seconds(3)
+    /// The tool's option that sets ``connectTimeout``, named by the error of a server that stays
+    /// unreachable; `nil`: the store's own setting is named.
+    package var connectTimeoutOption: String?
+    /// When set, a PostgreSQL store's own log lines (its connections, each try to reach the server)
+    /// are left out, and this is called once, with a line for the operator, when the server does not
+    /// answer at first.
+    package var onWaitingForServer: (@Sendable (String) -> Void)?
 
     package init(_ text: String, tool: String, trait: String) {
         self.text = text
@@ -44,12 +55,28 @@ package struct StoreLocation: Sendable {
     }
 
     private func open(readsOnly: Bool) throws -> any InspectableSignalStore {
+        if !isPostgres, let separator = text.range(of: "://") {
+            // A URL, yet not a PostgreSQL one: not a file to look for. Its user and password stay out.
+            throw SignalError.invalidStoreSettings(
+                source: String(text[..<separator.upperBound]) + "…", setting: "scheme",
+                reason:
+                    "'\(text[..<separator.lowerBound].prefix(40))' names no store \(tool) opens: give the path of an SQLite store's database file, or a postgres:// URL"
+            )
+        }
         if isPostgres {
             #if PostgreSQL
             let settings = try PostgresSettings(url: text)
             var options = PostgresSignalStore.Options()
-            options.reconnectFor = .seconds(3)
-            options.connectionTimeout = .seconds(5)
+            options.reconnectFor = connectTimeout
+            // Each try to connect within the time given, and no more than the tools always allowed.
+            options.connectionTimeout = min(.seconds(5), max(.seconds(1), connectTimeout))
+            if let connectTimeoutOption { options.reconnectForName = connectTimeoutOption }
+            if let onWaitingForServer {
+                let notice = WaitingNotice(
+                    server: "\(settings.host):\(settings.port)", connectTimeout: connectTimeout,
+                    option: connectTimeoutOption, say: onWaitingForServer)
+                options.logger = Logger(label: tool) { _ in notice }
+            }
             return readsOnly
                 ? try PostgresSignalStore(inspecting: settings, options: options)
                 : try PostgresSignalStore(settings: settings, options: options)

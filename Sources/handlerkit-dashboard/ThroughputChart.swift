@@ -8,11 +8,14 @@ import HandlerKitSignals
 /// - A completion is an entry of the history of completions, counted in the minute of its
 ///   `completedAt`. Centers forget entries older than the store's history setting, and an operator
 ///   may purge them.
-/// - A post is a signal revision whose post time the store still holds: the latest revision of each
-///   signal record, at its `postedAt`, and every other revision with a delivery still stored
-///   (pending, waiting for retry, claimed or dead), at the time its earliest stored delivery was
-///   made. An earlier revision whose deliveries all completed (or were discarded) is no longer
-///   stored, so it is not counted.
+/// - A post is a signal revision the store still knows of, counted once however many consumers it
+///   reached: the latest revision of each signal record, at its `postedAt`; a revision with a
+///   delivery still stored (pending, waiting for retry, claimed or dead), at the time its earliest
+///   stored delivery was made; and a revision known only from the history of completions (its
+///   deliveries all completed, and its signal's record is gone or holds a later revision: a one-shot
+///   signal of a request and its response leaves nothing else), at its earliest completion, since
+///   the store keeps no other time for it. A revision posted to no consumer and not kept, or whose
+///   completions were forgotten or purged, is not counted.
 struct ThroughputChart: Sendable {
     /// How many minutes the chart shows, the current one last.
     static let minutes = 60
@@ -26,11 +29,12 @@ struct ThroughputChart: Sendable {
     /// The definition of the two series, as the page states it.
     static let definition = """
         Completions: entries of the store's history of completions, by the minute they were recorded. \
-        Posts: signal revisions whose post time the store still holds, by that time: the latest revision of \
-        each signal (its posted time) and every revision with a delivery still stored (pending, waiting for \
-        retry, claimed or dead: the time its first such delivery was made). An earlier revision whose \
-        deliveries all completed or were discarded is no longer stored and is not counted, so past minutes \
-        can show fewer posts than there were.
+        Posts: signal revisions the store still knows of, each counted once however many consumers it reached: \
+        the latest revision of each signal (at its post time), every revision with a delivery still stored \
+        (pending, waiting for retry, claimed or dead: when its first such delivery was made), and every \
+        revision known only from the history of completions (at its first completion, the only time kept for \
+        it; a one-shot signal of a request and its response leaves nothing else). A revision posted to no \
+        consumer and not kept, or whose completions were forgotten or purged, is not counted.
         """
 
     init(now: Date, deliveries: [DeliveryRecord], signals: [SignalRecord], completions: [CompletionEntry]) {
@@ -45,10 +49,17 @@ struct ThroughputChart: Sendable {
             var signal: String
             var revision: Int
         }
+        // The earliest time the store holds for each revision: its stored deliveries were made when it
+        // was posted, and a completion comes after its post.
         var postedAt: [Revision: Date] = [:]
+        func note(_ revision: Revision, _ date: Date) {
+            postedAt[revision] = min(postedAt[revision] ?? date, date)
+        }
         for delivery in deliveries {
-            let revision = Revision(signal: delivery.signalID, revision: delivery.revision)
-            postedAt[revision] = min(postedAt[revision] ?? delivery.madeAt, delivery.madeAt)
+            note(Revision(signal: delivery.signalID, revision: delivery.revision), delivery.madeAt)
+        }
+        for completion in completions {
+            note(Revision(signal: completion.signalID, revision: completion.revision), completion.completedAt)
         }
         for signal in signals {
             postedAt[Revision(signal: signal.signalID, revision: signal.revision)] = signal.postedAt

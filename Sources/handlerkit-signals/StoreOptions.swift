@@ -12,8 +12,30 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Write JSON (for scripts) instead of text.")
     var json = false
 
-    /// Where the store is.
-    var location: StoreLocation { StoreLocation(store, tool: "handlerkit-signals", trait: "SignalsCommandLine") }
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp(
+            "For a postgres:// store: how long to keep trying to reach the server, in seconds.",
+            valueName: "seconds"))
+    var connectTimeout: Double = 10
+
+    func validate() throws {
+        guard connectTimeout.isFinite, connectTimeout >= 0.1, connectTimeout <= 3_600 else {
+            throw ValidationError("--connect-timeout takes seconds from 0.1 to 3600, found \(connectTimeout)")
+        }
+    }
+
+    /// Where the store is. A PostgreSQL server that does not answer at first is said in one line
+    /// on standard error, and tried for `--connect-timeout`.
+    var location: StoreLocation {
+        var location = StoreLocation(store, tool: "handlerkit-signals", trait: "SignalsCommandLine")
+        location.connectTimeout = .milliseconds(Int64((connectTimeout * 1_000).rounded()))
+        location.connectTimeoutOption = "--connect-timeout SECONDS"
+        location.onWaitingForServer = { line in
+            FileHandle.standardError.write(Data("handlerkit-signals: \(line)\n".utf8))
+        }
+        return location
+    }
 
     /// The store opened read-only, for an inspector.
     func openForReading() throws -> SignalStoreInspector {

@@ -331,7 +331,8 @@ struct PostgresStoreErrorTests {
         let badSchema = #expect(throws: SignalError.self) {
             try PostgresSignalStore(url: "postgres://u@127.0.0.1/db?schema=Drop;Table")
         }
-        #expect(badSchema?.description.contains("invalid schema name 'Drop;Table'") == true)
+        #expect(badSchema?.description.contains("invalid schema in the signal store settings") == true)
+        #expect(badSchema?.description.contains("'Drop;Table' is not a schema name") == true)
         let settings = try PostgresSettings.fromEnvironment(["PGHOST": "10.0.0.2", "PGPORT": "6543", "PGUSER": "app"])
         #expect(settings == PostgresSettings(host: "10.0.0.2", port: 6543, username: "app", database: "app"))
     }

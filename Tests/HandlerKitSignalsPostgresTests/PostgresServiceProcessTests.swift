@@ -22,6 +22,10 @@ struct PostgresServiceProcessTests {
         try await scenarios.aHandlerRunningPastTheServicesGracePeriodRunsAgainInTheNextProcessOnce(kind: .postgres)
     }
 
+    @Test func theNextProcessAfterASIGTERMAdoptsTheConsumersWithoutTakingOverADeadRun() async throws {
+        try await scenarios.theNextProcessAfterASIGTERMAdoptsTheConsumersWithoutTakingOverADeadRun(kind: .postgres)
+    }
+
     #endif
 
     @Test func aDeliverySpanInAnotherProcessIsLinkedToThePostsSpan() async throws {

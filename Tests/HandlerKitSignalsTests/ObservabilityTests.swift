@@ -109,7 +109,7 @@ struct ObservabilityTests {
         try await center.stop()
     }
 
-    @Test func theLogsCarryTheDeliveryInMetadataAtLevelsBelowWarning() async throws {
+    @Test func theLogsCarryTheDeliveryInMetadataAndOnlyHandlerFailuresAreAboveInfo() async throws {
         let handler = RecordingLogHandler()
         let center = try await SignalCenter.start(
             component: "app", store: InMemorySignalStore(), registry: registry,
@@ -117,7 +117,6 @@ struct ObservabilityTests {
         try await deliverOneOfEach(center)
         try await center.stop()
         let entries = handler.entries
-        #expect(entries.allSatisfy { $0.level < .warning }, "\(entries.map(\.message))")
         #expect(entries.allSatisfy { $0.metadata["handlerkit.component"] == "app" })
         #expect(entries.allSatisfy { $0.metadata["handlerkit.run"] == .string(center.runID) })
         let started = entries.filter { $0.message == "delivery started" }
@@ -129,9 +128,23 @@ struct ObservabilityTests {
             // The message is constant: what varies is in the metadata.
             #expect(!entry.message.contains("failing") && !entry.message.contains("succeeding"))
         }
-        let dead = entries.filter { $0.level == .info && $0.message.hasPrefix("delivery is dead") }
-        #expect(dead.count == 1 && dead.first?.metadata["handlerkit.signal"] == "failing")
-        #expect(dead.first?.metadata["handlerkit.attempt"]?.description == "2")
+        // The failing handler's two attempts: the first is retried (a warning), the second is its last
+        // (the delivery is dead: an error). Nothing else is above info.
+        let above = entries.filter { $0.level > .info }
+        #expect(above.map(\.level) == [.warning, .error], "\(entries.map { "\($0.level): \($0.message)" })")
+        let retried = try #require(above.first)
+        #expect(retried.message == "handler threw; its delivery runs again later")
+        let dead = try #require(above.last)
+        #expect(dead.message == "delivery is dead: it runs again only when requeued")
+        for (entry, attempt) in [(retried, "1"), (dead, "2")] {
+            #expect(entry.metadata["handlerkit.signal"] == "failing")
+            #expect(entry.metadata["handlerkit.handler"] == "Observed.fail", "\(entry.metadata)")
+            #expect(entry.metadata["handlerkit.attempt"]?.description == attempt)
+            #expect(entry.metadata["handlerkit.delivery_key"]?.description.hasSuffix("/1") == true)
+            #expect(entry.metadata["handlerkit.error"]?.description.contains("Failure") == true, "\(entry.metadata)")
+        }
+        #expect(retried.metadata["handlerkit.retry_in_seconds"] != nil, "\(retried.metadata)")
+        #expect(dead.metadata["handlerkit.retry_in_seconds"] == nil, "\(dead.metadata)")
     }
 
     @Test func aDeliveryRunsInASpanLinkedToThePostsSpan() async throws {
@@ -159,5 +172,27 @@ struct ObservabilityTests {
         } else {
             Issue.record("no delivery key attribute")
         }
+    }
+
+    @Test func aRestartAfterACleanStopIsNeitherCountedNorLoggedAsATakeover() async throws {
+        let store = InMemorySignalStore()
+        let first = try await SignalCenter.start(
+            component: "app", store: store, registry: registry, options: options())
+        try await first.register(try Handler(id: "Observed.succeed", registry: registry), for: "later")
+        try await first.stop()
+        let metrics = TestMetrics()
+        let handler = RecordingLogHandler()
+        let next = try await SignalCenter.start(
+            component: "app", store: store, registry: registry,
+            options: options(metrics: metrics, logger: Logger(label: "test") { _ in handler }))
+        #expect(next.takeover.deadRuns.isEmpty && next.takeover.endedRuns == [first.runID], "\(next.takeover)")
+        #expect(next.takeover.adoptedConsumers == 1)
+        #expect((try? metrics.expectCounter(SignalMetricNames.takeovers, [("component", "app")]))?.totalValue ?? 0 == 0)
+        let entries = handler.entries
+        #expect(!entries.contains { $0.level >= .info }, "\(entries.map { "\($0.level): \($0.message)" })")
+        let adopted = entries.filter { $0.message == "adopted the consumers of runs that ended cleanly" }
+        #expect(adopted.count == 1 && adopted.first?.level == .debug, "\(entries.map(\.message))")
+        #expect(adopted.first?.metadata["handlerkit.ended_runs"] == .array([.string(first.runID)]))
+        try await next.stop()
     }
 }

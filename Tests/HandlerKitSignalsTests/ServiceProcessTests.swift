@@ -17,6 +17,10 @@ struct ServiceProcessTests {
         try await scenarios.aHandlerRunningPastTheServicesGracePeriodRunsAgainInTheNextProcessOnce(kind: .sqlite)
     }
 
+    @Test func theNextProcessAfterASIGTERMAdoptsTheConsumersWithoutTakingOverADeadRun() async throws {
+        try await scenarios.theNextProcessAfterASIGTERMAdoptsTheConsumersWithoutTakingOverADeadRun(kind: .sqlite)
+    }
+
     #endif
 
     @Test func aDeliverySpanInAnotherProcessIsLinkedToThePostsSpan() async throws {

@@ -8,7 +8,8 @@
 //   post --db PATH --component C --signals N [--prefix S] [--from I] [--kill-at P --kill-after K]
 //       posts S(I)…S(N-1), payload item = index; prints `posted <signal> <revision> <deliveries>` after each
 //   consume --db PATH --component C [--kill-at P --kill-after K] [--stop-at P --ready FILE] [--max-attempts N] [--stop]
-//       starts a run (taking over dead ones), delivers until nothing is open, prints `idle <completed>`
+//       starts a run (taking over dead ones), prints what it took over (`run <id> took over <dead runs> runs, …,
+//       <ended runs> ended runs`), delivers until nothing is open, prints `idle <completed>`
 //       (and `problem <error>` for each problem the center reports)
 //   open --db PATH
 //       prints `open <pending + claimed deliveries>` of the whole store
@@ -141,7 +142,8 @@ func run() async throws {
         let takeover = center.takeover
         say(
             "run \(center.runID) took over \(takeover.deadRuns.count) runs, \(takeover.interruptedDeliveries) interrupted, "
-                + "\(takeover.adoptedConsumers) consumers adopted, \(takeover.removedConsumers) run-tied consumers removed"
+                + "\(takeover.adoptedConsumers) consumers adopted, \(takeover.removedConsumers) run-tied consumers removed, "
+                + "\(takeover.endedRuns.count) ended runs"
         )
         var completed = 0
         while true {

@@ -105,6 +105,26 @@ package struct ServiceScenarios {
         try await expectEachCompletedOnce(store, signals: signals)
     }
 
+    package func theNextProcessAfterASIGTERMAdoptsTheConsumersWithoutTakingOverADeadRun(
+        kind: StoreKind
+    ) async throws {
+        let store = try kind.open(folder.path)
+        let signals = 3
+        let served = try await serveUntilSIGTERM(
+            kind, signals: signals, handlerMilliseconds: 200, graceMilliseconds: 60_000)
+        #expect(served.exited && served.status == 0, "\(served.output)")
+        let left = try await store.consumers(of: "app").filter { $0.runID == served.runID }
+        #expect(!left.isEmpty, "the stopped run left durable consumers for the next process")
+        // The next process of the component adopts them: a hand-over from a run that ended, not the
+        // takeover of a dead one.
+        let consumed = try await probe(kind, ["consume", "--component", "app", "--log", log, "--stop"])
+        #expect(consumed.status == 0, "\(consumed.output)")
+        #expect(consumed.output.contains("took over 0 runs, 0 interrupted"), "\(consumed.output)")
+        #expect(consumed.output.contains("\(left.count) consumers adopted"), "\(consumed.output)")
+        #expect(consumed.output.contains(", 1 ended runs"), "\(consumed.output)")
+        try await expectEachCompletedOnce(store, signals: signals)
+    }
+
     /// The fields of the output lines that start with `first` and have `count` fields.
     private func fields(of outcome: Probe.Outcome, _ first: String, count: Int) -> [[String]] {
         var found: [[String]] = []
