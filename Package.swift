@@ -4,7 +4,8 @@
 //
 // One module per responsibility:
 //   HandlerKit         the runtime apps import (handlers, JSON, registry) and the `@handler` macro declaration
-//   HandlerScanner     the dependency-free lexical scanner that finds `@handler` functions
+//   HandlerScanner     the dependency-free lexical scanner that finds `@handler` functions; internal to the
+//                      tools (no product: a script reads the same model from `handlergen scan --format json`)
 //   HandlerGenerator   renders scanned handlers into Swift through the templates in Templates/
 //   handlergen         the generator as a command-line tool (what the build plugin runs)
 //   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
@@ -27,7 +28,6 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HandlerKit", targets: ["HandlerKit"]),
-        .library(name: "HandlerScanner", targets: ["HandlerScanner"]),
         .executable(name: "handlergen", targets: ["handlergen"]),
         .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
