@@ -4,7 +4,8 @@
 //
 // One module per responsibility:
 //   HandlerKit         the runtime apps import (handlers, JSON, registry) and the `@handler` macro declaration
-//   HandlerScanner     the dependency-free lexical scanner that finds `@handler` functions
+//   HandlerScanner     the dependency-free lexical scanner that finds `@handler` functions; internal to the
+//                      tools (no product: a script reads the same model from `handlergen scan --format json`)
 //   HandlerGenerator   renders scanned handlers into Swift through the templates in Templates/
 //   handlergen         the generator as a command-line tool (what the build plugin runs)
 //   HandlerKitMacros   the `@handler` compiler plugin; speaks the plugin protocol itself, no swift-syntax
@@ -28,7 +29,6 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "HandlerKit", targets: ["HandlerKit"]),
-        .library(name: "HandlerScanner", targets: ["HandlerScanner"]),
         .executable(name: "handlergen", targets: ["handlergen"]),
         .plugin(name: "HandlerKitPlugin", targets: ["HandlerKitPlugin"]),
         .plugin(name: "GenerateHandlers", targets: ["GenerateHandlers"]),
@@ -271,7 +271,7 @@ let package = Package(
             name: "HandlerKitSignalsDashboardTests",
             dependencies: [
                 "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
-                "SignalsTestSupport", "handlerkit-dashboard",
+                "SignalsTestSupport", "TestWaiting", "handlerkit-dashboard",
             ]
         ),
         // Runs the built command line on stores with known content (with the trait SignalsCommandLine).
@@ -279,7 +279,7 @@ let package = Package(
             name: "HandlerKitSignalsCommandLineTests",
             dependencies: [
                 "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
-                "HandlerKitSignalsPostgres", "SignalsTestSupport", "handlerkit-signals",
+                "HandlerKitSignalsPostgres", "SignalsTestSupport", "TestWaiting", "handlerkit-signals",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -302,16 +302,22 @@ let package = Package(
         // settle failures).
         .target(
             name: "SignalsTestSupport",
-            dependencies: ["HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit"],
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "TestWaiting",
+            ],
             path: "Tests/SignalsTestSupport"
         ),
+        // How every test waits for an event: polled, bounded generously, the bound scaled by
+        // HANDLERKIT_TEST_TIME_SCALE for a slow machine, and what was seen said when it passes.
+        .target(name: "TestWaiting", path: "Tests/TestWaiting"),
         // The signal tests that need no server: the conformance suite and the scenarios in memory and
         // on SQLite, and the SQLite store's faults.
         .testTarget(
             name: "HandlerKitSignalsTests",
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
-                "handlerkit-signals-probe", "CHandlerKitDarwinShim", .product(name: "GRDB", package: "GRDB.swift"),
+                "TestWaiting", "handlerkit-signals-probe", "CHandlerKitDarwinShim",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"), "HandlerKitSignalsService",
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
@@ -326,7 +332,7 @@ let package = Package(
             name: "HandlerKitSignalsPostgresTests",
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
-                "handlerkit-signals-probe",
+                "TestWaiting", "handlerkit-signals-probe",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
@@ -338,7 +344,7 @@ let package = Package(
             name: "DocumentationTests",
             dependencies: [
                 "HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
-                "HandlerKitSignalsPostgres", "HandlerKitSignalsService", "HandlerKitSignalsTestKit", "HandlerScanner",
+                "HandlerKitSignalsPostgres", "HandlerKitSignalsService", "HandlerKitSignalsTestKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
@@ -355,7 +361,7 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         // Depends on the macro so the plugin executable is built for its process and compiler tests.
-        .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros"]),
+        .testTarget(name: "PluginProtocolTests", dependencies: ["PluginProtocol", "HandlerKitMacros", "TestWaiting"]),
         .testTarget(
             name: "HandlerGeneratorTests", dependencies: ["HandlerGenerator", "handlergen"], exclude: ["References"]),
         // Compiles the generated file of a fixture module covering every handler form and calls each
@@ -369,7 +375,7 @@ let package = Package(
         .testTarget(name: "CTypeCodingTests", dependencies: ["HandlerKit", "CFixtureTypes"]),
         // Builds Tests/Fixtures/PluginClient with `swift build` (plugin + attribute on every form, and a
         // misuse) and runs the demo; depends on the demo so it is built first.
-        .testTarget(name: "PluginEndToEndTests", dependencies: ["handlerkit-demo"]),
+        .testTarget(name: "PluginEndToEndTests", dependencies: ["handlerkit-demo", "TestWaiting"]),
         // Events: AFFEvent's class- and instance-level events, with handler subscribers
         // that are saved and restored. The probe is a client built with the plugin: the tests run it as
         // a second process that restores saved subscriptions and sends.

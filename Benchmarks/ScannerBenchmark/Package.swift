@@ -10,18 +10,20 @@ let package = Package(
     name: "ScannerBenchmark",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(name: "HandlerKit", path: "../.."),
-        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1")
     ],
     targets: [
         .executableTarget(
             name: "ScannerBenchmark",
             dependencies: [
-                .product(name: "HandlerScanner", package: "HandlerKit"),
+                "HandlerScanner",
                 .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
             ]
         ),
+        // HandlerKit's scanner, which is no product of HandlerKit (only its tools use it): its sources,
+        // through the symbolic link Sources/HandlerScanner, compiled as a module of this package.
+        .target(name: "HandlerScanner"),
         // Parses every .swift file under its arguments with SwiftParser: the whole-process baseline.
         .executableTarget(
             name: "swiftparser-scan",

@@ -8,38 +8,37 @@ enum EmbeddedTemplates {
     static let all: [String: String] = [
         "call": #"""
 {{% CONTENT_TYPE: TEXT}}
+{{#mapsSignature}}
+#sourceLocation(file: "{{file}}", line: {{signatureLine}})
+{{/mapsSignature}}
 {{#hasReferenceDoc}}
-{{#sourceLocations}}
-#sourceLocation(file: "{{file}}", line: {{referenceDocLine}})
-{{/sourceLocations}}
-/// Calls `{{handlerName}}`, a handler of `{{id}}`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+/// Calls `{{handlerName}}` as `{{id}}` with these call-time values (`nil` keeps the bound one).
 {{/hasReferenceDoc}}
-{{^hasReferenceDoc}}
-{{#sourceLocations}}
-#sourceLocation(file: "{{file}}", line: {{referenceLine}})
-{{/sourceLocations}}
-{{/hasReferenceDoc}}
-{{callModifiers}}func {{callName}}(_ {{handlerName}}: Handler{{#hasParameters}}, {{/hasParameters}}{{#callParameterRows}}{{#isContinuation}}{{blankLines}}
-    {{/isContinuation}}{{#items}}{{declaration}}{{separator}}{{/items}}{{/callParameterRows}}) {{#isAsync}}async {{/isAsync}}throws {
-{{#sourceLocations}}
-    #sourceLocation()
-{{/sourceLocations}}
-    try {{#isAsync}}await {{/isAsync}}{{handlerName}}.callBound(as: "{{id}}") { {{argumentsName}}{{callClosureEffects}} in
-{{#bindsLocals}}
 {{#hasParameters}}
-{{#sourceLocations}}
-        #sourceLocation(file: "{{file}}", line: {{localsLine}})
-{{/sourceLocations}}
-        {{#localRows}}{{#isContinuation}}{{blankLines}}
-        {{/isContinuation}}{{#items}}let {{name}}: {{type}} = try {{callTimeName}} ?? {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}}){{separator}}{{/items}}{{/localRows}}
+{{callModifiers}}func {{callName}}(_ {{handlerName}}: Handler,
+{{#callParameterRows}}
+{{blankLines}}    {{text}}
+{{/callParameterRows}}
+) {{#isAsync}}async {{/isAsync}}throws {
 {{/hasParameters}}
-{{/bindsLocals}}
+{{^hasParameters}}
+{{callModifiers}}func {{callName}}(_ {{handlerName}}: Handler) {{#isAsync}}async {{/isAsync}}throws {
+{{/hasParameters}}
+{{#mapsSignature}}
+    #sourceLocation()
+{{/mapsSignature}}
+    try {{#isAsync}}await {{/isAsync}}{{handlerName}}.callBound(as: "{{id}}") { {{argumentsName}}{{callClosureEffects}} in
+{{#localLines}}
+{{#remaps}}
+        #sourceLocation(file: "{{file}}", line: {{line}})
+{{/remaps}}
+        let {{name}}: {{type}} = try {{callTimeName}} ?? {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}})
+{{/localLines}}
 {{^hasCallVariants}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
-        {{callPrefix}}{{callee}}({{#callRows}}{{#isContinuation}}{{blankLines}}
-            {{/isContinuation}}{{#items}}{{label}}{{typedValue}}{{separator}}{{/items}}{{/callRows}})
+        {{callText}}
 {{#sourceLocations}}
         #sourceLocation()
 {{/sourceLocations}}
@@ -50,7 +49,7 @@ enum EmbeddedTemplates {
 {{#sourceLocations}}
             #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
-            {{callPrefix}}{{callee}}({{arguments}})
+            {{text}}
 {{#sourceLocations}}
             #sourceLocation()
 {{/sourceLocations}}
@@ -101,14 +100,17 @@ extension {{name}}: @retroactive Codable {
 """#,
         "descriptor": #"""
 {{% CONTENT_TYPE: TEXT}}
-/// The registry entry of `{{id}}`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `{{id}}`:
+/// its parameters, and the shim that takes its arguments and calls it.
 {{descriptorModifiers}}func {{descriptorName}}() -> HandlerDescriptor {
 {{#hasParameters}}
-{{#sourceLocations}}
-    #sourceLocation(file: "{{file}}", line: {{parametersLine}})
-{{/sourceLocations}}
-    let parameters: [HandlerParameter] = [{{#parameterRows}}{{#isContinuation}}{{blankLines}}
-        {{/isContinuation}}{{#items}}.{{kind}}("{{key}}", {{metatype}}.self{{formerNames}}){{separator}}{{/items}}{{/parameterRows}}]
+    var parameters: [HandlerParameter] = []
+{{#parameterLines}}
+{{#remaps}}
+    #sourceLocation(file: "{{file}}", line: {{line}})
+{{/remaps}}
+    parameters.append(.{{kind}}("{{key}}", {{metatype}}.self{{formerNames}}))
+{{/parameterLines}}
 {{#sourceLocations}}
     #sourceLocation()
 {{/sourceLocations}}
@@ -116,22 +118,18 @@ extension {{name}}: @retroactive Codable {
 {{^hasParameters}}
     let parameters: [HandlerParameter] = []
 {{/hasParameters}}
-    return HandlerDescriptor(id: "{{id}}", {{formerIDsArgument}}parameters: parameters, {{invokeLabel}}: { {{shimIsolation}}{{argumentsName}} in
-{{#bindsLocals}}
-{{#hasParameters}}
-{{#sourceLocations}}
-        #sourceLocation(file: "{{file}}", line: {{localsLine}})
-{{/sourceLocations}}
-        {{#localRows}}{{#isContinuation}}{{blankLines}}
-        {{/isContinuation}}{{#items}}let {{name}}: {{type}} = try {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}}){{separator}}{{/items}}{{/localRows}}
-{{/hasParameters}}
-{{/bindsLocals}}
+    {{descriptorReturn}}
+{{#localLines}}
+{{#remaps}}
+        #sourceLocation(file: "{{file}}", line: {{line}})
+{{/remaps}}
+        let {{name}}: {{type}} = try {{argumentsName}}.{{accessor}}("{{key}}"{{#hasDefault}}, default: {{defaultValue}}{{/hasDefault}})
+{{/localLines}}
 {{^hasCallVariants}}
 {{#sourceLocations}}
         #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
-        {{callPrefix}}{{callee}}({{#callRows}}{{#isContinuation}}{{blankLines}}
-            {{/isContinuation}}{{#items}}{{label}}{{value}}{{separator}}{{/items}}{{/callRows}})
+        {{callText}}
 {{#sourceLocations}}
         #sourceLocation()
 {{/sourceLocations}}
@@ -142,7 +140,7 @@ extension {{name}}: @retroactive Codable {
 {{#sourceLocations}}
             #sourceLocation(file: "{{file}}", line: {{callLine}})
 {{/sourceLocations}}
-            {{callPrefix}}{{callee}}({{arguments}})
+            {{text}}
 {{#sourceLocations}}
             #sourceLocation()
 {{/sourceLocations}}
@@ -232,31 +230,34 @@ extension {{enclosingType}} {
 /// The id of `{{id}}` as a value the compiler checks, e.g. for an invalidation target.
 {{referenceModifiers}}var {{idName}}: HandlerID { HandlerID("{{id}}") }
 
+{{#mapsSignature}}
+#sourceLocation(file: "{{file}}", line: {{signatureLine}})
+{{/mapsSignature}}
 {{#hasReferenceDoc}}
-{{#sourceLocations}}
-#sourceLocation(file: "{{file}}", line: {{referenceDocLine}})
-{{/sourceLocations}}
-/// A new `Handler` for `{{id}}` with these values bound (`nil` leaves one to be passed at call time).
+/// A new `Handler` for `{{id}}` with these values bound (`nil` leaves one to call time).
 {{/hasReferenceDoc}}
-{{^hasReferenceDoc}}
-{{#sourceLocations}}
-#sourceLocation(file: "{{file}}", line: {{referenceLine}})
-{{/sourceLocations}}
-{{/hasReferenceDoc}}
-{{referenceModifiers}}func {{referenceName}}({{#referenceRows}}{{#isContinuation}}{{blankLines}}
-    {{/isContinuation}}{{#items}}{{declaration}}{{separator}}{{/items}}{{/referenceRows}}) throws -> Handler {
-{{#sourceLocations}}
+{{referenceModifiers}}func {{referenceName}}(
+{{#referenceParameterRows}}
+{{blankLines}}    {{text}}
+{{/referenceParameterRows}}
+    {{referenceExtras}}
+) throws -> Handler {
+{{#mapsSignature}}
     #sourceLocation()
-{{/sourceLocations}}
+{{/mapsSignature}}
 {{#hasParameters}}
     var {{bindingsName}} = HandlerBindings()
 {{#bindings}}
     {{bindingsName}}.bind("{{key}}", {{name}})
 {{/bindings}}
-    return try Handler(id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}", bound: {{bindingsName}}, invalidation: {{invalidationName}}?.id, registry: {{registryName}})
+    return try Handler(
+        id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}", bound: {{bindingsName}},
+        invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 {{^hasParameters}}
-    return try Handler(id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}", invalidation: {{invalidationName}}?.id, registry: {{registryName}})
+    return try Handler(
+        id: "{{id}}", module: "{{moduleName}}", table: "{{tableName}}",
+        invalidation: {{invalidationName}}?.id, registry: {{registryName}})
 {{/hasParameters}}
 }
 

@@ -62,19 +62,14 @@ extension HandlerContext {
         self.file = file
         self.sourceLocations = sourceLocations
         hasParameters = !parameters.isEmpty
-        parametersLine = firstLine
         let hopsToActor = handler.globalActor != nil
-        invokeLabel = handler.isAsync || hopsToActor ? "invokeAsync" : "invoke"
-        shimIsolation = handler.globalActor.map { "@\($0) " } ?? ""
         isAsync = handler.isAsync || hopsToActor
         callClosureEffects = hopsToActor ? " async throws" : ""
         self.argumentsName = argumentsName
         let hidden = parameters.filter { $0.hasDefault && !$0.isDefaultCopyable }
-        let bindsLocals = handler.kind == .instance || !hidden.isEmpty
-        self.bindsLocals = bindsLocals
-        localsLine = firstLine
 
-        parameterRows = Self.rows(parameters, separators: .list) { parameter, separator in
+        parameterLines = Self.mappedLines(parameters, sourceLocations: sourceLocations, defaultsSpanLines: false) {
+            parameter in
             let type = SwiftType(scanned: parameter.type)
             let metatype = parameter.isOptional ? (type.wrapped ?? type).postfixOperand : type.postfixOperand
             return ParameterItem(
@@ -82,74 +77,48 @@ extension HandlerContext {
                 key: SwiftSource.stringLiteralContent(parameter.name),
                 metatype: metatype,
                 formerNames: parameter.formerNames.isEmpty
-                    ? "" : ", formerly: " + Self.stringArray(parameter.formerNames),
-                separator: separator
+                    ? "" : ", formerly: " + Self.stringArray(parameter.formerNames)
             )
         }
 
-        formerIDsArgument = handler.formerIDs.isEmpty ? "" : "formerIDs: " + Self.stringArray(handler.formerIDs) + ", "
+        let formerIDsArgument =
+            handler.formerIDs.isEmpty ? "" : "formerIDs: " + Self.stringArray(handler.formerIDs) + ", "
+        let invokeLabel = handler.isAsync || handler.globalActor != nil ? "invokeAsync" : "invoke"
+        let shimIsolation = handler.globalActor.map { "@\($0) " } ?? ""
+        // The shim's closure opens on the `return` line, its signature moved to the next line when the
+        // line would be longer than a line.
+        let opening =
+            "return HandlerDescriptor(id: \"\(id)\", \(formerIDsArgument)parameters: parameters, \(invokeLabel): {"
+        let closureSignature = shimIsolation + argumentsName + " in"
+        descriptorReturn =
+            4 + (isMember ? 4 : 0) + opening.count + 1 + closureSignature.count <= Self.width
+            ? opening + " " + closureSignature : opening + "\n        " + closureSignature
 
-        let accessors = parameters.map { Self.accessor($0) }
-        if bindsLocals {
-            localRows = Self.rows(parameters, separators: .statements, defaultsSpanLines: true) {
-                parameter, separator in
-                let (accessor, defaultValue) = Self.accessor(parameter)
-                let type = SwiftType(scanned: parameter.type)
-                return LocalItem(
-                    name: SwiftSource.identifier(parameter.name),
-                    type: parameter.isDefaultCopyable
-                        ? type.localType : type.optionalType(isOptional: parameter.isOptional),
-                    accessor: accessor,
-                    key: SwiftSource.stringLiteralContent(parameter.name),
-                    hasDefault: defaultValue != nil,
-                    defaultValue: defaultValue ?? "",
-                    callTimeName: callTimeNames[parameter.name] ?? "",
-                    separator: separator
-                )
-            }
-            // The call uses only the locals: it sits on the `@handler` line, where `instance:` is written
-            // (for call variants, each call of the chain does).
-            callLine = handler.line
-            hasCallVariants = !hidden.isEmpty
-            callVariants = Self.callVariants(parameters, hidden: hidden)
-            callRows = [
-                RowContext(
-                    isContinuation: false, blankLines: "",
-                    items: parameters.enumerated().map { index, parameter in
-                        ArgumentItem(
-                            label: Self.label(parameter),
-                            value: SwiftSource.identifier(parameter.name),
-                            typedValue: SwiftSource.identifier(parameter.name),
-                            separator: index == parameters.count - 1 ? "" : ", "
-                        )
-                    }
-                )
-            ]
-        } else {
-            localRows = []
-            callLine = firstLine
-            hasCallVariants = false
-            callVariants = []
-            var index = 0
-            callRows = Self.rows(parameters, separators: .list, defaultsSpanLines: true) { parameter, separator in
-                let (accessor, defaultValue) = accessors[index]
-                index += 1
-                let key = SwiftSource.stringLiteralContent(parameter.name)
-                let value =
-                    defaultValue.map { "\(argumentsName).\(accessor)(\"\(key)\", default: \($0))" }
-                    ?? "\(argumentsName).\(accessor)(\"\(key)\")"
-                return ArgumentItem(
-                    label: Self.label(parameter), value: value,
-                    typedValue: "\(callTimeNames[parameter.name] ?? "") ?? \(value)", separator: separator)
-            }
+        // The shims bind every argument to a local of the parameter's type, one statement per line
+        // mapped to the parameter's line (where its type and default value are), then call the function
+        // with the locals: from the `@handler` line for an instance handler (where `instance:` is
+        // written), else from the line of the first parameter (the function's).
+        localLines = Self.mappedLines(parameters, sourceLocations: sourceLocations, defaultsSpanLines: true) {
+            parameter in
+            let (accessor, defaultValue) = Self.accessor(parameter)
+            let type = SwiftType(scanned: parameter.type)
+            return LocalItem(
+                name: SwiftSource.identifier(parameter.name),
+                type: parameter.isDefaultCopyable
+                    ? type.localType : type.optionalType(isOptional: parameter.isOptional),
+                accessor: accessor,
+                key: SwiftSource.stringLiteralContent(parameter.name),
+                hasDefault: defaultValue != nil,
+                defaultValue: defaultValue ?? "",
+                callTimeName: callTimeNames[parameter.name] ?? ""
+            )
         }
+        callLine = handler.kind == .instance ? handler.line : firstLine
+        hasCallVariants = !hidden.isEmpty
 
-        var prefix = ""
-        let callThrows = handler.isThrows || (!bindsLocals && !parameters.isEmpty)
-        if callThrows { prefix += "try " }
-        if handler.isAsync { prefix += "await " }
-        callPrefix = prefix
+        let prefix = (handler.isThrows ? "try " : "") + (handler.isAsync ? "await " : "")
         let escapedName = SwiftSource.identifier(baseName)
+        let callee: String
         switch handler.kind {
         case .instance:
             callee = Self.instanceReceiver(handler.instance ?? "") + "." + escapedName
@@ -157,6 +126,18 @@ extension HandlerContext {
             callee = isMember ? enclosingType + "." + escapedName : escapedName
         case .global:
             callee = escapedName
+        }
+        // A local of an `@autoclosure` parameter holds the closure: the call passes its value.
+        let arguments = parameters.map { parameter in
+            Self.label(parameter) + SwiftSource.identifier(parameter.name)
+                + (parameter.type.contains("@autoclosure") ? "()" : "")
+        }
+        callText = Self.call(prefix + callee, arguments: arguments, indentation: "        ", isMember: isMember)
+        callVariants = Self.callVariants(parameters, hidden: hidden).map { variant in
+            CallVariant(
+                opening: variant.opening,
+                text: Self.call(
+                    prefix + callee, arguments: variant.arguments, indentation: "            ", isMember: isMember))
         }
 
         // The reference function: the parameters as optionals, then the invalidation target and registry.
@@ -166,45 +147,32 @@ extension HandlerContext {
         self.invalidationName = invalidationName
         self.registryName = registryName
         bindingsName = Self.freeName("bindings", avoiding: names)
-        referenceLine = firstLine
-        hasReferenceDoc = firstLine > 1
-        referenceDocLine = firstLine - 1
-        var rows = Self.rows(parameters, separators: .list) { parameter, separator in
+        // The signatures open on the line before the parameters' first row, their doc comment on the
+        // line before that (a directive between a doc comment and its declaration would detach it), so
+        // that their rows map to the user's rows; without two lines to spare, without the doc comment
+        // or, on the file's first line, unmapped.
+        mapsSignature = sourceLocations && firstLine >= 2 && !parameters.isEmpty
+        hasReferenceDoc = firstLine >= 3 || !mapsSignature
+        signatureLine = hasReferenceDoc ? firstLine - 2 : firstLine - 1
+        let rowIndentation = isMember ? 8 : 4
+        referenceParameterRows = Self.signatureRows(
+            parameters, endsWithComma: true, mapped: mapsSignature, indentation: rowIndentation
+        ) { parameter in
             let type = SwiftType(scanned: parameter.type).optionalType(isOptional: parameter.isOptional)
-            return ReferenceItem(
-                declaration: "\(SwiftSource.identifier(parameter.name)): \(type) = nil",
-                separator: separator
-            )
+            return "\(SwiftSource.identifier(parameter.name)): \(type) = nil"
         }
+        referenceExtras = "\(invalidationName): HandlerID? = nil, \(registryName): HandlerRegistry = .shared"
         // The typed call: the same parameters and rows, without the extras.
         self.callName = callName
         self.handlerName = handlerName
-        callParameterRows = Self.rows(parameters, separators: .list) { parameter, separator in
+        callParameterRows = Self.signatureRows(
+            parameters, endsWithComma: false, mapped: mapsSignature, indentation: rowIndentation
+        ) { parameter in
             let type = SwiftType(scanned: parameter.type).optionalType(isOptional: parameter.isOptional)
             let label = SwiftSource.identifier(parameter.name)
             let name = callTimeNames[parameter.name] ?? label
-            return ReferenceItem(
-                declaration: name == label ? "\(label): \(type) = nil" : "\(label) \(name): \(type) = nil",
-                separator: separator
-            )
+            return name == label ? "\(label): \(type) = nil" : "\(label) \(name): \(type) = nil"
         }
-        let extras = [
-            "\(invalidationName): HandlerID? = nil",
-            "\(registryName): HandlerRegistry = .shared",
-        ]
-        if rows.isEmpty {
-            rows = [RowContext(isContinuation: false, blankLines: "", items: [])]
-        }
-        var lastRow = rows.removeLast()
-        var items = lastRow.items
-        if let last = items.popLast() {
-            items.append(ReferenceItem(declaration: last.declaration, separator: ", "))
-        }
-        items += extras.enumerated().map { index, declaration in
-            ReferenceItem(declaration: declaration, separator: index == extras.count - 1 ? "" : ", ")
-        }
-        lastRow = RowContext(isContinuation: lastRow.isContinuation, blankLines: lastRow.blankLines, items: items)
-        referenceRows = rows + [lastRow]
         bindings = parameters.map {
             BindingItem(key: SwiftSource.stringLiteralContent($0.name), name: SwiftSource.identifier($0.name))
         }
@@ -225,7 +193,8 @@ extension HandlerContext {
     /// branch whose `if let` conditions hold is the one with exactly the values present.
     private static func callVariants(
         _ parameters: [HandlerDeclaration.Parameter], hidden: [HandlerDeclaration.Parameter]
-    ) -> [CallVariant] {
+    ) -> [(opening: String, arguments: [String])] {
+        guard !hidden.isEmpty else { return [] }
         let count = 1 << hidden.count
         return (0..<count).reversed().map { mask in
             let present = Set(
@@ -245,7 +214,7 @@ extension HandlerContext {
             let arguments = parameters.filter { !omitted.contains($0.name) }.map { parameter in
                 label(parameter) + SwiftSource.identifier(parameter.name)
             }
-            return CallVariant(opening: opening, arguments: arguments.joined(separator: ", "))
+            return (opening, arguments)
         }
     }
 
@@ -316,53 +285,6 @@ extension HandlerContext {
         var name = base
         while names.contains(name) { name += "_" }
         return name
-    }
-
-    enum Separators {
-        /// `, ` inside a row, `,` at the end of a row, nothing after the last item.
-        case list
-        /// `; ` inside a row, nothing at the end of a row.
-        case statements
-    }
-
-    /// Groups `parameters` into rows by their line in the user's file.
-    ///
-    /// With `defaultsSpanLines`, the rows carry the default values, whose text may span lines (a closure):
-    /// those lines count towards the next row's distance, and a parameter that the user wrote on the
-    /// line where a multi-line default ends joins that row.
-    private static func rows<Item>(
-        _ parameters: [HandlerDeclaration.Parameter], separators: Separators, defaultsSpanLines: Bool = false,
-        _ makeItem: (HandlerDeclaration.Parameter, String) -> Item
-    ) -> [RowContext<Item>] {
-        // (first line of the row, blank lines before it, parameter indices)
-        var groups: [(line: Int, blankLines: Int, members: [Int])] = []
-        var endLine = 0  // the user's line where the previous row's text ends
-        for (index, parameter) in parameters.enumerated() {
-            if !groups.isEmpty, parameter.line <= endLine {
-                groups[groups.count - 1].members.append(index)
-            } else {
-                let blank = groups.isEmpty ? 0 : max(parameter.line - endLine - 1, 0)
-                groups.append((parameter.line, blank, [index]))
-                endLine = parameter.line
-            }
-            if defaultsSpanLines, parameter.hasDefault, let value = parameter.defaultValue {
-                endLine += value.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
-            }
-        }
-        return groups.enumerated().map { groupIndex, group in
-            let items = group.members.enumerated().map { position, index in
-                let isRowEnd = position == group.members.count - 1
-                let separator: String
-                switch separators {
-                case .list: separator = index == parameters.count - 1 ? "" : (isRowEnd ? "," : ", ")
-                case .statements: separator = isRowEnd ? "" : "; "
-                }
-                return makeItem(parameters[index], separator)
-            }
-            return RowContext(
-                isContinuation: groupIndex > 0, blankLines: String(repeating: "\n", count: group.blankLines),
-                items: items)
-        }
     }
 }
 

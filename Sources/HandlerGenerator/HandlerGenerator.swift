@@ -15,8 +15,8 @@ import HandlerScanner
 ///   for file-scope functions:
 ///   - `nonisolated fileprivate static func <name>HandlerDescriptor() -> HandlerDescriptor` (`nonisolated`
 ///     so an actor-isolated type's entries can be built by the table): the parameters and the
-///     shim that extracts the arguments and calls the function (`invokeAsync:` for `async` handlers;
-///     instance handlers bind the parameters to locals, then call the method on the `instance:`
+///     shim that binds each argument to a local of the parameter's type and calls the function with
+///     them (`invokeAsync:` for `async` handlers; instance handlers call the method on the `instance:`
 ///     expression). A further handler with the same base name in the same scope (an overload with its
 ///     own id) gets `_2`, `_3`… in id order.
 ///   - The handler's id as a value the compiler checks, for invalidation targets:
@@ -34,7 +34,7 @@ import HandlerScanner
 ///     `try Carbons.callEnabledHandler(handler, limit: 3)`. It runs `handler.callBound(as: "<id>")`
 ///     (the handler must be one of this function, not invalidated) and calls the function with each
 ///     value passed, else the bound value, else the default, read as the shim reads it:
-///     `limit ?? arguments.value("limit", default: defaultLimit)`. The values are checked by the
+///     `let limit: Int = try limit ?? arguments.value("limit", default: defaultLimit)`. The values are checked by the
 ///     compiler and passed without boxing, so a call costs what a call with bound values only costs;
 ///     types that are not `Codable` (which cannot be bound) are passed this way too. `<Name>` is the
 ///     base name with its first letter uppercased; see `callNames` for the suffixes of clashing names.
@@ -71,7 +71,9 @@ import HandlerScanner
 /// and the same input gives byte-identical output. Each handler's `#if` conditions are reproduced around
 /// its members and its table entry (an `#elseif`/`#else` branch as the conjunction of its negated earlier
 /// branches and its own condition). `#sourceLocation` maps every generated line that carries text from
-/// the user's declaration (types, default values, the `instance:` expression) to the user's line.
+/// the user's declaration (types, default values, the `instance:` expression) to the user's line. The
+/// file reads like hand-written code: one statement per line, at most 120 columns where the text is
+/// the generator's own (see `HandlerContext+Layout.swift` and Templates/README.md).
 package struct HandlerGenerator: Sendable {
     /// The Swift module the handlers belong to.
     package let moduleName: String

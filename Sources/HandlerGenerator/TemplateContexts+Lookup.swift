@@ -26,12 +26,21 @@ extension ConditionContext: MustacheParent {
     }
 }
 
-extension RowContext: MustacheParent {
+extension MappedLine: MustacheParent where Item: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
-        case "isContinuation": isContinuation
+        case "remaps": remaps
+        case "line": line
+        default: item.child(named: name)
+        }
+    }
+}
+
+extension SignatureRow: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
         case "blankLines": blankLines
-        case "items": items
+        case "text": text
         default: nil
         }
     }
@@ -44,7 +53,6 @@ extension ParameterItem: MustacheParent {
         case "key": key
         case "metatype": metatype
         case "formerNames": formerNames
-        case "separator": separator
         default: nil
         }
     }
@@ -60,29 +68,6 @@ extension LocalItem: MustacheParent {
         case "hasDefault": hasDefault
         case "defaultValue": defaultValue
         case "callTimeName": callTimeName
-        case "separator": separator
-        default: nil
-        }
-    }
-}
-
-extension ArgumentItem: MustacheParent {
-    func child(named name: String) -> Any? {
-        switch name {
-        case "label": label
-        case "value": value
-        case "typedValue": typedValue
-        case "separator": separator
-        default: nil
-        }
-    }
-}
-
-extension ReferenceItem: MustacheParent {
-    func child(named name: String) -> Any? {
-        switch name {
-        case "declaration": declaration
-        case "separator": separator
         default: nil
         }
     }
@@ -92,7 +77,7 @@ extension CallVariant: MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "opening": opening
-        case "arguments": arguments
+        case "text": text
         default: nil
         }
     }
@@ -140,27 +125,21 @@ extension HandlerContext: MustacheParent {
         case "file": file
         case "sourceLocations": sourceLocations
         case "hasParameters": hasParameters
-        case "parametersLine": parametersLine
-        case "parameterRows": parameterRows
-        case "formerIDsArgument": formerIDsArgument
-        case "invokeLabel": invokeLabel
-        case "shimIsolation": shimIsolation
+        case "parameterLines": parameterLines
+        case "descriptorReturn": descriptorReturn
         case "isAsync": isAsync
         case "callClosureEffects": callClosureEffects
         case "argumentsName": argumentsName
-        case "bindsLocals": bindsLocals
-        case "localsLine": localsLine
-        case "localRows": localRows
+        case "localLines": localLines
         case "callLine": callLine
-        case "callPrefix": callPrefix
-        case "callee": callee
-        case "callRows": callRows
+        case "callText": callText
         case "hasCallVariants": hasCallVariants
         case "callVariants": callVariants
-        case "referenceLine": referenceLine
+        case "mapsSignature": mapsSignature
         case "hasReferenceDoc": hasReferenceDoc
-        case "referenceDocLine": referenceDocLine
-        case "referenceRows": referenceRows
+        case "signatureLine": signatureLine
+        case "referenceParameterRows": referenceParameterRows
+        case "referenceExtras": referenceExtras
         case "bindings": bindings
         case "bindingsName": bindingsName
         case "moduleName": moduleName

@@ -31,19 +31,7 @@ struct ConditionContext {
     let expression: String
 }
 
-/// A row of a construct laid out line by line like the user's declaration, so that `#sourceLocation`
-/// maps every generated row to the user's line that holds the same parameters.
-struct RowContext<Item> {
-    /// `false` for the first row, which continues the line the construct starts on.
-    let isContinuation: Bool
-    /// Extra newlines before the row when the user's declaration has lines without parameters (the
-    /// template itself writes one newline and the indentation before each continuation row).
-    let blankLines: String
-    /// The row's items.
-    let items: [Item]
-}
-
-/// An entry of the descriptor's `parameters:` array.
+/// An entry of the descriptor's `parameters` array, appended on a line of its own.
 struct ParameterItem {
     /// `required` for a mandatory parameter, `optional` for a `T?` or defaulted one.
     let kind: String
@@ -53,11 +41,9 @@ struct ParameterItem {
     let metatype: String
     /// `, formerly: ["old"]` with the parameter's former names (`@handler(renamed:)`), else empty.
     let formerNames: String
-    /// What follows the item: `, ` inside a row, `,` at the end of a row, nothing after the last item.
-    let separator: String
 }
 
-/// A local an instance handler's shim binds before it evaluates the `instance:` expression.
+/// A local a shim binds, on a line of its own, before it calls the handler function with the locals.
 struct LocalItem {
     /// The parameter's internal name as a Swift identifier (backticked if it is a keyword).
     let name: String
@@ -74,30 +60,6 @@ struct LocalItem {
     /// The typed call's parameter whose call-time value, when not `nil`, the local takes instead
     /// (`call.mustache`: `let account: Account = try account ?? arguments.required("account")`).
     let callTimeName: String
-    /// `; ` between statements of a row, nothing at the end of a row.
-    let separator: String
-}
-
-/// An argument of the shim's call of the handler function.
-struct ArgumentItem {
-    /// `label: `, or nothing when the parameter's label is `_`.
-    let label: String
-    /// The argument: an accessor call (`arguments.required("account")`, with the default value for a
-    /// defaulted parameter) for static and file-scope handlers, the local's name for instance handlers.
-    let value: String
-    /// The argument of the typed call (`call.mustache`): the call-time value, else `value`
-    /// (`account ?? arguments.required("account")`); the local's name for instance handlers.
-    let typedValue: String
-    /// `, ` inside a row, `,` at the end of a row, nothing after the last item.
-    let separator: String
-}
-
-/// A parameter of the generated reference (factory) function or of the typed call.
-struct ReferenceItem {
-    /// The whole parameter declaration, e.g. `account: Account? = nil` or `registry: HandlerRegistry = .shared`.
-    let declaration: String
-    /// `, ` inside a row, `,` at the end of a row, nothing after the last item.
-    let separator: String
 }
 
 /// One call of the handler function in a shim whose call depends on which parameters with defaults
@@ -105,8 +67,9 @@ struct ReferenceItem {
 struct CallVariant {
     /// What opens the branch: `if let pageSize {`, `} else if let sort {`, `} else {`.
     let opening: String
-    /// The call's arguments (locals), e.g. `account: account, pageSize: pageSize`.
-    let arguments: String
+    /// The call with its arguments (locals), e.g. `try Paging.fetch(page: page, size: size)`, one
+    /// argument per line when it is longer than a line.
+    let text: String
 }
 
 /// A value the reference function binds.
@@ -179,17 +142,14 @@ struct HandlerContext {
     let sourceLocations: Bool
     /// `true` when the handler has parameters.
     let hasParameters: Bool
-    /// The user's line of the first parameter (where the `parameters:` array is mapped).
-    let parametersLine: Int
-    /// The `parameters:` array, one row per user line.
-    let parameterRows: [RowContext<ParameterItem>]
-    /// `formerIDs: ["Old.id"], ` with the handler's former ids (`@handler(formerly:)`), else empty.
-    let formerIDsArgument: String
-    /// `invoke` for synchronous handlers, `invokeAsync` for `async` ones and for those isolated to a
-    /// global actor (the shim hops to it).
-    let invokeLabel: String
-    /// The shim closure's isolation: `@MainActor ` for a handler isolated to that global actor, else empty.
-    let shimIsolation: String
+    /// The `parameters` array's entries, each appended on a line of its own mapped to its parameter's
+    /// line.
+    let parameterLines: [MappedLine<ParameterItem>]
+    /// The shim's opening: `return HandlerDescriptor(id: "<id>", parameters: parameters, invoke: {
+    /// arguments in` (with `formerIDs:` for former ids; `invokeAsync:` for `async` handlers and those
+    /// isolated to a global actor, whose closure is then isolated to it: `{ @MainActor arguments in`),
+    /// the closure's signature on the next line when the line would be longer than 120 columns.
+    let descriptorReturn: String
     /// `true` for `async` handlers and those isolated to a global actor (the typed call is `async
     /// throws` and awaits `callBound`).
     let isAsync: Bool
@@ -199,22 +159,15 @@ struct HandlerContext {
     /// The closure parameter of the shim and of the typed call's `callBound` body: `arguments` (another
     /// name if a parameter is called so), `_` when the handler has no parameters.
     let argumentsName: String
-    /// `true` when the shim binds the parameters to locals first: for instance handlers (then it
-    /// evaluates `instance:`) and when `callVariants` are needed.
-    let bindsLocals: Bool
-    /// The user's line of the first parameter (where the locals are mapped).
-    let localsLine: Int
-    /// The locals of an instance handler, one row per user line.
-    let localRows: [RowContext<LocalItem>]
+    /// The locals the shim and the typed call bind, one per line, each mapped to its parameter's line
+    /// (where its type and default value are written).
+    let localLines: [MappedLine<LocalItem>]
     /// The user's line the call is mapped to: the first parameter's line, or the `@handler` line for an
-    /// instance handler (its `instance:` expression) or a handler without parameters.
+    /// instance handler (its `instance:` expression).
     let callLine: Int
-    /// `_ = ` for functions that return a value, then `try ` and `await ` as needed.
-    let callPrefix: String
-    /// What is called: `Carbons.enabled`, `account.omemo.bundleFetched`, `cleanUp`.
-    let callee: String
-    /// The call's arguments, one row per user line.
-    let callRows: [RowContext<ArgumentItem>]
+    /// The call of the handler function with the locals: `try await account.omemo.bundleFetched(account:
+    /// account, …)`, one argument per line when it is longer than a line.
+    let callText: String
     /// `true` when the call depends on which parameters whose default the generated code cannot repeat
     /// (`HandlerDeclaration.Parameter.isDefaultCopyable`) have a value: the shim then calls the function
     /// in one of `callVariants`, leaving each such parameter without a value out so that Swift applies
@@ -222,18 +175,22 @@ struct HandlerContext {
     let hasCallVariants: Bool
     /// The branches, most arguments first, each on `callLine`: 2^n calls for n such parameters.
     let callVariants: [CallVariant]
-    /// The user's line the signatures of the reference and of the typed call are mapped to.
-    let referenceLine: Int
-    /// `true` when the reference and the typed call get their one-line doc comments: the
-    /// `#sourceLocation` before each maps the comment to `referenceDocLine` (the line above
-    /// `referenceLine`), so it stays attached to the function (a directive between a doc comment and its
-    /// declaration detaches the comment). `false` on line 1.
+    /// `true` when `#sourceLocation` maps the signatures of the reference and of the typed call: their
+    /// parameters' rows to the user's rows (not for a handler without parameters, nor on the file's
+    /// first line).
+    let mapsSignature: Bool
+    /// `true` when the reference and the typed call get their one-line doc comments, mapped to the
+    /// line before their declaration's line, so that a directive never separates a doc comment from
+    /// its declaration (which would detach it). `false` when the parameters are on line 2.
     let hasReferenceDoc: Bool
-    /// `referenceLine - 1`.
-    let referenceDocLine: Int
-    /// The reference's parameters (the handler's parameters as optionals, then `invalidationName` and
-    /// `registryName`), one row per user line.
-    let referenceRows: [RowContext<ReferenceItem>]
+    /// The user's line the first mapped line of a signature (its doc comment, else its declaration)
+    /// maps to: the rows of parameters follow on the lines after the declaration's.
+    let signatureLine: Int
+    /// The reference's parameter rows: the handler's parameters as optionals, those the user wrote on
+    /// one line in one row, each row ending with a comma (`referenceExtras` follows).
+    let referenceParameterRows: [SignatureRow]
+    /// The reference's last parameters: `invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared`.
+    let referenceExtras: String
     /// The values the reference binds, in declaration order.
     let bindings: [BindingItem]
     /// The reference's local `HandlerBindings` variable: `bindings`, or another name if a parameter is called so.
@@ -249,10 +206,10 @@ struct HandlerContext {
     /// parameter, a default value or the `instance:` expression uses that one.
     let handlerName: String
     /// The typed call's parameters after `handlerName`: the handler's parameters as optionals, declared
-    /// as in the reference, one row per user line. A parameter whose name a default value also uses
+    /// as in the reference, in the same rows. A parameter whose name a default value also uses
     /// (`limit: Int = limit`, a static member) gets a distinct internal name (`limit limit_: Int? = nil`),
     /// so that the default still means what it means in the declaration.
-    let callParameterRows: [RowContext<ReferenceItem>]
+    let callParameterRows: [SignatureRow]
 }
 
 /// The context of `ctype.mustache`: the `Codable` conformance of one C struct or enum a handler binds.

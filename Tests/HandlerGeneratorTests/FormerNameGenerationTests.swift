@@ -30,14 +30,12 @@ import Testing
     @Test func theDescriptorCarriesFormerIDsAndNames() throws {
         let scan = SourceScanner.scan(source: Self.source, file: "Carbon.swift")
         let text = try HandlerGenerator(moduleName: "App", sourceLocations: false).generate(scan)
+        #expect(text.contains(#"parameters.append(.required("account", String.self, formerly: ["acct"]))"#))
+        #expect(text.contains(#"parameters.append(.optional("limit", Int.self))"#))
         #expect(
             text.contains(
-                #"let parameters: [HandlerParameter] = [.required("account", String.self, formerly: ["acct"]), .optional("limit", Int.self)]"#
-            ))
-        #expect(
-            text.contains(
-                #"return HandlerDescriptor(id: "Carbon.enabled", formerIDs: ["Carbons.enabled", "Carbons.on"], parameters: parameters, invoke: { arguments in"#
-            ))
+                #"return HandlerDescriptor(id: "Carbon.enabled", formerIDs: ["Carbons.enabled", "Carbons.on"], parameters: parameters, invoke: {"#
+                    + "\n            arguments in"))
     }
 
     @Test func theGeneratorRefusesAFormerIDThatIsAnotherHandlersID() {

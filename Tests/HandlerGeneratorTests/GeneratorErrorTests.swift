@@ -63,7 +63,15 @@ import Testing
             handlers: ModelFixtures.chat,
             diagnostics: [ScanDiagnostic(file: "A.swift", line: 1, column: 1, severity: .warning, message: "w")]
         )
-        _ = try HandlerGenerator(moduleName: "Chat").generate(scan)
+        let generated = try HandlerGenerator(moduleName: "Chat").generate(scan)
+        // The whole file, as without the warning: every handler registered, the warning left out.
+        #expect(
+            generated == (try HandlerGenerator(moduleName: "Chat").generate(ScanResult(handlers: ModelFixtures.chat))))
+        #expect(generated.contains("handlers.reserveCapacity(\(ModelFixtures.chat.count))"))
+        for handler in ModelFixtures.chat {
+            #expect(generated.contains("// MARK: \(handler.id)"), "\(handler.id)")
+        }
+        #expect(!generated.contains("A.swift"))
     }
 
     @Test(arguments: ["", "1App", "My-App", "My App", "Ünïcode"])

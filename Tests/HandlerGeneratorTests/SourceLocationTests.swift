@@ -91,16 +91,29 @@ import Testing
         #expect(userLines(of: "rid: [String: Int]? = nil", in: lines) == [10, 10])
         #expect(userLines(of: ".required(\"jid\", String.self)", in: lines) == [7])
         #expect(userLines(of: "limit: Int? = nil", in: lines) == [17, 17])
-        #expect(
-            userLines(of: "func callEnabledHandler(_ handler: Handler, account: Account? = nil,", in: lines) == [16])
+        // The signatures open on the line before their parameters' rows.
+        #expect(userLines(of: "func callEnabledHandler(_ handler: Handler,", in: lines) == [15])
+        #expect(userLines(of: "account: Account? = nil,", in: lines).sorted() == [7, 7, 16, 16])
         #expect(userLines(of: ".required(\"account\", Account.self)", in: lines).sorted() == [7, 16])
+    }
+
+    /// Parameters the user wrote on one line: each statement that repeats one is on a line of its own,
+    /// mapped to that line.
+    @Test func statementsOfParametersOnOneLineEachMapToThatLine() throws {
+        let lines = try generated()
+        #expect(
+            userLines(of: "parameters.append(.required(\"account\", Account.self))", in: lines).sorted() == [7, 16])
+        #expect(userLines(of: "parameters.append(.required(\"jid\", String.self))", in: lines) == [7])
+        #expect(userLines(of: "let account: Account = try", in: lines).sorted() == [7, 7, 16, 16])
+        #expect(userLines(of: "let jid: String = try", in: lines) == [7, 7])
+        #expect(userLines(of: "let errorReason: String = try", in: lines) == [9, 9])
     }
 
     @Test func rowsAfterAMultiLineDefaultStayOnTheirLines() throws {
         let lines = try generated()
         #expect(userLines(of: "default: ({ x in", in: lines) == [21, 21])
-        #expect(userLines(of: "to: arguments.required(\"value\")", in: lines) == [23])
-        #expect(userLines(of: "to: value ?? arguments.required(\"value\")", in: lines) == [23])
+        #expect(userLines(of: "let value: Int = try arguments.required(\"value\")", in: lines) == [23])
+        #expect(userLines(of: "let value: Int = try value ?? arguments.required(\"value\")", in: lines) == [23])
         #expect(userLines(of: "default: factor", in: lines) == [24, 24])
     }
 

@@ -42,8 +42,11 @@ import Testing
             Self.handler("default", parameters: [ModelFixtures.parameter("value", "Int", line: 11)])
         ])
         #expect(
-            text.contains("nonisolated static func callDefaultHandler(_ handler: Handler, value: Int? = nil) throws {"))
-        #expect(text.contains("try Names.`default`(value: value ?? arguments.required(\"value\"))"))
+            text.contains(
+                "nonisolated static func callDefaultHandler(_ handler: Handler,\n        value: Int? = nil\n    ) throws {"
+            ))
+        #expect(text.contains("let value: Int = try value ?? arguments.required(\"value\")"))
+        #expect(text.contains("Names.`default`(value: value)"))
     }
 
     /// Overloads (their own ids) get `_2`, `_3`… in id order, like their descriptors.
@@ -55,7 +58,7 @@ import Testing
         #expect(Self.callNames(handlers) == ["Names.send.a": "callSendHandler", "Names.send.b": "callSendHandler_2"])
         let text = try Self.generate(handlers)
         #expect(text.contains("func sendHandlerDescriptor_2()"))
-        #expect(text.contains("func callSendHandler_2(_ handler: Handler, b: Int? = nil) throws {"))
+        #expect(text.contains("func callSendHandler_2(_ handler: Handler,\n        b: Int? = nil\n    ) throws {"))
     }
 
     /// `send` and `Send` would both be `callSendHandler`; a handler `callSend` has the reference
@@ -92,10 +95,13 @@ import Testing
         let text = try Self.generate([
             Self.handler("relay", parameters: [ModelFixtures.parameter("handler", "Handler", line: 11)])
         ])
-        #expect(text.contains("func callRelayHandler(_ handler_: Handler, handler: Handler? = nil) throws {"))
-        #expect(text.contains("/// Calls `handler_`, a handler of `Names.relay`"))
+        #expect(
+            text.contains("func callRelayHandler(_ handler_: Handler,\n        handler: Handler? = nil\n    ) throws {")
+        )
+        #expect(text.contains("/// Calls `handler_` as `Names.relay`"))
         #expect(text.contains("try handler_.callBound(as: \"Names.relay\") { arguments in"))
-        #expect(text.contains("try Names.relay(handler: handler ?? arguments.required(\"handler\"))"))
+        #expect(text.contains("let handler: Handler = try handler ?? arguments.required(\"handler\")"))
+        #expect(text.contains("Names.relay(handler: handler)"))
     }
 
     /// A default value or an `instance:` expression that mentions `handler` (a global, say) keeps
@@ -108,8 +114,8 @@ import Testing
                 "second", kind: .instance, instance: "handler.owner",
                 parameters: [ModelFixtures.parameter("value", "Int", line: 11)]),
         ])
-        #expect(text.contains("func callFirstHandler(_ handler_: Handler, count: Int? = nil) throws {"))
-        #expect(text.contains("func callSecondHandler(_ handler_: Handler, value: Int? = nil) throws {"))
+        #expect(text.contains("func callFirstHandler(_ handler_: Handler,\n        count: Int? = nil\n    ) throws {"))
+        #expect(text.contains("func callSecondHandler(_ handler_: Handler,\n        value: Int? = nil\n    ) throws {"))
         #expect(text.contains("    handler.owner.second(value: value)"))
     }
 
@@ -127,13 +133,17 @@ import Testing
         ])
         #expect(
             text.contains(
-                "func callFetchHandler(_ handler: Handler, limit limit_: Int? = nil, page: Int? = nil) throws {"))
+                "func callFetchHandler(_ handler: Handler,\n        limit limit_: Int? = nil, page: Int? = nil\n    ) throws {"
+            ))
+        // The local takes the parameter's name; in its own initializer `limit` is still the member.
+        #expect(text.contains("let limit: Int = try limit_ ?? arguments.value(\"limit\", default: limit)"))
+        #expect(text.contains("let page: Int = try page ?? arguments.value(\"page\", default: Names.page)"))
+        #expect(text.contains("Names.fetch(limit: limit, page: page)"))
+        // The reference binds by the parameter's name, as before.
         #expect(
             text.contains(
-                "try Names.fetch(limit: limit_ ?? arguments.value(\"limit\", default: limit), page: page ?? arguments.value(\"page\", default: Names.page))"
+                "func fetchHandler(\n        limit: Int? = nil, page: Int? = nil,\n        invalidation: HandlerID? = nil"
             ))
-        // The reference binds by the parameter's name, as before.
-        #expect(text.contains("func fetchHandler(limit: Int? = nil, page: Int? = nil, invalidation: HandlerID? = nil"))
     }
 
     /// An instance handler without parameters binds no locals: no line of mere indentation and no

@@ -2,6 +2,7 @@ import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
 import HandlerKitSignals
 import SignalsTestSupport
+import TestWaiting
 import Testing
 
 /// A handler that runs until the test lets it return, and what it did.
@@ -14,7 +15,9 @@ private final class HeldHandler: Sendable {
 
     func run(_ key: String) async {
         state.withLock { $0.started.append(key) }
-        while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(2)) }
+        try? await TestWait.until("the test to let handler \(key) return", every: .milliseconds(2)) {
+            state.withLock { $0.open }
+        }
         state.withLock { $0.returned.append(key) }
     }
 }
@@ -49,7 +52,7 @@ struct GracefulStopTests {
             try await center.post(signal)
         }
         Task { _ = try? await center.deliverDue() }
-        while held.started.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        try await TestWait.until("the first handler to start", every: .milliseconds(2)) { !held.started.isEmpty }
         return center
     }
 
@@ -57,9 +60,13 @@ struct GracefulStopTests {
     private func deliverTheRest(_ store: any SignalStore) async throws -> TakeoverReport {
         held.open()
         let next = try await manualCenter("app", store: store, registry: registry)
-        while try await next.openDeliveries() > 0 {
+        var open = 0
+        try await TestWait.until("the next run to deliver the rest", every: .milliseconds(2), seen: { "\(open) open" })
+        {
+            open = try await next.openDeliveries()
+            if open == 0 { return true }
             _ = try await next.deliverDue()
-            try await Task.sleep(for: .milliseconds(2))
+            return false
         }
         try await next.stop()
         return next.takeover
@@ -70,8 +77,9 @@ struct GracefulStopTests {
         let store = try kind.open(folder.path)
         let center = try await startWithAHandlerRunning(store)
         let runID = center.runID
-        let stopping = Task { try await center.stop(finishingWithin: .seconds(60)) }
-        try await Task.sleep(for: .milliseconds(20))
+        let stopping = Task { try await center.stop(finishingWithin: TestWait.bound(.seconds(60))) }
+        // The handler returns once the stop has begun (the center no longer active), within the grace.
+        try await TestWait.until("the stop to begin", every: .milliseconds(2)) { center.isSuspended }
         held.open()
         let report = try await stopping.value
         #expect(report.runID == runID && !report.wasStopped)

@@ -5,6 +5,7 @@ import HandlerKitSignals
 import InMemoryTracing
 import Logging
 import MetricsTestKit
+import TestWaiting
 import Testing
 import Tracing
 
@@ -75,9 +76,14 @@ struct ObservabilityTests {
         try await center.post("failing")
         _ = try await center.deliverDue()
         // The failing delivery's second and last attempt, a millisecond later.
-        while try await center.openDeliveries() > 0 {
-            try await Task.sleep(for: .milliseconds(2))
+        var open = 0
+        try await TestWait.until(
+            "the failing delivery's last attempt", every: .milliseconds(2), seen: { "\(open) open" }
+        ) {
+            open = try await center.openDeliveries()
+            if open == 0 { return true }
             _ = try await center.deliverDue()
+            return false
         }
     }
 

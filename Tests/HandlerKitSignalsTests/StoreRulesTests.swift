@@ -1,5 +1,7 @@
 import Foundation
+import GRDB
 import HandlerKitSignals
+import SignalsTestSupport
 import Testing
 
 /// The rules the core decides for every store, on their own: a post's, a release's, the counts of
@@ -37,11 +39,15 @@ struct StoreRulesTests {
         #expect(kept.result(revision: 3, deliveries: 0).kept)
     }
 
-    @Test func thePostRulesInSQLSayWhatTheSwiftOnesSay() {
-        #expect(Posting.revisionSQL(after: "p") == "COALESCE(p, 0) + 1")
-        #expect(Posting.receivesSQL(mode: "m", served: "d") == "NOT (d <> 0 AND m = 'once')")
-        #expect(Posting.servesSQL(mode: "m") == "m = 'once'")
-        #expect(Posting.keepsRecordSQL(hasConsumer: "h", keepUntil: "k") == "(h OR k IS NOT NULL)")
+    /// Each rule's SQL evaluated by SQLite for every input, against the Swift rule (the PostgreSQL
+    /// store's post runs the same SQL: `HandlerKitSignalsPostgresTests` puts it to its server too).
+    @Test func thePostRulesInSQLSayWhatTheSwiftOnesSay() async throws {
+        let database = try DatabaseQueue()
+        let (mismatches, evaluated) = try await PostingRulesInSQL.mismatches(boolean: { $0 ? "1" : "0" }) { sql in
+            try database.read { db in try Int.fetchOne(db, sql: "SELECT " + sql) }
+        }
+        #expect(evaluated > 20)
+        #expect(mismatches.isEmpty, "\(mismatches)")
     }
 
     @Test func aReleaseWithoutARetryTimeIsDeadAndWithOneIsPending() {

@@ -3,6 +3,7 @@ import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsTestKit
 import SignalsTestSupport
+import TestWaiting
 import Testing
 
 #if canImport(Glibc)
@@ -173,9 +174,12 @@ struct SuspensionTests {
         try await center.stop()
     }
 
-    /// Waits (up to 30 s) until `condition` holds; not a timing assertion.
-    func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<3_000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(condition())
+    /// Waits until `condition` holds (a generous, scaled bound: TestWait); not a timing assertion.
+    func waitUntil(
+        _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await TestWait.until(
+            "the deliveries the test expects (\(sourceLocation))", seen: { "recorded \(recorder.all)" }
+        ) { condition() }
     }
 }

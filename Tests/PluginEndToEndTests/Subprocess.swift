@@ -1,4 +1,5 @@
 import Foundation
+import TestWaiting
 
 /// A finished child process: its exit status and everything it wrote (standard output and error,
 /// interleaved as written).
@@ -13,7 +14,8 @@ struct Subprocess: Sendable {
 
     /// Runs `executable` with `arguments` in `directory` and waits for it without blocking a thread of
     /// the cooperative pool. Output goes to a temporary file, so a chatty child never blocks on a
-    /// full pipe. A child still running after `timeLimit` seconds is terminated.
+    /// full pipe. A child still running after `timeLimit` seconds (a bound against hangs, scaled by
+    /// TestWait) is terminated.
     static func run(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil, timeLimit: TimeInterval
     ) async throws -> Subprocess {
@@ -47,7 +49,7 @@ struct Subprocess: Sendable {
                 return
             }
             let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit * TestWait.scale) {
                 if watch.expire() { kill(pid, SIGTERM) }
             }
         }

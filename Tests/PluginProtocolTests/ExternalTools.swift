@@ -1,4 +1,5 @@
 import Foundation
+import TestWaiting
 
 /// Finds the executables the process-level tests run: the built plugin and the compiler.
 enum ExternalTools {
@@ -86,11 +87,11 @@ struct ProcessOutcome {
 
 enum ChildProcess {
     /// Runs `executable`, writes `input` to its standard input and closes it, and waits at most
-    /// `timeout` for it to exit (killing it after that). Output goes through temporary files so a
-    /// chatty child can never block on a full pipe.
+    /// `timeout` (a bound against hangs, scaled by TestWait) for it to exit (killing it after that).
+    /// Output goes through temporary files so a chatty child can never block on a full pipe.
     static func run(
         _ executable: URL, arguments: [String] = [], input: [UInt8] = [], closeOutputEarly: Bool = false,
-        timeout: Duration = .seconds(20)
+        timeout: Duration = .seconds(60)
     ) async throws -> ProcessOutcome {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("PluginProtocolTests-\(UUID().uuidString)")
@@ -124,7 +125,7 @@ enum ChildProcess {
         try? inputPipe.fileHandleForWriting.close()
 
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
+        let deadline = clock.now.advanced(by: TestWait.bound(timeout))
         var timedOut = false
         while process.isRunning {
             if clock.now >= deadline {

@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKitSignals
+import TestWaiting
 import Testing
 
 #if canImport(Glibc)
@@ -55,10 +56,11 @@ package struct ProcessScenarios {
                 "serve", "--component", "app", "--log", log, "--signals", "5",
                 "--prefix", "x", "--ready", ready,
             ] + kind.probeArguments(folder.path), output: output)
-        // Waits (up to two minutes) for the consumers to be registered; not a timing assertion.
-        for _ in 0..<12_000 where !FileManager.default.fileExists(atPath: ready) && server.isRunning {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        // Waits (two minutes, scaled: TestWait) for the consumers to be registered; not a timing assertion.
+        await TestWait.expect(
+            "the serving probe to register its consumers", limit: .seconds(120),
+            seen: { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        ) { FileManager.default.fileExists(atPath: ready) || !server.isRunning }
         let posted = try await probe(kind, ["post", "--component", "sync", "--signals", "5", "--prefix", "x"])
         #expect(posted.status == 0, "\(posted.output)")
         #expect(
@@ -312,10 +314,12 @@ package struct ProcessScenarios {
         let stopped = try Probe.start(
             ["consume", "--component", "app", "--stop-at", "afterClaim", "--ready", ready, "--stop"]
                 + kind.probeArguments(folder.path), output: stoppedOutput)
-        // Waits (up to two minutes) until it holds its claims and is stopped; not a timing assertion.
-        for _ in 0..<12_000 where !(FileManager.default.fileExists(atPath: ready) && Probe.isStopped(stopped)) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        // Waits (two minutes, scaled: TestWait) until it holds its claims and is stopped; not a timing
+        // assertion.
+        await TestWait.expect(
+            "the first consumer to hold its claims and stop", limit: .seconds(120),
+            seen: { (try? String(contentsOfFile: stoppedOutput, encoding: .utf8)) ?? "" }
+        ) { FileManager.default.fileExists(atPath: ready) && Probe.isStopped(stopped) }
         #expect(Probe.isStopped(stopped), "the first consumer is stopped while it holds claims")
         #expect(try await store.statistics().claimedDeliveries == 12)
         try FileManager.default.removeItem(atPath: folder.path + "/signals.sqlite.runs")

@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKitSignals
+import TestWaiting
 import Testing
 
 #if canImport(Glibc)
@@ -43,9 +44,9 @@ package struct PromiseScenarios {
                     + kind.probeArguments(folder.path), output: output)
             waiters += 1
             // The random time runs from when the process awaits (a loaded machine starts it slowly).
-            for _ in 0..<6_000 where waiter.isRunning {
-                if (try? String(contentsOfFile: output, encoding: .utf8))?.contains("awaiting") == true { break }
-                try await Task.sleep(for: .milliseconds(10))
+            let said = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+            await TestWait.expect("waiter \(waiters) to await its promises", seen: { said() }) {
+                !waiter.isRunning || said().contains("awaiting")
             }
             let end = min(settlements, settled + Int.random(in: 5...15, using: &random))
             let settlerOutput = folder.path + "/settle-\(waiters).out"

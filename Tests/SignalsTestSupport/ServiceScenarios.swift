@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKitSignals
+import TestWaiting
 import Testing
 
 #if canImport(Glibc)
@@ -35,15 +36,15 @@ package struct ServiceScenarios {
                 "--prefix", "g", "--handler-ms", "\(handlerMilliseconds)", "--grace-ms", "\(graceMilliseconds)",
             ] + kind.probeArguments(folder.path), output: output)
         let pid = String(server.processIdentifier)
-        // Waits (up to two minutes) for the group to run and a handler of the service to start; not a
-        // timing assertion.
-        for _ in 0..<12_000 where server.isRunning {
-            if FileManager.default.fileExists(atPath: ready),
-                HandlerLog(path: log).entries.contains(where: { !$0.isEnd && $0.pid == pid })
-            {
-                break
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        // Waits (two minutes, scaled: TestWait) for the group to run and a handler of the service to
+        // start; not a timing assertion.
+        await TestWait.expect(
+            "the service to start a handler", limit: .seconds(120),
+            seen: { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        ) {
+            !server.isRunning
+                || (FileManager.default.fileExists(atPath: ready)
+                    && HandlerLog(path: log).entries.contains(where: { !$0.isEnd && $0.pid == pid }))
         }
         kill(server.processIdentifier, SIGTERM)
         await Probe.finish(server)

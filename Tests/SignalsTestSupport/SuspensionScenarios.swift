@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKitSignals
+import TestWaiting
 import Testing
 
 #if canImport(Glibc)
@@ -28,10 +29,10 @@ package struct SuspensionScenarios {
 
         var text: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
 
-        /// Waits (up to two minutes) until `path` exists; not a timing assertion.
+        /// Waits (two minutes, scaled: TestWait) until `path` exists; not a timing assertion.
         func waitFor(_ path: String) async throws {
-            for _ in 0..<12_000 where !FileManager.default.fileExists(atPath: path) && process.isRunning {
-                try await Task.sleep(for: .milliseconds(10))
+            await TestWait.expect("the probe to make \(path)", limit: .seconds(120), seen: { text }) {
+                FileManager.default.fileExists(atPath: path) || !process.isRunning
             }
             #expect(FileManager.default.fileExists(atPath: path), "\(path) was not made: \(text)")
         }

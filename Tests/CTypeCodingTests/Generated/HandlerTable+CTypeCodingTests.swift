@@ -28,29 +28,43 @@ extension HandlerTable {
 // MARK: Geometry.collect
 
 extension Geometry {
-    /// The registry entry of `Geometry.collect`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Geometry.collect`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func collectHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("points", [HKPoint].self), .required("state", HKState.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("points", [HKPoint].self))
+        parameters.append(.required("state", HKState.self))
         return HandlerDescriptor(id: "Geometry.collect", parameters: parameters, invoke: { arguments in
-            try Geometry.collect(points: arguments.required("points"), state: arguments.required("state"))
+            let points: [HKPoint] = try arguments.required("points")
+            let state: HKState = try arguments.required("state")
+            Geometry.collect(points: points, state: state)
         })
     }
 
     /// The id of `Geometry.collect` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var collectHandlerID: HandlerID { HandlerID("Geometry.collect") }
 
-    /// A new `Handler` for `Geometry.collect` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func collectHandler(points: [HKPoint]? = nil, state: HKState? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Geometry.collect` with these values bound (`nil` leaves one to call time).
+    nonisolated static func collectHandler(
+        points: [HKPoint]? = nil, state: HKState? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("points", points)
         bindings.bind("state", state)
-        return try Handler(id: "Geometry.collect", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Geometry.collect", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Geometry.collect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callCollectHandler(_ handler: Handler, points: [HKPoint]? = nil, state: HKState? = nil) throws {
+    /// Calls `handler` as `Geometry.collect` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callCollectHandler(_ handler: Handler,
+        points: [HKPoint]? = nil, state: HKState? = nil
+    ) throws {
         try handler.callBound(as: "Geometry.collect") { arguments in
-            try Geometry.collect(points: points ?? arguments.required("points"), state: state ?? arguments.required("state"))
+            let points: [HKPoint] = try points ?? arguments.required("points")
+            let state: HKState = try state ?? arguments.required("state")
+            Geometry.collect(points: points, state: state)
         }
     }
 }
@@ -58,31 +72,51 @@ extension Geometry {
 // MARK: Geometry.inspect
 
 extension Geometry {
-    /// The registry entry of `Geometry.inspect`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Geometry.inspect`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func inspectHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("everything", HKEverything.self), .optional("color", HKColor.self), .required("mode", HKMode.self), .required("line", CFixtureTypes.HKLine.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("everything", HKEverything.self))
+        parameters.append(.optional("color", HKColor.self))
+        parameters.append(.required("mode", HKMode.self))
+        parameters.append(.required("line", CFixtureTypes.HKLine.self))
         return HandlerDescriptor(id: "Geometry.inspect", parameters: parameters, invoke: { arguments in
-            try Geometry.inspect(everything: arguments.required("everything"), color: arguments.optional("color"), mode: arguments.required("mode"), line: arguments.required("line"))
+            let everything: HKEverything = try arguments.required("everything")
+            let color: HKColor? = try arguments.optional("color")
+            let mode: HKMode = try arguments.required("mode")
+            let line: CFixtureTypes.HKLine = try arguments.required("line")
+            Geometry.inspect(everything: everything, color: color, mode: mode, line: line)
         })
     }
 
     /// The id of `Geometry.inspect` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var inspectHandlerID: HandlerID { HandlerID("Geometry.inspect") }
 
-    /// A new `Handler` for `Geometry.inspect` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func inspectHandler(everything: HKEverything? = nil, color: HKColor? = nil, mode: HKMode? = nil, line: CFixtureTypes.HKLine? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Geometry.inspect` with these values bound (`nil` leaves one to call time).
+    nonisolated static func inspectHandler(
+        everything: HKEverything? = nil, color: HKColor? = nil, mode: HKMode? = nil, line: CFixtureTypes.HKLine? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("everything", everything)
         bindings.bind("color", color)
         bindings.bind("mode", mode)
         bindings.bind("line", line)
-        return try Handler(id: "Geometry.inspect", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Geometry.inspect", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Geometry.inspect`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callInspectHandler(_ handler: Handler, everything: HKEverything? = nil, color: HKColor? = nil, mode: HKMode? = nil, line: CFixtureTypes.HKLine? = nil) throws {
+    /// Calls `handler` as `Geometry.inspect` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callInspectHandler(_ handler: Handler,
+        everything: HKEverything? = nil, color: HKColor? = nil, mode: HKMode? = nil, line: CFixtureTypes.HKLine? = nil
+    ) throws {
         try handler.callBound(as: "Geometry.inspect") { arguments in
-            try Geometry.inspect(everything: everything ?? arguments.required("everything"), color: color ?? arguments.optional("color"), mode: mode ?? arguments.required("mode"), line: line ?? arguments.required("line"))
+            let everything: HKEverything = try everything ?? arguments.required("everything")
+            let color: HKColor? = try color ?? arguments.optional("color")
+            let mode: HKMode = try mode ?? arguments.required("mode")
+            let line: CFixtureTypes.HKLine = try line ?? arguments.required("line")
+            Geometry.inspect(everything: everything, color: color, mode: mode, line: line)
         }
     }
 }
@@ -90,28 +124,39 @@ extension Geometry {
 // MARK: Geometry.label
 
 extension Geometry {
-    /// The registry entry of `Geometry.label`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Geometry.label`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func labelHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("label", HKLabel.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("label", HKLabel.self))
         return HandlerDescriptor(id: "Geometry.label", parameters: parameters, invoke: { arguments in
-            try Geometry.label(label: arguments.required("label"))
+            let label: HKLabel = try arguments.required("label")
+            Geometry.label(label: label)
         })
     }
 
     /// The id of `Geometry.label` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var labelHandlerID: HandlerID { HandlerID("Geometry.label") }
 
-    /// A new `Handler` for `Geometry.label` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func labelHandler(label: HKLabel? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Geometry.label` with these values bound (`nil` leaves one to call time).
+    nonisolated static func labelHandler(
+        label: HKLabel? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("label", label)
-        return try Handler(id: "Geometry.label", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Geometry.label", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Geometry.label`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callLabelHandler(_ handler: Handler, label: HKLabel? = nil) throws {
+    /// Calls `handler` as `Geometry.label` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callLabelHandler(_ handler: Handler,
+        label: HKLabel? = nil
+    ) throws {
         try handler.callBound(as: "Geometry.label") { arguments in
-            try Geometry.label(label: label ?? arguments.required("label"))
+            let label: HKLabel = try label ?? arguments.required("label")
+            Geometry.label(label: label)
         }
     }
 }
@@ -119,29 +164,43 @@ extension Geometry {
 // MARK: Geometry.move
 
 extension Geometry {
-    /// The registry entry of `Geometry.move`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Geometry.move`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func moveHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("point", HKPoint.self), .optional("offset", Double.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("point", HKPoint.self))
+        parameters.append(.optional("offset", Double.self))
         return HandlerDescriptor(id: "Geometry.move", parameters: parameters, invoke: { arguments in
-            try Geometry.move(point: arguments.required("point"), by: arguments.value("offset", default: 0))
+            let point: HKPoint = try arguments.required("point")
+            let offset: Double = try arguments.value("offset", default: 0)
+            Geometry.move(point: point, by: offset)
         })
     }
 
     /// The id of `Geometry.move` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var moveHandlerID: HandlerID { HandlerID("Geometry.move") }
 
-    /// A new `Handler` for `Geometry.move` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func moveHandler(point: HKPoint? = nil, offset: Double? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Geometry.move` with these values bound (`nil` leaves one to call time).
+    nonisolated static func moveHandler(
+        point: HKPoint? = nil, offset: Double? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("point", point)
         bindings.bind("offset", offset)
-        return try Handler(id: "Geometry.move", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Geometry.move", module: "CTypeCodingTests", table: "cTypeCodingTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Geometry.move`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callMoveHandler(_ handler: Handler, point: HKPoint? = nil, offset: Double? = nil) throws {
+    /// Calls `handler` as `Geometry.move` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callMoveHandler(_ handler: Handler,
+        point: HKPoint? = nil, offset: Double? = nil
+    ) throws {
         try handler.callBound(as: "Geometry.move") { arguments in
-            try Geometry.move(point: point ?? arguments.required("point"), by: offset ?? arguments.value("offset", default: 0))
+            let point: HKPoint = try point ?? arguments.required("point")
+            let offset: Double = try offset ?? arguments.value("offset", default: 0)
+            Geometry.move(point: point, by: offset)
         }
     }
 }

@@ -49,28 +49,39 @@ extension HandlerTable {
 // MARK: Banner.show
 
 extension Banner {
-    /// The registry entry of `Banner.show`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Banner.show`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func showHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("text", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("text", String.self))
         return HandlerDescriptor(id: "Banner.show", parameters: parameters, invokeAsync: { @MainActor arguments in
-            try Banner.show(text: arguments.required("text"))
+            let text: String = try arguments.required("text")
+            Banner.show(text: text)
         })
     }
 
     /// The id of `Banner.show` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var showHandlerID: HandlerID { HandlerID("Banner.show") }
 
-    /// A new `Handler` for `Banner.show` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func showHandler(text: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Banner.show` with these values bound (`nil` leaves one to call time).
+    nonisolated static func showHandler(
+        text: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("text", text)
-        return try Handler(id: "Banner.show", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Banner.show", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Banner.show`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    @MainActor static func callShowHandler(_ handler: Handler, text: String? = nil) async throws {
+    /// Calls `handler` as `Banner.show` with these call-time values (`nil` keeps the bound one).
+    @MainActor static func callShowHandler(_ handler: Handler,
+        text: String? = nil
+    ) async throws {
         try await handler.callBound(as: "Banner.show") { arguments async throws in
-            try Banner.show(text: text ?? arguments.required("text"))
+            let text: String = try text ?? arguments.required("text")
+            Banner.show(text: text)
         }
     }
 }
@@ -78,31 +89,51 @@ extension Banner {
 // MARK: Carbons.enabled
 
 extension Carbons {
-    /// The registry entry of `Carbons.enabled`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Carbons.enabled`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("account", Account.self), .required("iqNode", IQ.self), .optional("limit", Int.self), .optional("note", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("account", Account.self))
+        parameters.append(.required("iqNode", IQ.self))
+        parameters.append(.optional("limit", Int.self))
+        parameters.append(.optional("note", String.self))
         return HandlerDescriptor(id: "Carbons.enabled", parameters: parameters, invoke: { arguments in
-            try Carbons.enabled(account: arguments.required("account"), iqNode: arguments.required("iqNode"), limit: arguments.value("limit", default: defaultLimit), note: arguments.optional("note"))
+            let account: Account = try arguments.required("account")
+            let iqNode: IQ = try arguments.required("iqNode")
+            let limit: Int = try arguments.value("limit", default: defaultLimit)
+            let note: String? = try arguments.optional("note")
+            Carbons.enabled(account: account, iqNode: iqNode, limit: limit, note: note)
         })
     }
 
     /// The id of `Carbons.enabled` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var enabledHandlerID: HandlerID { HandlerID("Carbons.enabled") }
 
-    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to call time).
+    nonisolated static func enabledHandler(
+        account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Carbons.enabled", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callEnabledHandler(_ handler: Handler, account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil) throws {
+    /// Calls `handler` as `Carbons.enabled` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callEnabledHandler(_ handler: Handler,
+        account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil
+    ) throws {
         try handler.callBound(as: "Carbons.enabled") { arguments in
-            try Carbons.enabled(account: account ?? arguments.required("account"), iqNode: iqNode ?? arguments.required("iqNode"), limit: limit ?? arguments.value("limit", default: defaultLimit), note: note ?? arguments.optional("note"))
+            let account: Account = try account ?? arguments.required("account")
+            let iqNode: IQ = try iqNode ?? arguments.required("iqNode")
+            let limit: Int = try limit ?? arguments.value("limit", default: defaultLimit)
+            let note: String? = try note ?? arguments.optional("note")
+            Carbons.enabled(account: account, iqNode: iqNode, limit: limit, note: note)
         }
     }
 }
@@ -111,28 +142,39 @@ extension Carbons {
 
 #if os(Linux) || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(Windows)
 extension Conditional {
-    /// The registry entry of `Conditional.active`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Conditional.active`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func activeHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("value", Int.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("value", Int.self))
         return HandlerDescriptor(id: "Conditional.active", parameters: parameters, invoke: { arguments in
-            try Conditional.active(value: arguments.required("value"))
+            let value: Int = try arguments.required("value")
+            Conditional.active(value: value)
         })
     }
 
     /// The id of `Conditional.active` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var activeHandlerID: HandlerID { HandlerID("Conditional.active") }
 
-    /// A new `Handler` for `Conditional.active` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func activeHandler(value: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.active` with these values bound (`nil` leaves one to call time).
+    nonisolated static func activeHandler(
+        value: Int? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.active", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Conditional.active", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Conditional.active`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callActiveHandler(_ handler: Handler, value: Int? = nil) throws {
+    /// Calls `handler` as `Conditional.active` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callActiveHandler(_ handler: Handler,
+        value: Int? = nil
+    ) throws {
         try handler.callBound(as: "Conditional.active") { arguments in
-            try Conditional.active(value: value ?? arguments.required("value"))
+            let value: Int = try value ?? arguments.required("value")
+            Conditional.active(value: value)
         }
     }
 }
@@ -142,28 +184,39 @@ extension Conditional {
 
 #if !(HANDLERKIT_NEVER_DEFINED) && (HANDLERKIT_ALSO_NEVER_DEFINED)
 extension Conditional {
-    /// The registry entry of `Conditional.alsoInactive`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Conditional.alsoInactive`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func alsoInactiveHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("value", AnotherMissingType.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("value", AnotherMissingType.self))
         return HandlerDescriptor(id: "Conditional.alsoInactive", parameters: parameters, invoke: { arguments in
-            try Conditional.alsoInactive(value: arguments.required("value"))
+            let value: AnotherMissingType = try arguments.required("value")
+            Conditional.alsoInactive(value: value)
         })
     }
 
     /// The id of `Conditional.alsoInactive` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var alsoInactiveHandlerID: HandlerID { HandlerID("Conditional.alsoInactive") }
 
-    /// A new `Handler` for `Conditional.alsoInactive` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func alsoInactiveHandler(value: AnotherMissingType? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.alsoInactive` with these values bound (`nil` leaves one to call time).
+    nonisolated static func alsoInactiveHandler(
+        value: AnotherMissingType? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.alsoInactive", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Conditional.alsoInactive", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Conditional.alsoInactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callAlsoInactiveHandler(_ handler: Handler, value: AnotherMissingType? = nil) throws {
+    /// Calls `handler` as `Conditional.alsoInactive` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callAlsoInactiveHandler(_ handler: Handler,
+        value: AnotherMissingType? = nil
+    ) throws {
         try handler.callBound(as: "Conditional.alsoInactive") { arguments in
-            try Conditional.alsoInactive(value: value ?? arguments.required("value"))
+            let value: AnotherMissingType = try value ?? arguments.required("value")
+            Conditional.alsoInactive(value: value)
         }
     }
 }
@@ -173,28 +226,39 @@ extension Conditional {
 
 #if !(HANDLERKIT_NEVER_DEFINED) && !(HANDLERKIT_ALSO_NEVER_DEFINED)
 extension Conditional {
-    /// The registry entry of `Conditional.fallback`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Conditional.fallback`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func fallbackHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.optional("value", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.optional("value", String.self))
         return HandlerDescriptor(id: "Conditional.fallback", parameters: parameters, invoke: { arguments in
-            try Conditional.fallback(value: arguments.value("value", default: "fallback"))
+            let value: String = try arguments.value("value", default: "fallback")
+            Conditional.fallback(value: value)
         })
     }
 
     /// The id of `Conditional.fallback` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var fallbackHandlerID: HandlerID { HandlerID("Conditional.fallback") }
 
-    /// A new `Handler` for `Conditional.fallback` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func fallbackHandler(value: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.fallback` with these values bound (`nil` leaves one to call time).
+    nonisolated static func fallbackHandler(
+        value: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.fallback", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Conditional.fallback", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Conditional.fallback`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callFallbackHandler(_ handler: Handler, value: String? = nil) throws {
+    /// Calls `handler` as `Conditional.fallback` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callFallbackHandler(_ handler: Handler,
+        value: String? = nil
+    ) throws {
         try handler.callBound(as: "Conditional.fallback") { arguments in
-            try Conditional.fallback(value: value ?? arguments.value("value", default: "fallback"))
+            let value: String = try value ?? arguments.value("value", default: "fallback")
+            Conditional.fallback(value: value)
         }
     }
 }
@@ -204,28 +268,39 @@ extension Conditional {
 
 #if HANDLERKIT_NEVER_DEFINED
 extension Conditional {
-    /// The registry entry of `Conditional.inactive`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Conditional.inactive`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func inactiveHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("value", TypeThatDoesNotExist.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("value", TypeThatDoesNotExist.self))
         return HandlerDescriptor(id: "Conditional.inactive", parameters: parameters, invoke: { arguments in
-            try Conditional.inactive(value: arguments.required("value"))
+            let value: TypeThatDoesNotExist = try arguments.required("value")
+            Conditional.inactive(value: value)
         })
     }
 
     /// The id of `Conditional.inactive` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var inactiveHandlerID: HandlerID { HandlerID("Conditional.inactive") }
 
-    /// A new `Handler` for `Conditional.inactive` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func inactiveHandler(value: TypeThatDoesNotExist? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Conditional.inactive` with these values bound (`nil` leaves one to call time).
+    nonisolated static func inactiveHandler(
+        value: TypeThatDoesNotExist? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("value", value)
-        return try Handler(id: "Conditional.inactive", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Conditional.inactive", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Conditional.inactive`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callInactiveHandler(_ handler: Handler, value: TypeThatDoesNotExist? = nil) throws {
+    /// Calls `handler` as `Conditional.inactive` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callInactiveHandler(_ handler: Handler,
+        value: TypeThatDoesNotExist? = nil
+    ) throws {
         try handler.callBound(as: "Conditional.inactive") { arguments in
-            try Conditional.inactive(value: value ?? arguments.required("value"))
+            let value: TypeThatDoesNotExist = try value ?? arguments.required("value")
+            Conditional.inactive(value: value)
         }
     }
 }
@@ -234,39 +309,69 @@ extension Conditional {
 // MARK: OMEMO.bundleFetched
 
 extension OMEMO {
-    /// The registry entry of `OMEMO.bundleFetched`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `OMEMO.bundleFetched`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("account", Account.self), .required("jid", String.self), .required("success", Bool.self),
-            .optional("errorReason", String.self), .required("rid", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("account", Account.self))
+        parameters.append(.required("jid", String.self))
+        parameters.append(.required("success", Bool.self))
+        parameters.append(.optional("errorReason", String.self))
+        parameters.append(.required("rid", String.self))
         return HandlerDescriptor(id: "OMEMO.bundleFetched", parameters: parameters, invokeAsync: { arguments in
-            let account: Account = try arguments.required("account"); let jid: String = try arguments.required("jid"); let success: Bool = try arguments.required("success")
-            let errorReason: String? = try arguments.optional("errorReason"); let rid: String = try arguments.required("rid")
-            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+            let account: Account = try arguments.required("account")
+            let jid: String = try arguments.required("jid")
+            let success: Bool = try arguments.required("success")
+            let errorReason: String? = try arguments.optional("errorReason")
+            let rid: String = try arguments.required("rid")
+            try await account.omemo.bundleFetched(
+                account: account,
+                jid: jid,
+                success: success,
+                errorReason: errorReason,
+                rid: rid
+            )
         })
     }
 
     /// The id of `OMEMO.bundleFetched` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var bundleFetchedHandlerID: HandlerID { HandlerID("OMEMO.bundleFetched") }
 
-    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to call time).
+    nonisolated static func bundleFetchedHandler(
+        account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("jid", jid)
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "OMEMO.bundleFetched", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callBundleFetchedHandler(_ handler: Handler, account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil) async throws {
+    /// Calls `handler` as `OMEMO.bundleFetched` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callBundleFetchedHandler(_ handler: Handler,
+        account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil
+    ) async throws {
         try await handler.callBound(as: "OMEMO.bundleFetched") { arguments in
-            let account: Account = try account ?? arguments.required("account"); let jid: String = try jid ?? arguments.required("jid"); let success: Bool = try success ?? arguments.required("success")
-            let errorReason: String? = try errorReason ?? arguments.optional("errorReason"); let rid: String = try rid ?? arguments.required("rid")
-            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+            let account: Account = try account ?? arguments.required("account")
+            let jid: String = try jid ?? arguments.required("jid")
+            let success: Bool = try success ?? arguments.required("success")
+            let errorReason: String? = try errorReason ?? arguments.optional("errorReason")
+            let rid: String = try rid ?? arguments.required("rid")
+            try await account.omemo.bundleFetched(
+                account: account,
+                jid: jid,
+                success: success,
+                errorReason: errorReason,
+                rid: rid
+            )
         }
     }
 }
@@ -274,29 +379,43 @@ extension OMEMO {
 // MARK: Outer.Inner.convert
 
 extension Outer.Inner {
-    /// The registry entry of `Outer.Inner.convert`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Outer.Inner.convert`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("kind", Kind.self), .optional("values", [String: Int].self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("kind", Kind.self))
+        parameters.append(.optional("values", [String: Int].self))
         return HandlerDescriptor(id: "Outer.Inner.convert", parameters: parameters, invoke: { arguments in
-            try Outer.Inner.convert(arguments.required("kind"), values: arguments.optional("values"))
+            let kind: Kind = try arguments.required("kind")
+            let values: [String: Int]? = try arguments.optional("values")
+            try Outer.Inner.convert(kind, values: values)
         })
     }
 
     /// The id of `Outer.Inner.convert` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var convertHandlerID: HandlerID { HandlerID("Outer.Inner.convert") }
 
-    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func convertHandler(kind: Kind? = nil, values: [String: Int]? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to call time).
+    nonisolated static func convertHandler(
+        kind: Kind? = nil, values: [String: Int]? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("kind", kind)
         bindings.bind("values", values)
-        return try Handler(id: "Outer.Inner.convert", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Outer.Inner.convert", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callConvertHandler(_ handler: Handler, kind: Kind? = nil, values: [String: Int]? = nil) throws {
+    /// Calls `handler` as `Outer.Inner.convert` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callConvertHandler(_ handler: Handler,
+        kind: Kind? = nil, values: [String: Int]? = nil
+    ) throws {
         try handler.callBound(as: "Outer.Inner.convert") { arguments in
-            try Outer.Inner.convert(kind ?? arguments.required("kind"), values: values ?? arguments.optional("values"))
+            let kind: Kind = try kind ?? arguments.required("kind")
+            let values: [String: Int]? = try values ?? arguments.optional("values")
+            try Outer.Inner.convert(kind, values: values)
         }
     }
 }
@@ -304,28 +423,39 @@ extension Outer.Inner {
 // MARK: Outer.Inner.wait
 
 extension Outer.Inner {
-    /// The registry entry of `Outer.Inner.wait`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Outer.Inner.wait`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func waitHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("milliseconds", Int.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("milliseconds", Int.self))
         return HandlerDescriptor(id: "Outer.Inner.wait", parameters: parameters, invokeAsync: { arguments in
-            try await Outer.Inner.wait(milliseconds: arguments.required("milliseconds"))
+            let milliseconds: Int = try arguments.required("milliseconds")
+            await Outer.Inner.wait(milliseconds: milliseconds)
         })
     }
 
     /// The id of `Outer.Inner.wait` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var waitHandlerID: HandlerID { HandlerID("Outer.Inner.wait") }
 
-    /// A new `Handler` for `Outer.Inner.wait` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func waitHandler(milliseconds: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Outer.Inner.wait` with these values bound (`nil` leaves one to call time).
+    nonisolated static func waitHandler(
+        milliseconds: Int? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("milliseconds", milliseconds)
-        return try Handler(id: "Outer.Inner.wait", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Outer.Inner.wait", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Outer.Inner.wait`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callWaitHandler(_ handler: Handler, milliseconds: Int? = nil) async throws {
+    /// Calls `handler` as `Outer.Inner.wait` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callWaitHandler(_ handler: Handler,
+        milliseconds: Int? = nil
+    ) async throws {
         try await handler.callBound(as: "Outer.Inner.wait") { arguments in
-            try await Outer.Inner.wait(milliseconds: milliseconds ?? arguments.required("milliseconds"))
+            let milliseconds: Int = try milliseconds ?? arguments.required("milliseconds")
+            await Outer.Inner.wait(milliseconds: milliseconds)
         }
     }
 }
@@ -333,11 +463,17 @@ extension Outer.Inner {
 // MARK: Paging.fetch
 
 extension Paging {
-    /// The registry entry of `Paging.fetch`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Paging.fetch`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func fetchHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("page", Int.self), .optional("size", Int.self), .optional("origin", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("page", Int.self))
+        parameters.append(.optional("size", Int.self))
+        parameters.append(.optional("origin", String.self))
         return HandlerDescriptor(id: "Paging.fetch", parameters: parameters, invoke: { arguments in
-            let page: Int = try arguments.required("page"); let size: Int? = try arguments.optional("size"); let origin: String? = try arguments.optional("origin")
+            let page: Int = try arguments.required("page")
+            let size: Int? = try arguments.optional("size")
+            let origin: String? = try arguments.optional("origin")
             if let size, let origin {
                 Paging.fetch(page: page, size: size, origin: origin)
             } else if let size {
@@ -353,19 +489,28 @@ extension Paging {
     /// The id of `Paging.fetch` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var fetchHandlerID: HandlerID { HandlerID("Paging.fetch") }
 
-    /// A new `Handler` for `Paging.fetch` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func fetchHandler(page: Int? = nil, size: Int? = nil, origin: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Paging.fetch` with these values bound (`nil` leaves one to call time).
+    nonisolated static func fetchHandler(
+        page: Int? = nil, size: Int? = nil, origin: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("page", page)
         bindings.bind("size", size)
         bindings.bind("origin", origin)
-        return try Handler(id: "Paging.fetch", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Paging.fetch", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Paging.fetch`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callFetchHandler(_ handler: Handler, page: Int? = nil, size: Int? = nil, origin: String? = nil) throws {
+    /// Calls `handler` as `Paging.fetch` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callFetchHandler(_ handler: Handler,
+        page: Int? = nil, size: Int? = nil, origin: String? = nil
+    ) throws {
         try handler.callBound(as: "Paging.fetch") { arguments in
-            let page: Int = try page ?? arguments.required("page"); let size: Int? = try size ?? arguments.optional("size"); let origin: String? = try origin ?? arguments.optional("origin")
+            let page: Int = try page ?? arguments.required("page")
+            let size: Int? = try size ?? arguments.optional("size")
+            let origin: String? = try origin ?? arguments.optional("origin")
             if let size, let origin {
                 Paging.fetch(page: page, size: size, origin: origin)
             } else if let size {
@@ -382,28 +527,39 @@ extension Paging {
 // MARK: Screens.dismiss
 
 extension Screens {
-    /// The registry entry of `Screens.dismiss`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Screens.dismiss`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func dismissHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.optional("animated", Bool.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.optional("animated", Bool.self))
         return HandlerDescriptor(id: "Screens.dismiss", parameters: parameters, invokeAsync: { @MainActor arguments in
-            try Screens.dismiss(animated: arguments.value("animated", default: true))
+            let animated: Bool = try arguments.value("animated", default: true)
+            Screens.dismiss(animated: animated)
         })
     }
 
     /// The id of `Screens.dismiss` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var dismissHandlerID: HandlerID { HandlerID("Screens.dismiss") }
 
-    /// A new `Handler` for `Screens.dismiss` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func dismissHandler(animated: Bool? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Screens.dismiss` with these values bound (`nil` leaves one to call time).
+    nonisolated static func dismissHandler(
+        animated: Bool? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("animated", animated)
-        return try Handler(id: "Screens.dismiss", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Screens.dismiss", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Screens.dismiss`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    @MainActor static func callDismissHandler(_ handler: Handler, animated: Bool? = nil) async throws {
+    /// Calls `handler` as `Screens.dismiss` with these call-time values (`nil` keeps the bound one).
+    @MainActor static func callDismissHandler(_ handler: Handler,
+        animated: Bool? = nil
+    ) async throws {
         try await handler.callBound(as: "Screens.dismiss") { arguments async throws in
-            try Screens.dismiss(animated: animated ?? arguments.value("animated", default: true))
+            let animated: Bool = try animated ?? arguments.value("animated", default: true)
+            Screens.dismiss(animated: animated)
         }
     }
 }
@@ -411,28 +567,39 @@ extension Screens {
 // MARK: Screens.present
 
 extension Screens {
-    /// The registry entry of `Screens.present`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Screens.present`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func presentHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("title", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("title", String.self))
         return HandlerDescriptor(id: "Screens.present", parameters: parameters, invokeAsync: { @MainActor arguments in
-            try await Screens.present(title: arguments.required("title"))
+            let title: String = try arguments.required("title")
+            await Screens.present(title: title)
         })
     }
 
     /// The id of `Screens.present` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var presentHandlerID: HandlerID { HandlerID("Screens.present") }
 
-    /// A new `Handler` for `Screens.present` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func presentHandler(title: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Screens.present` with these values bound (`nil` leaves one to call time).
+    nonisolated static func presentHandler(
+        title: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("title", title)
-        return try Handler(id: "Screens.present", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Screens.present", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Screens.present`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    @MainActor static func callPresentHandler(_ handler: Handler, title: String? = nil) async throws {
+    /// Calls `handler` as `Screens.present` with these call-time values (`nil` keeps the bound one).
+    @MainActor static func callPresentHandler(_ handler: Handler,
+        title: String? = nil
+    ) async throws {
         try await handler.callBound(as: "Screens.present") { arguments async throws in
-            try await Screens.present(title: title ?? arguments.required("title"))
+            let title: String = try title ?? arguments.required("title")
+            await Screens.present(title: title)
         }
     }
 }
@@ -440,29 +607,43 @@ extension Screens {
 // MARK: Service.restart
 
 extension Service {
-    /// The registry entry of `Service.restart`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Service.restart`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func restartHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("reason", String.self), .optional("attempts", [Int].self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("reason", String.self))
+        parameters.append(.optional("attempts", [Int].self))
         return HandlerDescriptor(id: "Service.restart", parameters: parameters, invoke: { arguments in
-            try Service.restart(reason: arguments.required("reason"), attempts: arguments.value("attempts", default: [1, 2]))
+            let reason: String = try arguments.required("reason")
+            let attempts: [Int] = try arguments.value("attempts", default: [1, 2])
+            try Service.restart(reason: reason, attempts: attempts)
         })
     }
 
     /// The id of `Service.restart` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var restartHandlerID: HandlerID { HandlerID("Service.restart") }
 
-    /// A new `Handler` for `Service.restart` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func restartHandler(reason: String? = nil, attempts: [Int]? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Service.restart` with these values bound (`nil` leaves one to call time).
+    nonisolated static func restartHandler(
+        reason: String? = nil, attempts: [Int]? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("reason", reason)
         bindings.bind("attempts", attempts)
-        return try Handler(id: "Service.restart", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Service.restart", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Service.restart`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callRestartHandler(_ handler: Handler, reason: String? = nil, attempts: [Int]? = nil) throws {
+    /// Calls `handler` as `Service.restart` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callRestartHandler(_ handler: Handler,
+        reason: String? = nil, attempts: [Int]? = nil
+    ) throws {
         try handler.callBound(as: "Service.restart") { arguments in
-            try Service.restart(reason: reason ?? arguments.required("reason"), attempts: attempts ?? arguments.value("attempts", default: [1, 2]))
+            let reason: String = try reason ?? arguments.required("reason")
+            let attempts: [Int] = try attempts ?? arguments.value("attempts", default: [1, 2])
+            try Service.restart(reason: reason, attempts: attempts)
         }
     }
 }
@@ -470,119 +651,173 @@ extension Service {
 // MARK: Session.send
 
 extension Session {
-    /// The registry entry of `Session.send`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Session.send`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func sendHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("text", String.self), .required("connection", Connection.self), .optional("retries", Int.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("text", String.self))
+        parameters.append(.required("connection", Connection.self))
+        parameters.append(.optional("retries", Int.self))
         return HandlerDescriptor(id: "Session.send", parameters: parameters, invoke: { arguments in
-            try Session.send(text: arguments.required("text"), over: arguments.required("connection"), retries: arguments.value("retries", default: retries))
+            let text: String = try arguments.required("text")
+            let connection: Connection = try arguments.required("connection")
+            let retries: Int = try arguments.value("retries", default: retries)
+            Session.send(text: text, over: connection, retries: retries)
         })
     }
 
     /// The id of `Session.send` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var sendHandlerID: HandlerID { HandlerID("Session.send") }
 
-    /// A new `Handler` for `Session.send` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func sendHandler(text: String? = nil, connection: Connection? = nil, retries: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Session.send` with these values bound (`nil` leaves one to call time).
+    nonisolated static func sendHandler(
+        text: String? = nil, connection: Connection? = nil, retries: Int? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("text", text)
         bindings.bind("connection", connection)
         bindings.bind("retries", retries)
-        return try Handler(id: "Session.send", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Session.send", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Session.send`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callSendHandler(_ handler: Handler, text: String? = nil, connection: Connection? = nil, retries retries_: Int? = nil) throws {
+    /// Calls `handler` as `Session.send` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callSendHandler(_ handler: Handler,
+        text: String? = nil, connection: Connection? = nil, retries retries_: Int? = nil
+    ) throws {
         try handler.callBound(as: "Session.send") { arguments in
-            try Session.send(text: text ?? arguments.required("text"), over: connection ?? arguments.required("connection"), retries: retries_ ?? arguments.value("retries", default: retries))
+            let text: String = try text ?? arguments.required("text")
+            let connection: Connection = try connection ?? arguments.required("connection")
+            let retries: Int = try retries_ ?? arguments.value("retries", default: retries)
+            Session.send(text: text, over: connection, retries: retries)
         }
     }
 }
 
 // MARK: chain
 
-/// The registry entry of `chain`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `chain`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func chainHandlerDescriptor() -> HandlerDescriptor {
-    let parameters: [HandlerParameter] = [.required("next", Handler.self), .optional("times", Int.self)]
+    var parameters: [HandlerParameter] = []
+    parameters.append(.required("next", Handler.self))
+    parameters.append(.optional("times", Int.self))
     return HandlerDescriptor(id: "chain", parameters: parameters, invoke: { arguments in
-        try chain(next: arguments.required("next"), times: arguments.value("times", default: 1))
+        let next: Handler = try arguments.required("next")
+        let times: Int = try arguments.value("times", default: 1)
+        try chain(next: next, times: times)
     })
 }
 
 /// The id of `chain` as a value the compiler checks, e.g. for an invalidation target.
 var chainHandlerID: HandlerID { HandlerID("chain") }
 
-/// A new `Handler` for `chain` with these values bound (`nil` leaves one to be passed at call time).
-func chainHandler(next: Handler? = nil, times: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+/// A new `Handler` for `chain` with these values bound (`nil` leaves one to call time).
+func chainHandler(
+    next: Handler? = nil, times: Int? = nil,
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("next", next)
     bindings.bind("times", times)
-    return try Handler(id: "chain", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(
+        id: "chain", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+        invalidation: invalidation?.id, registry: registry)
 }
 
-/// Calls `handler`, a handler of `chain`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-func callChainHandler(_ handler: Handler, next: Handler? = nil, times: Int? = nil) throws {
+/// Calls `handler` as `chain` with these call-time values (`nil` keeps the bound one).
+func callChainHandler(_ handler: Handler,
+    next: Handler? = nil, times: Int? = nil
+) throws {
     try handler.callBound(as: "chain") { arguments in
-        try chain(next: next ?? arguments.required("next"), times: times ?? arguments.value("times", default: 1))
+        let next: Handler = try next ?? arguments.required("next")
+        let times: Int = try times ?? arguments.value("times", default: 1)
+        try chain(next: next, times: times)
     }
 }
 
 // MARK: cleanup.v1
 
-/// The registry entry of `cleanup.v1`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `cleanup.v1`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
-    let parameters: [HandlerParameter] = [.required("reason", String.self)]
+    var parameters: [HandlerParameter] = []
+    parameters.append(.required("reason", String.self))
     return HandlerDescriptor(id: "cleanup.v1", parameters: parameters, invoke: { arguments in
-        try cleanUp(reason: arguments.required("reason"))
+        let reason: String = try arguments.required("reason")
+        cleanUp(reason: reason)
     })
 }
 
 /// The id of `cleanup.v1` as a value the compiler checks, e.g. for an invalidation target.
 var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
 
-/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
-func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to call time).
+func cleanUpHandler(
+    reason: String? = nil,
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(
+        id: "cleanup.v1", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+        invalidation: invalidation?.id, registry: registry)
 }
 
-/// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-func callCleanUpHandler(_ handler: Handler, reason: String? = nil) throws {
+/// Calls `handler` as `cleanup.v1` with these call-time values (`nil` keeps the bound one).
+func callCleanUpHandler(_ handler: Handler,
+    reason: String? = nil
+) throws {
     try handler.callBound(as: "cleanup.v1") { arguments in
-        try cleanUp(reason: reason ?? arguments.required("reason"))
+        let reason: String = try reason ?? arguments.required("reason")
+        cleanUp(reason: reason)
     }
 }
 
 // MARK: greet
 
-/// The registry entry of `greet`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `greet`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func greetHandlerDescriptor() -> HandlerDescriptor {
-    let parameters: [HandlerParameter] = [.optional("name", String.self)]
+    var parameters: [HandlerParameter] = []
+    parameters.append(.optional("name", String.self))
     return HandlerDescriptor(id: "greet", parameters: parameters, invoke: { arguments in
-        try greet(name: arguments.value("name", default: "world"))
+        let name: String? = try arguments.value("name", default: "world")
+        greet(name: name)
     })
 }
 
 /// The id of `greet` as a value the compiler checks, e.g. for an invalidation target.
 var greetHandlerID: HandlerID { HandlerID("greet") }
 
-/// A new `Handler` for `greet` with these values bound (`nil` leaves one to be passed at call time).
-func greetHandler(name: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+/// A new `Handler` for `greet` with these values bound (`nil` leaves one to call time).
+func greetHandler(
+    name: String? = nil,
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("name", name)
-    return try Handler(id: "greet", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(
+        id: "greet", module: "GeneratedCodeTests", table: "generatedCodeTests", bound: bindings,
+        invalidation: invalidation?.id, registry: registry)
 }
 
-/// Calls `handler`, a handler of `greet`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-func callGreetHandler(_ handler: Handler, name: String? = nil) throws {
+/// Calls `handler` as `greet` with these call-time values (`nil` keeps the bound one).
+func callGreetHandler(_ handler: Handler,
+    name: String? = nil
+) throws {
     try handler.callBound(as: "greet") { arguments in
-        try greet(name: name ?? arguments.value("name", default: "world"))
+        let name: String? = try name ?? arguments.value("name", default: "world")
+        greet(name: name)
     }
 }
 
 // MARK: ping
 
-/// The registry entry of `ping`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `ping`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func pingHandlerDescriptor() -> HandlerDescriptor {
     let parameters: [HandlerParameter] = []
     return HandlerDescriptor(id: "ping", parameters: parameters, invoke: { _ in
@@ -593,12 +828,16 @@ fileprivate func pingHandlerDescriptor() -> HandlerDescriptor {
 /// The id of `ping` as a value the compiler checks, e.g. for an invalidation target.
 var pingHandlerID: HandlerID { HandlerID("ping") }
 
-/// A new `Handler` for `ping` with these values bound (`nil` leaves one to be passed at call time).
-func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-    return try Handler(id: "ping", module: "GeneratedCodeTests", table: "generatedCodeTests", invalidation: invalidation?.id, registry: registry)
+/// A new `Handler` for `ping` with these values bound (`nil` leaves one to call time).
+func pingHandler(
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
+    return try Handler(
+        id: "ping", module: "GeneratedCodeTests", table: "generatedCodeTests",
+        invalidation: invalidation?.id, registry: registry)
 }
 
-/// Calls `handler`, a handler of `ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+/// Calls `handler` as `ping` with these call-time values (`nil` keeps the bound one).
 func callPingHandler(_ handler: Handler) throws {
     try handler.callBound(as: "ping") { _ in
         ping()

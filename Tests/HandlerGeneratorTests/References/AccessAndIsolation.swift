@@ -33,14 +33,18 @@ extension HandlerTable {
 // MARK: Badge.bumped
 
 extension Badge {
-    /// The registry entry of `Badge.bumped`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Badge.bumped`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func bumpedHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Badge.swift", line: 9)
-        let parameters: [HandlerParameter] = [.required("amount", Int.self)]
+        parameters.append(.required("amount", Int.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Badge.bumped", parameters: parameters, invokeAsync: { @MainActor arguments in
             #sourceLocation(file: "Sources/Chat/Badge.swift", line: 9)
-            try Badge.bumped(by: arguments.required("amount"))
+            let amount: Int = try arguments.required("amount")
+            #sourceLocation(file: "Sources/Chat/Badge.swift", line: 9)
+            Badge.bumped(by: amount)
             #sourceLocation()
         })
     }
@@ -48,22 +52,31 @@ extension Badge {
     /// The id of `Badge.bumped` as a value the compiler checks, e.g. for an invalidation target.
     public nonisolated static var bumpedHandlerID: HandlerID { HandlerID("Badge.bumped") }
 
-    #sourceLocation(file: "Sources/Chat/Badge.swift", line: 8)
-    /// A new `Handler` for `Badge.bumped` with these values bound (`nil` leaves one to be passed at call time).
-    public nonisolated static func bumpedHandler(amount: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/Chat/Badge.swift", line: 7)
+    /// A new `Handler` for `Badge.bumped` with these values bound (`nil` leaves one to call time).
+    public nonisolated static func bumpedHandler(
+        amount: Int? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("amount", amount)
-        return try Handler(id: "Badge.bumped", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Badge.bumped", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Badge.swift", line: 8)
-    /// Calls `handler`, a handler of `Badge.bumped`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    @MainActor public static func callBumpedHandler(_ handler: Handler, amount: Int? = nil) async throws {
+    #sourceLocation(file: "Sources/Chat/Badge.swift", line: 7)
+    /// Calls `handler` as `Badge.bumped` with these call-time values (`nil` keeps the bound one).
+    @MainActor public static func callBumpedHandler(_ handler: Handler,
+        amount: Int? = nil
+    ) async throws {
         #sourceLocation()
         try await handler.callBound(as: "Badge.bumped") { arguments async throws in
             #sourceLocation(file: "Sources/Chat/Badge.swift", line: 9)
-            try Badge.bumped(by: amount ?? arguments.required("amount"))
+            let amount: Int = try amount ?? arguments.required("amount")
+            #sourceLocation(file: "Sources/Chat/Badge.swift", line: 9)
+            Badge.bumped(by: amount)
             #sourceLocation()
         }
     }
@@ -72,14 +85,22 @@ extension Badge {
 // MARK: Feed.itemsFetched
 
 extension Feed {
-    /// The registry entry of `Feed.itemsFetched`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Feed.itemsFetched`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func itemsFetchedHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
-        let parameters: [HandlerParameter] = [.required("items", [Item].self), .optional("page", Int.self)]
+        parameters.append(.required("items", [Item].self))
+        #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
+        parameters.append(.optional("page", Int.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Feed.itemsFetched", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
-            try Feed.itemsFetched(items: arguments.required("items"), page: arguments.value("page", default: 1))
+            let items: [Item] = try arguments.required("items")
+            #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
+            let page: Int = try arguments.value("page", default: 1)
+            #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
+            Feed.itemsFetched(items: items, page: page)
             #sourceLocation()
         })
     }
@@ -87,23 +108,34 @@ extension Feed {
     /// The id of `Feed.itemsFetched` as a value the compiler checks, e.g. for an invalidation target.
     public nonisolated static var itemsFetchedHandlerID: HandlerID { HandlerID("Feed.itemsFetched") }
 
-    #sourceLocation(file: "Sources/Chat/Feed.swift", line: 4)
-    /// A new `Handler` for `Feed.itemsFetched` with these values bound (`nil` leaves one to be passed at call time).
-    public nonisolated static func itemsFetchedHandler(items: [Item]? = nil, page: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/Chat/Feed.swift", line: 3)
+    /// A new `Handler` for `Feed.itemsFetched` with these values bound (`nil` leaves one to call time).
+    public nonisolated static func itemsFetchedHandler(
+        items: [Item]? = nil, page: Int? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("items", items)
         bindings.bind("page", page)
-        return try Handler(id: "Feed.itemsFetched", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Feed.itemsFetched", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Feed.swift", line: 4)
-    /// Calls `handler`, a handler of `Feed.itemsFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    public nonisolated static func callItemsFetchedHandler(_ handler: Handler, items: [Item]? = nil, page: Int? = nil) throws {
+    #sourceLocation(file: "Sources/Chat/Feed.swift", line: 3)
+    /// Calls `handler` as `Feed.itemsFetched` with these call-time values (`nil` keeps the bound one).
+    public nonisolated static func callItemsFetchedHandler(_ handler: Handler,
+        items: [Item]? = nil, page: Int? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Feed.itemsFetched") { arguments in
             #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
-            try Feed.itemsFetched(items: items ?? arguments.required("items"), page: page ?? arguments.value("page", default: 1))
+            let items: [Item] = try items ?? arguments.required("items")
+            #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
+            let page: Int = try page ?? arguments.value("page", default: 1)
+            #sourceLocation(file: "Sources/Chat/Feed.swift", line: 5)
+            Feed.itemsFetched(items: items, page: page)
             #sourceLocation()
         }
     }
@@ -113,14 +145,18 @@ extension Feed {
 
 #if os(Linux)
 extension Flags {
-    /// The registry entry of `Flags.toggle`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Flags.toggle`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func toggleHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
-        let parameters: [HandlerParameter] = [.required("on", Bool.self)]
+        parameters.append(.required("on", Bool.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Flags.toggle", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
-            try Flags.toggle(on: arguments.required("on"))
+            let on: Bool = try arguments.required("on")
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
+            Flags.toggle(on: on)
             #sourceLocation()
         })
     }
@@ -128,22 +164,31 @@ extension Flags {
     /// The id of `Flags.toggle` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var toggleHandlerID: HandlerID { HandlerID("Flags.toggle") }
 
-    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 3)
-    /// A new `Handler` for `Flags.toggle` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func toggleHandler(on: Bool? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 2)
+    /// A new `Handler` for `Flags.toggle` with these values bound (`nil` leaves one to call time).
+    nonisolated static func toggleHandler(
+        on: Bool? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("on", on)
-        return try Handler(id: "Flags.toggle", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Flags.toggle", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 3)
-    /// Calls `handler`, a handler of `Flags.toggle`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callToggleHandler(_ handler: Handler, on: Bool? = nil) throws {
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 2)
+    /// Calls `handler` as `Flags.toggle` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callToggleHandler(_ handler: Handler,
+        on: Bool? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Flags.toggle") { arguments in
             #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
-            try Flags.toggle(on: on ?? arguments.required("on"))
+            let on: Bool = try on ?? arguments.required("on")
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 4)
+            Flags.toggle(on: on)
             #sourceLocation()
         }
     }
@@ -154,14 +199,18 @@ extension Flags {
 
 #if !(os(Linux))
 extension Flags {
-    /// The registry entry of `Flags.toggle`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Flags.toggle`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func toggleHandlerDescriptor_2() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
-        let parameters: [HandlerParameter] = [.required("on", Bool.self)]
+        parameters.append(.required("on", Bool.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Flags.toggle", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
-            try Flags.toggle(on: arguments.required("on"))
+            let on: Bool = try arguments.required("on")
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
+            Flags.toggle(on: on)
             #sourceLocation()
         })
     }
@@ -169,22 +218,31 @@ extension Flags {
     /// The id of `Flags.toggle` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var toggleHandlerID: HandlerID { HandlerID("Flags.toggle") }
 
-    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 8)
-    /// A new `Handler` for `Flags.toggle` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func toggleHandler(on: Bool? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 7)
+    /// A new `Handler` for `Flags.toggle` with these values bound (`nil` leaves one to call time).
+    nonisolated static func toggleHandler(
+        on: Bool? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("on", on)
-        return try Handler(id: "Flags.toggle", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Flags.toggle", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 8)
-    /// Calls `handler`, a handler of `Flags.toggle`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callToggleHandler(_ handler: Handler, on: Bool? = nil) throws {
+    #sourceLocation(file: "Sources/Chat/Flags.swift", line: 7)
+    /// Calls `handler` as `Flags.toggle` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callToggleHandler(_ handler: Handler,
+        on: Bool? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Flags.toggle") { arguments in
             #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
-            try Flags.toggle(on: on ?? arguments.required("on"))
+            let on: Bool = try on ?? arguments.required("on")
+            #sourceLocation(file: "Sources/Chat/Flags.swift", line: 9)
+            Flags.toggle(on: on)
             #sourceLocation()
         }
     }
@@ -194,32 +252,38 @@ extension Flags {
 // MARK: Paging.fetch
 
 extension Paging {
-    /// The registry entry of `Paging.fetch`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Paging.fetch`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func fetchHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
-        let parameters: [HandlerParameter] = [.required("page", Int.self),
-            .optional("size", Int.self), .optional("sort", String.self),
-            .optional("filter", Filter.self)]
+        parameters.append(.required("page", Int.self))
+        parameters.append(.optional("size", Int.self))
+        #sourceLocation(file: "Sources/Chat/Paging.swift", line: 22)
+        parameters.append(.optional("sort", String.self))
+        parameters.append(.optional("filter", Filter.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Paging.fetch", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
             let page: Int = try arguments.required("page")
-            let size: Int? = try arguments.optional("size"); let sort: String = try arguments.value("sort", default: "date")
+            let size: Int? = try arguments.optional("size")
+            #sourceLocation(file: "Sources/Chat/Paging.swift", line: 22)
+            let sort: String = try arguments.value("sort", default: "date")
             let filter: Filter? = try arguments.optional("filter")
             if let size, let filter {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, size: size, sort: sort, filter: filter)
                 #sourceLocation()
             } else if let size {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, size: size, sort: sort)
                 #sourceLocation()
             } else if let filter {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, sort: sort, filter: filter)
                 #sourceLocation()
             } else {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, sort: sort)
                 #sourceLocation()
             }
@@ -229,45 +293,54 @@ extension Paging {
     /// The id of `Paging.fetch` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var fetchHandlerID: HandlerID { HandlerID("Paging.fetch") }
 
-    #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
-    /// A new `Handler` for `Paging.fetch` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func fetchHandler(page: Int? = nil,
+    #sourceLocation(file: "Sources/Chat/Paging.swift", line: 19)
+    /// A new `Handler` for `Paging.fetch` with these values bound (`nil` leaves one to call time).
+    nonisolated static func fetchHandler(
+        page: Int? = nil,
         size: Int? = nil, sort: String? = nil,
-        filter: Filter? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        filter: Filter? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("page", page)
         bindings.bind("size", size)
         bindings.bind("sort", sort)
         bindings.bind("filter", filter)
-        return try Handler(id: "Paging.fetch", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Paging.fetch", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
-    /// Calls `handler`, a handler of `Paging.fetch`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callFetchHandler(_ handler: Handler, page: Int? = nil,
+    #sourceLocation(file: "Sources/Chat/Paging.swift", line: 19)
+    /// Calls `handler` as `Paging.fetch` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callFetchHandler(_ handler: Handler,
+        page: Int? = nil,
         size: Int? = nil, sort: String? = nil,
-        filter: Filter? = nil) throws {
+        filter: Filter? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Paging.fetch") { arguments in
             #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
             let page: Int = try page ?? arguments.required("page")
-            let size: Int? = try size ?? arguments.optional("size"); let sort: String = try sort ?? arguments.value("sort", default: "date")
+            let size: Int? = try size ?? arguments.optional("size")
+            #sourceLocation(file: "Sources/Chat/Paging.swift", line: 22)
+            let sort: String = try sort ?? arguments.value("sort", default: "date")
             let filter: Filter? = try filter ?? arguments.optional("filter")
             if let size, let filter {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, size: size, sort: sort, filter: filter)
                 #sourceLocation()
             } else if let size {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, size: size, sort: sort)
                 #sourceLocation()
             } else if let filter {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, sort: sort, filter: filter)
                 #sourceLocation()
             } else {
-                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 20)
+                #sourceLocation(file: "Sources/Chat/Paging.swift", line: 21)
                 try Paging.fetch(page: page, sort: sort)
                 #sourceLocation()
             }
@@ -278,13 +351,16 @@ extension Paging {
 // MARK: Screen.present
 
 extension Screen {
-    /// The registry entry of `Screen.present`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Screen.present`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func presentHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Screen.swift", line: 13)
-        let parameters: [HandlerParameter] = [.required("account", Account.self),
-            .optional("title", String.self)]
+        parameters.append(.required("account", Account.self))
+        parameters.append(.optional("title", String.self))
         #sourceLocation()
-        return HandlerDescriptor(id: "Screen.present", parameters: parameters, invokeAsync: { @Storage.DatabaseActor arguments in
+        return HandlerDescriptor(id: "Screen.present", parameters: parameters, invokeAsync: {
+            @Storage.DatabaseActor arguments in
             #sourceLocation(file: "Sources/Chat/Screen.swift", line: 13)
             let account: Account = try arguments.required("account")
             let title: String? = try arguments.optional("title")
@@ -303,21 +379,28 @@ extension Screen {
     /// The id of `Screen.present` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var presentHandlerID: HandlerID { HandlerID("Screen.present") }
 
-    #sourceLocation(file: "Sources/Chat/Screen.swift", line: 12)
-    /// A new `Handler` for `Screen.present` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func presentHandler(account: Account? = nil,
-        title: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/Chat/Screen.swift", line: 11)
+    /// A new `Handler` for `Screen.present` with these values bound (`nil` leaves one to call time).
+    nonisolated static func presentHandler(
+        account: Account? = nil,
+        title: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("title", title)
-        return try Handler(id: "Screen.present", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Screen.present", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Screen.swift", line: 12)
-    /// Calls `handler`, a handler of `Screen.present`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    @Storage.DatabaseActor static func callPresentHandler(_ handler: Handler, account: Account? = nil,
-        title: String? = nil) async throws {
+    #sourceLocation(file: "Sources/Chat/Screen.swift", line: 11)
+    /// Calls `handler` as `Screen.present` with these call-time values (`nil` keeps the bound one).
+    @Storage.DatabaseActor static func callPresentHandler(_ handler: Handler,
+        account: Account? = nil,
+        title: String? = nil
+    ) async throws {
         #sourceLocation()
         try await handler.callBound(as: "Screen.present") { arguments async throws in
             #sourceLocation(file: "Sources/Chat/Screen.swift", line: 13)
@@ -338,7 +421,8 @@ extension Screen {
 
 // MARK: reset
 
-/// The registry entry of `reset`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `reset`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func resetHandlerDescriptor() -> HandlerDescriptor {
     let parameters: [HandlerParameter] = []
     return HandlerDescriptor(id: "reset", parameters: parameters, invoke: { _ in
@@ -351,17 +435,17 @@ fileprivate func resetHandlerDescriptor() -> HandlerDescriptor {
 /// The id of `reset` as a value the compiler checks, e.g. for an invalidation target.
 package var resetHandlerID: HandlerID { HandlerID("reset") }
 
-#sourceLocation(file: "Sources/Chat/Admin.swift", line: 1)
-/// A new `Handler` for `reset` with these values bound (`nil` leaves one to be passed at call time).
-package func resetHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-    #sourceLocation()
-    return try Handler(id: "reset", module: "Chat", table: "chat", invalidation: invalidation?.id, registry: registry)
+/// A new `Handler` for `reset` with these values bound (`nil` leaves one to call time).
+package func resetHandler(
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
+    return try Handler(
+        id: "reset", module: "Chat", table: "chat",
+        invalidation: invalidation?.id, registry: registry)
 }
 
-#sourceLocation(file: "Sources/Chat/Admin.swift", line: 1)
-/// Calls `handler`, a handler of `reset`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+/// Calls `handler` as `reset` with these call-time values (`nil` keeps the bound one).
 package func callResetHandler(_ handler: Handler) throws {
-    #sourceLocation()
     try handler.callBound(as: "reset") { _ in
         #sourceLocation(file: "Sources/Chat/Admin.swift", line: 2)
         reset()

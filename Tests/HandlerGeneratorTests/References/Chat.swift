@@ -33,14 +33,30 @@ extension HandlerTable {
 // MARK: Carbons.enabled
 
 extension Carbons {
-    /// The registry entry of `Carbons.enabled`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Carbons.enabled`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
-        let parameters: [HandlerParameter] = [.required("account", Account.self), .required("iqNode", IQ.self), .optional("limit", Int.self), .optional("note", String.self)]
+        parameters.append(.required("account", Account.self))
+        #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+        parameters.append(.required("iqNode", IQ.self))
+        #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+        parameters.append(.optional("limit", Int.self))
+        #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+        parameters.append(.optional("note", String.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Carbons.enabled", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
-            try Carbons.enabled(account: arguments.required("account"), iqNode: arguments.required("iqNode"), limit: arguments.value("limit", default: defaultLimit), note: arguments.optional("note"))
+            let account: Account = try arguments.required("account")
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            let iqNode: IQ = try arguments.required("iqNode")
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            let limit: Int = try arguments.value("limit", default: defaultLimit)
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            let note: String? = try arguments.optional("note")
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            Carbons.enabled(account: account, iqNode: iqNode, limit: limit, note: note)
             #sourceLocation()
         })
     }
@@ -48,25 +64,40 @@ extension Carbons {
     /// The id of `Carbons.enabled` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var enabledHandlerID: HandlerID { HandlerID("Carbons.enabled") }
 
-    #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 4)
-    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 3)
+    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to call time).
+    nonisolated static func enabledHandler(
+        account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Carbons.enabled", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 4)
-    /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callEnabledHandler(_ handler: Handler, account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil) throws {
+    #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 3)
+    /// Calls `handler` as `Carbons.enabled` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callEnabledHandler(_ handler: Handler,
+        account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Carbons.enabled") { arguments in
             #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
-            try Carbons.enabled(account: account ?? arguments.required("account"), iqNode: iqNode ?? arguments.required("iqNode"), limit: limit ?? arguments.value("limit", default: defaultLimit), note: note ?? arguments.optional("note"))
+            let account: Account = try account ?? arguments.required("account")
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            let iqNode: IQ = try iqNode ?? arguments.required("iqNode")
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            let limit: Int = try limit ?? arguments.value("limit", default: defaultLimit)
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            let note: String? = try note ?? arguments.optional("note")
+            #sourceLocation(file: "Sources/Chat/Carbons.swift", line: 5)
+            Carbons.enabled(account: account, iqNode: iqNode, limit: limit, note: note)
             #sourceLocation()
         }
     }
@@ -75,18 +106,38 @@ extension Carbons {
 // MARK: OMEMO.bundleFetched
 
 extension OMEMO {
-    /// The registry entry of `OMEMO.bundleFetched`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `OMEMO.bundleFetched`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
-        let parameters: [HandlerParameter] = [.required("account", Account.self), .required("jid", String.self), .required("success", Bool.self),
-            .optional("errorReason", String.self), .required("rid", String.self)]
+        parameters.append(.required("account", Account.self))
+        #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
+        parameters.append(.required("jid", String.self))
+        #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
+        parameters.append(.required("success", Bool.self))
+        parameters.append(.optional("errorReason", String.self))
+        #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 12)
+        parameters.append(.required("rid", String.self))
         #sourceLocation()
         return HandlerDescriptor(id: "OMEMO.bundleFetched", parameters: parameters, invokeAsync: { arguments in
             #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
-            let account: Account = try arguments.required("account"); let jid: String = try arguments.required("jid"); let success: Bool = try arguments.required("success")
-            let errorReason: String? = try arguments.optional("errorReason"); let rid: String = try arguments.required("rid")
+            let account: Account = try arguments.required("account")
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
+            let jid: String = try arguments.required("jid")
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
+            let success: Bool = try arguments.required("success")
+            let errorReason: String? = try arguments.optional("errorReason")
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 12)
+            let rid: String = try arguments.required("rid")
             #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
-            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+            try await account.omemo.bundleFetched(
+                account: account,
+                jid: jid,
+                success: success,
+                errorReason: errorReason,
+                rid: rid
+            )
             #sourceLocation()
         })
     }
@@ -94,10 +145,13 @@ extension OMEMO {
     /// The id of `OMEMO.bundleFetched` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var bundleFetchedHandlerID: HandlerID { HandlerID("OMEMO.bundleFetched") }
 
-    #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
-    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 9)
+    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to call time).
+    nonisolated static func bundleFetchedHandler(
+        account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("account", account)
@@ -105,20 +159,36 @@ extension OMEMO {
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "OMEMO.bundleFetched", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
-    /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callBundleFetchedHandler(_ handler: Handler, account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil) async throws {
+    #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 9)
+    /// Calls `handler` as `OMEMO.bundleFetched` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callBundleFetchedHandler(_ handler: Handler,
+        account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil
+    ) async throws {
         #sourceLocation()
         try await handler.callBound(as: "OMEMO.bundleFetched") { arguments in
             #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
-            let account: Account = try account ?? arguments.required("account"); let jid: String = try jid ?? arguments.required("jid"); let success: Bool = try success ?? arguments.required("success")
-            let errorReason: String? = try errorReason ?? arguments.optional("errorReason"); let rid: String = try rid ?? arguments.required("rid")
+            let account: Account = try account ?? arguments.required("account")
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
+            let jid: String = try jid ?? arguments.required("jid")
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 11)
+            let success: Bool = try success ?? arguments.required("success")
+            let errorReason: String? = try errorReason ?? arguments.optional("errorReason")
+            #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 12)
+            let rid: String = try rid ?? arguments.required("rid")
             #sourceLocation(file: "Sources/Chat/OMEMO.swift", line: 10)
-            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+            try await account.omemo.bundleFetched(
+                account: account,
+                jid: jid,
+                success: success,
+                errorReason: errorReason,
+                rid: rid
+            )
             #sourceLocation()
         }
     }
@@ -128,20 +198,28 @@ extension OMEMO {
 
 #if !(os(Linux)) && !(DEBUG)
 extension Outer.Inner {
-    /// The registry entry of `Outer.Inner.convert`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Outer.Inner.convert`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/Chat/Outer.swift", line: 31)
-        let parameters: [HandlerParameter] = [.required("kind", Kind.self),
-
-            .required("callback", (@Sendable (Int) -> Void).self), .optional("values", [String: Int].self),
-            .optional("any", (any Codable & Sendable).self)]
+        parameters.append(.required("kind", Kind.self))
+        #sourceLocation(file: "Sources/Chat/Outer.swift", line: 33)
+        parameters.append(.required("callback", (@Sendable (Int) -> Void).self))
+        #sourceLocation(file: "Sources/Chat/Outer.swift", line: 33)
+        parameters.append(.optional("values", [String: Int].self))
+        parameters.append(.optional("any", (any Codable & Sendable).self))
         #sourceLocation()
         return HandlerDescriptor(id: "Outer.Inner.convert", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/Chat/Outer.swift", line: 31)
-            try Outer.Inner.convert(arguments.required("kind"),
-
-                callback: arguments.required("callback"), with: arguments.optional("values"),
-                any: arguments.value("any", default: 0))
+            let kind: Kind = try arguments.required("kind")
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 33)
+            let callback: @Sendable (Int) -> Void = try arguments.required("callback")
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 33)
+            let values: [String: Int]? = try arguments.optional("values")
+            let any: any Codable & Sendable = try arguments.value("any", default: 0)
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 31)
+            try Outer.Inner.convert(kind, callback: callback, with: values, any: any)
             #sourceLocation()
         })
     }
@@ -149,34 +227,45 @@ extension Outer.Inner {
     /// The id of `Outer.Inner.convert` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var convertHandlerID: HandlerID { HandlerID("Outer.Inner.convert") }
 
-    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 30)
-    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func convertHandler(kind: Kind? = nil,
+    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 29)
+    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to call time).
+    nonisolated static func convertHandler(
+        kind: Kind? = nil,
 
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
-        any: (any Codable & Sendable)? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        any: (any Codable & Sendable)? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("kind", kind)
         bindings.bind("callback", callback)
         bindings.bind("values", values)
         bindings.bind("any", any)
-        return try Handler(id: "Outer.Inner.convert", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Outer.Inner.convert", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 30)
-    /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callConvertHandler(_ handler: Handler, kind: Kind? = nil,
+    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 29)
+    /// Calls `handler` as `Outer.Inner.convert` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callConvertHandler(_ handler: Handler,
+        kind: Kind? = nil,
 
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
-        any: (any Codable & Sendable)? = nil) throws {
+        any: (any Codable & Sendable)? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Outer.Inner.convert") { arguments in
             #sourceLocation(file: "Sources/Chat/Outer.swift", line: 31)
-            try Outer.Inner.convert(kind ?? arguments.required("kind"),
-
-                callback: callback ?? arguments.required("callback"), with: values ?? arguments.optional("values"),
-                any: any ?? arguments.value("any", default: 0))
+            let kind: Kind = try kind ?? arguments.required("kind")
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 33)
+            let callback: @Sendable (Int) -> Void = try callback ?? arguments.required("callback")
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 33)
+            let values: [String: Int]? = try values ?? arguments.optional("values")
+            let any: any Codable & Sendable = try any ?? arguments.value("any", default: 0)
+            #sourceLocation(file: "Sources/Chat/Outer.swift", line: 31)
+            try Outer.Inner.convert(kind, callback: callback, with: values, any: any)
             #sourceLocation()
         }
     }
@@ -188,7 +277,8 @@ extension Outer.Inner {
 #if os(Linux)
 #if !(FAST) && (DEBUG)
 extension Outer.Inner {
-    /// The registry entry of `Outer.Inner.ping`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Outer.Inner.ping`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func pingHandlerDescriptor() -> HandlerDescriptor {
         let parameters: [HandlerParameter] = []
         return HandlerDescriptor(id: "Outer.Inner.ping", parameters: parameters, invoke: { _ in
@@ -201,17 +291,17 @@ extension Outer.Inner {
     /// The id of `Outer.Inner.ping` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var pingHandlerID: HandlerID { HandlerID("Outer.Inner.ping") }
 
-    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 19)
-    /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
-        return try Handler(id: "Outer.Inner.ping", module: "Chat", table: "chat", invalidation: invalidation?.id, registry: registry)
+    /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to call time).
+    nonisolated static func pingHandler(
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
+        return try Handler(
+            id: "Outer.Inner.ping", module: "Chat", table: "chat",
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/Chat/Outer.swift", line: 19)
-    /// Calls `handler`, a handler of `Outer.Inner.ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    /// Calls `handler` as `Outer.Inner.ping` with these call-time values (`nil` keeps the bound one).
     nonisolated static func callPingHandler(_ handler: Handler) throws {
-        #sourceLocation()
         try handler.callBound(as: "Outer.Inner.ping") { _ in
             #sourceLocation(file: "Sources/Chat/Outer.swift", line: 20)
             Outer.Inner.ping()
@@ -224,14 +314,18 @@ extension Outer.Inner {
 
 // MARK: cleanup.v1
 
-/// The registry entry of `cleanup.v1`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `cleanup.v1`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
+    var parameters: [HandlerParameter] = []
     #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 4)
-    let parameters: [HandlerParameter] = [.required("reason", String.self)]
+    parameters.append(.required("reason", String.self))
     #sourceLocation()
     return HandlerDescriptor(id: "cleanup.v1", parameters: parameters, invoke: { arguments in
         #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 4)
-        try cleanUp(reason: arguments.required("reason"))
+        let reason: String = try arguments.required("reason")
+        #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 4)
+        cleanUp(reason: reason)
         #sourceLocation()
     })
 }
@@ -239,22 +333,31 @@ fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
 /// The id of `cleanup.v1` as a value the compiler checks, e.g. for an invalidation target.
 var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
 
-#sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 3)
-/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
-func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+#sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 2)
+/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to call time).
+func cleanUpHandler(
+    reason: String? = nil,
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
     #sourceLocation()
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(
+        id: "cleanup.v1", module: "Chat", table: "chat", bound: bindings,
+        invalidation: invalidation?.id, registry: registry)
 }
 
-#sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 3)
-/// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-func callCleanUpHandler(_ handler: Handler, reason: String? = nil) throws {
+#sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 2)
+/// Calls `handler` as `cleanup.v1` with these call-time values (`nil` keeps the bound one).
+func callCleanUpHandler(_ handler: Handler,
+    reason: String? = nil
+) throws {
     #sourceLocation()
     try handler.callBound(as: "cleanup.v1") { arguments in
         #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 4)
-        try cleanUp(reason: reason ?? arguments.required("reason"))
+        let reason: String = try reason ?? arguments.required("reason")
+        #sourceLocation(file: "Sources/Chat/Cleanup.swift", line: 4)
+        cleanUp(reason: reason)
         #sourceLocation()
     }
 }

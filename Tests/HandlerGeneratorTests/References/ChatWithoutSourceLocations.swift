@@ -33,31 +33,51 @@ extension HandlerTable {
 // MARK: Carbons.enabled
 
 extension Carbons {
-    /// The registry entry of `Carbons.enabled`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Carbons.enabled`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func enabledHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("account", Account.self), .required("iqNode", IQ.self), .optional("limit", Int.self), .optional("note", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("account", Account.self))
+        parameters.append(.required("iqNode", IQ.self))
+        parameters.append(.optional("limit", Int.self))
+        parameters.append(.optional("note", String.self))
         return HandlerDescriptor(id: "Carbons.enabled", parameters: parameters, invoke: { arguments in
-            try Carbons.enabled(account: arguments.required("account"), iqNode: arguments.required("iqNode"), limit: arguments.value("limit", default: defaultLimit), note: arguments.optional("note"))
+            let account: Account = try arguments.required("account")
+            let iqNode: IQ = try arguments.required("iqNode")
+            let limit: Int = try arguments.value("limit", default: defaultLimit)
+            let note: String? = try arguments.optional("note")
+            Carbons.enabled(account: account, iqNode: iqNode, limit: limit, note: note)
         })
     }
 
     /// The id of `Carbons.enabled` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var enabledHandlerID: HandlerID { HandlerID("Carbons.enabled") }
 
-    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func enabledHandler(account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `Carbons.enabled` with these values bound (`nil` leaves one to call time).
+    nonisolated static func enabledHandler(
+        account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("iqNode", iqNode)
         bindings.bind("limit", limit)
         bindings.bind("note", note)
-        return try Handler(id: "Carbons.enabled", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Carbons.enabled", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Carbons.enabled`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callEnabledHandler(_ handler: Handler, account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil) throws {
+    /// Calls `handler` as `Carbons.enabled` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callEnabledHandler(_ handler: Handler,
+        account: Account? = nil, iqNode: IQ? = nil, limit: Int? = nil, note: String? = nil
+    ) throws {
         try handler.callBound(as: "Carbons.enabled") { arguments in
-            try Carbons.enabled(account: account ?? arguments.required("account"), iqNode: iqNode ?? arguments.required("iqNode"), limit: limit ?? arguments.value("limit", default: defaultLimit), note: note ?? arguments.optional("note"))
+            let account: Account = try account ?? arguments.required("account")
+            let iqNode: IQ = try iqNode ?? arguments.required("iqNode")
+            let limit: Int = try limit ?? arguments.value("limit", default: defaultLimit)
+            let note: String? = try note ?? arguments.optional("note")
+            Carbons.enabled(account: account, iqNode: iqNode, limit: limit, note: note)
         }
     }
 }
@@ -65,39 +85,69 @@ extension Carbons {
 // MARK: OMEMO.bundleFetched
 
 extension OMEMO {
-    /// The registry entry of `OMEMO.bundleFetched`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `OMEMO.bundleFetched`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func bundleFetchedHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("account", Account.self), .required("jid", String.self), .required("success", Bool.self),
-            .optional("errorReason", String.self), .required("rid", String.self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("account", Account.self))
+        parameters.append(.required("jid", String.self))
+        parameters.append(.required("success", Bool.self))
+        parameters.append(.optional("errorReason", String.self))
+        parameters.append(.required("rid", String.self))
         return HandlerDescriptor(id: "OMEMO.bundleFetched", parameters: parameters, invokeAsync: { arguments in
-            let account: Account = try arguments.required("account"); let jid: String = try arguments.required("jid"); let success: Bool = try arguments.required("success")
-            let errorReason: String? = try arguments.optional("errorReason"); let rid: String = try arguments.required("rid")
-            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+            let account: Account = try arguments.required("account")
+            let jid: String = try arguments.required("jid")
+            let success: Bool = try arguments.required("success")
+            let errorReason: String? = try arguments.optional("errorReason")
+            let rid: String = try arguments.required("rid")
+            try await account.omemo.bundleFetched(
+                account: account,
+                jid: jid,
+                success: success,
+                errorReason: errorReason,
+                rid: rid
+            )
         })
     }
 
     /// The id of `OMEMO.bundleFetched` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var bundleFetchedHandlerID: HandlerID { HandlerID("OMEMO.bundleFetched") }
 
-    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func bundleFetchedHandler(account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    /// A new `Handler` for `OMEMO.bundleFetched` with these values bound (`nil` leaves one to call time).
+    nonisolated static func bundleFetchedHandler(
+        account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("account", account)
         bindings.bind("jid", jid)
         bindings.bind("success", success)
         bindings.bind("errorReason", errorReason)
         bindings.bind("rid", rid)
-        return try Handler(id: "OMEMO.bundleFetched", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "OMEMO.bundleFetched", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `OMEMO.bundleFetched`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callBundleFetchedHandler(_ handler: Handler, account: Account? = nil, jid: String? = nil, success: Bool? = nil,
-        errorReason: String? = nil, rid: String? = nil) async throws {
+    /// Calls `handler` as `OMEMO.bundleFetched` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callBundleFetchedHandler(_ handler: Handler,
+        account: Account? = nil, jid: String? = nil, success: Bool? = nil,
+        errorReason: String? = nil, rid: String? = nil
+    ) async throws {
         try await handler.callBound(as: "OMEMO.bundleFetched") { arguments in
-            let account: Account = try account ?? arguments.required("account"); let jid: String = try jid ?? arguments.required("jid"); let success: Bool = try success ?? arguments.required("success")
-            let errorReason: String? = try errorReason ?? arguments.optional("errorReason"); let rid: String = try rid ?? arguments.required("rid")
-            try await account.omemo.bundleFetched(account: account, jid: jid, success: success, errorReason: errorReason, rid: rid)
+            let account: Account = try account ?? arguments.required("account")
+            let jid: String = try jid ?? arguments.required("jid")
+            let success: Bool = try success ?? arguments.required("success")
+            let errorReason: String? = try errorReason ?? arguments.optional("errorReason")
+            let rid: String = try rid ?? arguments.required("rid")
+            try await account.omemo.bundleFetched(
+                account: account,
+                jid: jid,
+                success: success,
+                errorReason: errorReason,
+                rid: rid
+            )
         }
     }
 }
@@ -106,46 +156,57 @@ extension OMEMO {
 
 #if !(os(Linux)) && !(DEBUG)
 extension Outer.Inner {
-    /// The registry entry of `Outer.Inner.convert`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Outer.Inner.convert`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func convertHandlerDescriptor() -> HandlerDescriptor {
-        let parameters: [HandlerParameter] = [.required("kind", Kind.self),
-
-            .required("callback", (@Sendable (Int) -> Void).self), .optional("values", [String: Int].self),
-            .optional("any", (any Codable & Sendable).self)]
+        var parameters: [HandlerParameter] = []
+        parameters.append(.required("kind", Kind.self))
+        parameters.append(.required("callback", (@Sendable (Int) -> Void).self))
+        parameters.append(.optional("values", [String: Int].self))
+        parameters.append(.optional("any", (any Codable & Sendable).self))
         return HandlerDescriptor(id: "Outer.Inner.convert", parameters: parameters, invoke: { arguments in
-            try Outer.Inner.convert(arguments.required("kind"),
-
-                callback: arguments.required("callback"), with: arguments.optional("values"),
-                any: arguments.value("any", default: 0))
+            let kind: Kind = try arguments.required("kind")
+            let callback: @Sendable (Int) -> Void = try arguments.required("callback")
+            let values: [String: Int]? = try arguments.optional("values")
+            let any: any Codable & Sendable = try arguments.value("any", default: 0)
+            try Outer.Inner.convert(kind, callback: callback, with: values, any: any)
         })
     }
 
     /// The id of `Outer.Inner.convert` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var convertHandlerID: HandlerID { HandlerID("Outer.Inner.convert") }
 
-    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func convertHandler(kind: Kind? = nil,
+    /// A new `Handler` for `Outer.Inner.convert` with these values bound (`nil` leaves one to call time).
+    nonisolated static func convertHandler(
+        kind: Kind? = nil,
 
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
-        any: (any Codable & Sendable)? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+        any: (any Codable & Sendable)? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings = HandlerBindings()
         bindings.bind("kind", kind)
         bindings.bind("callback", callback)
         bindings.bind("values", values)
         bindings.bind("any", any)
-        return try Handler(id: "Outer.Inner.convert", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Outer.Inner.convert", module: "Chat", table: "chat", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Outer.Inner.convert`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callConvertHandler(_ handler: Handler, kind: Kind? = nil,
+    /// Calls `handler` as `Outer.Inner.convert` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callConvertHandler(_ handler: Handler,
+        kind: Kind? = nil,
 
         callback: (@Sendable (Int) -> Void)? = nil, values: [String: Int]? = nil,
-        any: (any Codable & Sendable)? = nil) throws {
+        any: (any Codable & Sendable)? = nil
+    ) throws {
         try handler.callBound(as: "Outer.Inner.convert") { arguments in
-            try Outer.Inner.convert(kind ?? arguments.required("kind"),
-
-                callback: callback ?? arguments.required("callback"), with: values ?? arguments.optional("values"),
-                any: any ?? arguments.value("any", default: 0))
+            let kind: Kind = try kind ?? arguments.required("kind")
+            let callback: @Sendable (Int) -> Void = try callback ?? arguments.required("callback")
+            let values: [String: Int]? = try values ?? arguments.optional("values")
+            let any: any Codable & Sendable = try any ?? arguments.value("any", default: 0)
+            try Outer.Inner.convert(kind, callback: callback, with: values, any: any)
         }
     }
 }
@@ -156,7 +217,8 @@ extension Outer.Inner {
 #if os(Linux)
 #if !(FAST) && (DEBUG)
 extension Outer.Inner {
-    /// The registry entry of `Outer.Inner.ping`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Outer.Inner.ping`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func pingHandlerDescriptor() -> HandlerDescriptor {
         let parameters: [HandlerParameter] = []
         return HandlerDescriptor(id: "Outer.Inner.ping", parameters: parameters, invoke: { _ in
@@ -167,12 +229,16 @@ extension Outer.Inner {
     /// The id of `Outer.Inner.ping` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var pingHandlerID: HandlerID { HandlerID("Outer.Inner.ping") }
 
-    /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func pingHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-        return try Handler(id: "Outer.Inner.ping", module: "Chat", table: "chat", invalidation: invalidation?.id, registry: registry)
+    /// A new `Handler` for `Outer.Inner.ping` with these values bound (`nil` leaves one to call time).
+    nonisolated static func pingHandler(
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
+        return try Handler(
+            id: "Outer.Inner.ping", module: "Chat", table: "chat",
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    /// Calls `handler`, a handler of `Outer.Inner.ping`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+    /// Calls `handler` as `Outer.Inner.ping` with these call-time values (`nil` keeps the bound one).
     nonisolated static func callPingHandler(_ handler: Handler) throws {
         try handler.callBound(as: "Outer.Inner.ping") { _ in
             Outer.Inner.ping()
@@ -184,27 +250,38 @@ extension Outer.Inner {
 
 // MARK: cleanup.v1
 
-/// The registry entry of `cleanup.v1`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `cleanup.v1`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func cleanUpHandlerDescriptor() -> HandlerDescriptor {
-    let parameters: [HandlerParameter] = [.required("reason", String.self)]
+    var parameters: [HandlerParameter] = []
+    parameters.append(.required("reason", String.self))
     return HandlerDescriptor(id: "cleanup.v1", parameters: parameters, invoke: { arguments in
-        try cleanUp(reason: arguments.required("reason"))
+        let reason: String = try arguments.required("reason")
+        cleanUp(reason: reason)
     })
 }
 
 /// The id of `cleanup.v1` as a value the compiler checks, e.g. for an invalidation target.
 var cleanUpHandlerID: HandlerID { HandlerID("cleanup.v1") }
 
-/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to be passed at call time).
-func cleanUpHandler(reason: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+/// A new `Handler` for `cleanup.v1` with these values bound (`nil` leaves one to call time).
+func cleanUpHandler(
+    reason: String? = nil,
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
     var bindings = HandlerBindings()
     bindings.bind("reason", reason)
-    return try Handler(id: "cleanup.v1", module: "Chat", table: "chat", bound: bindings, invalidation: invalidation?.id, registry: registry)
+    return try Handler(
+        id: "cleanup.v1", module: "Chat", table: "chat", bound: bindings,
+        invalidation: invalidation?.id, registry: registry)
 }
 
-/// Calls `handler`, a handler of `cleanup.v1`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-func callCleanUpHandler(_ handler: Handler, reason: String? = nil) throws {
+/// Calls `handler` as `cleanup.v1` with these call-time values (`nil` keeps the bound one).
+func callCleanUpHandler(_ handler: Handler,
+    reason: String? = nil
+) throws {
     try handler.callBound(as: "cleanup.v1") { arguments in
-        try cleanUp(reason: reason ?? arguments.required("reason"))
+        let reason: String = try reason ?? arguments.required("reason")
+        cleanUp(reason: reason)
     }
 }

@@ -27,15 +27,21 @@ extension HandlerTable {
 // MARK: Names.default
 
 extension Names {
-    /// The registry entry of `Names.default`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Names.default`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func defaultHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/default/Names.swift", line: 31)
-        let parameters: [HandlerParameter] = [.required("store", Store.self), .optional("for", Int.self),
-            .optional("arguments", String.self)]
+        parameters.append(.required("store", Store.self))
+        #sourceLocation(file: "Sources/default/Names.swift", line: 31)
+        parameters.append(.optional("for", Int.self))
+        parameters.append(.optional("arguments", String.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Names.default", parameters: parameters, invoke: { arguments_ in
             #sourceLocation(file: "Sources/default/Names.swift", line: 31)
-            let store: Store = try arguments_.required("store"); let `for`: Int? = try arguments_.optional("for")
+            let store: Store = try arguments_.required("store")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 31)
+            let `for`: Int? = try arguments_.optional("for")
             let arguments: String = try arguments_.value("arguments", default: "a\\b")
             #sourceLocation(file: "Sources/default/Names.swift", line: 30)
             try (store.current ?? Names("fallback")).`default`(in: store, for: `for`, arguments)
@@ -46,26 +52,35 @@ extension Names {
     /// The id of `Names.default` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var defaultHandlerID: HandlerID { HandlerID("Names.default") }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 30)
-    /// A new `Handler` for `Names.default` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func defaultHandler(store: Store? = nil, `for`: Int? = nil,
-        arguments: String? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/default/Names.swift", line: 29)
+    /// A new `Handler` for `Names.default` with these values bound (`nil` leaves one to call time).
+    nonisolated static func defaultHandler(
+        store: Store? = nil, `for`: Int? = nil,
+        arguments: String? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("store", store)
         bindings.bind("for", `for`)
         bindings.bind("arguments", arguments)
-        return try Handler(id: "Names.default", module: "default", table: "default", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Names.default", module: "default", table: "default", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 30)
-    /// Calls `handler`, a handler of `Names.default`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callDefaultHandler(_ handler: Handler, store: Store? = nil, `for`: Int? = nil,
-        arguments: String? = nil) throws {
+    #sourceLocation(file: "Sources/default/Names.swift", line: 29)
+    /// Calls `handler` as `Names.default` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callDefaultHandler(_ handler: Handler,
+        store: Store? = nil, `for`: Int? = nil,
+        arguments: String? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Names.default") { arguments_ in
             #sourceLocation(file: "Sources/default/Names.swift", line: 31)
-            let store: Store = try store ?? arguments_.required("store"); let `for`: Int? = try `for` ?? arguments_.optional("for")
+            let store: Store = try store ?? arguments_.required("store")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 31)
+            let `for`: Int? = try `for` ?? arguments_.optional("for")
             let arguments: String = try arguments ?? arguments_.value("arguments", default: "a\\b")
             #sourceLocation(file: "Sources/default/Names.swift", line: 30)
             try (store.current ?? Names("fallback")).`default`(in: store, for: `for`, arguments)
@@ -77,14 +92,40 @@ extension Names {
 // MARK: Names.names
 
 extension Names {
-    /// The registry entry of `Names.names`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Names.names`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func namesHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/default/Names.swift", line: 1)
-        let parameters: [HandlerParameter] = [.required("arguments", [String].self), .required("bindings", Int.self), .required("invalidation", String.self), .optional("registry", Int.self), .optional("handlerInvalidation", Bool.self)]
+        parameters.append(.required("arguments", [String].self))
+        #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+        parameters.append(.required("bindings", Int.self))
+        #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+        parameters.append(.required("invalidation", String.self))
+        #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+        parameters.append(.optional("registry", Int.self))
+        #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+        parameters.append(.optional("handlerInvalidation", Bool.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Names.names", parameters: parameters, invokeAsync: { arguments_ in
             #sourceLocation(file: "Sources/default/Names.swift", line: 1)
-            try await Names.names(arguments: arguments_.required("arguments"), bindings: arguments_.required("bindings"), invalidation: arguments_.required("invalidation"), registry: arguments_.optional("registry"), handlerInvalidation: arguments_.value("handlerInvalidation", default: false))
+            let arguments: [String] = try arguments_.required("arguments")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let bindings: Int = try arguments_.required("bindings")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let invalidation: String = try arguments_.required("invalidation")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let registry: Int? = try arguments_.optional("registry")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let handlerInvalidation: Bool = try arguments_.value("handlerInvalidation", default: false)
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            await Names.names(
+                arguments: arguments,
+                bindings: bindings,
+                invalidation: invalidation,
+                registry: registry,
+                handlerInvalidation: handlerInvalidation
+            )
             #sourceLocation()
         })
     }
@@ -92,24 +133,47 @@ extension Names {
     /// The id of `Names.names` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var namesHandlerID: HandlerID { HandlerID("Names.names") }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 1)
-    nonisolated static func namesHandler(arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil, handlerInvalidation_: HandlerID? = nil, handlerRegistry: HandlerRegistry = .shared) throws -> Handler {
-        #sourceLocation()
+    /// A new `Handler` for `Names.names` with these values bound (`nil` leaves one to call time).
+    nonisolated static func namesHandler(
+        arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil,
+        handlerInvalidation: Bool? = nil,
+        handlerInvalidation_: HandlerID? = nil, handlerRegistry: HandlerRegistry = .shared
+    ) throws -> Handler {
         var bindings_ = HandlerBindings()
         bindings_.bind("arguments", arguments)
         bindings_.bind("bindings", bindings)
         bindings_.bind("invalidation", invalidation)
         bindings_.bind("registry", registry)
         bindings_.bind("handlerInvalidation", handlerInvalidation)
-        return try Handler(id: "Names.names", module: "default", table: "default", bound: bindings_, invalidation: handlerInvalidation_?.id, registry: handlerRegistry)
+        return try Handler(
+            id: "Names.names", module: "default", table: "default", bound: bindings_,
+            invalidation: handlerInvalidation_?.id, registry: handlerRegistry)
     }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 1)
-    nonisolated static func callNamesHandler(_ handler: Handler, arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil, handlerInvalidation: Bool? = nil) async throws {
-        #sourceLocation()
+    /// Calls `handler` as `Names.names` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callNamesHandler(_ handler: Handler,
+        arguments: [String]? = nil, bindings: Int? = nil, invalidation: String? = nil, registry: Int? = nil,
+        handlerInvalidation: Bool? = nil
+    ) async throws {
         try await handler.callBound(as: "Names.names") { arguments_ in
             #sourceLocation(file: "Sources/default/Names.swift", line: 1)
-            try await Names.names(arguments: arguments ?? arguments_.required("arguments"), bindings: bindings ?? arguments_.required("bindings"), invalidation: invalidation ?? arguments_.required("invalidation"), registry: registry ?? arguments_.optional("registry"), handlerInvalidation: handlerInvalidation ?? arguments_.value("handlerInvalidation", default: false))
+            let arguments: [String] = try arguments ?? arguments_.required("arguments")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let bindings: Int = try bindings ?? arguments_.required("bindings")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let invalidation: String = try invalidation ?? arguments_.required("invalidation")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let registry: Int? = try registry ?? arguments_.optional("registry")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            let handlerInvalidation: Bool = try handlerInvalidation ?? arguments_.value("handlerInvalidation", default: false)
+            #sourceLocation(file: "Sources/default/Names.swift", line: 1)
+            await Names.names(
+                arguments: arguments,
+                bindings: bindings,
+                invalidation: invalidation,
+                registry: registry,
+                handlerInvalidation: handlerInvalidation
+            )
             #sourceLocation()
         }
     }
@@ -118,14 +182,18 @@ extension Names {
 // MARK: Names.overload.a
 
 extension Names {
-    /// The registry entry of `Names.overload.a`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Names.overload.a`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func overloadHandlerDescriptor() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/default/Names.swift", line: 11)
-        let parameters: [HandlerParameter] = [.required("a", Int.self)]
+        parameters.append(.required("a", Int.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Names.overload.a", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/default/Names.swift", line: 11)
-            try Names.overload(a: arguments.required("a"))
+            let a: Int = try arguments.required("a")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 11)
+            Names.overload(a: a)
             #sourceLocation()
         })
     }
@@ -133,22 +201,31 @@ extension Names {
     /// The id of `Names.overload.a` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var overloadHandlerID: HandlerID { HandlerID("Names.overload.a") }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 10)
-    /// A new `Handler` for `Names.overload.a` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func overloadHandler(a: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/default/Names.swift", line: 9)
+    /// A new `Handler` for `Names.overload.a` with these values bound (`nil` leaves one to call time).
+    nonisolated static func overloadHandler(
+        a: Int? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("a", a)
-        return try Handler(id: "Names.overload.a", module: "default", table: "default", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Names.overload.a", module: "default", table: "default", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 10)
-    /// Calls `handler`, a handler of `Names.overload.a`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callOverloadHandler(_ handler: Handler, a: Int? = nil) throws {
+    #sourceLocation(file: "Sources/default/Names.swift", line: 9)
+    /// Calls `handler` as `Names.overload.a` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callOverloadHandler(_ handler: Handler,
+        a: Int? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Names.overload.a") { arguments in
             #sourceLocation(file: "Sources/default/Names.swift", line: 11)
-            try Names.overload(a: a ?? arguments.required("a"))
+            let a: Int = try a ?? arguments.required("a")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 11)
+            Names.overload(a: a)
             #sourceLocation()
         }
     }
@@ -157,14 +234,18 @@ extension Names {
 // MARK: Names.overload.b
 
 extension Names {
-    /// The registry entry of `Names.overload.b`: its parameters, and the shim that takes its arguments and calls it.
+    /// The registry entry of `Names.overload.b`:
+    /// its parameters, and the shim that takes its arguments and calls it.
     nonisolated fileprivate static func overloadHandlerDescriptor_2() -> HandlerDescriptor {
+        var parameters: [HandlerParameter] = []
         #sourceLocation(file: "Sources/default/Names.swift", line: 21)
-        let parameters: [HandlerParameter] = [.required("b", Int.self)]
+        parameters.append(.required("b", Int.self))
         #sourceLocation()
         return HandlerDescriptor(id: "Names.overload.b", parameters: parameters, invoke: { arguments in
             #sourceLocation(file: "Sources/default/Names.swift", line: 21)
-            try Names.overload(b: arguments.required("b"))
+            let b: Int = try arguments.required("b")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 21)
+            Names.overload(b: b)
             #sourceLocation()
         })
     }
@@ -172,22 +253,31 @@ extension Names {
     /// The id of `Names.overload.b` as a value the compiler checks, e.g. for an invalidation target.
     nonisolated static var overloadHandlerID_2: HandlerID { HandlerID("Names.overload.b") }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 20)
-    /// A new `Handler` for `Names.overload.b` with these values bound (`nil` leaves one to be passed at call time).
-    nonisolated static func overloadHandler(b: Int? = nil, invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
+    #sourceLocation(file: "Sources/default/Names.swift", line: 19)
+    /// A new `Handler` for `Names.overload.b` with these values bound (`nil` leaves one to call time).
+    nonisolated static func overloadHandler(
+        b: Int? = nil,
+        invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+    ) throws -> Handler {
         #sourceLocation()
         var bindings = HandlerBindings()
         bindings.bind("b", b)
-        return try Handler(id: "Names.overload.b", module: "default", table: "default", bound: bindings, invalidation: invalidation?.id, registry: registry)
+        return try Handler(
+            id: "Names.overload.b", module: "default", table: "default", bound: bindings,
+            invalidation: invalidation?.id, registry: registry)
     }
 
-    #sourceLocation(file: "Sources/default/Names.swift", line: 20)
-    /// Calls `handler`, a handler of `Names.overload.b`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
-    nonisolated static func callOverloadHandler_2(_ handler: Handler, b: Int? = nil) throws {
+    #sourceLocation(file: "Sources/default/Names.swift", line: 19)
+    /// Calls `handler` as `Names.overload.b` with these call-time values (`nil` keeps the bound one).
+    nonisolated static func callOverloadHandler_2(_ handler: Handler,
+        b: Int? = nil
+    ) throws {
         #sourceLocation()
         try handler.callBound(as: "Names.overload.b") { arguments in
             #sourceLocation(file: "Sources/default/Names.swift", line: 21)
-            try Names.overload(b: b ?? arguments.required("b"))
+            let b: Int = try b ?? arguments.required("b")
+            #sourceLocation(file: "Sources/default/Names.swift", line: 21)
+            Names.overload(b: b)
             #sourceLocation()
         }
     }
@@ -195,7 +285,8 @@ extension Names {
 
 // MARK: with \"quotes\" \\ and\ttab
 
-/// The registry entry of `with \"quotes\" \\ and\ttab`: its parameters, and the shim that takes its arguments and calls it.
+/// The registry entry of `with \"quotes\" \\ and\ttab`:
+/// its parameters, and the shim that takes its arguments and calls it.
 fileprivate func oddHandlerDescriptor() -> HandlerDescriptor {
     let parameters: [HandlerParameter] = []
     return HandlerDescriptor(id: "with \"quotes\" \\ and\ttab", parameters: parameters, invoke: { _ in
@@ -208,17 +299,17 @@ fileprivate func oddHandlerDescriptor() -> HandlerDescriptor {
 /// The id of `with \"quotes\" \\ and\ttab` as a value the compiler checks, e.g. for an invalidation target.
 var oddHandlerID: HandlerID { HandlerID("with \"quotes\" \\ and\ttab") }
 
-#sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 4)
-/// A new `Handler` for `with \"quotes\" \\ and\ttab` with these values bound (`nil` leaves one to be passed at call time).
-func oddHandler(invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared) throws -> Handler {
-    #sourceLocation()
-    return try Handler(id: "with \"quotes\" \\ and\ttab", module: "default", table: "default", invalidation: invalidation?.id, registry: registry)
+/// A new `Handler` for `with \"quotes\" \\ and\ttab` with these values bound (`nil` leaves one to call time).
+func oddHandler(
+    invalidation: HandlerID? = nil, registry: HandlerRegistry = .shared
+) throws -> Handler {
+    return try Handler(
+        id: "with \"quotes\" \\ and\ttab", module: "default", table: "default",
+        invalidation: invalidation?.id, registry: registry)
 }
 
-#sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 4)
-/// Calls `handler`, a handler of `with \"quotes\" \\ and\ttab`, with these call-time values, checked by the compiler (`nil` leaves a parameter to its bound value).
+/// Calls `handler` as `with \"quotes\" \\ and\ttab` with these call-time values (`nil` keeps the bound one).
 func callOddHandler(_ handler: Handler) throws {
-    #sourceLocation()
     try handler.callBound(as: "with \"quotes\" \\ and\ttab") { _ in
         #sourceLocation(file: "Sources/default/Path \"quoted\".swift", line: 5)
         odd()
