@@ -2,6 +2,7 @@
 import Foundation
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
+import TestWaiting
 import Testing
 
 #if canImport(Glibc)
@@ -47,7 +48,8 @@ extension CommandLineTests {
         var answered = false
         var status: Int32 = 0
         var ended = false
-        let deadline = Date().addingTimeInterval(30)
+        let limit = TestWait.seconds(.seconds(60))
+        let deadline = Date().addingTimeInterval(limit)
         while !ended {
             ended = waitpid(pid, &status, WNOHANG) == pid
             // After the tool ended, what it wrote last is read without waiting.
@@ -66,7 +68,10 @@ extension CommandLineTests {
             if !ended && Date() > deadline {
                 kill(pid, SIGKILL)
                 waitpid(pid, &status, 0)
-                throw TerminalFailure(description: "the tool did not end: \(String(decoding: screen, as: UTF8.self))")
+                throw TerminalFailure(
+                    description:
+                        "the tool did not end within \(limit) s (answered: \(answered)); its terminal showed: \(String(decoding: screen, as: UTF8.self))"
+                )
             }
         }
         return TerminalSession(status: (status >> 8) & 0xFF, screen: String(decoding: screen, as: UTF8.self))

@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import SignalsTestSupport
+import TestWaiting
 
 /// The built `handlerkit-dashboard` serving a store on a free loopback port, until stopped.
 struct DashboardServer {
@@ -29,20 +30,36 @@ struct DashboardServer {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output + ".err"))
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "http://127.0.0.1:"),
-                let end = text[range.upperBound...].firstIndex(of: "/")
-            {
-                return DashboardServer(process: process, base: "http://127.0.0.1:" + text[range.upperBound..<end])
+        var base: String?
+        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        do {
+            try await TestWait.until(
+                "the dashboard to say where it listens",
+                seen: {
+                    "its output \(read(output).debugDescription), errors \(read(output + ".err").debugDescription)"
+                }
+            ) {
+                let text = read(output)
+                if let range = text.range(of: "http://127.0.0.1:"),
+                    let end = text[range.upperBound...].firstIndex(of: "/")
+                {
+                    base = "http://127.0.0.1:" + text[range.upperBound..<end]
+                    return true
+                }
+                guard process.isRunning else {
+                    throw Failure(
+                        description:
+                            "the dashboard did not start: it exited with status \(process.terminationStatus); its errors: \(read(output + ".err"))"
+                    )
+                }
+                return false
             }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
+        } catch {
+            if process.isRunning { process.terminate() }
+            throw error
         }
-        process.terminate()
-        let errors = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
-        throw Failure(description: "the dashboard did not start: \(errors)")
+        guard let base else { throw Failure(description: "the dashboard did not start") }
+        return DashboardServer(process: process, base: base)
     }
 
     /// The built dashboard, found next to the test bundle.

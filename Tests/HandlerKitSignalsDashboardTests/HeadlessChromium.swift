@@ -2,6 +2,7 @@
 // `--enable-all-traits` as Scripts/test.sh runs).
 #if SignalsDashboard
 import Foundation
+import TestWaiting
 
 #if canImport(Glibc)
 import Glibc
@@ -15,8 +16,9 @@ import Darwin
 ///
 /// Calls block until Chromium answers (at most ``timeout``); one test drives one browser.
 final class HeadlessChromium {
-    /// How long one command, or a page's load, may take.
-    static let timeout: Double = 20
+    /// How long one command, or a page's load, may take before the test fails: a minute, scaled by
+    /// `HANDLERKIT_TEST_TIME_SCALE` (TestWait).
+    static let timeout: Double = TestWait.seconds(.seconds(60))
 
     /// The browser's path: `HANDLERKIT_CHROMIUM` (none when that is not an executable), or `chromium`
     /// / `chromium-browser` / `google-chrome` on the `PATH`.
@@ -178,7 +180,9 @@ final class HeadlessChromium {
         let deadline = Date().addingTimeInterval(Self.timeout)
         while !events.contains(where: { $0["method"] as? String == "Page.loadEventFired" }) {
             guard let message = try readMessage(until: deadline) else {
-                throw Failure(description: "the page did not load within \(Self.timeout) s")
+                let seen = events.compactMap { $0["method"] as? String }
+                throw Failure(
+                    description: "the page did not load within \(Self.timeout) s; the page's events meanwhile: \(seen)")
             }
             if message["id"] == nil { events.append(message) }
         }

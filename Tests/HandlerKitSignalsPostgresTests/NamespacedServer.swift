@@ -3,6 +3,7 @@
 import Foundation
 import Glibc
 import SignalsTestSupport
+import TestWaiting
 
 /// A PostgreSQL server in a network namespace of its own with two "host" namespaces linked to it
 /// (Scripts/netns-postgres.sh, run for the test and stopped however it ends): probes run in a host's
@@ -52,7 +53,7 @@ struct NamespacedServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let end = ContinuousClock.now + .seconds(120)
+        let end = ContinuousClock.now + TestWait.bound(.seconds(120))
         while !FileManager.default.fileExists(atPath: infoFile), process.isRunning, ContinuousClock.now < end {
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -110,7 +111,7 @@ struct NamespacedServer {
     /// Makes the script stop the server and remove the namespaces, and waits for it (at most 60 s).
     func stop() async {
         _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
-        let end = ContinuousClock.now + .seconds(60)
+        let end = ContinuousClock.now + TestWait.bound(.seconds(60))
         while script.isRunning, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(50)) }
     }
 }

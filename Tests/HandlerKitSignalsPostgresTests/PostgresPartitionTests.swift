@@ -5,6 +5,7 @@ import Glibc
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import SignalsTestSupport
+import TestWaiting
 import Testing
 
 /// A host cut off from the server while it holds claims (its link taken down, in network
@@ -256,18 +257,12 @@ struct PostgresPartitionTests {
     private func waitUntil(
         _ what: String, limit: Duration, _ condition: () async throws -> Bool
     ) async throws {
-        let end = ContinuousClock.now + limit
-        while try await !condition() {
-            guard ContinuousClock.now < end else {
-                throw Probe.Failure(description: "timed out after \(limit): \(what)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await TestWait.until(what, limit: limit, every: .milliseconds(50), condition)
     }
 
     /// Waits for `process` to exit, at most `limit`; kills it otherwise. Whether it exited by itself.
     private func finish(_ process: Process, within limit: Duration) async -> Bool {
-        let end = ContinuousClock.now + limit
+        let end = ContinuousClock.now + TestWait.bound(limit)
         while process.isRunning, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(50)) }
         guard process.isRunning else { return true }
         kill(process.processIdentifier, SIGKILL)

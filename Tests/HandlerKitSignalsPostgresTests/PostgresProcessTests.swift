@@ -6,6 +6,7 @@ import HandlerKitSignals
 import HandlerKitSignalsTestKit
 import HandlerKitSignalsPostgres
 import SignalsTestSupport
+import TestWaiting
 import Testing
 
 /// Faults only the PostgreSQL store has, with real processes (the probe, on its own connections and
@@ -32,10 +33,15 @@ struct PostgresProcessTests {
         try Probe.start(arguments + ["--postgres", try url(), "--host", host], output: output)
     }
 
-    /// Waits (up to `limit`; not a timing assertion) until `condition` holds.
-    func waitUntil(_ limit: Duration = .seconds(120), _ condition: () async throws -> Bool) async throws {
-        let end = ContinuousClock.now + limit
-        while try await !condition(), ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+    /// Waits (up to `limit`, scaled: TestWait; not a timing assertion) until `condition` holds, and
+    /// records an issue naming the caller's line when it does not.
+    func waitUntil(
+        _ limit: Duration = .seconds(120), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: () async throws -> Bool
+    ) async throws {
+        await TestWait.expect("the condition at \(sourceLocation)", limit: limit, sourceLocation: sourceLocation) {
+            try await condition()
+        }
     }
 
     /// A consumer process killed inside a handler while another process of its component runs: the
@@ -253,7 +259,7 @@ struct PrivateServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let end = ContinuousClock.now + .seconds(120)
+        let end = ContinuousClock.now + TestWait.bound(.seconds(120))
         while !FileManager.default.fileExists(atPath: info), process.isRunning, ContinuousClock.now < end {
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -39,8 +39,8 @@ struct PostgresTLSTests {
     }
 
     /// The error `open` throws for `url`.
-    func refusal(_ url: String) async throws -> String {
-        var options = PostgresSignalStore.Options()
+    func refusal(_ url: String, options: PostgresSignalStore.Options = .init()) async throws -> String {
+        var options = options
         options.reconnectFor = .seconds(5)
         do {
             _ = try await open(url, options: options)
@@ -91,9 +91,11 @@ struct PostgresTLSTests {
         var options = PostgresSignalStore.Options()
         options.tls = .require(try NIOSSLContext(configuration: configuration))
         #expect(try await open(try url(host: "localhost", ""), options: options) == 0)
-        // The same context checks the host name: refused through the address.
-        options.reconnectFor = .seconds(5)
-        await #expect(throws: SignalError.self) { try await open(try url(host: "127.0.0.1", ""), options: options) }
+        // The same context checks the host name: refused through the address, at once, naming the cause.
+        let message = try await refusal(try url(host: "127.0.0.1", ""), options: options)
+        #expect(message.contains("TLS"), "\(message)")
+        #expect(message.contains("not made out to 127.0.0.1"), "\(message)")
+        #expect(!message.contains("retries"), "refused at once, not retried as an outage: \(message)")
     }
 
     @Test func settingsThatCannotWorkAreRefusedWhenTheStoreIsMade() throws {

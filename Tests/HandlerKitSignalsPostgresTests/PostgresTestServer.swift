@@ -59,6 +59,22 @@ enum PostgresTestServer {
         try #require(psql.terminationStatus == 0, "psql is needed to change the store behind its back: \(sql)")
     }
 
+    /// The integer `SELECT <sql>` gives on the test server (psql), `nil` for NULL.
+    static func selectInteger(_ sql: String) async throws -> Int? {
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        psql.arguments = ["psql", try requireURL(), "-X", "-q", "-t", "-A", "-c", "SELECT " + sql]
+        let output = Pipe()
+        psql.standardOutput = output
+        try psql.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        await Probe.finish(psql)
+        try #require(psql.terminationStatus == 0, "psql failed on SELECT \(sql)")
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.isEmpty { return nil }
+        return try #require(Int(text), "SELECT \(sql) gave \(text)")
+    }
+
     /// The URL of the test server with the schema of `folder`, for probe processes.
     static func url(folder: String) throws -> String {
         try requireURL() + "?schema=" + schema(for: folder)
