@@ -167,4 +167,3 @@ struct SignalTables {
         return row
     }
 }
-

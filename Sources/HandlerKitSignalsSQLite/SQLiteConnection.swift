@@ -195,15 +195,16 @@ extension SQLiteSignalStore {
 extension SQLStatement {
     /// The statement's arguments as GRDB binds them.
     var databaseArguments: StatementArguments {
-        StatementArguments(arguments.map { value -> DatabaseValue in
-            switch value {
-            case .null: .null
-            case .integer(let value): value.databaseValue
-            case .real(let value): value.databaseValue
-            case .text(let value): value.databaseValue
-            case .blob(let value): Data(value).databaseValue
-            }
-        })
+        StatementArguments(
+            arguments.map { value -> DatabaseValue in
+                switch value {
+                case .null: .null
+                case .integer(let value): value.databaseValue
+                case .real(let value): value.databaseValue
+                case .text(let value): value.databaseValue
+                case .blob(let value): Data(value).databaseValue
+                }
+            })
     }
 }
 

@@ -695,7 +695,6 @@ private let pending = DeliveryState.pending.sqlLiteral
 private let claimed = DeliveryState.claimed.sqlLiteral
 private let dead = DeliveryState.dead.sqlLiteral
 
-
 // MARK: Promises
 
 extension SQLiteSignalStore: PromiseStore {

@@ -149,7 +149,8 @@ package enum InspectionReads {
                     CompletionEntry(
                         key: DeliveryKey(key), consumerID: ConsumerID(try value("consumer_id")),
                         signalID: try value("signal_id"), revision: try value("revision"), runID: try value("run_id"),
-                        attempt: try value("attempt"), completedAt: Date(timeIntervalSince1970: try value("completed_at"))))
+                        attempt: try value("attempt"),
+                        completedAt: Date(timeIntervalSince1970: try value("completed_at"))))
             }
             return entries
         }

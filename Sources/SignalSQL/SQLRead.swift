@@ -11,7 +11,8 @@ package struct SQLRead<Value>: Sendable {
     package let decode: @Sendable ([SQLRow]) throws(SignalError) -> Value
 
     package init(
-        _ purpose: String, _ statement: SQLStatement, decode: @escaping @Sendable ([SQLRow]) throws(SignalError) -> Value
+        _ purpose: String, _ statement: SQLStatement,
+        decode: @escaping @Sendable ([SQLRow]) throws(SignalError) -> Value
     ) {
         self.purpose = purpose
         self.statement = statement

@@ -24,7 +24,8 @@ package struct SQLRow: Sendable {
         let stored = self[name] ?? .null
         guard let value = T(sqlValue: stored) else {
             throw .malformedRecord(
-                table: table, key: key, column: name, reason: "expected \(T.self), found \(stored.description.prefix(60))")
+                table: table, key: key, column: name,
+                reason: "expected \(T.self), found \(stored.description.prefix(60))")
         }
         return value
     }

@@ -92,7 +92,8 @@ package enum StoreReads {
         SQLRead(
             "reading the completions of \(key)",
             SQLStatement(
-                "SELECT run_id, attempt FROM completions WHERE delivery_key = $1 ORDER BY completed_at", [.init(key.rawValue)])
+                "SELECT run_id, attempt FROM completions WHERE delivery_key = $1 ORDER BY completed_at",
+                [.init(key.rawValue)])
         ) { (rows: [SQLRow]) throws(SignalError) -> [CompletionRecord] in
             var records: [CompletionRecord] = []
             for row in rows {

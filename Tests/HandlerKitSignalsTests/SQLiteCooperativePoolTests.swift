@@ -63,7 +63,9 @@ struct SQLiteCooperativePoolTests {
         ticker.cancel()
         // Two seconds of 10 ms sleeps are up to 200 ticks; a starved pool gives none or one. The bound
         // is low so that a machine busy with other work still passes.
-        print("sqlite.pool: \(waiting) stores waiting \(heldFor) on a locked database, other task ticked \(ticksWhileLocked) times")
+        print(
+            "sqlite.pool: \(waiting) stores waiting \(heldFor) on a locked database, other task ticked \(ticksWhileLocked) times"
+        )
         #expect(ticksWhileLocked >= 20, "the other task ticked \(ticksWhileLocked) times in \(heldFor)")
         #expect(try await setup.deliverDue() == waiting, "every waiting post was written once the lock was freed")
         for center in centers { try await center.stop() }
