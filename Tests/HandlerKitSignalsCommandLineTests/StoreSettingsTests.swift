@@ -24,7 +24,8 @@ struct StoreSettingsTests {
             directory = directory.deletingLastPathComponent()
         }
         let process = Process()
-        process.executableURL = try #require(executable, "handlerkit-signals next to the test bundle")
+        let url: URL = try #require(executable, "handlerkit-signals next to the test bundle")
+        process.executableURL = url
         process.arguments = arguments
         let errors = folder.path + "/err-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: errors, contents: nil)

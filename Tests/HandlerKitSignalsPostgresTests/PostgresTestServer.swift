@@ -72,7 +72,8 @@ enum PostgresTestServer {
         try #require(psql.terminationStatus == 0, "psql failed on SELECT \(sql)")
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.isEmpty { return nil }
-        return try #require(Int(text), "SELECT \(sql) gave \(text)")
+        let value: Int = try #require(Int(text), "SELECT \(sql) gave \(text)")
+        return value
     }
 
     /// The URL of the test server with the schema of `folder`, for probe processes.
