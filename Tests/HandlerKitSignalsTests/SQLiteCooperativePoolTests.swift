@@ -23,9 +23,10 @@ struct SQLiteCooperativePoolTests {
     /// pool thread (sleeping in SQLite's busy handler) would stop the ticks until the lock is freed.
     @Test func storesWaitingOnALockedDatabaseDoNotStopOtherTasks() async throws {
         let setup = try await manualCenter("app", store: try SQLiteSignalStore(path: path), registry: registry)
-        _ = try await setup.register(try Handler(id: "Sink.receive", registry: registry), for: "locked")
-        let blocker = try await LockHolder(path: path)
         let waiting = 8
+        for index in 0..<waiting {
+            _ = try await setup.register(try Handler(id: "Sink.receive", registry: registry), for: SignalID("locked\(index)"))
+        }
         let stores = try (0..<waiting).map { _ in
             try SQLiteSignalStore(path: path, options: .init(busyTimeout: .seconds(120)))
         }
@@ -39,11 +40,12 @@ struct SQLiteCooperativePoolTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
+        let blocker = try await LockHolder(path: path)
         let ticks = Counter()
         let posts = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, center) in centers.enumerated() {
-                    group.addTask { _ = try await center.post("locked", payload: ["item": index]) }
+                    group.addTask { _ = try await center.post(SignalID("locked\(index)"), payload: ["item": index]) }
                 }
                 try await group.waitForAll()
             }
