@@ -3,22 +3,27 @@ import GRDB
 import HandlerKitSignals
 
 extension SQLiteSignalStore {
-    /// The connection a new store object starts with, opened on the calling thread in one attempt:
-    /// `.closed` when other processes kept the database busy at that moment (the store's first
-    /// operation opens it then, waiting for them without holding a thread), so that making a store
-    /// never sleeps. Anything else that is wrong is thrown at once.
+    /// The connection a new store object starts with, opened on the calling thread without waiting:
+    /// an attempt that fails only for what other processes do at that moment is made again at once,
+    /// twice at most (the next attempt checks the files anew, and so names what is wrong with them);
+    /// while they keep the database busy, it is `.closed`, and the store's first operation opens it,
+    /// waiting for them without holding a thread. So making a store never sleeps. Anything else that
+    /// is wrong is thrown.
     static func firstConnection(
         path: String, options: Options, readsOnly: Bool
     ) throws(SignalError) -> SQLiteConnectionState {
-        do {
-            return .open(
-                readsOnly
-                    ? try openForReading(path: path, options: options)
-                    : try openDatabase(path: path, options: options))
-        } catch {
-            if isTransient(error) { return .closed }
-            throw openingError(error, files: StoreFiles(path: path), operation: "opening the store")
+        for _ in 0..<3 {
+            do {
+                return .open(
+                    readsOnly
+                        ? try openForReading(path: path, options: options)
+                        : try openDatabase(path: path, options: options))
+            } catch {
+                if isTransient(error) { continue }
+                throw openingError(error, files: StoreFiles(path: path), operation: "opening the store")
+            }
         }
+        return .closed
     }
 
     /// Opens the database of the store at `path`: checks its files, refuses what is not a signal store

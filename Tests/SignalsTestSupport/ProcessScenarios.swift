@@ -335,7 +335,7 @@ package struct ProcessScenarios {
 
         let handlerLog = HandlerLog(path: log)
         let startsByStopped = handlerLog.entries.filter { $0.pid == String(stopped.processIdentifier) }.count
-        #expect(startsByStopped == 0, "the process that lost its run started no handler")
+        #expect(startsByStopped == 0, "the process that lost its run started no handler: \(resumed)")
         #expect(handlerLog.startedAfterCompletion.isEmpty, "handlers started after their delivery was completed")
         var completedTwice = 0
         var lost = 0
