@@ -25,7 +25,8 @@ struct SQLiteCooperativePoolTests {
         let setup = try await manualCenter("app", store: try SQLiteSignalStore(path: path), registry: registry)
         let waiting = 8
         for index in 0..<waiting {
-            _ = try await setup.register(try Handler(id: "Sink.receive", registry: registry), for: SignalID("locked\(index)"))
+            _ = try await setup.register(
+                try Handler(id: "Sink.receive", registry: registry), for: SignalID("locked\(index)"))
         }
         let stores = try (0..<waiting).map { _ in
             try SQLiteSignalStore(path: path, options: .init(busyTimeout: .seconds(120)))
