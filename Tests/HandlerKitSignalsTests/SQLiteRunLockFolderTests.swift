@@ -80,7 +80,7 @@ struct SQLiteRunLockFolderTests {
                 ], output: output)
             processes.append((process, output, ready))
         }
-        try await waitUntil("both processes registered their consumers", limit: .seconds(60)) {
+        try await waitUntil("both processes registered their consumers", limit: .seconds(180)) {
             processes.allSatisfy { FileManager.default.fileExists(atPath: $0.ready) }
         }
         var expected: Set<String> = []
@@ -101,7 +101,7 @@ struct SQLiteRunLockFolderTests {
             #expect(posted.status == 0, "\(posted.output)")
         }
         _ = FileManager.default.createFile(atPath: go, contents: nil)
-        try await waitUntil("the two processes hold 100 claims or more", limit: .seconds(60)) {
+        try await waitUntil("the two processes hold 100 claims or more", limit: .seconds(180)) {
             try await store.statistics().claimedDeliveries >= 100
         }
         if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
