@@ -96,8 +96,10 @@ package struct ServiceScenarios {
     ) async throws {
         let store = try kind.open(folder.path)
         let signals = 2
+        // Long enough to be running when the grace period ends on a loaded machine (the next
+        // process runs both handlers again at this length).
         let served = try await serveUntilSIGTERM(
-            kind, signals: signals, handlerMilliseconds: 2_000, graceMilliseconds: 100)
+            kind, signals: signals, handlerMilliseconds: 8_000, graceMilliseconds: 100)
         #expect(served.exited && served.status == 0, "\(served.output)")
         #expect(try await !store.runs(of: "app").recorded.contains(served.runID))
         #expect(HandlerLog(path: log).interruptedRuns.count == 1)
