@@ -47,18 +47,22 @@ final class RunLockFile: Sendable {
         self.descriptor = descriptor
     }
 
-    /// Locks the lock file of a suspended run again (creating it when it is gone): while another
-    /// process holds it (taking the run over), waits for it, at most `patience`. A file that was
-    /// removed or replaced while this process waited for its lock is opened again at the path.
-    static func retake(runID: String, directory: String, patience: Duration) async throws(SignalError) -> RunLockFile {
+    /// Locks the lock file of a suspended run again (creating it with `maker` when it is gone): while
+    /// another process holds it (taking the run over), waits for it, at most `patience`. A file that
+    /// was removed or replaced while this process waited for its lock is opened again at the path.
+    static func retake(
+        runID: String, directory: String, maker: StoreFileMaker, patience: Duration
+    ) async throws(SignalError) -> RunLockFile {
         let path = path(of: runID, in: directory)
         let started = ContinuousClock.now
         while true {
-            if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-                throw .runLock(path: directory, reason: "cannot create the folder of run lock files: \(lastError())")
+            let fd: Int32
+            do throws(StoreFileError) {
+                try maker.createFolder(directory)
+                fd = try maker.openOrCreate(path)
+            } catch {
+                throw .runLock(path: error.path, reason: error.reason)
             }
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw .runLock(path: path, reason: "cannot create it: \(lastError())") }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 let file = RunLockFile(path: path, descriptor: fd)
                 if file.isIntact { return file }
