@@ -160,8 +160,9 @@ void hk_notify_cancel(int fd, int token) {
 }
 
 /// The classes recorded by `hk_set_protection_class`, by file, for `hk_protection_class`: the last
-/// 64 files (a ring), so a long-lived process records a bounded amount.
-#define HK_RECORDED_FILES 64
+/// 4096 files (a ring, about 100 KB), so a long-lived process records a bounded amount, and a test
+/// process that makes many stores at once still finds the files of the store it looks at.
+#define HK_RECORDED_FILES 4096
 static struct {
     dev_t device;
     ino_t inode;
