@@ -2,6 +2,7 @@
 #if PostgreSQL
 import Foundation
 import HandlerKitSignals
+import Logging
 import NIOCore
 import PostgresNIO
 import SignalSQL
@@ -13,15 +14,26 @@ extension PostgresSignalStore {
         let statement = read.statement
         let logger = options.logger
         let rows = try await connections.run(read.purpose) { connection, _ -> [SQLRow] in
-            var rows: [SQLRow] = []
-            for try await row in try await connection.query(
-                PostgresQuery(unsafeSQL: statement.sql, binds: statement.arguments.bindings), logger: logger)
-            {
-                rows.append(try SQLRow(row))
-            }
-            return rows
+            try await Self.rows(of: statement, connection, logger: logger)
         }
         return try read.decode(rows)
+    }
+
+    /// Runs `read`'s statement on `connection` (in the caller's transaction) and makes its value.
+    func run<Value: Sendable>(_ read: SQLRead<Value>, on connection: PostgresConnection) async throws -> Value {
+        try read.decode(try await Self.rows(of: read.statement, connection, logger: options.logger))
+    }
+
+    private static func rows(
+        of statement: SQLStatement, _ connection: PostgresConnection, logger: Logger
+    ) async throws -> [SQLRow] {
+        var rows: [SQLRow] = []
+        for try await row in try await connection.query(
+            PostgresQuery(unsafeSQL: statement.sql, binds: statement.arguments.bindings), logger: logger)
+        {
+            rows.append(try SQLRow(row))
+        }
+        return rows
     }
 }
 

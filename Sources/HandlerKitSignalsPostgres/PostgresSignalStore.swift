@@ -332,6 +332,8 @@ public final class PostgresSignalStore: SignalStore {
             var found: (dead: Bool, host: String)?
             for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
             if let found, !found.dead { return nil }
+            // A taker that was itself taken over takes nothing over.
+            if let taker = plan.taker, try await !self.run(StoreReads.isRecorded(taker), on: connection) { return nil }
             let counts = try await self.run(plan, connection)
             if let report = plan.takeoverReport(counts: counts) {
                 let taker = plan.steps.lazy.compactMap { step -> String? in

@@ -112,12 +112,18 @@ extension SQLiteSignalStore {
     /// Runs `read`'s statement (the SQL stores' own, `StoreReads`) in a read transaction and makes
     /// its value.
     func run<Value: Sendable>(_ read: SQLRead<Value>) async throws(SignalError) -> Value {
-        let statement = read.statement
-        let rows = try await self.read(read.purpose) { db in
-            try Row.fetchAll(db, sql: SQLDialect.sqlite.render(statement), arguments: statement.databaseArguments)
-                .map { row in SQLRow(names: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init)) }
-        }
+        let rows = try await self.read(read.purpose) { db in try Self.rows(of: read.statement, db) }
         return try read.decode(rows)
+    }
+
+    /// Runs `read`'s statement in the caller's transaction and makes its value.
+    static func run<Value: Sendable>(_ read: SQLRead<Value>, _ db: Database) throws -> Value {
+        try read.decode(try rows(of: read.statement, db))
+    }
+
+    private static func rows(of statement: SQLStatement, _ db: Database) throws -> [SQLRow] {
+        try Row.fetchAll(db, sql: SQLDialect.sqlite.render(statement), arguments: statement.databaseArguments)
+            .map { row in SQLRow(names: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init)) }
     }
 
     /// Runs `body` between `begin` and `COMMIT` on the connection's queue; while the database is

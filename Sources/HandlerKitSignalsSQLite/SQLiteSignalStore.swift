@@ -242,7 +242,8 @@ public final class SQLiteSignalStore: SignalStore {
     public func resumeRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
-        let lock = try await RunLockFile.retake(runID: runID, directory: runsDirectory, patience: options.busyTimeout)
+        let lock = try await RunLockFile.retake(
+            runID: runID, directory: runsDirectory, maker: fileMaker, patience: options.busyTimeout)
         runLocks.insert(lock, for: runID)?.abandon()
         let history = options.completionHistory.seconds
         let counts: [Int]?
@@ -313,8 +314,7 @@ public final class SQLiteSignalStore: SignalStore {
 
     /// Whether run `runID` is recorded (not ended, not taken over), in the caller's transaction.
     private static func isRecorded(_ runID: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = ?)"), arguments: [runID]) == true
+        try run(StoreReads.isRecorded(runID), db)
     }
 
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {

@@ -12,6 +12,9 @@ extension ConformanceChecks {
             name: "a suspended run is taken over like a dead one; resumed, the center carries on as a new run",
             body: suspendedRunTakenOver),
         .init(
+            name: "a taker that is no longer recorded takes nothing over; a recorded one then takes the run over",
+            body: goneTakerTakesNothingOver),
+        .init(
             name: "a handler running past the grace period completes after resume when the run was not taken over",
             body: handlerPastGraceCompletesAfterResume),
         .init(
@@ -84,6 +87,35 @@ extension ConformanceChecks {
         try c.expectEqual(c.recorder.all.map(\.item), [2], "handler runs")
     }
 
+    static func goneTakerTakesNothingOver(_ c: ConformanceContext) async throws {
+        let first = try await c.center("app")
+        _ = try await first.register(try c.handler("Sink.receive"), for: "durable")
+        let suspendedRun = first.runID
+        _ = try await first.suspend(finishingWithin: .seconds(1))
+
+        // A run that ended (as one taken over by another would be): its record is gone.
+        let gone = "gone-\(UUID().uuidString)"
+        let now = Date().timeIntervalSince1970
+        try await c.store.beginRun(gone, component: "app", retry: RetryPolicy(), applying: .startRun(now: now))
+        try await c.store.endRun(
+            gone, component: "app", applying: .retire(gone, takenOverBy: nil, retry: RetryPolicy(), now: now))
+        let plan = StorePlan.retire(suspendedRun, takenOverBy: gone, retry: RetryPolicy(), now: now)
+        try c.expect(
+            try await c.store.takeOver(suspendedRun, of: "app", applying: plan) == nil,
+            "a takeover by a run that is not recorded changes nothing")
+        try c.expectEqual(
+            try await c.store.consumers(of: "app").map(\.runID), [suspendedRun], "the runs of the consumers")
+        try c.expectEqual(try await c.store.runs(of: "app").recorded, [suspendedRun], "recorded runs")
+
+        let taker = try await c.center("app")
+        try c.expectEqual(taker.takeover.deadRuns, [suspendedRun], "runs taken over by a recorded taker")
+        try c.expectEqual(taker.takeover.adoptedConsumers, 1, "durable consumers adopted")
+        let resumed = try await first.resume()
+        try c.expect(resumed.wasTakenOver, "the resume reports the takeover, found \(resumed)")
+        try await first.stop()
+        try await taker.stop()
+    }
+
     /// Starts delivering one `Sink.slow` delivery of `milliseconds` in a task, and suspends once its
     /// handler started, with a grace period of 10 ms.
     private static func suspendDuringSlowHandler(
@@ -91,10 +123,24 @@ extension ConformanceChecks {
     ) async throws -> (Task<Int, any Error>, SuspensionReport) {
         _ = try await center.register(try c.handler("Sink.slow"), for: "slow")
         _ = try await center.post("slow", payload: ["item": milliseconds])
-        let delivering = Task { try await center.deliverDue() }
+        let ended = Locked<Result<Int, any Error>?>(nil)
+        let delivering = Task {
+            do {
+                let delivered = try await center.deliverDue()
+                ended.withLock { $0 = .success(delivered) }
+                return delivered
+            } catch {
+                ended.withLock { $0 = .failure(error) }
+                throw error
+            }
+        }
+        // A generous bound: a loaded machine or a slow server can take seconds to claim and start.
         let began = ContinuousClock.now
         while !c.recorder.all.contains(where: { $0.note == "started" }) {
-            try c.expect(began.duration(to: .now) < .seconds(10), "the slow handler starts within 10 s")
+            if let result = ended.withLock({ $0 }) {
+                try c.expect(false, "the delivering pass ended before the slow handler started, with \(result)")
+            }
+            try c.expect(began.duration(to: .now) < .seconds(120), "the slow handler starts within 120 s")
             try await Task.sleep(for: .milliseconds(2))
         }
         let suspension = try await center.suspend(finishingWithin: .milliseconds(10))
