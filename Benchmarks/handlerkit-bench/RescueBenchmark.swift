@@ -10,7 +10,7 @@
 // `start ROUND NANOSECONDS` lines (CLOCK_MONOTONIC, one clock for every process of the machine).
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsSQLite
 
 #if PostgreSQL

@@ -15,7 +15,7 @@ import HandlerKit
 public final class InMemorySignalStore: SignalStore {
     /// A name for messages (``location``).
     public let name: String
-    /// How long completions stay in the history (``completions(of:)``).
+    /// How long completions stay in the history (`completions(of:)`).
     public let completionHistory: Duration
     public var location: String { "memory:\(name)" }
     private let state: Locked<SignalTables>
@@ -30,6 +30,7 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Runs
 
+    @_spi(SignalStoreDriver)
     public func beginRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) {
@@ -40,6 +41,7 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         _ = try await apply(plan)
         _ = state.withLock { state in
@@ -48,6 +50,7 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func suspendRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int] {
@@ -59,6 +62,7 @@ public final class InMemorySignalStore: SignalStore {
         return counts
     }
 
+    @_spi(SignalStoreDriver)
     public func resumeRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
@@ -70,6 +74,7 @@ public final class InMemorySignalStore: SignalStore {
         return counts != nil
     }
 
+    @_spi(SignalStoreDriver)
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         state.withLock { state in
             RunsOfComponent(
@@ -81,6 +86,7 @@ public final class InMemorySignalStore: SignalStore {
     }
 
     /// A run is gone once its `endRun` removed it (nothing outlives the object), or while it is suspended.
+    @_spi(SignalStoreDriver)
     public func takeOver(
         _ run: String, of component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int]? {
@@ -95,6 +101,7 @@ public final class InMemorySignalStore: SignalStore {
         return counts
     }
 
+    @_spi(SignalStoreDriver)
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         let counts = state.withLock { $0.run(plan) }
         if plan.wakeUp(counts: counts) != nil { wakeAll() }
@@ -103,6 +110,7 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Consumers
 
+    @_spi(SignalStoreDriver)
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         state.withLock { state in
             state.consumers.map(\.record).filter { component == nil || $0.component == component }
@@ -111,6 +119,7 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Posting
 
+    @_spi(SignalStoreDriver)
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         let result = state.withLock { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
         if result.deliveries > 0 { wakeAll() }
@@ -119,10 +128,12 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Delivering
 
+    @_spi(SignalStoreDriver)
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         state.withLock { $0.claim(for: runID, limit: limit) }
     }
 
+    @_spi(SignalStoreDriver)
     public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         state.withLock { state in
             let deliveries = ClaimedDelivery.runningOrder(state.claim(for: runID, limit: limit))
@@ -130,10 +141,12 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         state.withLock { $0.start(delivery) }
     }
 
+    @_spi(SignalStoreDriver)
     public func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {
@@ -143,6 +156,7 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         state.withLock { state in
             let open = state.deliveries.values.filter { $0.ownerRun == runID && $0.state != .dead }
@@ -153,6 +167,7 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Dead deliveries
 
+    @_spi(SignalStoreDriver)
     public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         state.withLock { state in
             state.deliveries.sorted { $0.key < $1.key }.map(\.value)
@@ -166,6 +181,7 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
         state.withLock { state in state.completions.map(\.record).filter { $0.key == key } }
     }
@@ -181,6 +197,7 @@ public final class InMemorySignalStore: SignalStore {
 
     // MARK: Wake-ups
 
+    @_spi(SignalStoreDriver)
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         let listener = InMemoryWakeListener { [weak self] listener in
             self?.listeners.withLock { $0[ObjectIdentifier(listener)] = nil }
@@ -222,6 +239,7 @@ final class InMemoryWakeListener: SignalWakeListener {
 
 extension InMemorySignalStore: InspectableSignalStore {
     /// A run is alive from `beginRun` until `endRun`, except while it is suspended.
+    @_spi(SignalStoreDriver)
     public func runRecords() async throws(SignalError) -> [RunRecord] {
         let pid = Int(ProcessInfo.processInfo.processIdentifier)
         return state.withLock { state in
@@ -235,6 +253,7 @@ extension InMemorySignalStore: InspectableSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord] {
         state.withLock { state in
             let all = state.deliveries.sorted { $0.key < $1.key }.lazy.map { _, row in
@@ -253,6 +272,7 @@ extension InMemorySignalStore: InspectableSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func deliveryCounts() async throws(SignalError) -> [DeliveryCount] {
         state.withLock { state in
             var counts: [String: [DeliveryFilter.State: DeliveryCount]] = [:]
@@ -269,6 +289,7 @@ extension InMemorySignalStore: InspectableSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func signalRecords() async throws(SignalError) -> [SignalRecord] {
         state.withLock { state in
             state.signals.map { id, signal in
@@ -279,6 +300,7 @@ extension InMemorySignalStore: InspectableSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry] {
         state.withLock { state in
             let all = state.completions.lazy.map { completion in
@@ -296,6 +318,7 @@ extension InMemorySignalStore: InspectableSignalStore {
 // MARK: Promises
 
 extension InMemorySignalStore: PromiseStore {
+    @_spi(SignalStoreDriver)
     public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
         let counts = state.withLock { state -> [Int]? in
             guard state.promises[promise.id] == nil else { return nil }
@@ -307,10 +330,12 @@ extension InMemorySignalStore: PromiseStore {
         return true
     }
 
+    @_spi(SignalStoreDriver)
     public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
         state.withLock { $0.promises[id] }
     }
 
+    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
@@ -330,6 +355,7 @@ extension InMemorySignalStore: PromiseStore {
         return record
     }
 
+    @_spi(SignalStoreDriver)
     public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
         state.withLock { state in
             state.promises.values.filter { settled == nil || $0.isSettled == settled }
@@ -337,6 +363,7 @@ extension InMemorySignalStore: PromiseStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
         state.withLock { state in
             let before = state.promises.count

@@ -3,29 +3,34 @@ import Foundation
 /// A signal store an operator can look inside: its runs with their liveness, its deliveries in
 /// every state, the counts by component and state, its signal records and its history of
 /// completions. ``SignalStoreInspector`` reads through it, and changes the store only through the
-/// core's plans (``SignalStore/apply(_:)``).
+/// core's plans (`SignalStore.apply(_:)`).
 ///
 /// Every requirement only reads: it writes nothing to the store, and testing whether a run is alive
 /// takes nothing a run or a taker needs for longer than the test.
 public protocol InspectableSignalStore: SignalStore {
     /// The runs recorded, oldest first, each with whether it is alive now.
+    @_spi(SignalStoreDriver)
     func runRecords() async throws(SignalError) -> [RunRecord]
 
     /// The deliveries that match `filter`, oldest first (by the order they were made), at most
     /// `filter.limit`; with their handler documents and payloads when `filter.includesBodies`.
+    @_spi(SignalStoreDriver)
     func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord]
 
     /// How many deliveries each component has in each ``DeliveryFilter/State``, with the oldest of each.
+    @_spi(SignalStoreDriver)
     func deliveryCounts() async throws(SignalError) -> [DeliveryCount]
 
     /// The signal records: signals with consumers, and signals kept for consumers that register later.
+    @_spi(SignalStoreDriver)
     func signalRecords() async throws(SignalError) -> [SignalRecord]
 
     /// The completions in the history that match `filter`, oldest first, at most `filter.limit`.
+    @_spi(SignalStoreDriver)
     func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry]
 }
 
-/// A run as recorded, with its liveness (``InspectableSignalStore/runRecords()``).
+/// A run as recorded, with its liveness (`InspectableSignalStore.runRecords()`).
 public struct RunRecord: Sendable, Hashable {
     /// The run's id.
     public var runID: String
@@ -43,6 +48,7 @@ public struct RunRecord: Sendable, Hashable {
     /// by the next process of its component that starts.
     public var isAlive: Bool
 
+    @_spi(SignalStoreDriver)
     public init(
         runID: String, component: String, host: String?, processID: Int, startedAt: Date, heartbeatAt: Date?,
         isAlive: Bool
@@ -57,7 +63,7 @@ public struct RunRecord: Sendable, Hashable {
     }
 }
 
-/// Which deliveries ``InspectableSignalStore/deliveries(matching:)`` lists; every condition given
+/// Which deliveries `InspectableSignalStore.deliveries(matching:)` lists; every condition given
 /// must hold.
 public struct DeliveryFilter: Sendable, Hashable {
     /// Where a delivery is, as an operator sees it: ``DeliveryState`` with pending split in two.
@@ -104,6 +110,7 @@ public struct DeliveryFilter: Sendable, Hashable {
     }
 
     /// The operator's state of a stored delivery.
+    @_spi(SignalStoreDriver)
     public static func state(of state: DeliveryState, lastError: String?) -> State {
         switch state {
         case .pending: lastError == nil ? .pending : .retrying
@@ -113,6 +120,7 @@ public struct DeliveryFilter: Sendable, Hashable {
     }
 
     /// Whether a delivery with these values passes the filter (for stores that filter in memory).
+    @_spi(SignalStoreDriver)
     public func matches(_ delivery: DeliveryRecord) -> Bool {
         (states?.contains(delivery.filterState) ?? true) && (component.map { $0 == delivery.component } ?? true)
             && (signalID.map { $0 == delivery.signalID } ?? true)
@@ -122,7 +130,7 @@ public struct DeliveryFilter: Sendable, Hashable {
     }
 }
 
-/// A delivery as stored, for an operator (``InspectableSignalStore/deliveries(matching:)``).
+/// A delivery as stored, for an operator (`InspectableSignalStore.deliveries(matching:)`).
 public struct DeliveryRecord: Sendable, Hashable {
     /// Its key (a consumer and a revision).
     public var key: DeliveryKey
@@ -158,6 +166,7 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var handler: [UInt8]?
     public var payload: [UInt8]?
 
+    @_spi(SignalStoreDriver)
     public init(
         key: DeliveryKey, consumerID: ConsumerID, component: String, lifetime: ConsumerLifetime, handlerID: String,
         signalID: String, revision: Int, state: DeliveryState, ownerRun: String, claimedBy: String?, claimedAt: Date?,
@@ -190,7 +199,7 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var filterState: DeliveryFilter.State { DeliveryFilter.state(of: state, lastError: lastError) }
 }
 
-/// How many deliveries of a component are in a state (``InspectableSignalStore/deliveryCounts()``).
+/// How many deliveries of a component are in a state (`InspectableSignalStore.deliveryCounts()`).
 public struct DeliveryCount: Sendable, Hashable {
     /// The component whose consumers the deliveries are for.
     public var component: String
@@ -201,6 +210,7 @@ public struct DeliveryCount: Sendable, Hashable {
     /// When the oldest of them was made.
     public var oldestMadeAt: Date
 
+    @_spi(SignalStoreDriver)
     public init(component: String, state: DeliveryFilter.State, count: Int, oldestMadeAt: Date) {
         self.component = component
         self.state = state
@@ -209,7 +219,7 @@ public struct DeliveryCount: Sendable, Hashable {
     }
 }
 
-/// A signal's record (``InspectableSignalStore/signalRecords()``).
+/// A signal's record (`InspectableSignalStore.signalRecords()`).
 public struct SignalRecord: Sendable, Hashable {
     /// The signal's id.
     public var signalID: String
@@ -219,6 +229,7 @@ public struct SignalRecord: Sendable, Hashable {
     /// Until when it is kept for consumers that register later (`nil`: not kept).
     public var keptUntil: Date?
 
+    @_spi(SignalStoreDriver)
     public init(signalID: String, revision: Int, postedAt: Date, keptUntil: Date?) {
         self.signalID = signalID
         self.revision = revision
@@ -227,12 +238,13 @@ public struct SignalRecord: Sendable, Hashable {
     }
 
     /// Whether it is kept at `now`.
+    @_spi(SignalStoreDriver)
     public func isKept(at now: Date = Date()) -> Bool {
         keptUntil.map { $0 >= now } ?? false
     }
 }
 
-/// Which completions ``InspectableSignalStore/completions(matching:)`` lists; every condition given
+/// Which completions `InspectableSignalStore.completions(matching:)` lists; every condition given
 /// must hold.
 public struct CompletionFilter: Sendable, Hashable {
     /// Only those of this delivery, of this consumer, of this signal.
@@ -256,6 +268,7 @@ public struct CompletionFilter: Sendable, Hashable {
     }
 
     /// Whether a completion passes the filter (for stores that filter in memory).
+    @_spi(SignalStoreDriver)
     public func matches(_ completion: CompletionEntry) -> Bool {
         (key.map { $0 == completion.key } ?? true) && (consumerID.map { $0 == completion.consumerID } ?? true)
             && (signalID.map { $0 == completion.signalID } ?? true)
@@ -263,7 +276,7 @@ public struct CompletionFilter: Sendable, Hashable {
     }
 }
 
-/// A completion in the store's history (``InspectableSignalStore/completions(matching:)``).
+/// A completion in the store's history (`InspectableSignalStore.completions(matching:)`).
 public struct CompletionEntry: Sendable, Hashable {
     /// The delivery completed: its key, consumer, signal and revision.
     public var key: DeliveryKey
@@ -275,6 +288,7 @@ public struct CompletionEntry: Sendable, Hashable {
     public var attempt: Int
     public var completedAt: Date
 
+    @_spi(SignalStoreDriver)
     public init(
         key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, runID: String, attempt: Int,
         completedAt: Date

@@ -6,30 +6,35 @@ import Foundation
 public protocol PromiseStore: SignalStore {
     /// Stores `promise` (not settled) and applies `plan` (registering its fallback consumer, if any)
     /// in the same transaction; `false`, changing nothing, when a promise with its id exists.
+    @_spi(SignalStoreDriver)
     func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool
 
     /// The promise with this id; `nil` when there is none (never made, or removed after its retention).
+    @_spi(SignalStoreDriver)
     func promise(_ id: String) async throws(SignalError) -> PromiseRecord?
 
     /// In one transaction: settles the promise with this id with `settlement` when it is not settled
     /// yet and its value type is one of `valueTypes` (any type when `nil`), reads the promise as it
     /// then is (settled by `settlement`, by the settlement made before it, or still pending when its
     /// value type is not one of `valueTypes`), and posts what `post` returns for that record, as
-    /// ``SignalStore/post(_:payload:keepUntil:)`` does with no `keepUntil`. Returns the record; `nil`,
+    /// `SignalStore.post(_:payload:keepUntil:)` does with no `keepUntil`. Returns the record; `nil`,
     /// changing nothing and without calling `post`, when there is no such promise.
     ///
     /// An error thrown by `post` rolls the transaction back and is thrown. Wakes every center when it
     /// settled a promise without a fallback consumer, and the centers of the post's consumers as a
     /// post does.
+    @_spi(SignalStoreDriver)
     func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord?
 
     /// The promises, all of them or only the settled (`true`) or pending (`false`) ones, oldest first.
+    @_spi(SignalStoreDriver)
     func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord]
 
     /// Removes the settled promises whose retention ended before `now`; returns how many.
+    @_spi(SignalStoreDriver)
     func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int
 }
 
@@ -54,6 +59,7 @@ public struct PromiseRecord: Sendable, Hashable {
     /// How it was settled; `nil` while it is pending.
     public var settlement: PromiseSettlementRecord?
 
+    @_spi(SignalStoreDriver)
     public init(
         id: String, valueType: String, component: String, limitedToComponent: Bool, fallbackConsumer: ConsumerID?,
         createdAt: Date, deadline: Date?, retention: Double, settlement: PromiseSettlementRecord?
@@ -77,13 +83,14 @@ public struct PromiseRecord: Sendable, Hashable {
 }
 
 /// The post of a promise's settlement to its fallback consumer, which ``SignalCenter`` asks a store to
-/// make in the transaction that settles the promise (``PromiseStore/settlePromise(_:with:ifValueTypeIn:thenPosting:)``).
+/// make in the transaction that settles the promise (`PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`).
 public struct PromiseSettlementPost: Sendable, Hashable {
     /// The signal it is posted to.
-    public var signalID: String
+    @_spi(SignalStoreDriver) public var signalID: String
     /// The signal's payload.
-    public var payload: [UInt8]
+    @_spi(SignalStoreDriver) public var payload: [UInt8]
 
+    @_spi(SignalStoreDriver)
     public init(signalID: String, payload: [UInt8]) {
         self.signalID = signalID
         self.payload = payload
@@ -101,6 +108,7 @@ public struct PromiseSettlementRecord: Sendable, Hashable {
     /// When it was settled.
     public var settledAt: Date
 
+    @_spi(SignalStoreDriver)
     public init(key: String, outcome: PromiseOutcome, body: [UInt8], settledAt: Date) {
         self.key = key
         self.outcome = outcome
@@ -136,7 +144,7 @@ extension PromiseRecord {
     /// reads it.
     package var storedLimited: Int { limitedToComponent ? 1 : 0 }
 
-    /// The promise settled by `settlement`, when ``PromiseStore/settlePromise(_:with:ifValueTypeIn:thenPosting:)``
+    /// The promise settled by `settlement`, when `PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`
     /// settles it: when it is pending and its value type is one of `valueTypes` (any when `nil`);
     /// `nil` when it stays as it is.
     package func settled(by settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?) -> PromiseRecord?
@@ -147,7 +155,7 @@ extension PromiseRecord {
         return settled
     }
 
-    /// Whom a store wakes once its ``PromiseStore/settlePromise(_:with:ifValueTypeIn:thenPosting:)`` committed, given whether
+    /// Whom a store wakes once its `PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)` committed, given whether
     /// that call settled the promise and the record it returns: every center when it settled a promise
     /// without a fallback consumer (the post of the settlement to that consumer wakes them otherwise);
     /// `nil`: none.

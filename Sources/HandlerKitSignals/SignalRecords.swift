@@ -14,6 +14,7 @@ public struct PostResult: Sendable, Hashable {
     /// Whether no consumer receives this revision (the post is not silent about it).
     public var hadNoConsumer: Bool { deliveries == 0 }
 
+    @_spi(SignalStoreDriver)
     public init(signalID: SignalID, revision: Int, deliveries: Int, kept: Bool) {
         self.signalID = signalID
         self.revision = revision
@@ -41,6 +42,7 @@ public struct ConsumerRecord: Sendable, Hashable {
     /// The handler's id (stored apart, to name it when its document cannot be rebuilt).
     public var handlerID: String
 
+    @_spi(SignalStoreDriver)
     public init(
         id: ConsumerID, signalID: String, component: String, runID: String, lifetime: ConsumerLifetime,
         mode: DeliveryMode, handler: [UInt8], handlerID: String
@@ -59,29 +61,30 @@ public struct ConsumerRecord: Sendable, Hashable {
 /// A delivery claimed by a run: what is needed to run its handler and to complete it.
 public struct ClaimedDelivery: Sendable, Hashable {
     /// The store's row of the delivery.
-    public var rowID: Int64
+    @_spi(SignalStoreDriver) public var rowID: Int64
     /// The delivery key the handler receives.
-    public var key: DeliveryKey
+    @_spi(SignalStoreDriver) public var key: DeliveryKey
     /// The consumer delivered to.
-    public var consumerID: ConsumerID
+    @_spi(SignalStoreDriver) public var consumerID: ConsumerID
     /// The signal and the revision delivered.
-    public var signalID: String
-    public var revision: Int
+    @_spi(SignalStoreDriver) public var signalID: String
+    @_spi(SignalStoreDriver) public var revision: Int
     /// The handler's JSON document.
-    public var handler: [UInt8]
+    @_spi(SignalStoreDriver) public var handler: [UInt8]
     /// The payload's JSON object.
-    public var payload: [UInt8]
+    @_spi(SignalStoreDriver) public var payload: [UInt8]
     /// This attempt's number (1 for the first); with the run, it guards completion.
-    public var attempt: Int
+    @_spi(SignalStoreDriver) public var attempt: Int
     /// The run that claimed it.
-    public var runID: String
+    @_spi(SignalStoreDriver) public var runID: String
     /// Its consumer's mode, as stored when it was claimed (`nil` when the consumer no longer exists).
-    public var mode: DeliveryMode?
+    @_spi(SignalStoreDriver) public var mode: DeliveryMode?
     /// Whether its previous attempt was started and never settled: the process running its handler
     /// died (a handler that crashes its process would do so again). A center runs such deliveries
     /// after the others it claimed with them.
-    public var previousAttemptCrashed: Bool
+    @_spi(SignalStoreDriver) public var previousAttemptCrashed: Bool
 
+    @_spi(SignalStoreDriver)
     public init(
         rowID: Int64, key: DeliveryKey, consumerID: ConsumerID, signalID: String, revision: Int, handler: [UInt8],
         payload: [UInt8], attempt: Int, runID: String, mode: DeliveryMode?, previousAttemptCrashed: Bool
@@ -103,6 +106,7 @@ public struct ClaimedDelivery: Sendable, Hashable {
 extension ClaimedDelivery {
     /// `deliveries` in the order a center runs them: by row, those whose previous attempt crashed
     /// last (a handler that crashed its process would likely do so again and take the others with it).
+    @_spi(SignalStoreDriver)
     public static func runningOrder(_ deliveries: [ClaimedDelivery]) -> [ClaimedDelivery] {
         deliveries.sorted {
             ($0.previousAttemptCrashed ? 1 : 0, $0.rowID) < ($1.previousAttemptCrashed ? 1 : 0, $1.rowID)
@@ -110,44 +114,46 @@ extension ClaimedDelivery {
     }
 }
 
-/// What ``SignalStore/claimStartingFirst(for:limit:)`` claimed.
+/// What `SignalStore.claimStartingFirst(for:limit:)` claimed.
 public struct ClaimedBatch: Sendable, Hashable {
-    /// The deliveries claimed, in ``ClaimedDelivery/runningOrder(_:)``.
-    public var deliveries: [ClaimedDelivery]
+    /// The deliveries claimed, in `ClaimedDelivery.runningOrder(_:)`.
+    @_spi(SignalStoreDriver) public var deliveries: [ClaimedDelivery]
     /// What marking the first of them started found; `nil` when none was claimed, or when the store
-    /// did not mark it with the claim (the center then marks it with ``SignalStore/start(_:)``).
-    /// ``StartOutcome/runTakenOver`` with no deliveries: the run is no longer recorded, and the store
+    /// did not mark it with the claim (the center then marks it with `SignalStore.start(_:)`).
+    /// `StartOutcome.runTakenOver` with no deliveries: the run is no longer recorded, and the store
     /// claimed none of its due deliveries (the center then carries on as a new run).
-    public var firstStart: StartOutcome?
+    @_spi(SignalStoreDriver) public var firstStart: StartOutcome?
 
+    @_spi(SignalStoreDriver)
     public init(deliveries: [ClaimedDelivery], firstStart: StartOutcome?) {
         self.deliveries = deliveries
         self.firstStart = firstStart
     }
 }
 
-/// What ``SignalStore/complete(_:endingConsumer:thenStarting:)`` did.
+/// What `SignalStore.complete(_:endingConsumer:thenStarting:)` did.
 public struct CompletionOutcome: Sendable, Hashable {
     /// Whether the delivery was completed (`false`: its claim was lost, nothing changed).
-    public var completed: Bool
+    @_spi(SignalStoreDriver) public var completed: Bool
     /// What marking the next delivery started found, when one was given.
-    public var next: StartOutcome?
+    @_spi(SignalStoreDriver) public var next: StartOutcome?
 
+    @_spi(SignalStoreDriver)
     public init(completed: Bool, next: StartOutcome?) {
         self.completed = completed
         self.next = next
     }
 }
 
-/// What ``SignalStore/start(_:)`` found.
+/// What `SignalStore.start(_:)` found.
 public enum StartOutcome: Sendable, Hashable {
     /// The attempt is marked started: its handler may run now.
-    case started
+    @_spi(SignalStoreDriver) case started
     /// The delivery is no longer claimed by this run and attempt (completed, released, or given to
     /// another run): its handler must not run.
-    case claimLost
+    @_spi(SignalStoreDriver) case claimLost
     /// The run is no longer recorded: another process took it over, with all its claims.
-    case runTakenOver
+    @_spi(SignalStoreDriver) case runTakenOver
 
     /// What a store's mark of a started attempt found, from its two facts: whether the mark changed
     /// the delivery (still claimed by the run, with the same attempt), and whether the run is still
@@ -179,6 +185,7 @@ public struct DeadDelivery: Sendable, Hashable {
     /// The reason of a dead delivery whose record holds none (a store lists it with this one).
     package static let unknownReason = "unknown"
 
+    @_spi(SignalStoreDriver)
     public init(
         key: DeliveryKey, signalID: String, revision: Int, consumerID: ConsumerID, component: String, handlerID: String,
         attempts: Int, reason: String
@@ -212,17 +219,19 @@ public struct TakeoverReport: Sendable, Hashable {
     /// Consumers tied to a dead run, removed (with their pending deliveries).
     public var removedConsumers = 0
 
+    @_spi(SignalStoreDriver)
     public init() {}
 }
 
 /// A completed delivery, as kept in the store's history (`SignalStore.completions`).
 public struct CompletionRecord: Sendable, Hashable {
     /// The delivery completed.
-    public var key: DeliveryKey
+    @_spi(SignalStoreDriver) public var key: DeliveryKey
     /// The run that completed it, and its attempt.
-    public var runID: String
-    public var attempt: Int
+    @_spi(SignalStoreDriver) public var runID: String
+    @_spi(SignalStoreDriver) public var attempt: Int
 
+    @_spi(SignalStoreDriver)
     public init(key: DeliveryKey, runID: String, attempt: Int) {
         self.key = key
         self.runID = runID
@@ -233,12 +242,13 @@ public struct CompletionRecord: Sendable, Hashable {
 /// The runs a store knows of for one component (`SignalStore.runs(of:)`).
 public struct RunsOfComponent: Sendable, Hashable {
     /// The runs recorded (alive, or gone and not yet taken over).
-    public var recorded: Set<String>
+    @_spi(SignalStoreDriver) public var recorded: Set<String>
     /// The runs that consumers of the component name.
-    public var namedByConsumers: Set<String>
+    @_spi(SignalStoreDriver) public var namedByConsumers: Set<String>
     /// The runs that own deliveries of the component.
-    public var owningDeliveries: Set<String>
+    @_spi(SignalStoreDriver) public var owningDeliveries: Set<String>
 
+    @_spi(SignalStoreDriver)
     public init(recorded: Set<String>, namedByConsumers: Set<String>, owningDeliveries: Set<String>) {
         self.recorded = recorded
         self.namedByConsumers = namedByConsumers
@@ -254,10 +264,11 @@ public struct RunsOfComponent: Sendable, Hashable {
 /// A run's deliveries not yet completed (`SignalStore.runStatus(of:)`).
 public struct RunStatus: Sendable, Hashable {
     /// The run's deliveries that are pending or claimed (not dead).
-    public var openDeliveries: Int
+    @_spi(SignalStoreDriver) public var openDeliveries: Int
     /// When the earliest of its pending deliveries is due, if it has any.
-    public var nextDue: Date?
+    @_spi(SignalStoreDriver) public var nextDue: Date?
 
+    @_spi(SignalStoreDriver)
     public init(openDeliveries: Int, nextDue: Date?) {
         self.openDeliveries = openDeliveries
         self.nextDue = nextDue
@@ -280,5 +291,6 @@ public struct SignalStoreStatistics: Sendable, Hashable {
     public var completions = 0
 
     /// Empty statistics.
+    @_spi(SignalStoreDriver)
     public init() {}
 }

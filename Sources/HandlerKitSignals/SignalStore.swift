@@ -6,15 +6,19 @@ import Foundation
 /// operation changes) and calls the store for each step. Stores: ``InMemorySignalStore`` (here),
 /// `SQLiteSignalStore` (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
-/// A store implements primitives: run liveness (``beginRun(_:component:retry:applying:)``,
-/// ``endRun(_:component:applying:)``, ``takeOver(_:of:applying:)``), the steps of a ``StorePlan``
-/// (``apply(_:)``, which also gives back a delivery whose attempt failed: ``StoreStep/releaseClaim(_:)``),
-/// the hot paths (``post(_:payload:keepUntil:)``, ``claim(for:limit:)``, ``start(_:)``,
-/// ``complete(_:endingConsumer:thenStarting:)``) and reads.
+/// A store implements primitives: run liveness (`beginRun(_:component:retry:applying:)`,
+/// `endRun(_:component:applying:)`, `takeOver(_:of:applying:)`), the steps of a `StorePlan`
+/// (`apply(_:)`, which also gives back a delivery whose attempt failed: `StoreStep.releaseClaim(_:)`),
+/// the hot paths (`post(_:payload:keepUntil:)`, `claim(for:limit:)`, `start(_:)`,
+/// `complete(_:endingConsumer:thenStarting:)`) and reads.
 ///
 /// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
 /// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,
 /// effects and guarantees; `HandlerKitSignalsTestKit` checks a store against them.
+///
+/// An app only makes a store and passes it to ``SignalCenter/start(component:store:registry:options:)``:
+/// the requirements besides ``location`` and ``statistics()`` are the `SignalStoreDriver` SPI, which a
+/// store's sources import with `@_spi(SignalStoreDriver) import HandlerKitSignals`.
 public protocol SignalStore: Sendable {
     /// Where the store is, for messages (a path or a URL without credentials).
     var location: String { get }
@@ -22,13 +26,15 @@ public protocol SignalStore: Sendable {
     /// Starts a run of `component`: takes the proof that it is alive for as long as this process
     /// lives (a lock the kernel or the server releases when the process dies), records the run, and
     /// applies `plan` in the transaction that records it. A store that takes over dead runs by itself
-    /// while the run lives (``SignalStore/takeOverDeadRuns(of:by:retry:)``) counts their attempts by `retry`.
+    /// while the run lives (`SignalStore.takeOverDeadRuns(of:by:retry:)`) counts their attempts by `retry`.
+    @_spi(SignalStoreDriver)
     func beginRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError)
 
     /// Ends a run cleanly: applies `plan` (the core's retirement of the run), then releases the
     /// run's proof of life.
+    @_spi(SignalStoreDriver)
     func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError)
 
     /// Suspends a run (``SignalCenter/suspend(finishingWithin:)``): applies `plan` (the core's give-back
@@ -37,6 +43,7 @@ public protocol SignalStore: Sendable {
     /// database connection: no lock on any file of the store is left). The run's record stays: the
     /// run counts as gone, and another process of its component may take it over.
     /// Returns the rows each step of `plan` changed.
+    @_spi(SignalStoreDriver)
     func suspendRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]
 
     /// Resumes a suspended run: takes its proof of life again (waiting while a taker holds it during
@@ -44,68 +51,82 @@ public protocol SignalStore: Sendable {
     /// and returns `true`; when it was taken over (its record is gone), returns `false` and holds
     /// nothing for it. A store that takes over dead runs by itself while the run lives counts their
     /// attempts by `retry`.
+    @_spi(SignalStoreDriver)
     func resumeRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) -> Bool
 
     /// The runs the store knows of for `component`: those recorded, and those its consumers and its
     /// deliveries name (a run may be gone while they remain).
+    @_spi(SignalStoreDriver)
     func runs(of component: String) async throws(SignalError) -> RunsOfComponent
 
     /// When `run` is gone (its proof of life lapsed), applies `plan` (the core's takeover of it) in
     /// one transaction while holding what keeps other takers of `run` out, and returns the rows each
     /// step changed. `nil`, changing nothing, while `run` is alive.
+    @_spi(SignalStoreDriver)
     func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]?
 
     /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
-    /// wakes the centers ``StorePlan/wakeUp(counts:)`` names.
+    /// wakes the centers `StorePlan.wakeUp(counts:)` names.
+    @_spi(SignalStoreDriver)
     func apply(_ plan: StorePlan) async throws(SignalError) -> [Int]
 
     /// The consumers of a component, or of all components.
+    @_spi(SignalStoreDriver)
     func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord]
 
     /// Posts a revision of `signalID` with `payload` (a JSON object): one delivery per consumer that
     /// takes it. `keepUntil` keeps it for consumers that register later.
+    @_spi(SignalStoreDriver)
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult
 
     /// Claims up to `limit` due deliveries of `runID`, oldest first.
+    @_spi(SignalStoreDriver)
     func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery]
 
     /// Claims like ``claim(for:limit:)`` and, in the same transaction, marks the delivery the center
-    /// runs first (the first of ``ClaimedBatch/deliveries``, in ``ClaimedDelivery/runningOrder(_:)``)
+    /// runs first (the first of `ClaimedBatch.deliveries`, in `ClaimedDelivery.runningOrder(_:)`)
     /// started, exactly as ``start(_:)`` does: the first handler of a delivery pass then waits for one
     /// transaction, not two. A store without a way to do both at once can keep the default
     /// implementation, which calls ``claim(for:limit:)`` and then ``start(_:)``.
+    @_spi(SignalStoreDriver)
     func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch
 
     /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
     /// still claimed by the same run and attempt and the run is still recorded (not taken over).
-    /// Marking it again is harmless. ``StartOutcome/started`` is the only answer that lets the
+    /// Marking it again is harmless. `StartOutcome.started` is the only answer that lets the
     /// handler run; an error means it must not run either.
+    @_spi(SignalStoreDriver)
     func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome
 
     /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
     /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
     /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
     /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
-    /// in the same transaction, exactly as ``SignalStore/start(_:)`` does, whether or not `delivery` completed.
+    /// in the same transaction, exactly as `SignalStore.start(_:)` does, whether or not `delivery` completed.
+    @_spi(SignalStoreDriver)
     func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome
 
     /// The deliveries of `runID` not yet completed, and when the earliest pending one is due.
+    @_spi(SignalStoreDriver)
     func runStatus(of runID: String) async throws(SignalError) -> RunStatus
 
     /// The dead deliveries of a component, or of all components.
+    @_spi(SignalStoreDriver)
     func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery]
 
     /// The completions recorded for `key` (the store keeps a history of completions for a while).
+    @_spi(SignalStoreDriver)
     func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord]
 
     /// How many runs, consumers, signal records and deliveries the store holds.
     func statistics() async throws(SignalError) -> SignalStoreStatistics
 
     /// A listener that wakes when any process posts, registers or requeues.
+    @_spi(SignalStoreDriver)
     func makeWakeListener() throws(SignalError) -> any SignalWakeListener
 }
 
@@ -117,6 +138,7 @@ extension SignalStore {
     /// Started attempts of the runs taken over count by `retry` (the taker's policy). Runs that are
     /// alive are left alone, and so is a run whose takeover changed nothing of it (another taker
     /// was first).
+    @_spi(SignalStoreDriver)
     public func takeOverDeadRuns(
         of component: String, by runID: String, retry: RetryPolicy
     ) async throws(SignalError) -> TakeoverReport {
@@ -134,6 +156,7 @@ extension SignalStore {
 
 extension SignalStore {
     /// ``claim(for:limit:)``, then ``start(_:)`` of the delivery that runs first: two transactions.
+    @_spi(SignalStoreDriver)
     public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         let deliveries = ClaimedDelivery.runningOrder(try await claim(for: runID, limit: limit))
         guard let first = deliveries.first else { return ClaimedBatch(deliveries: [], firstStart: nil) }
@@ -141,7 +164,7 @@ extension SignalStore {
     }
 
     /// Gives a claimed delivery back after its attempt failed, if its run and attempt still hold its
-    /// claim: the core's ``StorePlan`` (pending again from `retryAt`, or dead with `reason` when
+    /// claim: the core's `StorePlan` (pending again from `retryAt`, or dead with `reason` when
     /// `retryAt` is `nil`), applied by ``apply(_:)``. `false` when the claim was lost.
     package func release(
         _ delivery: ClaimedDelivery, reason: String, retryAt: Date?
@@ -154,7 +177,9 @@ extension SignalStore {
 /// Wakes a signal center when another process (or this one) changed what it may deliver.
 public protocol SignalWakeListener: AnyObject, Sendable {
     /// Returns when a wake-up arrived since the last call, when `deadline` passes, or when closed.
+    @_spi(SignalStoreDriver)
     func next(deadline: ContinuousClock.Instant) async
     /// Stops listening; a waiting `next` returns.
+    @_spi(SignalStoreDriver)
     func close()
 }

@@ -100,6 +100,12 @@ public struct SignalStoreInspector: Sendable {
         try await store.runRecords()
     }
 
+    /// The signals the store records (the last revision of each, and until when it is kept for
+    /// consumers that register later), in no particular order.
+    public func signals() async throws(SignalError) -> [SignalRecord] {
+        try await store.signalRecords()
+    }
+
     /// The consumers of `component` (or of all components), filtered by signal and handler id.
     public func consumers(
         component: String? = nil, signalID: String? = nil, handlerID: String? = nil
@@ -208,7 +214,7 @@ public struct SignalStoreInspector: Sendable {
 
     /// Removes completions from the history: those recorded before `completedBefore` (default: now),
     /// of `key` only when given. Returns how many were removed. Completions are history only
-    /// (``SignalStore/completions(of:)``); no delivery changes.
+    /// (`SignalStore.completions(of:)`); no delivery changes.
     public func purgeCompletions(
         of key: DeliveryKey? = nil, completedBefore: Date = Date()
     ) async throws(SignalError) -> Int {

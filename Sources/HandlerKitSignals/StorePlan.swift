@@ -4,14 +4,14 @@ import Foundation
 /// one transaction, and whom the store wakes afterwards (see <doc:HowADeliveryMoves>).
 ///
 /// ``SignalCenter`` makes the plans: every rule about which rows an operation changes is written
-/// here, once. A store runs ``steps`` in order inside one transaction, collects how many rows each
-/// changed (`counts`, one per step), and after its commit wakes the centers that ``wakeUp(counts:)``
+/// here, once. A store runs `steps` in order inside one transaction, collects how many rows each
+/// changed (`counts`, one per step), and after its commit wakes the centers that `wakeUp(counts:)`
 /// names.
 public struct StorePlan: Sendable, Hashable {
     /// What the plan does, for messages: a store names it in its errors ("registering consumer …").
-    public let purpose: String
+    @_spi(SignalStoreDriver) public let purpose: String
     /// The steps, in the order they are made.
-    public let steps: [StoreStep]
+    @_spi(SignalStoreDriver) public let steps: [StoreStep]
     /// Whom to wake, when one of the steps at `whenChanged` changed a row (always, when empty).
     private let wake: Wake?
 
@@ -28,6 +28,7 @@ public struct StorePlan: Sendable, Hashable {
 
     /// The centers to wake once the plan's transaction committed, given the rows each step changed;
     /// `nil`: none.
+    @_spi(SignalStoreDriver)
     public func wakeUp(counts: [Int]) -> WakeTarget? {
         guard let wake else { return nil }
         if wake.whenChanged.isEmpty { return wake.target }
@@ -149,7 +150,7 @@ public struct StorePlan: Sendable, Hashable {
     }
 
     /// The history of completions is purged by an operator: those recorded before `completedBefore`,
-    /// of `key` only when given. The history is what ``SignalStore/completions(of:)`` answers from;
+    /// of `key` only when given. The history is what `SignalStore.completions(of:)` answers from;
     /// purging it changes no delivery.
     package static func purgeCompletions(of key: DeliveryKey?, completedBefore: Double) -> StorePlan {
         StorePlan(
@@ -235,7 +236,8 @@ public struct StorePlan: Sendable, Hashable {
     }
 }
 
-/// The centers a store wakes after a change made deliveries due (``StorePlan/wakeUp(counts:)``).
+/// The centers a store wakes after a change made deliveries due (`StorePlan.wakeUp(counts:)`).
+@_spi(SignalStoreDriver)
 public enum WakeTarget: Sendable, Hashable {
     /// The centers of one run.
     case run(String)

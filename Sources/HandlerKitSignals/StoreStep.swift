@@ -1,12 +1,13 @@
 /// One primitive change to a store's tables, made inside a transaction the store holds
-/// (``SignalStore/apply(_:)`` and the operations that take a ``StorePlan``).
+/// (`SignalStore.apply(_:)` and the operations that take a `StorePlan`).
 ///
-/// The core lists, in ``StorePlan``, which steps make up each operation that changes several
+/// The core lists, in `StorePlan`, which steps make up each operation that changes several
 /// tables, and in which order, with every value it decided; a store only says how it makes each
 /// step (its SQL, or its memory) and how many rows that step changed. Times are seconds since 1970.
+@_spi(SignalStoreDriver)
 public enum StoreStep: Sendable, Hashable {
     /// The deliveries claimed by `run` are no longer claimed. One whose attempt was started
-    /// (``SignalStore/start(_:)``) keeps that attempt counted and is marked as crashed: dead with
+    /// (`SignalStore.start(_:)`) keeps that attempt counted and is marked as crashed: dead with
     /// the attempts' `reason` followed by its attempt's number once its attempt reached
     /// `attempts.maximumAttempts`, else pending from `attempts.retryAt` (with that reason as its last
     /// error). One whose attempt was never started becomes pending again with that attempt not
@@ -68,8 +69,9 @@ public enum StoreStep: Sendable, Hashable {
     case releaseClaim(ClaimRelease)
 }
 
-/// What happens to the started attempts of a run that is retired (``StoreStep/interruptClaims(run:attempts:)``):
+/// What happens to the started attempts of a run that is retired (`StoreStep.interruptClaims(run:attempts:)`):
 /// the values the core decided, which a store only applies.
+@_spi(SignalStoreDriver)
 public struct InterruptedAttempts: Sendable, Hashable {
     /// A started attempt with this number or higher makes its delivery dead.
     public var maximumAttempts: Int
@@ -85,8 +87,9 @@ public struct InterruptedAttempts: Sendable, Hashable {
     }
 }
 
-/// How a claimed delivery whose attempt failed is given back (``StoreStep/releaseClaim(_:)``): the
+/// How a claimed delivery whose attempt failed is given back (`StoreStep.releaseClaim(_:)`): the
 /// values the core decided, which a store only applies.
+@_spi(SignalStoreDriver)
 public struct ClaimRelease: Sendable, Hashable {
     /// The delivery's row.
     public var rowID: Int64

@@ -1,6 +1,6 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import PostgresNIO
 
 /// The PostgreSQL store's schema, versioned in the table `schema_version` of the store's own schema

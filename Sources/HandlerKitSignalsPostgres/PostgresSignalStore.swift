@@ -2,7 +2,7 @@
 #if PostgreSQL
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Logging
 import NIOCore
 import PostgresNIO

@@ -2,7 +2,7 @@
 // points, unavailable, so that a client that forgot the trait is told at its first use how to turn it
 // on, instead of finding an empty module.
 #if !PostgreSQL
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// Needs the package trait `PostgreSQL`: `.package(url: …, from: …, traits: ["PostgreSQL"])`.
 @available(

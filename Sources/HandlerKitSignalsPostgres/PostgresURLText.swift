@@ -1,7 +1,7 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// A `postgres://` URL's text split into its parts by hand: to say which part is wrong when it
 /// cannot be read, and to leave its password out of messages whether or not it can be read.

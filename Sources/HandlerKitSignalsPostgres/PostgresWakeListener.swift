@@ -1,7 +1,7 @@
 // Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
 #if PostgreSQL
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Logging
 
 /// Wakes a signal center (or a task awaiting a promise) through `LISTEN` on the store's channel, the

@@ -1,5 +1,5 @@
 import CHandlerKitDarwinShim
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The data protection class of the files an ``SQLiteSignalStore`` makes, on Apple platforms: when
 /// the system lets processes open them. Linux has no data protection: the setting changes nothing

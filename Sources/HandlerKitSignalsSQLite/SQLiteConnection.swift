@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalSQL
 
 /// The store's database connection, and how its transactions run without holding a thread of Swift's

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The SQLite store's schema, marked with its own `PRAGMA application_id` and versioned in
 /// `PRAGMA user_version`. The core's `SchemaMigration` runs the steps from the version found on, in

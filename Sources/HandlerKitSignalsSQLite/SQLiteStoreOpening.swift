@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 extension SQLiteSignalStore {
     /// The connection a new store object starts with, opened on the calling thread without waiting:

@@ -1,6 +1,6 @@
 import CHandlerKitDarwinShim
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Logging
 
 #if canImport(Glibc)

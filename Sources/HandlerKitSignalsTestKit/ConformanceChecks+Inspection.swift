@@ -1,6 +1,6 @@
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The checks of looking inside a store and repairing it (`InspectableSignalStore`,
 /// `SignalStoreInspector`).

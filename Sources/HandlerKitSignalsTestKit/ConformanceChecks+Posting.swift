@@ -1,6 +1,6 @@
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The checks of what a post writes, as the core decides it.
 extension ConformanceChecks {

@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The check of how a claimed delivery whose attempt failed is given back, as the core decides it.
 extension ConformanceChecks {

@@ -1,6 +1,6 @@
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The checks of suspending and resuming a run (`SignalStore.suspendRun` and `resumeRun`).
 extension ConformanceChecks {

@@ -1,6 +1,6 @@
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The checks of `SignalStoreConformance`, each on a new, empty store.
 enum ConformanceChecks {

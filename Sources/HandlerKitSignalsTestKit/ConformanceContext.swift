@@ -1,6 +1,6 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// What a check works with: the store under test, a registry of handlers that record what they
 /// receive, and the assertions, which throw `ConformanceFailure`.

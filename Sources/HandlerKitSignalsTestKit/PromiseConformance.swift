@@ -1,6 +1,6 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The conformance suite of durable promises (`PromiseStore`): making, settling, awaiting,
 /// fallback handlers, component limits, deadlines, cancellation and retention, checked through

@@ -1,4 +1,4 @@
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The conformance suite of the `SignalStore` protocol: the behaviour that the article "How a
 /// delivery moves" of `HandlerKitSignals` states, checked through `SignalCenter`'s public API and the

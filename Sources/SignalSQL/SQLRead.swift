@@ -1,4 +1,4 @@
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// A read written once for both SQL stores: one statement, and how the rows it returns become
 /// `Value`. A store runs the statement (``SQLDialect`` renders its placeholders), hands over its

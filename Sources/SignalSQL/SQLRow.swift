@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// A row a store read, its values by column name: what both SQL stores hand to the reads written
 /// once in this module (``SQLRead``), which make records of them.

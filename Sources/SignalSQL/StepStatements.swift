@@ -1,4 +1,4 @@
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The SQL of every ``StoreStep``, once for every SQL store: a store runs a step's statements in
 /// order, in the transaction of its plan, and counts what their answers say (``SQLStatement/Answer``).

@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The reads of `SignalStore` that are the same SQL for both SQL stores, written once: a store runs
 /// each in a read transaction (`SQLRead`) and returns its value.

@@ -83,7 +83,7 @@ extension Dashboard {
         } else {
             let chart = ThroughputChart(
                 now: now, deliveries: try await reader.deliveries(),
-                signals: try await reader.store.signalRecords(),
+                signals: try await reader.signals(),
                 completions: try await reader.completions(matching: CompletionFilter()))
             body +=
                 "<p><span style=\"color:#457b9d\">■</span> posts: <b id=\"posts-total\">\(chart.posts.reduce(0, +))"

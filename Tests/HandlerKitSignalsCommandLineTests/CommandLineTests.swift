@@ -163,8 +163,8 @@ struct CommandLineTests {
         let refused = try await tool("requeue", path, "--all")
         #expect(refused.status != 0)
         #expect(refused.errors.contains("standard input is not a terminal; add --yes"), "\(refused.errors)")
-        let store = try SQLiteSignalStore(inspecting: path)
-        #expect(try await store.deliveries(matching: DeliveryFilter(states: [.dead])).count == 2, "nothing changed")
+        let inspector = SignalStoreInspector(store: try SQLiteSignalStore(inspecting: path))
+        #expect(try await inspector.deliveries(matching: DeliveryFilter(states: [.dead])).count == 2, "nothing changed")
 
         let unsaid = try await tool("requeue", path, "--yes")
         #expect(unsaid.status != 0)
@@ -175,8 +175,8 @@ struct CommandLineTests {
         #expect(one.output.contains("requeued 1 delivery: pending, due now"), "\(one.output)")
         let rest = try #require(try json(try await tool("requeue", path, "--all", "--yes", "--json")) as? [String: Any])
         #expect(rest["changed"] as? Int == 1)
-        #expect(try await store.deliveries(matching: DeliveryFilter(states: [.dead])).isEmpty)
-        #expect(try await store.deliveries(matching: DeliveryFilter(states: [.pending])).count == 3)
+        #expect(try await inspector.deliveries(matching: DeliveryFilter(states: [.dead])).isEmpty)
+        #expect(try await inspector.deliveries(matching: DeliveryFilter(states: [.pending])).count == 3)
 
         let discarded = try await tool("discard", path, "--delivery", "\(receiving.rawValue)/2", "--yes")
         #expect(discarded.status == 0, "\(discarded.errors)")
@@ -191,7 +191,7 @@ struct CommandLineTests {
 
         let purged = try await tool("purge-completions", path, "--yes")
         #expect(purged.output.contains("removed 1 completion from the history"), "\(purged.output)")
-        #expect(try await store.statistics().completions == 0)
+        #expect(try await inspector.store.statistics().completions == 0)
     }
 
     @Test func badStoresAreTypedErrorsSayingWhatToDo() async throws {

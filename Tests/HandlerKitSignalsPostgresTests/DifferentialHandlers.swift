@@ -1,6 +1,6 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// What the handlers of one store's world were called with, in order, and how often each delivery
 /// key was called (a handler fails its first `failures` calls for a key).

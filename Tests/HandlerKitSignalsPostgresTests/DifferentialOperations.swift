@@ -1,4 +1,4 @@
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// SplitMix64: a small generator whose sequence is fixed by its seed, so that a seed printed by a
 /// failing differential run replays the same operations.

@@ -3,7 +3,7 @@
 import Foundation
 import Glibc
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import Logging
 import SignalsTestSupport

@@ -2,7 +2,7 @@
 #if PostgreSQL && canImport(Glibc)
 import Foundation
 import Glibc
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import SignalsTestSupport
 import TestWaiting

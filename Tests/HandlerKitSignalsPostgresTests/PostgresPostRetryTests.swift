@@ -2,7 +2,7 @@
 #if PostgreSQL && canImport(Glibc)
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsTestKit
 import HandlerKitSignalsPostgres
 import SignalsTestSupport

@@ -1,7 +1,7 @@
 // Compiled with the package trait `PostgreSQL` only (Scripts/test.sh enables it).
 #if PostgreSQL
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalsTestSupport
 import Testing
 

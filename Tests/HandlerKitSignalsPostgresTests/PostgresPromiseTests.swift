@@ -1,6 +1,6 @@
 #if PostgreSQL
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import HandlerKitSignalsTestKit
 import SignalsTestSupport

@@ -1,6 +1,6 @@
 // Compiled with the package trait `PostgreSQL` only (Scripts/test.sh enables it).
 #if PostgreSQL
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsPostgres
 import Testing
 

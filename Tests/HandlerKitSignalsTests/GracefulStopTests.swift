@@ -1,6 +1,6 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalsTestSupport
 import TestWaiting
 import Testing

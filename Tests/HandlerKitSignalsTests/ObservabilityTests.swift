@@ -1,7 +1,7 @@
 import CoreMetrics
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import InMemoryTracing
 import Logging
 import MetricsTestKit

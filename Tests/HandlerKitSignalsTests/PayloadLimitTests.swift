@@ -1,6 +1,6 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Testing
 
 /// `depth` arrays nested inside each other around `0`, made up while encoding: no deep value exists

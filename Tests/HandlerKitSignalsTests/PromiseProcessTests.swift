@@ -1,4 +1,4 @@
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalsTestSupport
 import Testing
 

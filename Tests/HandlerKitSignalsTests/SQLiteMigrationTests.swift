@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit
 import SignalsTestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsSQLite
 import SignalsTestSupport
 import Testing

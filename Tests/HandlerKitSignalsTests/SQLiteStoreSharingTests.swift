@@ -1,7 +1,7 @@
 import CHandlerKitDarwinShim
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit
 import SignalsTestSupport

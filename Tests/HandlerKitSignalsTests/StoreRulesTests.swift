@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalsTestSupport
 import Testing
 

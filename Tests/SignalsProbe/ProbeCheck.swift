@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// `check`: verifies a store after a run of killed processes and prints the counts.
 ///

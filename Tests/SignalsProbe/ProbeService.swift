@@ -1,6 +1,6 @@
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import InMemoryTracing
 import Logging
 import Tracing

@@ -1,6 +1,6 @@
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// `take-over-serve --db PATH --component C --log LOG --signals N --prefix S --ready FILE --go FILE
 /// --stop-file FILE [--take-over-every MS] [--handler-delay MS] [--claim-batch B]`

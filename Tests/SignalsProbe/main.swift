@@ -33,7 +33,7 @@
 // Kill points: postBeforeCommit, afterClaim, insideHandler, beforeCompletion.
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 struct ProbeArguments {
     var values: [String: String] = [:]

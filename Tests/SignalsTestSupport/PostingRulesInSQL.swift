@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The post's rules as SQL (`Posting.revisionSQL`, `receivesSQL`, `servesSQL`, `keepsRecordSQL`), put
 /// to a real database for every combination of their inputs and compared with what the Swift rules
