@@ -1,8 +1,15 @@
-"""Writes or checks API/<Product>.txt from the compiler's symbol graphs; run by Scripts/api.sh.
+"""Writes or checks API/<Product>.txt and API/<Product>+<SPI>.txt from the compiler's symbol graphs; run
+by Scripts/api.sh.
 
 Usage: swift package describe --type json | python3 Scripts/api-lists.py GRAPHS_DIR API_DIR UPDATE
 GRAPHS_DIR holds <Module>.symbols.json (and <Module>@<Other>.symbols.json for extensions of other
-modules' types); UPDATE is "true" to rewrite the lists, anything else to compare them.
+modules' types), dumped with SPI symbols included; UPDATE is "true" to rewrite the lists, anything else
+to compare them.
+
+<Product>.txt lists what a client sees with a plain `import`. A symbol the graph flags `spi`, a member
+of such a symbol, and the conformances of either, go to <Product>+<SPI>.txt instead, where <SPI> is the
+name of the one `@_spi(...)` group the product's sources declare (a product whose sources declare more
+than one is reported: the graphs do not say which group a symbol belongs to).
 """
 
 import difflib
@@ -22,24 +29,31 @@ def declaration(symbol):
 
 
 def module_lines(graphs, module):
-    """The sorted public declarations and conformances of `module`, or None without its graph."""
+    """The sorted declarations and conformances of `module` as (public, spi) lists, or None without its graph."""
     files = [name for name in os.listdir(graphs)
              if name == f"{module}.symbols.json" or (name.startswith(f"{module}@") and name.endswith(".symbols.json"))]
     if f"{module}.symbols.json" not in files:
         return None
-    lines = set()
+    public, spi = set(), set()
     for name in files:
         with open(os.path.join(graphs, name), encoding="utf-8") as file:
             graph = json.load(file)
-        paths = {}
-        for symbol in graph.get("symbols", []):
-            paths[symbol["identifier"]["precise"]] = ".".join(symbol.get("pathComponents", []))
-        for symbol in graph.get("symbols", []):
-            if symbol.get("spi") or symbol.get("accessLevel") not in ("public", "open"):
-                continue
+        symbols = [symbol for symbol in graph.get("symbols", []) if symbol.get("accessLevel") in ("public", "open")]
+        components = {symbol["identifier"]["precise"]: tuple(symbol.get("pathComponents", [])) for symbol in symbols}
+        paths = {precise: ".".join(path) for precise, path in components.items()}
+        # SPI types (an extension block's path is its extended type's, which may have public members too)
+        spi_paths = {components[symbol["identifier"]["precise"]] for symbol in symbols
+                     if symbol.get("spi") and symbol["kind"]["identifier"] != "swift.extension"}
+
+        def is_spi(precise):
+            path = components[precise]
+            return any(path[:end] in spi_paths for end in range(1, len(path) + 1))
+
+        for symbol in symbols:
             if symbol["kind"]["identifier"] == "swift.extension":
                 continue  # an extension block: its members and conformances are listed
-            lines.add(f"{paths[symbol['identifier']['precise']]}: {declaration(symbol)}")
+            precise = symbol["identifier"]["precise"]
+            (spi if symbol.get("spi") or is_spi(precise) else public).add(f"{paths[precise]}: {declaration(symbol)}")
         for relationship in graph.get("relationships", []):
             if relationship.get("kind") not in ("conformsTo", "inheritsFrom"):
                 continue
@@ -50,8 +64,42 @@ def module_lines(graphs, module):
             if target in IMPLIED:
                 continue
             verb = "conforms to" if relationship["kind"] == "conformsTo" else "inherits from"
-            lines.add(f"{source}: {verb} {target}")
-    return sorted(lines)
+            (spi if is_spi(relationship["source"]) else public).add(f"{source}: {verb} {target}")
+    return sorted(public), sorted(spi)
+
+
+def spi_names(package, modules):
+    """The `@_spi(...)` group names that the sources of `modules` declare (not those they import)."""
+    names = set()
+    for target in package["targets"]:
+        if target["name"] not in modules:
+            continue
+        for source in target.get("sources", []):
+            with open(os.path.join(package["path"], target["path"], source), encoding="utf-8") as file:
+                for line in file:
+                    names.update(match.group(1) for match in re.finditer(r"@_spi\((\w+)\)(?!\s*import)", line))
+    return sorted(names)
+
+
+def write_or_compare(path, lines, update):
+    """Writes `lines` to `path` with --update, else compares them; True when they differ without --update."""
+    text = "".join(line + "\n" for line in lines)
+    current = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+    if current == text:
+        return False
+    if update:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text)
+        print(f"api.sh: wrote {path} ({len(lines)} lines)")
+        return False
+    if current is None:
+        print(f"api.sh: {path} is missing")
+    else:
+        sys.stdout.writelines(difflib.unified_diff(
+            current.splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"{path} (checked in)", tofile=f"{path} (the code)"))
+    return True
 
 
 def main():
@@ -62,43 +110,38 @@ def main():
     expected_files = set()
     for product in products:
         modules = product["targets"]
-        lines = []
+        public, spi = [], []
         for module in modules:
             found = module_lines(graphs, module)
             if found is None:
                 print(f"api.sh: no symbol graph for module {module} of product {product['name']} in {graphs}: "
                       "does the package build? (swift build --enable-all-traits)", file=sys.stderr)
                 sys.exit(1)
-            lines += [f"{module}.{line}" for line in found] if len(modules) > 1 else found
-        text = "".join(line + "\n" for line in lines)
-        path = os.path.join(directory, f"{product['name']}.txt")
-        expected_files.add(os.path.basename(path))
-        current = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if current == text:
-            continue
-        if update:
-            os.makedirs(directory, exist_ok=True)
-            with open(path, "w", encoding="utf-8") as file:
-                file.write(text)
-            print(f"api.sh: wrote {path} ({len(lines)} lines)")
-            continue
-        failed = True
-        if current is None:
-            print(f"api.sh: {path} is missing for library product {product['name']}")
-        else:
-            sys.stdout.writelines(difflib.unified_diff(
-                current.splitlines(keepends=True), text.splitlines(keepends=True),
-                fromfile=f"{path} (checked in)", tofile=f"{path} (the code)"))
+            prefix = f"{module}." if len(modules) > 1 else ""
+            public += [prefix + line for line in found[0]]
+            spi += [prefix + line for line in found[1]]
+        lists = {f"{product['name']}.txt": public}
+        if spi:
+            names = spi_names(package, modules)
+            if len(names) != 1:
+                print(f"api.sh: product {product['name']} has SPI symbols and its sources declare the SPI groups "
+                      f"{names or 'none'}: one group per product is listed (API/<Product>+<SPI>.txt)",
+                      file=sys.stderr)
+                sys.exit(1)
+            lists[f"{product['name']}+{names[0]}.txt"] = spi
+        for name, lines in lists.items():
+            expected_files.add(name)
+            failed = write_or_compare(os.path.join(directory, name), lines, update) or failed
     stale = sorted(name for name in (os.listdir(directory) if os.path.isdir(directory) else [])
                    if name.endswith(".txt") and name not in expected_files)
     for name in stale:
         path = os.path.join(directory, name)
         if update:
             os.remove(path)
-            print(f"api.sh: removed {path}: no library product {name[:-4]}")
+            print(f"api.sh: removed {path}: no library product or SPI group {name[:-4]}")
         else:
             failed = True
-            print(f"api.sh: {path} lists a product the package no longer has")
+            print(f"api.sh: {path} lists a product or SPI group the package no longer has")
     if failed:
         print("api.sh: the public API differs from API/. If the change is intended, run "
               "`bash Scripts/api.sh --update` and commit API/ with it; otherwise restore the API.", file=sys.stderr)

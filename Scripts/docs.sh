@@ -47,15 +47,17 @@ fi
 # tests reuse this build.
 swift build --enable-all-traits
 
-# Symbol graphs, public API only, into a fresh directory so no stale graph is read. The command also
-# tries the test modules, which fail when the tests are not built (as on a fresh clone): its status
-# says nothing about the modules documented here, so each catalog's graph is checked below instead.
+# Symbol graphs into a fresh directory so no stale graph is read. The command also tries the test
+# modules, which fail when the tests are not built (as on a fresh clone): its status says nothing about
+# the modules documented here, so each catalog's graph is checked below instead. The graphs include the
+# SPI symbols, which Scripts/api.sh --reuse-graphs lists from this one dump; each catalog is built from
+# a copy without them (Scripts/public-symbol-graph.py), so the documentation shows public API only.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 graphs="$(dirname "$(swift build --enable-all-traits --show-bin-path)")/symbolgraph"
 rm -rf "$graphs"
 swift package --enable-all-traits dump-symbol-graph --minimum-access-level public --skip-synthesized-members \
-    --emit-extension-block-symbols >"$work/dump-symbol-graph.log" 2>&1 || true
+    --include-spi-symbols --emit-extension-block-symbols >"$work/dump-symbol-graph.log" 2>&1 || true
 
 output=.build/docs
 mkdir -p "$output"
@@ -68,8 +70,8 @@ for catalog in "${catalogs[@]}"; do
         exit 1
     fi
     mkdir -p "$work/$module"
-    cp "$graphs/$module.symbols.json" "$work/$module/"
-    find "$graphs" -maxdepth 1 -name "$module@*.symbols.json" -exec cp {} "$work/$module/" \;
+    python3 Scripts/public-symbol-graph.py "$work/$module" "$graphs/$module.symbols.json" \
+        $(find "$graphs" -maxdepth 1 -name "$module@*.symbols.json")
     echo "docs.sh: $catalog -> $output/$module.doccarchive"
     rm -rf "$output/$module.doccarchive"
     "$docc" convert "$catalog" \
