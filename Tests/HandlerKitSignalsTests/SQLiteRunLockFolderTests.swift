@@ -20,13 +20,16 @@ struct SQLiteRunLockFolderTests {
     /// takes up to 64).
     static let consumersPerProcess = 60
     static let repetitions = 20
-    /// Each handler's time, so that the claims are still held when the folder goes.
-    static let handlerDelay = 5
+    /// Each handler's time, so that the claims are still held when the folder goes: a process works
+    /// through its 60 claims for seconds, so both hold theirs at once even when one of them starts
+    /// late on a loaded machine.
+    static let handlerDelay = 40
     /// How often each process takes over the component's dead runs, in milliseconds.
     static let takeoverPeriod = 5
     /// How long after the deletion every delivery must have completed: the takeover period and the
-    /// handlers' time, many times over (a stalled delivery stays open however long one waits).
-    static let takeoverTime = Duration.seconds(15)
+    /// handlers' time (2.4 s per process), many times over, for a loaded machine (a stalled delivery
+    /// stays open however long one waits).
+    static let takeoverTime = Duration.seconds(60)
 
     struct Figures {
         var scenarios = 0
@@ -102,7 +105,14 @@ struct SQLiteRunLockFolderTests {
         }
         _ = FileManager.default.createFile(atPath: go, contents: nil)
         try await waitUntil("the two processes hold 100 claims or more", limit: .seconds(180)) {
-            try await store.statistics().claimedDeliveries >= 100
+            let now = try await store.statistics()
+            if now.claimedDeliveries >= 100 { return true }
+            // Fewer than 100 open: the moment passed (one process finished before the other claimed).
+            guard now.pendingDeliveries + now.claimedDeliveries >= 100 else {
+                throw Probe.Failure(
+                    description: "repetition \(repetition): the processes never held 100 claims at once (\(now))")
+            }
+            return false
         }
         if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         try FileManager.default.removeItem(atPath: path + ".runs")
