@@ -20,15 +20,13 @@ struct SQLiteRunLockFolderTests {
     /// takes up to 64).
     static let consumersPerProcess = 60
     static let repetitions = 20
-    /// Each handler's time, so that the claims are still held when the folder goes: a process works
-    /// through its 60 claims for seconds, so both hold theirs at once even when one of them starts
-    /// late on a loaded machine.
-    static let handlerDelay = 40
+    /// Each handler's time, so that the claims are still held when the folder goes.
+    static let handlerDelay = 5
     /// How often each process takes over the component's dead runs, in milliseconds.
     static let takeoverPeriod = 5
     /// How long after the deletion every delivery must have completed: the takeover period and the
-    /// handlers' time (2.4 s per process), many times over, for a loaded machine (a stalled delivery
-    /// stays open however long one waits).
+    /// handlers' time, many times over, for a loaded machine (a stalled delivery stays open however
+    /// long one waits).
     static let takeoverTime = Duration.seconds(60)
 
     struct Figures {
@@ -63,10 +61,11 @@ struct SQLiteRunLockFolderTests {
         let folder = TemporaryFolder()
         let path = folder.path + "/signals.sqlite"
         let log = folder.path + "/handlers.log"
-        let (go, stop) = (folder.path + "/go", folder.path + "/stop")
+        let (go, stop, hold) = (folder.path + "/go", folder.path + "/stop", folder.path + "/hold")
         let store = try SQLiteSignalStore(path: path, options: .init(busyTimeout: .seconds(20)))
         var processes: [(process: Process, output: String, ready: String)] = []
         defer {
+            _ = FileManager.default.createFile(atPath: hold, contents: nil)
             _ = FileManager.default.createFile(atPath: stop, contents: nil)
             for started in processes where started.process.isRunning {
                 kill(started.process.processIdentifier, SIGKILL)
@@ -79,7 +78,7 @@ struct SQLiteRunLockFolderTests {
                     "take-over-serve", "--db", path, "--component", "app", "--log", log,
                     "--signals", "\(Self.consumersPerProcess)", "--prefix", prefix, "--ready", ready, "--go", go,
                     "--stop-file", stop, "--take-over-every", "\(Self.takeoverPeriod)",
-                    "--handler-delay", "\(Self.handlerDelay)", "--claim-batch", "64",
+                    "--handler-delay", "\(Self.handlerDelay)", "--claim-batch", "64", "--hold-file", hold,
                 ], output: output)
             processes.append((process, output, ready))
         }
@@ -104,16 +103,12 @@ struct SQLiteRunLockFolderTests {
             #expect(posted.status == 0, "\(posted.output)")
         }
         _ = FileManager.default.createFile(atPath: go, contents: nil)
+        // Their handlers wait for the hold file: each process holds its claims until both hold theirs,
+        // however late one of them starts on a loaded machine.
         try await waitUntil("the two processes hold 100 claims or more", limit: .seconds(180)) {
-            let now = try await store.statistics()
-            if now.claimedDeliveries >= 100 { return true }
-            // Fewer than 100 open: the moment passed (one process finished before the other claimed).
-            guard now.pendingDeliveries + now.claimedDeliveries >= 100 else {
-                throw Probe.Failure(
-                    description: "repetition \(repetition): the processes never held 100 claims at once (\(now))")
-            }
-            return false
+            try await store.statistics().claimedDeliveries >= 100
         }
+        _ = FileManager.default.createFile(atPath: hold, contents: nil)
         if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         try FileManager.default.removeItem(atPath: path + ".runs")
         let deleted = ContinuousClock.now
