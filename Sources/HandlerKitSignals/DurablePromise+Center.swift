@@ -395,7 +395,7 @@ extension SignalCenter {
     /// waits for ``resume()`` (or ``stop()``) instead of failing, and makes the call then.
     private func waitingStoreCall<T>(_ body: () async throws(SignalError) -> T) async throws(PromiseError) -> T {
         while true {
-            await passGate(while: { $0.phase != .active && !$0.stopped })
+            await passGate { $0.promiseCallArrives() }
             do {
                 return try await promiseStoreCall(body)
             } catch .store(.suspended) {

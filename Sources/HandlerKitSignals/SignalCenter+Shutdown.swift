@@ -51,15 +51,21 @@ extension SignalCenter {
     @discardableResult
     public func stop(finishingWithin grace: Duration) async throws(SignalError) -> StopReport {
         try await transitions.run { () throws(SignalError) -> StopReport in
-            guard let (_, runningAtStart, deadline) = beginDraining(within: grace) else {
+            let draining: CenterLifecycle.Draining
+            switch beginDraining(
+                { $0.gracefulStopRequested(graceEnds: ContinuousClock.now + grace) }, draining: \.draining)
+            {
+            case .stopAtOnce(let runID, let wasStopped):
                 var report = StopReport(runID: runID)
-                report.wasStopped = isStopped
+                report.wasStopped = wasStopped
                 try await stopNow()
                 return report
+            case .drain(let begun): draining = begun
             }
+            let runningAtStart = draining.runningAtStart
             // From then on a handler that returns waits (its settlement is held at the gate) until the
             // run has ended, and then finds its claim gone.
-            let keeping = await finishDraining(by: deadline)
+            let keeping = await finishDraining(by: draining.graceEnds)
             // Read once the passes have ended: one of them may have replaced a run found taken over.
             let runID = runID
             var report = StopReport(runID: runID)
@@ -69,8 +75,7 @@ extension SignalCenter {
                 try await store.endRun(
                     runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
             } catch {
-                reactivate()
-                if options.deliversAutomatically { try? startDelivering() }
+                reactivateAfterFailedDraining()
                 throw error
             }
             let loops = markStopped().loops

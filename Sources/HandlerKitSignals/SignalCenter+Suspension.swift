@@ -1,16 +1,6 @@
 import Foundation
 import HandlerKit
 
-/// Where a center is between ``SignalCenter/suspend(finishingWithin:)`` and ``SignalCenter/resume()``.
-enum SuspensionPhase: Sendable {
-    /// Delivering, and taking calls.
-    case active
-    /// Suspending: nothing is claimed or started; handlers that run may still settle.
-    case draining
-    /// Suspended: the store holds nothing open for the run; settlements wait for `resume()`.
-    case suspended
-}
-
 extension SignalCenter {
     /// Suspends the center so that the process holds **no lock on any file of the store** while it is
     /// suspended: call it where an iOS app or extension is about to be suspended, since iOS
@@ -54,14 +44,19 @@ extension SignalCenter {
     @discardableResult
     public func suspend(finishingWithin grace: Duration) async throws(SignalError) -> SuspensionReport {
         try await transitions.run { () throws(SignalError) -> SuspensionReport in
-            if isStopped { throw .centerStopped(component: component, runID: runID) }
-            guard let (_, runningAtStart, deadline) = beginDraining(within: grace) else {
+            let draining: CenterLifecycle.Draining
+            switch beginDraining({ $0.suspendRequested(graceEnds: ContinuousClock.now + grace) }, draining: \.draining)
+            {
+            case .refuse(let error): throw error
+            case .alreadySuspended(let runID):
                 var report = SuspensionReport(runID: runID)
                 report.wasSuspended = true
                 return report
+            case .drain(let begun): draining = begun
             }
+            let runningAtStart = draining.runningAtStart
             // Read once the passes have ended: one of them may have replaced a run found taken over.
-            let keeping = await finishDraining(by: deadline)
+            let keeping = await finishDraining(by: draining.graceEnds)
             let runID = runID
             var report = SuspensionReport(runID: runID)
             do throws(SignalError) {
@@ -70,7 +65,7 @@ extension SignalCenter {
                 }.map(\.id)
                 let counts = try await store.suspendRun(
                     runID, component: component, applying: .giveBack(runID, keeping: Array(keeping.keys)))
-                state.withLock { $0.runConsumers = runTied }
+                state.withLock { $0.lifecycle.suspensionDone(runConsumers: runTied) }
                 report.claimsGivenBack = counts.first ?? 0
                 report.handlersFinished = max(0, runningAtStart - keeping.count)
                 report.handlersStillRunning = keeping.sorted { $0.key < $1.key }.map(\.value)
@@ -82,8 +77,7 @@ extension SignalCenter {
                     ])
                 return report
             } catch {
-                reactivate()
-                if options.deliversAutomatically { try? startDelivering() }
+                reactivateAfterFailedDraining()
                 throw error
             }
         }
@@ -111,27 +105,31 @@ extension SignalCenter {
     @discardableResult
     public func resume() async throws(SignalError) -> ResumeReport {
         try await transitions.run { () throws(SignalError) -> ResumeReport in
-            let (runID, suspended) = try state.withLock { state throws(SignalError) in
-                if state.stopped { throw .centerStopped(component: component, runID: state.runID) }
-                return (state.runID, state.phase == .suspended)
+            switch state.withLock({ $0.lifecycle.resumeRequested() }) {
+            case .refuse(let error): throw error
+            case .resume(let runID, _):
+                if let report = try await resumeSuspendedRun(stopping: false) { return report }
+                return Self.notSuspended(runID)
+            case .notSuspended(let runID): return Self.notSuspended(runID)
             }
-            guard suspended, let report = try await resumeSuspendedRun(stopping: false) else {
-                var report = ResumeReport(runID: runID, suspendedRunID: runID)
-                report.wasSuspended = false
-                return report
-            }
-            return report
         }
+    }
+
+    /// The report of a resume that found the center not suspended.
+    private static func notSuspended(_ runID: String) -> ResumeReport {
+        var report = ResumeReport(runID: runID, suspendedRunID: runID)
+        report.wasSuspended = false
+        return report
     }
 
     /// Whether the center is suspended (from the start of ``suspend(finishingWithin:)`` until
     /// ``resume()``).
-    public var isSuspended: Bool { state.withLock { $0.phase != .active } }
+    public var isSuspended: Bool { state.withLock { $0.lifecycle.isSuspended } }
 
     /// Takes the suspended run back, or begins a new run when it was taken over (not when
     /// `stopping`: then `nil`), and delivers again (not when `stopping`).
     func resumeSuspendedRun(stopping: Bool) async throws(SignalError) -> ResumeReport? {
-        let (runID, keeping) = state.withLock { ($0.runID, Array($0.running.keys)) }
+        let (runID, keeping) = state.withLock { ($0.lifecycle.runID, Array($0.lifecycle.running.keys)) }
         // Made first: when it cannot be made, nothing changed and the center stays suspended.
         let listener = !stopping && options.deliversAutomatically ? try store.makeWakeListener() : nil
         var report = ResumeReport(runID: runID, suspendedRunID: runID)
@@ -140,39 +138,37 @@ extension SignalCenter {
                 runID, component: component, retry: options.retry, applying: .giveBack(runID, keeping: keeping))
             if !kept {
                 report.wasTakenOver = true
-                report.removedRunConsumers = state.withLock { $0.runConsumers }
+                report.removedRunConsumers = state.withLock { $0.lifecycle.runConsumers }
                 self.report(.runTakenOver(component: component, runID: runID))
                 if stopping { return nil }
                 let newRun = UUID().uuidString
                 report.takeover = try await Self.beginRun(newRun, component: component, store: store, options: options)
                 report.runID = newRun
                 recordTakeover(report.takeover)
-                state.withLock { state in
-                    state.runID = newRun
-                    state.takeover = report.takeover
-                }
+                reactivate { $0.resumedAsNewRun(newRun, takeover: report.takeover) }
+                if let listener { startDelivering(with: listener) }
+                return report
             }
         } catch {
             listener?.close()
             throw error
         }
-        reactivate()
+        reactivate { $0.resumedSameRun(stopping: stopping) }
         if let listener { startDelivering(with: listener) }
         return report
     }
 
-    /// Waits at the suspension gate while `blocked` holds, checked under the state's lock; once it
-    /// does not, runs `entering` under the same lock. ``resume()``, a failed suspension and ``stop()``
-    /// open the gate (every waiting task looks again).
-    func passGate(while blocked: (State) -> Bool, entering: (inout State) -> Void = { _ in }) async {
+    /// Waits at the suspension gate while `arrive` answers `.wait` (it is asked under the state's
+    /// lock, and may count what goes on). ``resume()``, a failed suspension and ``stop()`` open the
+    /// gate (every waiting task asks again).
+    func passGate(_ arrive: (inout CenterLifecycle) -> CenterLifecycle.GateAction) async {
         while true {
             let passed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now = state.withLock { state -> Bool in
-                    if blocked(state) {
+                    if arrive(&state.lifecycle) == .wait {
                         state.gate.append(continuation)
                         return false
                     }
-                    entering(&state)
                     return true
                 }
                 if now { continuation.resume(returning: true) }
@@ -181,57 +177,56 @@ extension SignalCenter {
         }
     }
 
-    /// Begins to drain an active center, for a suspension or a graceful stop: from now on nothing is
-    /// claimed or started (the automatic delivery task ends), for a grace period of `grace` counted
-    /// from now. `nil` when the center is not active. Returns the run, how many handlers run now, and
-    /// the end of the grace period.
-    func beginDraining(
-        within grace: Duration
-    ) -> (runID: String, runningAtStart: Int, deadline: ContinuousClock.Instant)? {
-        let begun = state.withLock {
-            state -> (String, Int, (any SignalWakeListener)?, ContinuousClock.Instant)? in
-            if state.stopped || state.phase != .active { return nil }
-            state.phase = .draining
-            let deadline = ContinuousClock.now + grace
-            state.graceEnds = deadline
-            state.generation += 1
+    /// Feeds the machine a suspension or graceful stop that was asked for; when its answer begins a
+    /// draining (`draining` finds it), ends the automatic delivery task of the generation that
+    /// ended: closes its wake-up listener, and keeps the task among the former ones until it has
+    /// ended. Returns the answer.
+    func beginDraining<Action>(
+        _ event: (inout CenterLifecycle) -> Action, draining: (Action) -> CenterLifecycle.Draining?
+    ) -> Action {
+        let (action, listener) = state.withLock { state -> (Action, (any SignalWakeListener)?) in
+            let action = event(&state.lifecycle)
+            guard let ended = draining(action)?.endedGeneration else { return (action, nil) }
             defer {
                 state.listener = nil
                 state.loop = nil
             }
-            if let loop = state.loop { state.formerLoops[state.generation - 1] = loop }
-            return (state.runID, state.running.count, state.listener, deadline)
+            if let loop = state.loop { state.formerLoops[ended] = loop }
+            return (action, state.listener)
         }
-        guard let (runID, runningAtStart, listener, deadline) = begun else { return nil }
         listener?.close()
-        return (runID, runningAtStart, deadline)
+        return action
     }
 
-    /// Ends the draining that ``beginDraining(within:)`` began: waits until the handlers that run
+    /// Ends the draining that ``beginDraining(_:draining:)`` began: waits until the handlers that run
     /// have returned and settled, or `deadline`; then holds every later settlement at the gate,
     /// waits for the store calls under way (the store bounds each by its own timeouts), and
     /// returns the deliveries whose handlers still run.
     func finishDraining(by deadline: ContinuousClock.Instant) async -> [Int64: DeliveryKey] {
-        while state.withLock({ !$0.running.isEmpty || $0.storeCalls > 0 }) && .now < deadline {
+        while state.withLock({ !$0.lifecycle.isDrained }) && .now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        let keeping = state.withLock { state in
-            state.phase = .suspended
-            return state.running
-        }
-        while state.withLock({ $0.storeCalls > 0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+        let keeping = state.withLock { $0.lifecycle.drainingEnded() }
+        while state.withLock({ $0.lifecycle.storeCalls > 0 }) { try? await Task.sleep(for: .milliseconds(2)) }
         return keeping
     }
 
-    /// Makes the center active again and lets the settlements that waited go ahead.
-    func reactivate() {
-        let gate = state.withLock { state in
-            state.phase = .active
-            state.graceEnds = nil
-            state.runConsumers = []
-            defer { state.gate = [] }
-            return state.gate
+    /// Feeds the machine an event that makes the center active again, and performs its answer:
+    /// lets the settlements that waited go ahead. Returns the answer.
+    @discardableResult
+    func reactivate(
+        _ event: (inout CenterLifecycle) -> CenterLifecycle.Reactivation
+    ) -> CenterLifecycle.Reactivation {
+        let (reactivation, gate) = state.withLock { state in
+            let reactivation = event(&state.lifecycle)
+            return (reactivation, state.takeGate(if: reactivation.openGate))
         }
         for waiting in gate { waiting.resume(returning: false) }
+        return reactivation
+    }
+
+    /// A suspension or a graceful stop failed in the store: the center delivers again as before.
+    func reactivateAfterFailedDraining() {
+        if reactivate({ $0.drainingFailed() }).startDelivering { try? startDelivering() }
     }
 }

@@ -7,18 +7,12 @@ extension SignalCenter {
     /// removed, its PostgreSQL lease run out — and took its consumers and deliveries), and reports
     /// it once. The next pass carries on as a new run (``carryOnIfTakenOver(_:)``).
     func noteTakenOver(_ runID: String) {
-        let first = state.withLock { state -> Bool in
-            guard state.runID == runID, state.takenOverRun != runID else { return false }
-            state.takenOverRun = runID
-            return true
-        }
+        let first = state.withLock { $0.lifecycle.passFoundTakenOver(runID) }
         if first { report(.runTakenOver(component: component, runID: runID)) }
     }
 
     /// Whether the current run was found taken over and is not replaced yet.
-    var isTakenOver: Bool {
-        state.withLock { $0.takenOverRun != nil && $0.takenOverRun == $0.runID }
-    }
+    var isTakenOver: Bool { state.withLock { $0.lifecycle.isTakenOver } }
 
     /// When the run was found taken over, carries on as a new run, as ``resume()`` does for a run
     /// taken over while suspended: ends the old run (giving back what it still claims and removing
@@ -33,22 +27,13 @@ extension SignalCenter {
     func carryOnIfTakenOver(_ generation: Int) async throws(SignalError) -> Bool {
         guard isTakenOver else { return true }
         let replaced = try await passCall(generation) { runID throws(SignalError) -> Bool in
-            let replacing = state.withLock { state -> Bool in
-                guard state.takenOverRun == runID, !state.replacingRun else { return false }
-                state.replacingRun = true
-                return true
-            }
-            guard replacing else { return false }
-            defer { state.withLock { $0.replacingRun = false } }
+            guard state.withLock({ $0.lifecycle.replacingRunRequested(runID) }) else { return false }
+            defer { state.withLock { $0.lifecycle.replacingRunEnded() } }
             try await store.endRun(
                 runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
             let newRun = UUID().uuidString
             let takeover = try await Self.beginRun(newRun, component: component, store: store, options: options)
-            state.withLock { state in
-                state.runID = newRun
-                state.takeover = takeover
-                state.takenOverRun = nil
-            }
+            state.withLock { $0.lifecycle.carriedOnAsNewRun(newRun, takeover: takeover) }
             log(
                 .info, "carrying on as a new run: the run was taken over", ["handlerkit.taken_over_run": .string(runID)]
             )

@@ -76,7 +76,7 @@ public final class SignalCenter: Sendable {
     public let component: String
     /// This run's id (a fresh UUID, never reused). It changes only when the run is found taken over
     /// (by ``resume()``, or by a delivery): the center then carries on as a new run.
-    public var runID: String { state.withLock { $0.runID } }
+    public var runID: String { state.withLock { $0.lifecycle.runID } }
     /// Where signals are stored. Not public: every change to the store goes through the center, which
     /// fences a handler's start against a delivery its run no longer holds.
     package let store: any SignalStore
@@ -84,7 +84,7 @@ public final class SignalCenter: Sendable {
     public let registry: HandlerRegistry
     /// What this run took over from runs of its component that were gone when it started (or, after
     /// a ``resume()`` or a delivery that found the run taken over, when the new run began).
-    public var takeover: TakeoverReport { state.withLock { $0.takeover } }
+    public var takeover: TakeoverReport { state.withLock { $0.lifecycle.takeover } }
     let options: Options
     /// The center's metrics, made with `options.metricsFactory`.
     let metrics: SignalMetrics
@@ -94,39 +94,24 @@ public final class SignalCenter: Sendable {
     /// The tasks awaiting promises, and the timer of promise deadlines (DurablePromise+Center.swift).
     let promiseWaiters = PromiseWaiters()
 
+    /// The center's lifecycle machine, and what the shell holds for it: the automatic delivery
+    /// tasks, the wake-up listener, and the tasks waiting at the suspension gate.
     struct State {
-        var runID: String
-        var takeover: TakeoverReport
-        var stopped = false
+        var lifecycle: CenterLifecycle
         var loop: Task<Void, Never>?
         /// Automatic delivery tasks of earlier generations that may still be finishing a handler, by
         /// generation (each removes itself when it ends).
         var formerLoops: [Int: Task<Void, Never>] = [:]
         var listener: (any SignalWakeListener)?
-        var phase = SuspensionPhase.active
-        /// Grows at each suspension: a delivery pass of an earlier generation claims and starts nothing.
-        var generation = 0
-        /// Store calls in progress (of the app's calls and of delivery passes).
-        var storeCalls = 0
-        /// The deliveries whose handlers run now (from their start to their settlement), by row id.
-        var running: [Int64: DeliveryKey] = [:]
         /// Settlements and tasks awaiting promises, waiting for the center to be resumed (or stopped);
         /// each is resumed with `false` and looks again.
         var gate: [CheckedContinuation<Bool, Never>] = []
-        /// While suspending: the end of the grace period, after which a handler that returns waits
-        /// for `resume()` to settle its delivery, as once the center is suspended.
-        var graceEnds: ContinuousClock.Instant?
-        /// The run-lifetime consumers of the run, as found when it was suspended.
-        var runConsumers: [ConsumerID] = []
-        /// The run, when a delivery pass found it taken over while the center was active: the next
-        /// pass carries on as a new run (SignalCenter+Takeover.swift).
-        var takenOverRun: String?
-        /// Whether a delivery pass is replacing the run that was taken over now.
-        var replacingRun = false
 
-        /// Whether a delivery pass of `generation` may claim and start deliveries.
-        func allows(_ generation: Int) -> Bool {
-            !stopped && phase == .active && self.generation == generation
+        /// Takes the tasks waiting at the gate when `open`, to be resumed outside the lock.
+        mutating func takeGate(if open: Bool) -> [CheckedContinuation<Bool, Never>] {
+            guard open else { return [] }
+            defer { gate = [] }
+            return gate
         }
     }
 
@@ -139,7 +124,11 @@ public final class SignalCenter: Sendable {
         self.registry = registry
         self.options = options
         metrics = SignalMetrics(component: component, factory: options.metricsFactory)
-        state = Locked(State(runID: runID, takeover: takeover))
+        state = Locked(
+            State(
+                lifecycle: CenterLifecycle(
+                    component: component, runID: runID, takeover: takeover,
+                    deliversAutomatically: options.deliversAutomatically)))
     }
 
     /// Starts a run of `component`: records it with a fresh run id, takes over the component's runs
@@ -196,7 +185,7 @@ public final class SignalCenter: Sendable {
     /// Starts the automatic delivery task of the current generation, woken by `listener`.
     func startDelivering(with listener: any SignalWakeListener) {
         state.withLock { state in
-            let generation = state.generation
+            let generation = state.lifecycle.generation
             state.listener = listener
             state.loop = Task { await self.deliverContinuously(listener, generation: generation) }
         }
@@ -331,7 +320,7 @@ public final class SignalCenter: Sendable {
         }
         if recorded { return report }
         noteTakenOver(taker)
-        let generation = state.withLock { $0.generation }
+        let generation = state.withLock { $0.lifecycle.generation }
         guard try await carryOnIfTakenOver(generation), runID != taker else { return report }
         return takeover
     }
@@ -349,15 +338,20 @@ public final class SignalCenter: Sendable {
 
     /// What ``stop()`` does, inside a transition.
     func stopNow() async throws(SignalError) {
-        if isStopped { return }
         // A run taken over while suspended has nothing left to end.
         var ending = true
-        if isSuspended { ending = try await resumeSuspendedRun(stopping: true) != nil }
+        switch state.withLock({ $0.lifecycle.stopRequested() }) {
+        case .alreadyStopped: return
+        case .resumeFirst: ending = try await resumeSuspendedRun(stopping: true) != nil
+        case .stop: break
+        }
         let (loops, listener) = markStopped()
         listener?.close()
         for loop in loops { await loop.value }
         guard ending else { return }
-        let (runID, generation, running) = state.withLock { ($0.runID, $0.generation, Array($0.running.keys)) }
+        let (runID, generation, running) = state.withLock {
+            ($0.lifecycle.runID, $0.lifecycle.generation, Array($0.lifecycle.running.keys))
+        }
         if promiseWaiters.holdsSettlements(generation: generation) {
             // Settlements held for tasks that never awaited them: given back uncounted, so that the
             // next process of the component runs their fallbacks at once.
@@ -373,24 +367,21 @@ public final class SignalCenter: Sendable {
         .retire(runID, takenOverBy: nil, retry: retry, now: Date().timeIntervalSince1970)
     }
 
-    var isStopped: Bool { state.withLock { $0.stopped } }
+    var isStopped: Bool { state.withLock { $0.lifecycle.isStopped } }
 
     /// Marks the center stopped, lets what waited at the suspension gate go on, and stops the timer
     /// of promise deadlines; returns the delivery tasks and the wake-up listener, to end.
     func markStopped() -> (loops: [Task<Void, Never>], listener: (any SignalWakeListener)?) {
-        let (loops, listener, gate) = state.withLock { state in
-            state.stopped = true
-            state.phase = .active
-            state.graceEnds = nil
-            defer {
-                state.formerLoops = [:]
-                state.gate = []
-            }
-            return (Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? []), state.listener, state.gate)
+        typealias Ending = (loops: [Task<Void, Never>], listener: (any SignalWakeListener)?)
+        let (ending, gate) = state.withLock { state -> (Ending, [CheckedContinuation<Bool, Never>]) in
+            guard state.lifecycle.stopped() == .endDelivery else { return (([], nil), []) }
+            defer { state.formerLoops = [:] }
+            let loops = Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? [])
+            return ((loops, state.listener), state.takeGate(if: true))
         }
         for waiting in gate { waiting.resume(returning: false) }
         promiseWaiters.stopTimer()
-        return (loops, listener)
+        return ending
     }
 
     private func checkRunning() throws(SignalError) {
@@ -408,11 +399,8 @@ public final class SignalCenter: Sendable {
     func storeCall<T, Failure: Error>(
         suspended: (SignalError) -> Failure, _ body: () async throws(Failure) -> T
     ) async throws(Failure) -> T {
-        try state.withLock { state throws(Failure) in
-            if state.phase != .active { throw suspended(.suspended(component: component, runID: state.runID)) }
-            state.storeCalls += 1
-        }
-        defer { state.withLock { $0.storeCalls -= 1 } }
+        if case .refuse(let error) = state.withLock({ $0.lifecycle.storeCallRequested() }) { throw suspended(error) }
+        defer { state.withLock { $0.lifecycle.storeCallEnded() } }
         return try await body()
     }
 }

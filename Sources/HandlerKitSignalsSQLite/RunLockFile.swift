@@ -27,19 +27,25 @@ final class RunLockFile: Sendable {
     /// Creates the lock file of a new run (and its folder, when there is none) with `maker`, and locks it.
     init(runID: String, directory: String, maker: StoreFileMaker) throws(SignalError) {
         path = Self.path(of: runID, in: directory)
-        let fd: Int32
-        do throws(StoreFileError) {
-            try maker.createFolder(directory)
-            fd = try maker.openOrCreate(path)
-        } catch {
-            throw .runLock(path: error.path, reason: error.reason)
-        }
+        let fd = try Self.openOrCreate(path, in: directory, maker: maker)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let reason = Self.lastError()
             close(fd)
             throw .runLock(path: path, reason: "cannot lock it: \(reason)")
         }
         descriptor = fd
+    }
+
+    /// Opens the lock file at `path`, making it (and `directory`, when there is none) with `maker`.
+    private static func openOrCreate(
+        _ path: String, in directory: String, maker: StoreFileMaker
+    ) throws(SignalError) -> Int32 {
+        do throws(StoreFileError) {
+            try maker.createFolder(directory)
+            return try maker.openOrCreate(path)
+        } catch {
+            throw .runLock(path: error.path, reason: error.reason)
+        }
     }
 
     private init(path: String, descriptor: Int32) {
@@ -56,13 +62,7 @@ final class RunLockFile: Sendable {
         let path = path(of: runID, in: directory)
         let started = ContinuousClock.now
         while true {
-            let fd: Int32
-            do throws(StoreFileError) {
-                try maker.createFolder(directory)
-                fd = try maker.openOrCreate(path)
-            } catch {
-                throw .runLock(path: error.path, reason: error.reason)
-            }
+            let fd = try openOrCreate(path, in: directory, maker: maker)
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 let file = RunLockFile(path: path, descriptor: fd)
                 if file.isIntact { return file }

@@ -137,9 +137,10 @@ package enum StoreReads {
         SQLRead(
             "finding run \(run)", SQLStatement("SELECT count(*) AS recorded FROM runs WHERE run_id = $1", [.init(run)])
         ) { (rows: [SQLRow]) throws(SignalError) -> Bool in
-            let count: Int = try rows.first.map { row throws(SignalError) in
-                try row.value("recorded", table: "runs", key: run)
-            } ?? 0
+            let count: Int =
+                try rows.first.map { row throws(SignalError) in
+                    try row.value("recorded", table: "runs", key: run)
+                } ?? 0
             return count > 0
         }
     }

@@ -30,7 +30,7 @@ enum DemoMain {
                 }
                 try await SecondProcess.run(file: arguments[index + 1])
             } else {
-                try FirstProcess.run(file: try handlerFile(arguments))
+                try await FirstProcess.run(file: try handlerFile(arguments))
             }
         } catch {
             Say.error("\(error)")

@@ -4,7 +4,7 @@ import HandlerKit
 /// The first process: creates handlers with bound values through the generated references, writes
 /// them to a file as JSON (one document per line), and starts the second process on that file.
 enum FirstProcess {
-    static func run(file: URL) throws {
+    static func run(file: URL) async throws {
         Say.line("Registering this module's handlers (one call): HandlerRegistry.shared.register(.handlerkit_demo)")
         try HandlerRegistry.shared.register(.handlerkit_demo)
         Say.line("Registered: \(HandlerRegistry.shared.registeredIDs.joined(separator: ", "))")
@@ -30,8 +30,8 @@ enum FirstProcess {
         try EventsStep.subscribeAndSave(next: file)
         try startSecondProcess(file: file)
         try SignalsStep.run()
-        try SuspendStep.run()
-        try PromiseStep.run()
+        try await SuspendStep.run()
+        try await PromiseStep.run()
         Say.line("Done: handlers made here were rebuilt and called in another process.")
     }
 

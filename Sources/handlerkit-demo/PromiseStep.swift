@@ -30,7 +30,7 @@ enum PromiseStep {
     }
 
     /// In the first process: runs the app and the extension on one store file and checks both.
-    static func run() throws {
+    static func run() async throws {
         Say.line("Promises: the app awaits a result the extension delivers (HandlerKitSignals, SQLite)")
         let folder = FileManager.default.temporaryDirectory.appending(
             path: "handlerkit-demo-promise-\(UUID().uuidString)")
@@ -43,7 +43,7 @@ enum PromiseStep {
         let idFile = store + ".promise"
         let until = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: idFile) && app.isRunning && Date() < until {
-            Thread.sleep(forTimeInterval: 0.01)
+            try await Task.sleep(for: .milliseconds(10))
         }
         try finish(try start(settleFlag, store: store), "extension process")
         try finish(app, "app process")

@@ -28,7 +28,7 @@ enum SuspendStep {
     }
 
     /// In the first process: runs the step's processes and checks each.
-    static func run() throws {
+    static func run() async throws {
         Say.line("Signals: an app suspended in the background holds no lock, is killed, and its consumer is delivered")
         let folder = FileManager.default.temporaryDirectory.appending(
             path: "handlerkit-demo-suspend-\(UUID().uuidString)")
@@ -43,7 +43,7 @@ enum SuspendStep {
         try app.run()
         // A minute at most for it to register and suspend.
         for _ in 0..<6_000 where app.isRunning && !FileManager.default.fileExists(atPath: suspended) {
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         guard FileManager.default.fileExists(atPath: suspended) else {
             app.terminate()

@@ -223,9 +223,9 @@ actor DifferentialWorld {
     /// locks of a connection that closed a moment later (before it drops the connection from
     /// `pg_stat_activity`, which the store's runs read). Empty once it is gone; else says so.
     private func waitUntilGone(_ runID: String) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try await store.runRecords().contains(where: { $0.runID == runID && $0.isAlive }) {
-            if ContinuousClock.now >= deadline { return ", but its run is still alive after 30 s" }
+            if ContinuousClock.now >= deadline { return ", but its run is still alive after 120 s" }
             try await Task.sleep(for: .milliseconds(5))
         }
         return ""

@@ -25,8 +25,9 @@ struct SQLiteRunLockFolderTests {
     /// How often each process takes over the component's dead runs, in milliseconds.
     static let takeoverPeriod = 5
     /// How long after the deletion every delivery must have completed: the takeover period and the
-    /// handlers' time, many times over (a stalled delivery stays open however long one waits).
-    static let takeoverTime = Duration.seconds(15)
+    /// handlers' time, many times over, for a loaded machine (a stalled delivery stays open however
+    /// long one waits).
+    static let takeoverTime = Duration.seconds(60)
 
     struct Figures {
         var scenarios = 0
@@ -60,10 +61,11 @@ struct SQLiteRunLockFolderTests {
         let folder = TemporaryFolder()
         let path = folder.path + "/signals.sqlite"
         let log = folder.path + "/handlers.log"
-        let (go, stop) = (folder.path + "/go", folder.path + "/stop")
+        let (go, stop, hold) = (folder.path + "/go", folder.path + "/stop", folder.path + "/hold")
         let store = try SQLiteSignalStore(path: path, options: .init(busyTimeout: .seconds(20)))
         var processes: [(process: Process, output: String, ready: String)] = []
         defer {
+            _ = FileManager.default.createFile(atPath: hold, contents: nil)
             _ = FileManager.default.createFile(atPath: stop, contents: nil)
             for started in processes where started.process.isRunning {
                 kill(started.process.processIdentifier, SIGKILL)
@@ -76,7 +78,7 @@ struct SQLiteRunLockFolderTests {
                     "take-over-serve", "--db", path, "--component", "app", "--log", log,
                     "--signals", "\(Self.consumersPerProcess)", "--prefix", prefix, "--ready", ready, "--go", go,
                     "--stop-file", stop, "--take-over-every", "\(Self.takeoverPeriod)",
-                    "--handler-delay", "\(Self.handlerDelay)", "--claim-batch", "64",
+                    "--handler-delay", "\(Self.handlerDelay)", "--claim-batch", "64", "--hold-file", hold,
                 ], output: output)
             processes.append((process, output, ready))
         }
@@ -101,9 +103,12 @@ struct SQLiteRunLockFolderTests {
             #expect(posted.status == 0, "\(posted.output)")
         }
         _ = FileManager.default.createFile(atPath: go, contents: nil)
+        // Their handlers wait for the hold file: each process holds its claims until both hold theirs,
+        // however late one of them starts on a loaded machine.
         try await waitUntil("the two processes hold 100 claims or more", limit: .seconds(180)) {
             try await store.statistics().claimedDeliveries >= 100
         }
+        _ = FileManager.default.createFile(atPath: hold, contents: nil)
         if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         try FileManager.default.removeItem(atPath: path + ".runs")
         let deleted = ContinuousClock.now

@@ -29,6 +29,9 @@ enum Probe {
     /// Records the delivery like `record`, `delay` milliseconds passing between its start and its end.
     @handler
     static func slowRecord(log: String, delay: Int, item: Int, deliveryKey: String) async {
+        if let hold = ProbeContext.holdFile {
+            while !FileManager.default.fileExists(atPath: hold) { try? await Task.sleep(for: .milliseconds(2)) }
+        }
         if let store = ProbeContext.store,
             let completions = try? await store.completions(of: DeliveryKey(deliveryKey)), !completions.isEmpty
         {

@@ -60,6 +60,7 @@ enum PromiseProbe {
                 component: component, store: store, options: .init(deliversAutomatically: false))
             let pause = try arguments.int("pause-ms", default: 0)
             let count = try arguments.int("promises")
+            say("settling")
             for index in (try arguments.int("from", default: 0))..<count {
                 try await center.fulfil(id(index), with: index, settlementKey: "k\(index)")
                 if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }

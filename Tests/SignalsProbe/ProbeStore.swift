@@ -36,4 +36,12 @@ enum ProbeContext {
         get { opened.withLock { $0 } }
         set { opened.withLock { $0 = newValue } }
     }
+
+    private static let held = Locked<String?>(nil)
+
+    /// A file the `slowRecord` handlers of this process wait for before they start (`nil`: none).
+    static var holdFile: String? {
+        get { held.withLock { $0 } }
+        set { held.withLock { $0 = newValue } }
+    }
 }

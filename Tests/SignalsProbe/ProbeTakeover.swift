@@ -3,7 +3,7 @@ import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// `take-over-serve --db PATH --component C --log LOG --signals N --prefix S --ready FILE --go FILE
-/// --stop-file FILE [--take-over-every MS] [--handler-delay MS] [--claim-batch B]`
+/// --stop-file FILE [--take-over-every MS] [--handler-delay MS] [--claim-batch B] [--hold-file FILE]`
 ///
 /// A long-running process of a component, as a server that also delivers for the processes of its
 /// component that died: starts a run (claiming B deliveries at a time), registers one once consumer
@@ -11,7 +11,8 @@ import HandlerKit
 /// for each and creates the ready file. Once the go file exists it delivers what is due, again and
 /// again, while another task calls `takeOverDeadRuns()` every `--take-over-every` ms, until the stop
 /// file exists; then it stops its center and prints `stopped <run id>`. Each problem the center
-/// reports, or a call throws, is printed as `problem <error>`.
+/// reports, or a call throws, is printed as `problem <error>`. With `--hold-file`, each handler waits
+/// for that file before it starts, so the process holds its claims until the file exists.
 enum TakeoverProbe {
     static func run(_ arguments: ProbeArguments, store: any SignalStore) async throws -> Bool {
         guard arguments.command == "take-over-serve" else { return false }
@@ -22,6 +23,7 @@ enum TakeoverProbe {
         let prefix = try arguments.string("prefix")
         let delay = try arguments.int("handler-delay", default: 5)
         let every = try arguments.int("take-over-every", default: 5)
+        ProbeContext.holdFile = arguments.values["hold-file"]
         let options = SignalCenter.Options(
             retry: RetryPolicy(maximumAttempts: 1_000, firstDelay: .milliseconds(1), maximumDelay: .milliseconds(20)),
             deliversAutomatically: false, claimBatch: try arguments.int("claim-batch", default: 64),

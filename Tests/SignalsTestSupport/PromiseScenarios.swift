@@ -55,6 +55,11 @@ package struct PromiseScenarios {
                     "promise-settle", "--component", "ext", "--from", "\(settled)", "--promises", "\(end)",
                     "--pause-ms", "\(pause)",
                 ] + kind.probeArguments(folder.path), output: settlerOutput)
+            // The random time runs from when the settler settles (it too starts slowly when loaded).
+            let settling = { (try? String(contentsOfFile: settlerOutput, encoding: .utf8)) ?? "" }
+            await TestWait.expect("settler \(waiters) to settle", seen: { settling() }) {
+                !settler.isRunning || settling().contains("settling")
+            }
             let until = ContinuousClock.now + .milliseconds(Int.random(in: killAfter, using: &random))
             while waiter.isRunning && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(2)) }
             if waiter.isRunning {

@@ -113,8 +113,10 @@ package struct ServiceScenarios {
     ) async throws {
         let store = try kind.open(folder.path)
         let signals = 3
+        // Handlers long enough that the SIGTERM lands before the last one started, on a loaded
+        // machine too: the stopped run leaves consumers for the next process.
         let served = try await serveUntilSIGTERM(
-            kind, signals: signals, handlerMilliseconds: 200, graceMilliseconds: 60_000)
+            kind, signals: signals, handlerMilliseconds: 3_000, graceMilliseconds: 60_000)
         #expect(served.exited && served.status == 0, "\(served.output)")
         let left = try await store.consumers(of: "app").filter { $0.runID == served.runID }
         #expect(!left.isEmpty, "the stopped run left durable consumers for the next process")

@@ -1,0 +1,281 @@
+import Foundation
+import HandlerKit
+import Logging
+import Tracing
+
+/// What became of one claimed delivery.
+enum Delivered {
+    case completed
+    /// Failed (retried later or dead), or its claim was lost.
+    case notCompleted
+    /// The center was stopped or suspended before its handler started: the pass ends.
+    case passEnded
+    /// This run was taken over: neither it nor the rest of its batch may start here.
+    case runTakenOver
+    /// It settles a promise this center made: it stays claimed, held for a task of the center
+    /// that awaits the promise later (``PromiseWaiters/hold(_:generation:)``).
+    case held
+}
+
+extension SignalCenter {
+    /// What marking a delivery started found, and when the mark was asked for.
+    typealias Mark = (outcome: StartOutcome, asked: ContinuousClock.Instant)
+
+    /// Runs one claimed delivery's handler and completes it (marking `next` started in the same
+    /// transaction), retries it later or parks it as dead. `marked` is this delivery's mark when the
+    /// previous completion made it; a mark older than a second is made again.
+    func deliver(
+        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, generation: Int
+    ) async throws(SignalError) -> (Delivered, Mark?) {
+        guard state.withLock({ $0.lifecycle.allows(generation) }) else { return (.passEnded, nil) }
+        options.faultHook?(.afterClaim)
+        if let handedOver = try await handToAwaitingTask(delivery, next: next, generation: generation) {
+            return handedOver
+        }
+        guard let (handler, context) = try await prepareOrPark(delivery) else { return (.notCompleted, nil) }
+        if let fenced = try await startFence(delivery, marked: marked, generation: generation) {
+            return (fenced, nil)
+        }
+        // From here until it is settled the delivery counts as running: a suspension keeps its claim.
+        let runs = state.withLock {
+            $0.lifecycle.handlerStarting(row: delivery.rowID, key: delivery.key, generation: generation)
+        }
+        guard runs else { return (.passEnded, nil) }
+        defer { state.withLock { $0.lifecycle.handlerSettled(row: delivery.rowID) } }
+        if let error = await callHandler(handler, for: delivery, context: context) {
+            try await releaseAfterThrow(delivery, handler: handler, error: error)
+            return (.notCompleted, nil)
+        }
+        options.faultHook?(.beforeCompletion)
+        return try await complete(delivery, next: next, generation: generation)
+    }
+
+    /// Hands the delivery to a task of this process that awaits the promise it settles, instead of
+    /// its fallback handler; holds a settlement of a promise this center made, that none of its
+    /// tasks awaits yet, for the one that will. `nil` when no task takes it: the handler runs.
+    private func handToAwaitingTask(
+        _ delivery: ClaimedDelivery, next: ClaimedDelivery?, generation: Int
+    ) async throws(SignalError) -> (Delivered, Mark?)? {
+        var waiter = promiseWaiters.take(for: delivery)
+        if waiter == nil {
+            if promiseWaiters.hold(delivery, generation: generation) { return (.held, nil) }
+            // A task that began to await between the two looks ended the reservation: it takes it.
+            waiter = promiseWaiters.take(for: delivery)
+        }
+        guard let waiter else { return nil }
+        let asked = ContinuousClock.now
+        var handed = CompletionOutcome(completed: false, next: nil)
+        do {
+            // Like a completion: a suspension waits for it, and it waits for `resume()` once suspended.
+            try await settle { () throws(SignalError) in
+                let marking = self.state.withLock { $0.lifecycle.allows(generation) } ? next : nil
+                handed = try await self.store.complete(delivery, endingConsumer: true, thenStarting: marking)
+            }
+        } catch {
+            waiter.giveBack()
+            throw error
+        }
+        if handed.completed { waiter.handOver(delivery.payload) } else { waiter.giveBack() }
+        return (handed.completed ? .completed : .notCompleted, handed.next.map { ($0, asked) })
+    }
+
+    /// The delivery's handler rebuilt, with its arguments bound, and the post's context; `nil` when
+    /// that cannot be done here, and the delivery was parked as dead (retrying cannot help: the
+    /// handler cannot be rebuilt here or the payload does not fit it).
+    private func prepareOrPark(_ delivery: ClaimedDelivery) async throws(SignalError) -> (Handler, PostContext)? {
+        do {
+            return try prepare(delivery)
+        } catch {
+            var released = false
+            try await settle { () throws(SignalError) in
+                released = try await self.store.release(delivery, reason: error.description, retryAt: nil)
+            }
+            if released { recordDead(delivery, handler: nil, reason: error.description) }
+            return nil
+        }
+    }
+
+    /// The start fence: marks the delivery's attempt started in the store, right before its handler
+    /// is called, unless the previous completion marked it less than a second ago. `nil` when the
+    /// handler may start; otherwise what became of the delivery.
+    private func startFence(
+        _ delivery: ClaimedDelivery, marked: Mark?, generation: Int
+    ) async throws(SignalError) -> Delivered? {
+        let outcome: StartOutcome
+        if let marked, marked.outcome != .started || marked.asked.duration(to: .now) <= .seconds(1) {
+            outcome = marked.outcome
+        } else {
+            guard let made = try await markStarted(delivery, generation: generation) else { return .passEnded }
+            outcome = made
+        }
+        switch outcome {
+        case .started: return nil
+        case .claimLost: return .notCompleted
+        case .runTakenOver: return .runTakenOver
+        }
+    }
+
+    /// Calls the delivery's handler in a span of its own, with its latency and duration measured;
+    /// the error it threw, if any.
+    private func callHandler(
+        _ handler: Handler, for delivery: ClaimedDelivery, context: PostContext
+    ) async -> (any Error)? {
+        let startedAt = Date()
+        if let posted = context.posted {
+            metrics.latency.recordNanoseconds(Int64(max(0, startedAt.timeIntervalSince(posted)) * 1e9))
+        }
+        log(.trace, "delivery started", Self.metadata(of: delivery))
+        let span = startDeliverySpan(delivery, context: context)
+        let began = ContinuousClock.now
+        do {
+            try await ServiceContext.withValue(span.context) {
+                try await handler.call([
+                    "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID,
+                    "signalRevision": delivery.revision,
+                ])
+            }
+            metrics.handlerDuration.recordNanoseconds(began.duration(to: .now).nanoseconds)
+            span.end()
+            return nil
+        } catch {
+            metrics.handlerDuration.recordNanoseconds(began.duration(to: .now).nanoseconds)
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            span.end()
+            return error
+        }
+    }
+
+    /// Gives back a delivery whose handler threw: to run again later, or parked as dead when its
+    /// arguments do not fit or its attempts are used up.
+    private func releaseAfterThrow(
+        _ delivery: ClaimedDelivery, handler: Handler, error: any Error
+    ) async throws(SignalError) {
+        let reason = "handler '\(handler.id)' threw on attempt \(delivery.attempt): \(error)"
+        let retryAt = retryTime(of: delivery, handler: handler, error: error)
+        var released = false
+        try await settle { () throws(SignalError) in
+            released = try await self.store.release(delivery, reason: reason, retryAt: retryAt)
+        }
+        if released, let retryAt {
+            metrics.retried.increment()
+            var metadata = Self.metadata(of: delivery)
+            metadata[SignalLogKey.handler] = .string(handler.id)
+            metadata[SignalLogKey.error] = .string(reason)
+            metadata["handlerkit.retry_in_seconds"] = .stringConvertible(
+                (max(0, retryAt.timeIntervalSinceNow) * 1000).rounded() / 1000)
+            // The application's handler failed: its error reaches no caller, so it is logged where
+            // the application's operators look, as a warning (the delivery is not lost yet).
+            log(.warning, "handler threw; its delivery runs again later", metadata)
+        } else if released {
+            recordDead(delivery, handler: handler.id, reason: reason)
+        }
+    }
+
+    /// When a delivery whose handler threw `error` runs again; `nil` when it never does (its
+    /// arguments do not fit, or it used up its attempts).
+    private func retryTime(of delivery: ClaimedDelivery, handler: Handler, error: any Error) -> Date? {
+        if Self.isArgumentError(error, of: handler) || delivery.attempt >= options.retry.maximumAttempts {
+            return nil
+        }
+        return Date().addingTimeInterval(options.retry.delay(after: delivery.attempt).seconds)
+    }
+
+    /// Completes a delivery whose handler returned, marking `next` started in the same transaction
+    /// while the pass may go on.
+    private func complete(
+        _ delivery: ClaimedDelivery, next: ClaimedDelivery?, generation: Int
+    ) async throws(SignalError) -> (Delivered, Mark?) {
+        let asked = ContinuousClock.now
+        var result = CompletionOutcome(completed: false, next: nil)
+        try await settle { () throws(SignalError) in
+            // The next delivery is marked started only while this pass may go on.
+            let marking = self.state.withLock { $0.lifecycle.allows(generation) } ? next : nil
+            result = try await self.store.complete(
+                delivery, endingConsumer: delivery.mode == .once, thenStarting: marking)
+        }
+        if result.completed {
+            metrics.completed.increment()
+            log(.trace, "delivery completed", Self.metadata(of: delivery))
+        } else {
+            log(.debug, "delivery not completed: its claim was lost", Self.metadata(of: delivery))
+        }
+        return (result.completed ? .completed : .notCompleted, result.next.map { ($0, asked) })
+    }
+
+    /// Counts and logs a delivery parked as dead, at `error`: its handler does not run again until an
+    /// operator requeues it. `handler` is the id of the handler that threw, when one ran.
+    private func recordDead(_ delivery: ClaimedDelivery, handler: String?, reason: String) {
+        metrics.dead.increment()
+        var metadata = Self.metadata(of: delivery)
+        if let handler { metadata[SignalLogKey.handler] = .string(handler) }
+        metadata[SignalLogKey.error] = .string(reason)
+        log(.error, "delivery is dead: it runs again only when requeued", metadata)
+    }
+
+    /// Marks the delivery's attempt started, right before its handler is called. When the mark took
+    /// longer than a second (the process may have been stopped meanwhile, past its lease), it marks
+    /// again, up to three times. A store error means the handler does not start: the delivery is
+    /// given back (if the store takes it) and the error thrown. `nil` when the pass may not go on.
+    private func markStarted(_ delivery: ClaimedDelivery, generation: Int) async throws(SignalError) -> StartOutcome? {
+        var outcome = StartOutcome.claimLost
+        for _ in 0..<3 {
+            let began = ContinuousClock.now
+            var wait = Duration.milliseconds(5)
+            while true {
+                do {
+                    guard
+                        let made = try await passCall(
+                            generation, { _ throws(SignalError) in try await self.store.start(delivery) })
+                    else { return nil }
+                    outcome = made
+                    break
+                } catch .storeBusy(let path, let what, let waited) {
+                    let busy = SignalError.storeBusy(path: path, operation: what, waitedSeconds: waited)
+                    guard state.withLock({ $0.lifecycle.allows(generation) }) else {
+                        _ = try? await passCall(generation) { _ throws(SignalError) in
+                            try await store.release(delivery, reason: "not started: \(busy)", retryAt: Date())
+                        }
+                        throw busy
+                    }
+                    report(busy)
+                    try? await Task.sleep(for: wait)
+                    wait = min(wait * 2, .seconds(1))
+                } catch {
+                    _ = try? await passCall(generation) { _ throws(SignalError) in
+                        try await store.release(delivery, reason: "not started: \(error)", retryAt: Date())
+                    }
+                    throw error
+                }
+            }
+            if outcome != .started || began.duration(to: .now) <= .seconds(1) { break }
+        }
+        return outcome
+    }
+
+    /// Runs a store operation that settles a delivery whose handler ran (or could not be made),
+    /// trying again while the store is busy (the operation checks the claim, so trying again never
+    /// settles it twice). While the center is suspended, it waits for `resume()` (or `stop()`)
+    /// first: a suspended center touches no file of the store. Other errors are thrown; the delivery
+    /// then stays claimed by this run and runs again after the run ends.
+    private func settle(_ operation: () async throws(SignalError) -> Void) async throws(SignalError) {
+        var wait = Duration.milliseconds(5)
+        while true {
+            await enterSettlement()
+            do {
+                defer { state.withLock { $0.lifecycle.storeCallEnded() } }
+                return try await operation()
+            } catch .storeBusy(let path, let what, let waited) {
+                if isStopped { throw .storeBusy(path: path, operation: what, waitedSeconds: waited) }
+                report(.storeBusy(path: path, operation: what, waitedSeconds: waited))
+                try? await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(1))
+            }
+        }
+    }
+
+    /// Waits while the center is suspended, then counts a store call in progress.
+    private func enterSettlement() async {
+        await passGate { $0.settlementArrives(at: ContinuousClock.now) }
+    }
+}

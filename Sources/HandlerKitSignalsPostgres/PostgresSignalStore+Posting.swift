@@ -1,0 +1,77 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import Logging
+import NIOCore
+import PostgresNIO
+import SignalSQL
+
+extension PostgresSignalStore {
+    // MARK: Posting
+
+    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        if readsOnly { throw .storeReadOnly(path: location, operation: "posting signal '\(signalID)'") }
+        try await prepare()
+        let now = Date().timeIntervalSince1970
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
+        let statement = postStatement(posting, now: now)
+        // The post's id, made with the statement, is stored with its result: a try after a lost
+        // connection finds out whether the lost one was applied (then returns its result) instead of
+        // posting again.
+        let postID = statement.postID
+        let hook = options.faultHook
+        let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
+            if isRetry {
+                try await connection.query("BEGIN", logger: self.options.logger)
+                // Takes the post's id; waits while the lost try's transaction is still open on the server.
+                let taken = try await self.count(
+                    connection.query(
+                        """
+                        WITH t AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
+                                   VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
+                        SELECT count(*) FROM t
+                        """, logger: self.options.logger))
+                if taken == 0 {
+                    var applied = (0, 0)
+                    for try await row in try await connection.query(
+                        """
+                        SELECT revision, deliveries FROM posts WHERE post_id = \(postID)
+                        """, logger: self.options.logger
+                    ).decode((Int, Int).self) { applied = row }
+                    try await connection.query("COMMIT", logger: self.options.logger)
+                    self.options.logger.info(
+                        "a post whose connection was lost had been applied: not posted again",
+                        metadata: [
+                            SignalLogKey.signal: .string(signalID),
+                            SignalLogKey.revision: .stringConvertible(applied.0),
+                        ])
+                    return applied
+                }
+            } else if hook != nil {
+                try await connection.query("BEGIN", logger: self.options.logger)
+            }
+            var result = (0, 0)
+            for try await (revision, deliveries, _) in try await connection.execute(
+                statement, logger: self.options.logger)
+            {
+                result = (revision, deliveries)
+            }
+            hook?(.postBeforeCommit)
+            if isRetry || hook != nil { try await connection.query("COMMIT", logger: self.options.logger) }
+            return result
+        }
+        return posting.result(revision: revision, deliveries: deliveries)
+    }
+
+    /// The statement that makes `posting` (``post(_:payload:keepUntil:)``), with a new post id.
+    func postStatement(_ posting: Posting, now: Double) -> PostgresStatements.Post {
+        PostgresStatements.Post(
+            signalID: posting.signalID, keepUntil: posting.keepUntil,
+            storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,
+            payload: ByteBuffer(bytes: posting.payload),
+            channel: channel, postID: UUID().uuidString)
+    }
+}
+#endif

@@ -1,0 +1,258 @@
+// Compiled with the package trait `PostgreSQL` only (its dependency postgres-nio is fetched and built only then).
+#if PostgreSQL
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+import Logging
+import NIOCore
+import PostgresNIO
+import SignalSQL
+
+extension PostgresSignalStore {
+    // MARK: Runs
+
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
+        if readsOnly { throw .storeReadOnly(path: location, operation: "starting run \(runID)") }
+        try await prepare()
+        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component, retry: retry)
+        keepers.withLock { $0[runID] = keeper }
+        do {
+            try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
+                try await self.forgetOldPosts(connection)
+                _ = try await self.run(plan, connection)
+            }
+        } catch {
+            keepers.withLock { $0[runID] = nil }
+            await keeper.stop(closing: true)
+            throw error
+        }
+    }
+
+    public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+        let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
+        await keeper?.stop(closing: false)
+        do {
+            // Bounded by the lease: a run that cannot be ended sooner is taken over after it anyway.
+            _ = try await connections.transaction(
+                "ending run \(runID) of component '\(component)'", within: min(options.reconnectFor, options.lease)
+            ) { connection in
+                try await self.run(plan, connection)
+            }
+        } catch {
+            await keeper?.stop(closing: true)
+            throw error
+        }
+        await keeper?.stop(closing: true)
+    }
+
+    /// Stops the run's keeper and closes its connection, which releases the run's advisory lock:
+    /// other processes (on any host) may take the run over. The store's idle connections are closed
+    /// too.
+    public func suspendRun(
+        _ runID: String, component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int] {
+        let counts = try await apply(plan)
+        let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
+        await keeper?.stop(closing: true)
+        await connections.closeIdle()
+        return counts
+    }
+
+    /// Takes the run's advisory lock again on a connection of its own, serialized with takers of
+    /// the run (their per-run takeover lock), and renews its lease: when its record is gone, the
+    /// run was taken over and nothing is kept.
+    public func resumeRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) -> Bool {
+        try await prepare()
+        guard let keeper = try await RunKeeper.resume(store: self, runID: runID, component: component, retry: retry)
+        else { return false }
+        keepers.withLock { $0[runID] = keeper }
+        do {
+            _ = try await apply(plan)
+        } catch {
+            // Still suspended: the lock is released again, for a taker or the next resume.
+            keepers.withLock { $0[runID] = nil }
+            await keeper.stop(closing: true)
+            throw error
+        }
+        return true
+    }
+
+    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
+        try await run(StoreReads.runs(of: component))
+    }
+
+    /// A run is gone when it has no record, its advisory lock is free, or its lease expired (then
+    /// its lock connection is terminated).
+    public func takeOver(
+        _ candidate: String, of component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int]? {
+        try await prepare()
+        let lease = options.lease.seconds
+        // A run whose lease expired may still hold its lock through a connection the server has not
+        // noticed is gone: end that connection (best effort; needs the same role or pg_signal_backend).
+        let expired = try await connections.run("checking the lease of run \(candidate)") { connection, _ in
+            try await self.strings(
+                connection.query(
+                    """
+                    SELECT host FROM runs WHERE run_id = \(candidate)
+                    AND extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease)
+                    """, logger: self.options.logger)
+            ).first
+        }
+        if let host = expired {
+            options.logger.info(
+                "a run renewed no lease for the lease duration: taking it over and ending its connection",
+                metadata: [
+                    SignalLogKey.run: .string(candidate), SignalLogKey.component: .string(component),
+                    "handlerkit.host": .string(host), "handlerkit.lease": .stringConvertible(Int(lease)),
+                ])
+            _ = try? await connections.run("ending the connection of run \(candidate)") { connection, _ in
+                try await connection.query(
+                    """
+                    SELECT pg_terminate_backend(backend_pid) FROM runs WHERE run_id = \(candidate)
+                    """, logger: self.options.logger)
+            }
+        }
+        return try await connections.transaction("taking over dead run \(candidate) of component '\(component)'") {
+            connection -> [Int]? in
+            // One taker at a time per candidate.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(\(self.namespace + ":takeover")), hashtext(\(candidate)))",
+                logger: self.options.logger)
+            let rows = try await connection.query(
+                """
+                SELECT pg_try_advisory_xact_lock(hashtext(\(self.namespace)), lock_key)
+                    OR extract(epoch FROM clock_timestamp() - heartbeat_at)::float8 > \(lease), host
+                FROM runs WHERE run_id = \(candidate)
+                """, logger: self.options.logger)
+            var found: (dead: Bool, host: String)?
+            for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
+            if let found, !found.dead { return nil }
+            // A taker that was itself taken over takes nothing over.
+            if let taker = plan.taker, try await !self.run(StoreReads.isRecorded(taker), on: connection) { return nil }
+            let counts = try await self.run(plan, connection)
+            if let report = plan.takeoverReport(counts: counts) {
+                let taker = plan.steps.lazy.compactMap { step -> String? in
+                    if case .moveConsumers(_, let taker) = step { taker } else { nil }
+                }.first
+                var metadata: Logger.Metadata = [
+                    SignalLogKey.run: .string(taker ?? "?"), SignalLogKey.component: .string(component),
+                    "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
+                    "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
+                    "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
+                ]
+                if report.deadRuns.isEmpty {
+                    // The run had ended cleanly: its record went with it, and so did its host.
+                    metadata["handlerkit.ended_run"] = .string(candidate)
+                    self.options.logger.debug(
+                        "adopted the consumers of a run that ended cleanly", metadata: metadata)
+                } else {
+                    metadata["handlerkit.dead_run"] = .string(candidate)
+                    metadata["handlerkit.host"] = .string(found?.host ?? "?")
+                    self.options.logger.info("took over a dead run", metadata: metadata)
+                }
+            }
+            return counts
+        }
+    }
+
+    /// A plan of one statement that wakes no one is atomic without `BEGIN` and `COMMIT`:
+    /// one round trip (a release of a failed attempt among them, on the hot path).
+    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+        if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
+        try await prepare()
+        // The deliveries a plan releases are no longer in progress here; when it fails, one may stay
+        // claimed, so the next claim looks for lost claims.
+        let releasing = plan.steps.compactMap { step -> Int64? in
+            if case .releaseClaim(let release) = step { release.rowID } else { nil }
+        }
+        defer { if !releasing.isEmpty { inFlight.withLock { $0.subtract(releasing) } } }
+        do {
+            if plan.steps.count == 1 && !plan.wakesAnyone
+                && StepStatements.statements(for: plan.steps[0], history: options.completionHistory.seconds).count == 1
+            {
+                return try await connections.run(plan.purpose) { connection, _ in try await self.run(plan, connection) }
+            }
+            return try await connections.transaction(plan.purpose) { connection in
+                try await self.run(plan, connection)
+            }
+        } catch {
+            if !releasing.isEmpty { claimMayBeLost.withLock { $0 = true } }
+            throw error
+        }
+    }
+
+    /// Makes the steps of `plan` in the caller's transaction (their statements are the SQL stores'
+    /// own, `StepStatements`), then sends the wake-up it names (at the commit); returns the rows each
+    /// step changed.
+    func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
+        var counts: [Int] = []
+        for step in plan.steps {
+            var count = 0
+            for statement in StepStatements.statements(for: step, history: options.completionHistory.seconds) {
+                count += try await execute(statement, connection)
+            }
+            counts.append(count)
+        }
+        switch plan.wakeUp(counts: counts) {
+        case .run(let run)?: try await notify(connection, run: run)
+        case .everyCenter?: try await notify(connection)
+        case nil: break
+        }
+        return counts
+    }
+
+    /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`). A release, on the path
+    /// of every failed attempt, runs prepared (`PostgresStatements.Release`, the same statement).
+    private func execute(_ statement: SQLStatement, _ connection: PostgresConnection) async throws -> Int {
+        if statement.sql == StepStatements.releaseClaimSQL {
+            var released = 0
+            for try await value in try await connection.execute(
+                PostgresStatements.Release(arguments: statement.arguments), logger: options.logger)
+            {
+                released = value
+            }
+            return released
+        }
+        let bindings = statement.arguments.bindings
+        switch statement.answer {
+        case .changes:
+            return try await count(
+                connection.query(
+                    PostgresQuery(unsafeSQL: PostgresStatements.counting(statement.sql), binds: bindings),
+                    logger: options.logger))
+        case .ids:
+            // The deliveries a step released (`RETURNING id`) are no longer in progress here either.
+            var ids: [Int64] = []
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: statement.sql, binds: bindings), logger: options.logger)
+            for try await id in rows.decode(Int64.self) { ids.append(id) }
+            inFlight.withLock { $0.subtract(ids) }
+            return ids.count
+        case .nothing:
+            try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: bindings), logger: options.logger)
+            return 0
+        }
+    }
+
+    /// How long a post's id and result are kept (for a try after a lost connection, which comes within
+    /// `reconnectFor`): twice that, at least ten minutes.
+    var postMemory: Double { max(2 * options.reconnectFor.seconds, 600) }
+
+    /// Removes the ids of posts older than `postMemory` (at each run's start and liveness check).
+    func forgetOldPosts(_ connection: PostgresConnection) async throws {
+        try await connection.query(
+            "DELETE FROM posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
+            logger: options.logger)
+    }
+
+    /// Wakes the centers of `run` (of every run when empty) when the transaction commits.
+    func notify(_ connection: PostgresConnection, run: String = "") async throws {
+        try await connection.query("SELECT pg_notify(\(channel), \(run))", logger: options.logger)
+    }
+}
+#endif

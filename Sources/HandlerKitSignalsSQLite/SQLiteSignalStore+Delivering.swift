@@ -1,0 +1,189 @@
+import Foundation
+import GRDB
+import HandlerKit
+import HandlerKitSignals
+import SignalSQL
+
+extension SQLiteSignalStore {
+    // MARK: Statements run for every signal (built once)
+
+    private static let anyDueSQL = """
+        SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = \(pending) AND not_before <= ?)
+        """
+    private static let claimSQL = """
+        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0, claimed_at = ?2
+        WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
+                     ORDER BY id LIMIT ?3)
+        AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
+        RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
+        """
+    private static let startSQL = """
+        UPDATE deliveries SET started = 1 WHERE id = ?1 AND state = \(claimed) AND claimed_by = ?2 AND attempt = ?3
+        AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?2)
+        """
+    private static let completeSQL = """
+        DELETE FROM deliveries WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
+        """
+
+    // MARK: Delivering
+
+    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        try await claim(for: runID, limit: limit, startingFirst: false).deliveries
+    }
+
+    /// Also checks the run's lock file, as ``start(_:)`` does. A run that is no longer recorded
+    /// claims nothing: when deliveries of its are due, the batch is empty with
+    /// `firstStart` `.runTakenOver`.
+    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
+        try await claim(for: runID, limit: limit, startingFirst: true)
+    }
+
+    /// Claims, and with `startingFirst` marks the delivery that runs first started in the same transaction.
+    private func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
+        let now = Date().timeIntervalSince1970
+        // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
+        let due = try await read("looking for due deliveries of run \(runID)") { db in
+            try Bool.fetchOne(db.cachedStatement(sql: Self.anyDueSQL), arguments: [runID, now]) ?? false
+        }
+        guard due else { return ClaimedBatch(deliveries: [], firstStart: nil) }
+        let mark = startingFirst ? marking(run: runID) : nil
+        return try await write("claiming deliveries for run \(runID)") { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimSQL), arguments: [runID, now, limit])
+            // Due deliveries, none claimed: a run that was taken over claims nothing, and says so.
+            if rows.isEmpty, try !Self.isRecorded(runID, db) {
+                return ClaimedBatch(deliveries: [], firstStart: .runTakenOver)
+            }
+            var claimed: [ClaimedDelivery] = []
+            for row in rows {
+                let reading = ClaimedDelivery.reading(claimedBy: runID) {
+                    let body = try Row.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT handler, payload, (SELECT mode FROM consumers WHERE consumer_id = ?) AS mode
+                                FROM delivery_bodies WHERE delivery_id = ?
+                                """), arguments: [row["consumer_id"] as DatabaseValue, row["id"] as DatabaseValue])
+                    return try Self.claimedColumns(row, body: body)
+                }
+                switch reading {
+                case .run(let delivery): claimed.append(delivery)
+                case .park(let reason):
+                    try db.execute(
+                        sql: "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ? WHERE id = ?",
+                        arguments: [reason, row["id"] as DatabaseValue])
+                }
+            }
+            let deliveries = ClaimedDelivery.runningOrder(claimed)
+            return ClaimedBatch(deliveries: deliveries, firstStart: try deliveries.first.flatMap { try mark?(db, $0) })
+        }
+    }
+
+    /// The columns of a claimed delivery (`body`: its body's row, with its consumer's mode).
+    private static func claimedColumns(_ row: Row, body: Row?) throws -> ClaimedColumns {
+        let key: String = try column(row, "delivery_key", table: "deliveries", key: "row \(row["id"] as DatabaseValue)")
+        func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
+            try column(row, name, table: "deliveries", key: key)
+        }
+        func bodyValue(_ name: String) throws -> Data? {
+            try body.map { body in try column(body, name, table: "delivery_bodies", key: key) }
+        }
+        return ClaimedColumns(
+            rowID: try value("id"), key: key, consumer: try value("consumer_id"), signalID: try value("signal_id"),
+            revision: try value("revision"), attempt: try value("attempt"), crashed: (try value("crashed") as Int) != 0,
+            handler: try bodyValue("handler"), payload: try bodyValue("payload"),
+            mode: body.flatMap { String.fromDatabaseValue($0["mode"] as DatabaseValue) })
+    }
+
+    /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
+    /// locked again while the run's record is still there; without the record the run was taken over.
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        let mark = marking(run: delivery.runID)
+        return try await write("starting delivery \(delivery.key)") { db in try mark(db, delivery) }
+    }
+
+    /// Marks a delivery claimed by `runID` started in the caller's transaction (`start`), the run's
+    /// lock file tested now.
+    private func marking(run runID: String) -> @Sendable (Database, ClaimedDelivery) throws -> StartOutcome {
+        let intact = runLocks.file(for: runID)?.isIntact ?? true
+        let runsDirectory = runsDirectory
+        let runLocks = runLocks
+        return { db, delivery in
+            func mark() throws -> Bool {
+                try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
+                    delivery.rowID, delivery.runID, delivery.attempt,
+                ])
+                return db.changesCount == 1
+            }
+            // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
+            if intact, try mark() { return StartOutcome(marked: true, runRecorded: true) }
+            let recorded = try Self.isRecorded(delivery.runID, db)
+            guard recorded, !intact else { return StartOutcome(marked: false, runRecorded: recorded) }
+            let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory, maker: self.fileMaker)
+            runLocks.insert(renewed, for: delivery.runID)?.abandon()
+            return StartOutcome(marked: try mark(), runRecorded: true)
+        }
+    }
+
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
+        let now = Date().timeIntervalSince1970
+        let markNext = next.map { marking(run: $0.runID) }
+        return try await write("completing delivery \(delivery.key)") { db in
+            let completed = try Self.complete(delivery, endingConsumer: endingConsumer, now: now, db)
+            return CompletionOutcome(completed: completed, next: try next.flatMap { try markNext?(db, $0) })
+        }
+    }
+
+    /// Completes `delivery` in the caller's transaction; `false` when its claim was lost.
+    private static func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, now: Double, _ db: Database
+    ) throws -> Bool {
+        try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [
+            delivery.rowID, delivery.runID, delivery.attempt,
+        ])
+        guard db.changesCount == 1 else { return false }
+        try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [
+            delivery.rowID
+        ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
+            delivery.revision, delivery.runID, delivery.attempt, now,
+        ])
+        guard endingConsumer else { return true }
+        try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ?")
+            .execute(arguments: [delivery.consumerID.rawValue])
+        if db.changesCount > 0 {
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
+                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
+                    """
+            ).execute(arguments: [delivery.signalID, now])
+        }
+        return true
+    }
+
+    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
+        try await read("reading the status of run \(runID)") { db in
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(pending) THEN not_before END) AS due
+                        FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))
+                        """), arguments: [runID])
+            return RunStatus(
+                stored: row.flatMap { Int.fromDatabaseValue($0["open"] as DatabaseValue) } ?? 0,
+                nextDue: row.flatMap { Double.fromDatabaseValue($0["due"] as DatabaseValue) })
+        }
+    }
+}
+
+/// The delivery states as the statements write them.
+private let pending = DeliveryState.pending.sqlLiteral
+private let claimed = DeliveryState.claimed.sqlLiteral
+private let dead = DeliveryState.dead.sqlLiteral

@@ -1,0 +1,189 @@
+import Foundation
+import GRDB
+import HandlerKit
+import HandlerKitSignals
+import SignalSQL
+
+extension SQLiteSignalStore {
+    // MARK: Runs
+
+    public func beginRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) {
+        let lock = try RunLockFile(runID: runID, directory: runsDirectory, maker: fileMaker)
+        runLocks.insert(lock, for: runID)
+        let now = Date().timeIntervalSince1970
+        let pid = Int(ProcessInfo.processInfo.processIdentifier)
+        let history = options.completionHistory.seconds
+        do {
+            try await write("starting run \(runID) of component '\(component)'") { db in
+                try db.execute(
+                    sql: "INSERT INTO runs (run_id, component, pid, started_at) VALUES (?, ?, ?, ?)",
+                    arguments: [runID, component, pid, now])
+                _ = try Self.run(plan, db, history: history)
+            }
+        } catch {
+            runLocks.remove(runID)?.release()
+            throw error
+        }
+    }
+
+    public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
+        _ = try await apply(plan, "ending run \(runID) of component '\(component)'")
+        runLocks.remove(runID)?.release()
+    }
+
+    /// Closes the run's lock file (its lock is free for a taker; the file stays) and, when no other
+    /// run of this store object is active, the database connection: SQLite in WAL mode holds a lock
+    /// on the `-shm` file for as long as any connection is open, so closing it is the only way to
+    /// hold no lock at all.
+    public func suspendRun(
+        _ runID: String, component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int] {
+        let counts = try await apply(plan, "suspending run \(runID) of component '\(component)'")
+        runLocks.remove(runID)?.abandon()
+        closeWhenIdle()
+        return counts
+    }
+
+    /// Locks the run's lock file again (waiting, at most `Options.busyTimeout`, while a taker holds
+    /// it), then, in one transaction, finds the run's record. Without it the run was taken over:
+    /// the lock file made again is removed, and the connection closed when no other run is active.
+    public func resumeRun(
+        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+    ) async throws(SignalError) -> Bool {
+        let lock = try await RunLockFile.retake(
+            runID: runID, directory: runsDirectory, maker: fileMaker, patience: options.busyTimeout)
+        runLocks.insert(lock, for: runID)?.abandon()
+        let history = options.completionHistory.seconds
+        let counts: [Int]?
+        do {
+            counts = try await write("resuming run \(runID) of component '\(component)'") { db -> [Int]? in
+                guard try Self.isRecorded(runID, db) else { return nil }
+                return try Self.run(plan, db, history: history)
+            }
+        } catch {
+            runLocks.remove(runID)?.abandon()
+            closeWhenIdle()
+            throw error
+        }
+        guard let counts else {
+            runLocks.remove(runID)?.release()
+            closeWhenIdle()
+            return false
+        }
+        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
+        return true
+    }
+
+    /// Closes the database connection when no run of this store object is active (all suspended),
+    /// and then the `-shm` guard's descriptor, so that the process holds no file of the store open.
+    private func closeWhenIdle() {
+        let queue = database.withLock { state -> DatabaseQueue? in
+            guard runLocks.isEmpty, let queue = state.queue else { return nil }
+            state = .closed
+            return queue
+        }
+        guard let queue else { return }
+        if sharedMemory.isFrozen {
+            keepOpenWhenFrozen(queue)
+            return
+        }
+        do {
+            try queue.close()
+            sharedMemory.close()
+        } catch {
+            // The queue closes its connection when it is released; the guard keeps its descriptor
+            // until it does (closing it first would drop SQLite's locks on the file).
+        }
+    }
+
+    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
+        try await run(StoreReads.runs(of: component))
+    }
+
+    /// A run is gone when its lock file is free (or missing); the plan is applied while this process
+    /// holds that lock, so two processes never take over the same run, and a run whose file was
+    /// removed cannot make it again meanwhile. The taker must still be recorded, in the same
+    /// transaction: a run that was itself taken over takes nothing over.
+    public func takeOver(
+        _ run: String, of component: String, applying plan: StorePlan
+    ) async throws(SignalError) -> [Int]? {
+        let lockPath = RunLockFile.path(of: run, in: runsDirectory)
+        let history = options.completionHistory.seconds
+        let counts = try await RunLockFile.ifDead(lockPath, maker: fileMaker) { () throws(SignalError) -> [Int]? in
+            try await self.write("taking over dead run \(run) of component '\(component)'") { db -> [Int]? in
+                if let taker = plan.taker, try !Self.isRecorded(taker, db) { return nil }
+                return try Self.run(plan, db, history: history)
+            }
+        }
+        guard let counts = counts ?? nil else { return nil }
+        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
+        return counts
+    }
+
+    /// Whether run `runID` is recorded (not ended, not taken over), in the caller's transaction.
+    static func isRecorded(_ runID: String, _ db: Database) throws -> Bool {
+        try run(StoreReads.isRecorded(runID), db)
+    }
+
+    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+        try await apply(plan, plan.purpose)
+    }
+
+    /// Applies `plan` in one transaction, then wakes whom it names.
+    private func apply(_ plan: StorePlan, _ operation: @autoclosure () -> String) async throws(SignalError) -> [Int] {
+        let history = options.completionHistory.seconds
+        let counts = try await write(operation()) { db in try Self.run(plan, db, history: history) }
+        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
+        return counts
+    }
+
+    /// Makes the steps of `plan` in the caller's transaction (their statements are the SQL stores'
+    /// own, `StepStatements`); returns the rows each changed.
+    static func run(_ plan: StorePlan, _ db: Database, history: Double) throws -> [Int] {
+        try plan.steps.map { step in
+            try StepStatements.statements(for: step, history: history).reduce(0) { count, statement in
+                count + (try execute(statement, db))
+            }
+        }
+    }
+
+    /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`).
+    private static func execute(_ statement: SQLStatement, _ db: Database) throws -> Int {
+        let sql = SQLDialect.sqlite.render(statement)
+        let arguments = statement.databaseArguments
+        switch statement.answer {
+        case .changes:
+            try db.execute(sql: sql, arguments: arguments)
+            return db.changesCount
+        case .ids:
+            return try Int64.fetchAll(db, sql: sql, arguments: arguments).count
+        case .nothing:
+            try db.execute(sql: sql, arguments: arguments)
+            return 0
+        }
+    }
+}
+
+/// The lock files of this process's runs, by run id.
+final class RunLocks: Sendable {
+    private let locks = Locked<[String: RunLockFile]>([:])
+
+    /// Keeps `file` as `runID`'s lock file; returns the one it replaces.
+    @discardableResult
+    func insert(_ file: RunLockFile, for runID: String) -> RunLockFile? {
+        locks.withLock { $0.updateValue(file, forKey: runID) }
+    }
+
+    func file(for runID: String) -> RunLockFile? {
+        locks.withLock { $0[runID] }
+    }
+
+    func remove(_ runID: String) -> RunLockFile? {
+        locks.withLock { $0.removeValue(forKey: runID) }
+    }
+
+    /// Whether no run of this store object is active.
+    var isEmpty: Bool { locks.withLock { $0.isEmpty } }
+}
