@@ -2,7 +2,7 @@
 #if PostgreSQL
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Logging
 import NIOCore
 import PostgresNIO
@@ -11,11 +11,13 @@ import SignalSQL
 extension PostgresSignalStore {
     // MARK: Delivering
 
+    @_spi(SignalStoreDriver)
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         try await claim(for: runID, limit: limit, startingFirst: false).deliveries
     }
 
     /// One statement: the claim marks the delivery that runs first started.
+    @_spi(SignalStoreDriver)
     public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         try await claim(for: runID, limit: limit, startingFirst: true)
     }
@@ -101,6 +103,7 @@ extension PostgresSignalStore {
         return ClaimedBatch(deliveries: deliveries, firstStart: start)
     }
 
+    @_spi(SignalStoreDriver)
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         let statement = PostgresStatements.Start(
             rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt)
@@ -116,6 +119,7 @@ extension PostgresSignalStore {
         return outcome
     }
 
+    @_spi(SignalStoreDriver)
     public func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {
@@ -173,6 +177,7 @@ extension PostgresSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         try await prepare()
         return try await connections.run("reading the status of run \(runID)") { connection, _ in

@@ -51,6 +51,7 @@ extension PostgresSignalStore {
 
 extension PostgresSignalStore: InspectableSignalStore {
     /// A run is alive while its lease is current and its lock connection is open.
+    @_spi(SignalStoreDriver)
     public func runRecords() async throws(SignalError) -> [RunRecord] {
         try await prepare()
         let lease = options.lease.seconds
@@ -77,18 +78,22 @@ extension PostgresSignalStore: InspectableSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord] {
         try await run(InspectionReads.deliveries(matching: filter))
     }
 
+    @_spi(SignalStoreDriver)
     public func deliveryCounts() async throws(SignalError) -> [DeliveryCount] {
         try await run(InspectionReads.deliveryCounts)
     }
 
+    @_spi(SignalStoreDriver)
     public func signalRecords() async throws(SignalError) -> [SignalRecord] {
         try await run(InspectionReads.signalRecords)
     }
 
+    @_spi(SignalStoreDriver)
     public func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry] {
         try await run(InspectionReads.completions(matching: filter))
     }

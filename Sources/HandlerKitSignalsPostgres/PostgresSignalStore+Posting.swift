@@ -2,7 +2,7 @@
 #if PostgreSQL
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Logging
 import NIOCore
 import PostgresNIO
@@ -11,6 +11,7 @@ import SignalSQL
 extension PostgresSignalStore {
     // MARK: Posting
 
+    @_spi(SignalStoreDriver)
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         if readsOnly { throw .storeReadOnly(path: location, operation: "posting signal '\(signalID)'") }
         try await prepare()

@@ -2,7 +2,7 @@
 #if PostgreSQL
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Logging
 import NIOCore
 import PostgresNIO
@@ -11,6 +11,7 @@ import SignalSQL
 // MARK: Promises
 
 extension PostgresSignalStore: PromiseStore {
+    @_spi(SignalStoreDriver)
     public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
         try await prepare()
         let created = promise.createdAt.timeIntervalSince1970
@@ -41,6 +42,7 @@ extension PostgresSignalStore: PromiseStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
         try await prepare()
         return try await connections.run("reading promise '\(id)'") { connection, _ in
@@ -51,6 +53,7 @@ extension PostgresSignalStore: PromiseStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
@@ -87,6 +90,7 @@ extension PostgresSignalStore: PromiseStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
         try await prepare()
         return try await connections.run("listing promises") { connection, _ in
@@ -100,6 +104,7 @@ extension PostgresSignalStore: PromiseStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
         try await prepare()
         return try await connections.run("removing promises kept until before \(now)") { connection, _ in

@@ -2,7 +2,7 @@
 #if PostgreSQL
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Logging
 import NIOCore
 import PostgresNIO
@@ -11,6 +11,7 @@ import SignalSQL
 extension PostgresSignalStore {
     // MARK: Runs
 
+    @_spi(SignalStoreDriver)
     public func beginRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) {
@@ -30,6 +31,7 @@ extension PostgresSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         let keeper = keepers.withLock { $0.removeValue(forKey: runID) }
         await keeper?.stop(closing: false)
@@ -50,6 +52,7 @@ extension PostgresSignalStore {
     /// Stops the run's keeper and closes its connection, which releases the run's advisory lock:
     /// other processes (on any host) may take the run over. The store's idle connections are closed
     /// too.
+    @_spi(SignalStoreDriver)
     public func suspendRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int] {
@@ -63,6 +66,7 @@ extension PostgresSignalStore {
     /// Takes the run's advisory lock again on a connection of its own, serialized with takers of
     /// the run (their per-run takeover lock), and renews its lease: when its record is gone, the
     /// run was taken over and nothing is kept.
+    @_spi(SignalStoreDriver)
     public func resumeRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
@@ -81,12 +85,14 @@ extension PostgresSignalStore {
         return true
     }
 
+    @_spi(SignalStoreDriver)
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         try await run(StoreReads.runs(of: component))
     }
 
     /// A run is gone when it has no record, its advisory lock is free, or its lease expired (then
     /// its lock connection is terminated).
+    @_spi(SignalStoreDriver)
     public func takeOver(
         _ candidate: String, of component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int]? {
@@ -162,6 +168,7 @@ extension PostgresSignalStore {
 
     /// A plan of one statement that wakes no one is atomic without `BEGIN` and `COMMIT`:
     /// one round trip (a release of a failed attempt among them, on the hot path).
+    @_spi(SignalStoreDriver)
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
         try await prepare()

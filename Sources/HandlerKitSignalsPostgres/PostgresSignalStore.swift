@@ -211,16 +211,19 @@ public final class PostgresSignalStore: SignalStore {
 
     // MARK: Consumers
 
+    @_spi(SignalStoreDriver)
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         try await run(StoreReads.consumers(of: component))
     }
 
     // MARK: Dead deliveries
 
+    @_spi(SignalStoreDriver)
     public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         try await run(StoreReads.deadDeliveries(of: component))
     }
 
+    @_spi(SignalStoreDriver)
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
         try await run(StoreReads.completions(of: key))
     }
@@ -229,6 +232,7 @@ public final class PostgresSignalStore: SignalStore {
         try await run(StoreReads.statistics)
     }
 
+    @_spi(SignalStoreDriver)
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         let keepers = keepers
         return PostgresWakeListener(

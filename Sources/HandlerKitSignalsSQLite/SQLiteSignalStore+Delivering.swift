@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalSQL
 
 extension SQLiteSignalStore {
@@ -27,6 +27,7 @@ extension SQLiteSignalStore {
 
     // MARK: Delivering
 
+    @_spi(SignalStoreDriver)
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
         try await claim(for: runID, limit: limit, startingFirst: false).deliveries
     }
@@ -34,6 +35,7 @@ extension SQLiteSignalStore {
     /// Also checks the run's lock file, as ``start(_:)`` does. A run that is no longer recorded
     /// claims nothing: when deliveries of its are due, the batch is empty with
     /// `firstStart` `.runTakenOver`.
+    @_spi(SignalStoreDriver)
     public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         try await claim(for: runID, limit: limit, startingFirst: true)
     }
@@ -95,6 +97,7 @@ extension SQLiteSignalStore {
 
     /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
     /// locked again while the run's record is still there; without the record the run was taken over.
+    @_spi(SignalStoreDriver)
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         let mark = marking(run: delivery.runID)
         return try await write("starting delivery \(delivery.key)") { db in try mark(db, delivery) }
@@ -123,6 +126,7 @@ extension SQLiteSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {
@@ -168,6 +172,7 @@ extension SQLiteSignalStore {
         return true
     }
 
+    @_spi(SignalStoreDriver)
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
         try await read("reading the status of run \(runID)") { db in
             let row = try Row.fetchOne(

@@ -46,6 +46,7 @@ extension SQLiteSignalStore {
 extension SQLiteSignalStore: InspectableSignalStore {
     /// A run is alive while its lock file is locked (testing it takes a shared lock for an instant,
     /// which a taker meanwhile sees as alive, and tries again later).
+    @_spi(SignalStoreDriver)
     public func runRecords() async throws(SignalError) -> [RunRecord] {
         let rows = try await read("listing runs") { db in
             try Row.fetchAll(db, sql: "SELECT run_id, component, pid, started_at FROM runs ORDER BY started_at, run_id")
@@ -77,18 +78,22 @@ extension SQLiteSignalStore: InspectableSignalStore {
         return false
     }
 
+    @_spi(SignalStoreDriver)
     public func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord] {
         try await run(InspectionReads.deliveries(matching: filter))
     }
 
+    @_spi(SignalStoreDriver)
     public func deliveryCounts() async throws(SignalError) -> [DeliveryCount] {
         try await run(InspectionReads.deliveryCounts)
     }
 
+    @_spi(SignalStoreDriver)
     public func signalRecords() async throws(SignalError) -> [SignalRecord] {
         try await run(InspectionReads.signalRecords)
     }
 
+    @_spi(SignalStoreDriver)
     public func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry] {
         try await run(InspectionReads.completions(matching: filter))
     }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalSQL
 
 extension SQLiteSignalStore {
@@ -15,6 +15,7 @@ extension SQLiteSignalStore {
 
     // MARK: Posting
 
+    @_spi(SignalStoreDriver)
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         let hook = options.faultHook
         let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalSQL
 
 // MARK: Promises
 
 extension SQLiteSignalStore: PromiseStore {
+    @_spi(SignalStoreDriver)
     public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
         let history = options.completionHistory.seconds
         let counts = try await write("making promise '\(promise.id)'") { db -> [Int]? in
@@ -29,6 +30,7 @@ extension SQLiteSignalStore: PromiseStore {
         return true
     }
 
+    @_spi(SignalStoreDriver)
     public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
         try await read("reading promise '\(id)'") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM promises WHERE promise_id = ?", arguments: [id])
@@ -36,6 +38,7 @@ extension SQLiteSignalStore: PromiseStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
@@ -69,6 +72,7 @@ extension SQLiteSignalStore: PromiseStore {
         return record
     }
 
+    @_spi(SignalStoreDriver)
     public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
         try await read("listing promises") { db in
             try Row.fetchAll(
@@ -81,6 +85,7 @@ extension SQLiteSignalStore: PromiseStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
         try await write("removing promises kept until before \(now)") { db in
             try db.execute(sql: "DELETE FROM promises WHERE keep_until < ?", arguments: [now.timeIntervalSince1970])

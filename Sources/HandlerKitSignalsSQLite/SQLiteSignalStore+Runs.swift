@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalSQL
 
 extension SQLiteSignalStore {
     // MARK: Runs
 
+    @_spi(SignalStoreDriver)
     public func beginRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) {
@@ -28,6 +29,7 @@ extension SQLiteSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         _ = try await apply(plan, "ending run \(runID) of component '\(component)'")
         runLocks.remove(runID)?.release()
@@ -37,6 +39,7 @@ extension SQLiteSignalStore {
     /// run of this store object is active, the database connection: SQLite in WAL mode holds a lock
     /// on the `-shm` file for as long as any connection is open, so closing it is the only way to
     /// hold no lock at all.
+    @_spi(SignalStoreDriver)
     public func suspendRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int] {
@@ -49,6 +52,7 @@ extension SQLiteSignalStore {
     /// Locks the run's lock file again (waiting, at most `Options.busyTimeout`, while a taker holds
     /// it), then, in one transaction, finds the run's record. Without it the run was taken over:
     /// the lock file made again is removed, and the connection closed when no other run is active.
+    @_spi(SignalStoreDriver)
     public func resumeRun(
         _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
@@ -98,6 +102,7 @@ extension SQLiteSignalStore {
         }
     }
 
+    @_spi(SignalStoreDriver)
     public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         try await run(StoreReads.runs(of: component))
     }
@@ -106,6 +111,7 @@ extension SQLiteSignalStore {
     /// holds that lock, so two processes never take over the same run, and a run whose file was
     /// removed cannot make it again meanwhile. The taker must still be recorded, in the same
     /// transaction: a run that was itself taken over takes nothing over.
+    @_spi(SignalStoreDriver)
     public func takeOver(
         _ run: String, of component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int]? {
@@ -127,6 +133,7 @@ extension SQLiteSignalStore {
         try run(StoreReads.isRecorded(runID), db)
     }
 
+    @_spi(SignalStoreDriver)
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         try await apply(plan, plan.purpose)
     }

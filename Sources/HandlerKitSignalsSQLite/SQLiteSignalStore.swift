@@ -172,16 +172,19 @@ public final class SQLiteSignalStore: SignalStore {
 
     // MARK: Consumers
 
+    @_spi(SignalStoreDriver)
     public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
         try await run(StoreReads.consumers(of: component))
     }
 
     // MARK: Dead deliveries
 
+    @_spi(SignalStoreDriver)
     public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
         try await run(StoreReads.deadDeliveries(of: component))
     }
 
+    @_spi(SignalStoreDriver)
     public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
         try await run(StoreReads.completions(of: key))
     }
@@ -190,6 +193,7 @@ public final class SQLiteSignalStore: SignalStore {
         try await run(StoreReads.statistics)
     }
 
+    @_spi(SignalStoreDriver)
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         try WakeFileListener(path: wakePath, maker: fileMaker, logger: options.logger)
     }
