@@ -88,11 +88,7 @@ extension PostgresSignalStore {
             }
         }
         for (id, reason) in unreadable {
-            try await connection.query(
-                """
-                UPDATE deliveries SET state = \(unescaped: dead), claimed_by = NULL, last_error = \(reason)
-                WHERE id = \(id)
-                """, logger: options.logger)
+            _ = try await execute(HotPathStatements.parkUnreadable(id, reason: reason), connection)
         }
         let deliveries = ClaimedDelivery.runningOrder(claimed)
         guard statement.startsFirst, let first = deliveries.first else {
@@ -192,6 +188,4 @@ extension PostgresSignalStore {
     }
 }
 
-/// The delivery states as the statements write them.
-private let dead = DeliveryState.dead.sqlLiteral
 #endif

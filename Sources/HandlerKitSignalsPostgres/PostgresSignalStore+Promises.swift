@@ -16,17 +16,7 @@ extension PostgresSignalStore: PromiseStore {
         try await prepare()
         let created = promise.createdAt.timeIntervalSince1970
         return try await connections.transaction("making promise '\(promise.id)'") { connection in
-            let inserted = try await self.count(
-                connection.query(
-                    """
-                    WITH i AS (INSERT INTO promises (promise_id, value_type, component, limited, consumer_id, created_at,
-                                                     deadline, retention)
-                               VALUES (\(promise.id), \(promise.valueType), \(promise.component),
-                                       \(promise.storedLimited), \(promise.fallbackConsumer?.rawValue),
-                                       \(created), \(promise.deadline?.timeIntervalSince1970), \(promise.retention))
-                               ON CONFLICT (promise_id) DO NOTHING RETURNING 1)
-                    SELECT count(*)::bigint FROM i
-                    """, logger: self.options.logger))
+            let inserted = try await self.execute(PromiseStatements.insert(promise), connection)
             guard inserted == 1 else {
                 // Made by this call's first try, whose answer a lost connection took: the same record.
                 let same = try await self.count(
@@ -44,13 +34,7 @@ extension PostgresSignalStore: PromiseStore {
 
     @_spi(SignalStoreDriver)
     public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
-        try await prepare()
-        return try await connections.run("reading promise '\(id)'") { connection, _ in
-            try await self.promiseRecords(
-                connection.query(
-                    "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id)", logger: self.options.logger)
-            ).first
-        }
+        try await run(PromiseStatements.promise(id))
     }
 
     @_spi(SignalStoreDriver)
@@ -60,24 +44,11 @@ extension PostgresSignalStore: PromiseStore {
     ) async throws(SignalError) -> PromiseRecord? {
         if readsOnly { throw .storeReadOnly(path: location, operation: "settling promise '\(id)'") }
         try await prepare()
-        let at = settlement.settledAt.timeIntervalSince1970
         return try await connections.transaction("settling promise '\(id)'") { connection in
-            guard
-                let stored = try await self.promiseRecords(
-                    connection.query(
-                        "\(unescaped: Self.promiseColumns) WHERE promise_id = \(id) FOR UPDATE",
-                        logger: self.options.logger)
-                ).first
+            guard let stored = try await self.run(PromiseStatements.promise(id, locking: .postgres), on: connection)
             else { return nil }
             let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
-            if settled != nil {
-                try await connection.query(
-                    """
-                    UPDATE promises SET settlement_key = \(settlement.key), outcome = \(settlement.outcome.rawValue),
-                        body = \(Data(settlement.body)), settled_at = \(at), keep_until = \(at) + retention
-                    WHERE promise_id = \(id)
-                    """, logger: self.options.logger)
-            }
+            if settled != nil { _ = try await self.execute(PromiseStatements.settle(id, with: settlement), connection) }
             let record = settled ?? stored
             if let request = try post(record) {
                 let statement = self.postStatement(
@@ -92,51 +63,15 @@ extension PostgresSignalStore: PromiseStore {
 
     @_spi(SignalStoreDriver)
     public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
-        try await prepare()
-        return try await connections.run("listing promises") { connection, _ in
-            try await self.promiseRecords(
-                connection.query(
-                    """
-                    \(unescaped: Self.promiseColumns)
-                    WHERE \(settled)::boolean IS NULL OR (settled_at IS NOT NULL) = \(settled)::boolean
-                    ORDER BY created_at, promise_id
-                    """, logger: self.options.logger))
-        }
+        try await run(PromiseStatements.promises(settled: settled))
     }
 
     @_spi(SignalStoreDriver)
     public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
         try await prepare()
         return try await connections.run("removing promises kept until before \(now)") { connection, _ in
-            try await self.count(
-                connection.query(
-                    """
-                    WITH d AS (DELETE FROM promises WHERE keep_until < \(now.timeIntervalSince1970) RETURNING 1)
-                    SELECT count(*)::bigint FROM d
-                    """, logger: self.options.logger))
+            try await self.execute(PromiseStatements.remove(keptUntilBefore: now), connection)
         }
-    }
-
-    private static let promiseColumns = """
-        SELECT promise_id, value_type, component, limited, consumer_id, created_at, deadline, retention,
-               settlement_key, outcome, body, settled_at FROM promises
-        """
-
-    private func promiseRecords(_ rows: PostgresRowSequence) async throws -> [PromiseRecord] {
-        var records: [PromiseRecord] = []
-        for try await (
-            id, type, component, limited, consumer, created, deadline, retention, key, outcome, body, settledAt
-        )
-            in rows.decode(
-                (String, String, String, Int, String?, Double, Double?, Double, String?, String?, Data?, Double?).self)
-        {
-            records.append(
-                try PromiseRecord(
-                    stored: id, valueType: type, component: component, limited: limited, consumer: consumer,
-                    createdAt: created, deadline: deadline, retention: retention, settlementKey: key, outcome: outcome,
-                    body: body, settledAt: settledAt))
-        }
-        return records
     }
 }
 #endif

@@ -215,7 +215,7 @@ extension PostgresSignalStore {
 
     /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`). A release, on the path
     /// of every failed attempt, runs prepared (`PostgresStatements.Release`, the same statement).
-    private func execute(_ statement: SQLStatement, _ connection: PostgresConnection) async throws -> Int {
+    func execute(_ statement: SQLStatement, _ connection: PostgresConnection) async throws -> Int {
         if statement.sql == StepStatements.releaseClaimSQL {
             var released = 0
             for try await value in try await connection.execute(

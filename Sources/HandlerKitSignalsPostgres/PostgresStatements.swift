@@ -26,6 +26,11 @@ enum PostgresStatements {
     /// The post's rules are the core's `Posting`, as SQL: the revision after the record's, which
     /// consumers receive it and which it serves, and whether the record is stored; the payload the
     /// record keeps is bound (`Posting.keptPayload`).
+    ///
+    /// It stands for the statements SQLite runs one by one, around `Posting.decide` (PostgreSQL runs
+    /// it in one round trip): `HotPathStatements.signalRevision` and `.signalConsumers` (the rows
+    /// locked), then per delivery `.insertDelivery`, `.insertBody` and, for a consumer it serves,
+    /// `.markServed`, and `.keepSignal` or `.removeSignal`. The differential tests compare both.
     struct Post: PostgresPreparedStatement {
         static let sql = """
             WITH prev AS (SELECT revision FROM signals WHERE signal_id = $1 FOR UPDATE),
@@ -92,14 +97,15 @@ enum PostgresStatements {
     }
 
     /// Claims up to `limit` of a run's due deliveries (next attempt) and returns them with their
-    /// bodies (nil when the body is missing).
+    /// bodies (nil when the body is missing): `HotPathStatements.claim` and `.claimedBody` in one
+    /// statement, leaving the deliveries in progress in this process alone.
     struct Claim: ClaimStatement {
         static let sql = """
-            WITH due AS (SELECT id, crashed FROM deliveries
-                         WHERE owner_run = $1 AND state = \(pending) AND not_before <= $2 AND NOT (id = ANY($3))
-                         ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
+            WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: due, limit: "$4", .postgres))),
             \(PostgresStatements.claimAndRead)
             """
+        /// Run $1's deliveries due at $2, except those in progress here ($3).
+        private static let due = "\(HotPathStatements.dueCondition) AND NOT (id = ANY($3))"
 
         var runID: String
         var now: Double
@@ -113,11 +119,13 @@ enum PostgresStatements {
     /// failed, since looking for them costs every claim a scan of the run's claimed entries.
     struct ClaimWithLostClaims: ClaimStatement {
         static let sql = """
-            WITH due AS (SELECT id, crashed FROM deliveries
-                         WHERE owner_run = $1 AND ((state = \(pending) AND not_before <= $2)
-                               OR (state = \(claimed) AND claimed_by = $1)) AND NOT (id = ANY($3))
-                         ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED),
+            WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: dueOrLost, limit: "$4", .postgres))),
             \(PostgresStatements.claimAndRead)
+            """
+        /// Run $1's deliveries due at $2 or claimed by it, except those in progress here ($3).
+        private static let dueOrLost = """
+            owner_run = $1 AND ((state = \(pending) AND not_before <= $2) OR (state = \(claimed) AND claimed_by = $1))
+            AND NOT (id = ANY($3))
             """
 
         var runID: String
@@ -134,8 +142,8 @@ enum PostgresStatements {
     static let claimAndRead = """
         r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $1) AS recorded),
         h AS (SELECT id FROM due WHERE $5 AND (SELECT recorded FROM r) ORDER BY crashed, id LIMIT 1),
-        c AS (UPDATE deliveries d SET state = \(claimed), claimed_by = $1, attempt = d.attempt + 1,
-                     started = CASE WHEN d.id IN (SELECT id FROM h) THEN 1 ELSE 0 END, claimed_at = $2
+        c AS (UPDATE deliveries d SET \(HotPathStatements.claimAssignments),
+                     started = CASE WHEN d.id IN (SELECT id FROM h) THEN 1 ELSE 0 END
               FROM due WHERE d.id = due.id
               RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt, d.crashed, d.started)
         SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload,
@@ -145,13 +153,12 @@ enum PostgresStatements {
         """
 
     /// Marks a delivery's attempt started if it is still claimed by the run and attempt and the run is
-    /// still recorded. Returns whether the run is recorded, and 1 when marked, else 0.
+    /// still recorded (`HotPathStatements.start`). Returns whether the run is recorded, and 1 when
+    /// marked, else 0.
     struct Start: PostgresPreparedStatement {
         static let sql = """
             WITH r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $2) AS recorded),
-            u AS (UPDATE deliveries SET started = 1
-                  WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3 AND (SELECT recorded FROM r)
-                  RETURNING 1)
+            u AS (\(HotPathStatements.startSQL(row: "$1", run: "$2", attempt: "$3")) RETURNING 1)
             SELECT (SELECT recorded FROM r), (SELECT count(*) FROM u)
             """
         static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8]
@@ -177,10 +184,14 @@ enum PostgresStatements {
     /// consumer and its signal when nothing else uses it. With a next delivery ($6, attempt $7),
     /// marks it started as `Start` does. Returns 1 when completed, else 0; whether the run is
     /// recorded; and 1 when the next delivery was marked, else 0.
+    ///
+    /// It stands for the statements SQLite runs one by one, in one round trip:
+    /// `HotPathStatements.complete`, then (when it completed) `.removeBody` and `.recordCompletion`,
+    /// with `$5` `.removeConsumer` and `.removeUnusedSignal`, and for the next delivery `.start`. The
+    /// differential tests compare both.
     struct Complete: PostgresPreparedStatement {
         static let sql = """
-            WITH d AS (DELETE FROM deliveries
-                       WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3
+            WITH d AS (\(HotPathStatements.completeSQL)
                        RETURNING id, delivery_key, consumer_id, signal_id, revision),
             b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
             h AS (INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
@@ -192,9 +203,7 @@ enum PostgresStatements {
                   AND NOT EXISTS (SELECT 1 FROM consumers o
                                   WHERE o.signal_id = g.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k))),
             r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $2) AS recorded),
-            s AS (UPDATE deliveries SET started = 1
-                  WHERE id = $6 AND state = \(claimed) AND claimed_by = $2 AND attempt = $7 AND (SELECT recorded FROM r)
-                  RETURNING 1)
+            s AS (\(HotPathStatements.startSQL(row: "$6", run: "$2", attempt: "$7")) RETURNING 1)
             SELECT (SELECT count(*) FROM d), (SELECT recorded FROM r), (SELECT count(*) FROM s)
             """
         static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8, .float8, .bool, .int8, .int8]
@@ -246,12 +255,9 @@ enum PostgresStatements {
     }
 
     /// How many of a run's deliveries are pending or claimed, and when its earliest pending one is
-    /// due (seconds since 1970, or nil).
+    /// due (seconds since 1970, or nil): `HotPathStatements.runStatus`, prepared.
     struct Status: PostgresPreparedStatement {
-        static let sql = """
-            SELECT count(*), min(not_before) FILTER (WHERE state = \(pending))
-            FROM deliveries WHERE owner_run = $1 AND state IN (\(pending), \(claimed))
-            """
+        static let sql = HotPathStatements.runStatusSQL
         static let bindingDataTypes: [PostgresDataType] = [.text]
         typealias Row = (Int, Double?)
 

@@ -110,9 +110,10 @@ extension SQLiteSignalStore {
     }
 
     /// Runs `read`'s statement (the SQL stores' own, `StoreReads`) in a read transaction and makes
-    /// its value.
-    func run<Value: Sendable>(_ read: SQLRead<Value>) async throws(SignalError) -> Value {
-        let rows = try await self.read(read.purpose) { db in try Self.rows(of: read.statement, db) }
+    /// its value; `cached`: the statement is prepared once per connection (a read on the path of
+    /// every signal, whose text never changes).
+    func run<Value: Sendable>(_ read: SQLRead<Value>, cached: Bool = false) async throws(SignalError) -> Value {
+        let rows = try await self.read(read.purpose) { db in try Self.rows(of: read.statement, db, cached: cached) }
         return try read.decode(rows)
     }
 
@@ -121,9 +122,12 @@ extension SQLiteSignalStore {
         try read.decode(try rows(of: read.statement, db))
     }
 
-    private static func rows(of statement: SQLStatement, _ db: Database) throws -> [SQLRow] {
-        try Row.fetchAll(db, sql: SQLDialect.sqlite.render(statement), arguments: statement.databaseArguments)
-            .map { row in SQLRow(names: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init)) }
+    private static func rows(of statement: SQLStatement, _ db: Database, cached: Bool = false) throws -> [SQLRow] {
+        let rows =
+            cached
+            ? try Row.fetchAll(db, cached: statement)
+            : try Row.fetchAll(db, sql: SQLDialect.sqlite.render(statement), arguments: statement.databaseArguments)
+        return rows.map { row in SQLRow(names: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init)) }
     }
 
     /// Runs `body` between `begin` and `COMMIT` on the connection's queue; while the database is
@@ -224,5 +228,34 @@ extension SQLValue {
         case .string(let value): self = .text(value)
         case .blob(let value): self = .blob([UInt8](value))
         }
+    }
+}
+
+extension Database {
+    /// Runs `statement` (the SQL stores' own), prepared once per connection.
+    func execute(cached statement: SQLStatement) throws {
+        try cachedStatement(sql: SQLDialect.sqlite.render(statement)).execute(arguments: statement.databaseArguments)
+    }
+}
+
+extension Row {
+    /// The rows `statement` returns, prepared once per connection.
+    static func fetchAll(_ db: Database, cached statement: SQLStatement) throws -> [Row] {
+        try fetchAll(
+            db.cachedStatement(sql: SQLDialect.sqlite.render(statement)), arguments: statement.databaseArguments)
+    }
+
+    /// The first row `statement` returns, prepared once per connection.
+    static func fetchOne(_ db: Database, cached statement: SQLStatement) throws -> Row? {
+        try fetchOne(
+            db.cachedStatement(sql: SQLDialect.sqlite.render(statement)), arguments: statement.databaseArguments)
+    }
+}
+
+extension DatabaseValueConvertible {
+    /// The first column of the first row `statement` returns, prepared once per connection.
+    static func fetchOne(_ db: Database, cached statement: SQLStatement) throws -> Self? {
+        try fetchOne(
+            db.cachedStatement(sql: SQLDialect.sqlite.render(statement)), arguments: statement.databaseArguments)
     }
 }

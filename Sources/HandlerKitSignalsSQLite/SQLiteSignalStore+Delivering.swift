@@ -5,26 +5,6 @@ import HandlerKit
 import SignalSQL
 
 extension SQLiteSignalStore {
-    // MARK: Statements run for every signal (built once)
-
-    private static let anyDueSQL = """
-        SELECT EXISTS (SELECT 1 FROM deliveries WHERE owner_run = ? AND state = \(pending) AND not_before <= ?)
-        """
-    private static let claimSQL = """
-        UPDATE deliveries SET state = \(claimed), claimed_by = ?1, attempt = attempt + 1, started = 0, claimed_at = ?2
-        WHERE id IN (SELECT id FROM deliveries WHERE owner_run = ?1 AND state = \(pending) AND not_before <= ?2
-                     ORDER BY id LIMIT ?3)
-        AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
-        RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
-        """
-    private static let startSQL = """
-        UPDATE deliveries SET started = 1 WHERE id = ?1 AND state = \(claimed) AND claimed_by = ?2 AND attempt = ?3
-        AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?2)
-        """
-    private static let completeSQL = """
-        DELETE FROM deliveries WHERE id = ? AND state = \(claimed) AND claimed_by = ? AND attempt = ?
-        """
-
     // MARK: Delivering
 
     @_spi(SignalStoreDriver)
@@ -45,33 +25,24 @@ extension SQLiteSignalStore {
         let now = Date().timeIntervalSince1970
         // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
         let due = try await read("looking for due deliveries of run \(runID)") { db in
-            try Bool.fetchOne(db.cachedStatement(sql: Self.anyDueSQL), arguments: [runID, now]) ?? false
+            try Bool.fetchOne(db, cached: HotPathStatements.anyDue(run: runID, now: now)) ?? false
         }
         guard due else { return ClaimedBatch(deliveries: [], firstStart: nil) }
         let mark = startingFirst ? marking(run: runID) : nil
         return try await write("claiming deliveries for run \(runID)") { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: Self.claimSQL), arguments: [runID, now, limit])
+            let rows = try Row.fetchAll(db, cached: HotPathStatements.claim(run: runID, now: now, limit: limit))
             // Due deliveries, none claimed: a run that was taken over claims nothing, and says so.
             if rows.isEmpty, try !Self.isRecorded(runID, db) {
                 return ClaimedBatch(deliveries: [], firstStart: .runTakenOver)
             }
             var claimed: [ClaimedDelivery] = []
             for row in rows {
-                let reading = ClaimedDelivery.reading(claimedBy: runID) {
-                    let body = try Row.fetchOne(
-                        db.cachedStatement(
-                            sql: """
-                                SELECT handler, payload, (SELECT mode FROM consumers WHERE consumer_id = ?) AS mode
-                                FROM delivery_bodies WHERE delivery_id = ?
-                                """), arguments: [row["consumer_id"] as DatabaseValue, row["id"] as DatabaseValue])
-                    return try Self.claimedColumns(row, body: body)
-                }
+                let reading = ClaimedDelivery.reading(claimedBy: runID) { try Self.claimedColumns(row, db) }
                 switch reading {
                 case .run(let delivery): claimed.append(delivery)
                 case .park(let reason):
-                    try db.execute(
-                        sql: "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = ? WHERE id = ?",
-                        arguments: [reason, row["id"] as DatabaseValue])
+                    let id: Int64 = try Self.column(row, "id", table: "deliveries", key: "?")
+                    try db.execute(cached: HotPathStatements.parkUnreadable(id, reason: reason))
                 }
             }
             let deliveries = ClaimedDelivery.runningOrder(claimed)
@@ -79,12 +50,14 @@ extension SQLiteSignalStore {
         }
     }
 
-    /// The columns of a claimed delivery (`body`: its body's row, with its consumer's mode).
-    private static func claimedColumns(_ row: Row, body: Row?) throws -> ClaimedColumns {
+    /// The columns of a claimed delivery, with its body and its consumer's mode read in `db`.
+    private static func claimedColumns(_ row: Row, _ db: Database) throws -> ClaimedColumns {
         let key: String = try column(row, "delivery_key", table: "deliveries", key: "row \(row["id"] as DatabaseValue)")
         func value<T: DatabaseValueConvertible>(_ name: String) throws -> T {
             try column(row, name, table: "deliveries", key: key)
         }
+        let body = try Row.fetchOne(
+            db, cached: HotPathStatements.claimedBody(consumer: try value("consumer_id"), delivery: try value("id")))
         func bodyValue(_ name: String) throws -> Data? {
             try body.map { body in try column(body, name, table: "delivery_bodies", key: key) }
         }
@@ -111,9 +84,7 @@ extension SQLiteSignalStore {
         let runLocks = runLocks
         return { db, delivery in
             func mark() throws -> Bool {
-                try db.cachedStatement(sql: Self.startSQL).execute(arguments: [
-                    delivery.rowID, delivery.runID, delivery.attempt,
-                ])
+                try db.execute(cached: HotPathStatements.start(delivery))
                 return db.changesCount == 1
             }
             // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
@@ -142,53 +113,20 @@ extension SQLiteSignalStore {
     private static func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, now: Double, _ db: Database
     ) throws -> Bool {
-        try db.cachedStatement(sql: Self.completeSQL).execute(arguments: [
-            delivery.rowID, delivery.runID, delivery.attempt,
-        ])
+        try db.execute(cached: HotPathStatements.complete(delivery))
         guard db.changesCount == 1 else { return false }
-        try db.cachedStatement(sql: "DELETE FROM delivery_bodies WHERE delivery_id = ?").execute(arguments: [
-            delivery.rowID
-        ])
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [
-            delivery.key.rawValue, delivery.consumerID.rawValue, delivery.signalID,
-            delivery.revision, delivery.runID, delivery.attempt, now,
-        ])
+        try db.execute(cached: HotPathStatements.removeBody(delivery.rowID))
+        try db.execute(cached: HotPathStatements.recordCompletion(delivery, now: now))
         guard endingConsumer else { return true }
-        try db.cachedStatement(sql: "DELETE FROM consumers WHERE consumer_id = ?")
-            .execute(arguments: [delivery.consumerID.rawValue])
+        try db.execute(cached: HotPathStatements.removeConsumer(delivery.consumerID.rawValue))
         if db.changesCount > 0 {
-            try db.cachedStatement(
-                sql: """
-                    DELETE FROM signals WHERE signal_id = ?1 AND (keep_until IS NULL OR keep_until < ?2)
-                    AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = ?1)
-                    """
-            ).execute(arguments: [delivery.signalID, now])
+            try db.execute(cached: HotPathStatements.removeUnusedSignal(delivery.signalID, now: now))
         }
         return true
     }
 
     @_spi(SignalStoreDriver)
     public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
-        try await read("reading the status of run \(runID)") { db in
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(pending) THEN not_before END) AS due
-                        FROM deliveries WHERE owner_run = ? AND state IN (\(pending), \(claimed))
-                        """), arguments: [runID])
-            return RunStatus(
-                stored: row.flatMap { Int.fromDatabaseValue($0["open"] as DatabaseValue) } ?? 0,
-                nextDue: row.flatMap { Double.fromDatabaseValue($0["due"] as DatabaseValue) })
-        }
+        try await run(HotPathStatements.runStatus(of: runID), cached: true)
     }
 }
-
-/// The delivery states as the statements write them.
-private let pending = DeliveryState.pending.sqlLiteral
-private let claimed = DeliveryState.claimed.sqlLiteral
-private let dead = DeliveryState.dead.sqlLiteral

@@ -48,9 +48,10 @@ extension SQLValue {
     package init(_ value: [UInt8]) { self = .blob(value) }
 }
 
-/// What differs between the SQL the stores run: only how a placeholder is written. Everything else
-/// (`RETURNING`, `ON CONFLICT`, `CASE`, `||`, `CAST(… AS TEXT)`) is written the way both SQLite and
-/// PostgreSQL read it.
+/// What differs between the SQL the stores run: how a placeholder is written, and the row locks only
+/// PostgreSQL takes (``lockingSkipLocked``, ``lockingForUpdate``). Everything else (`RETURNING`,
+/// `ON CONFLICT`, `CASE`, `||`, `CAST(… AS TEXT)`) is written the way both SQLite and PostgreSQL
+/// read it.
 package enum SQLDialect: Sendable {
     /// SQLite: `?1`, `?2`, …
     case sqlite
@@ -62,6 +63,26 @@ package enum SQLDialect: Sendable {
         switch self {
         case .postgres: statement.sql
         case .sqlite: statement.sql.replacingOccurrences(of: "$", with: "?")
+        }
+    }
+
+    /// What ends a `SELECT` whose rows a transaction changes next, while other transactions may claim
+    /// the same rows: on PostgreSQL, ` FOR UPDATE SKIP LOCKED` (the rows are locked, and rows another
+    /// transaction locked are skipped); nothing on SQLite, whose write transactions run one at a time.
+    package var lockingSkipLocked: String {
+        switch self {
+        case .postgres: " FOR UPDATE SKIP LOCKED"
+        case .sqlite: ""
+        }
+    }
+
+    /// What ends a `SELECT` of a row the transaction changes next, which other transactions must
+    /// wait for: ` FOR UPDATE` on PostgreSQL; nothing on SQLite, whose write transactions run one at
+    /// a time.
+    package var lockingForUpdate: String {
+        switch self {
+        case .postgres: " FOR UPDATE"
+        case .sqlite: ""
         }
     }
 }

@@ -131,7 +131,7 @@ package enum StepStatements {
     package static let releaseClaimSQL = """
         UPDATE deliveries SET state = $4, claimed_by = NULL, last_error = $5, not_before = COALESCE($6, not_before),
             started = 0, crashed = 0
-        WHERE id = $1 AND state = \(claimed) AND claimed_by = $2 AND attempt = $3
+        WHERE \(HotPathStatements.claimHeld(row: "$1", run: "$2", attempt: "$3"))
         """
 
     /// Removes the deliveries that match `condition`, their bodies first; counts the deliveries.

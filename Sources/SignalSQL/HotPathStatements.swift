@@ -1,0 +1,212 @@
+import HandlerKitSignals
+
+/// The SQL of the paths every signal takes — posting, claiming, starting and completing a delivery,
+/// a run's status — once for both SQL stores. A store runs these statements as they are (SQLite), or
+/// prepares their text (PostgreSQL, whose prepared statements name their SQL statically); where
+/// PostgreSQL runs several of them as one statement, its statement says which ones it stands for.
+///
+/// Each statement's placeholders are numbered as its documentation says; the builders bind them in
+/// that order.
+package enum HotPathStatements {
+    // MARK: Posting
+
+    /// The revision of signal $1's record (no row when it has none).
+    package static func signalRevision(_ signalID: String) -> SQLStatement {
+        SQLStatement("SELECT revision FROM signals WHERE signal_id = $1", [.init(signalID)], answer: .nothing)
+    }
+
+    /// The consumers of signal $1, in the order a post makes their deliveries.
+    package static func signalConsumers(_ signalID: String) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
+            WHERE signal_id = $1 ORDER BY created_at, consumer_id
+            """, [.init(signalID)], answer: .nothing)
+    }
+
+    /// A post's pending delivery to one consumer, due at once; its body is ``insertBody(delivery:handler:payload:)``.
+    package static func insertDelivery(
+        consumer: String, signalID: String, revision: Int, component: String, owner: String, lifetime: String,
+        handlerID: String, now: Double
+    ) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
+                                    handler_id, state, attempt, not_before, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \(pending), 0, $9, $9)
+            """,
+            [
+                .init(DeliveryKey(consumer: consumer, revision: revision).rawValue), .init(consumer), .init(signalID),
+                .init(revision), .init(component), .init(owner), .init(lifetime), .init(handlerID), .init(now),
+            ])
+    }
+
+    /// The body of delivery `delivery` (its row id): its consumer's handler and the post's payload.
+    package static func insertBody(delivery: Int64, handler: SQLValue, payload: [UInt8]) -> SQLStatement {
+        SQLStatement(
+            "INSERT INTO delivery_bodies (delivery_id, handler, payload) VALUES ($1, $2, $3)",
+            [.init(delivery), handler, .init(payload)])
+    }
+
+    /// Marks consumer $1 served (a `once` consumer receives no later post).
+    package static func markServed(_ consumer: String) -> SQLStatement {
+        SQLStatement("UPDATE consumers SET delivered = 1 WHERE consumer_id = $1", [.init(consumer)])
+    }
+
+    /// Stores the record of a post of signal $1 at revision $2 (payload $3, posted at $4, kept until $5),
+    /// replacing the record it had.
+    package static func keepSignal(
+        _ signalID: String, revision: Int, payload: [UInt8], now: Double, keepUntil: Double?
+    ) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
+                posted_at = excluded.posted_at, keep_until = excluded.keep_until
+            """, [.init(signalID), .init(revision), .init(payload), .init(now), .init(keepUntil)])
+    }
+
+    /// Removes the record of signal $1 (a post that keeps none).
+    package static func removeSignal(_ signalID: String) -> SQLStatement {
+        SQLStatement("DELETE FROM signals WHERE signal_id = $1", [.init(signalID)])
+    }
+
+    // MARK: Claiming
+
+    /// Whether run $1 has a delivery due at $2: a read before a claim, which takes no write lock.
+    package static func anyDue(run: String, now: Double) -> SQLStatement {
+        SQLStatement(
+            "SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(dueCondition)) AS due", [.init(run), .init(now)],
+            answer: .nothing)
+    }
+
+    /// Which deliveries are due for run $1 at $2.
+    package static let dueCondition = "owner_run = $1 AND state = \(pending) AND not_before <= $2"
+
+    /// The `columns` of the deliveries that match `condition`, by row id, at most `limit` (a placeholder)
+    /// of them; on PostgreSQL their rows are locked, those another transaction holds skipped
+    /// (``SQLDialect/lockingSkipLocked``).
+    package static func dueDeliveries(
+        _ columns: String, where condition: String, limit: String, _ dialect: SQLDialect
+    ) -> String {
+        "SELECT \(columns) FROM deliveries WHERE \(condition) ORDER BY id LIMIT \(limit)\(dialect.lockingSkipLocked)"
+    }
+
+    /// What a claim sets on each delivery it takes, for run $1 at $2: the next attempt, not yet started.
+    package static let claimAssignments =
+        "state = \(claimed), claimed_by = $1, attempt = attempt + 1, claimed_at = $2"
+
+    /// Claims up to $3 of run $1's deliveries due at $2 (next attempt, not started), while the run is
+    /// recorded, and returns them (without their bodies: ``claimedBody(consumer:delivery:)``).
+    package static func claim(run: String, now: Double, limit: Int) -> SQLStatement {
+        SQLStatement(
+            """
+            UPDATE deliveries SET \(claimAssignments), started = 0
+            WHERE id IN (\(dueDeliveries("id", where: dueCondition, limit: "$3", .sqlite)))
+            AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
+            RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
+            """, [.init(run), .init(now), .init(limit)], answer: .nothing)
+    }
+
+    /// The body of claimed delivery $2 (its row id), with the mode of its consumer $1.
+    package static func claimedBody(consumer: String, delivery: Int64) -> SQLStatement {
+        SQLStatement(
+            """
+            SELECT handler, payload, (SELECT mode FROM consumers WHERE consumer_id = $1) AS mode
+            FROM delivery_bodies WHERE delivery_id = $2
+            """, [.init(consumer), .init(delivery)], answer: .nothing)
+    }
+
+    /// Parks claimed delivery $2 (its row id), which cannot be read, as dead with reason $1.
+    package static func parkUnreadable(_ delivery: Int64, reason: String) -> SQLStatement {
+        SQLStatement(
+            "UPDATE deliveries SET state = \(dead), claimed_by = NULL, last_error = $1 WHERE id = $2",
+            [.init(reason), .init(delivery)])
+    }
+
+    // MARK: Starting and completing
+
+    /// The delivery whose row id is `row` is still claimed by run `run` with attempt `attempt` (each a
+    /// placeholder): what every change of a claimed delivery checks, so that a late process never
+    /// changes an attempt that is no longer its own.
+    package static func claimHeld(row: String, run: String, attempt: String) -> String {
+        "id = \(row) AND state = \(claimed) AND claimed_by = \(run) AND attempt = \(attempt)"
+    }
+
+    /// Marks the attempt of a claimed delivery started (``claimHeld(row:run:attempt:)`` with the same
+    /// placeholders), while its run is recorded.
+    package static func startSQL(row: String, run: String, attempt: String) -> String {
+        """
+        UPDATE deliveries SET started = 1 WHERE \(claimHeld(row: row, run: run, attempt: attempt))
+        AND EXISTS (SELECT 1 FROM runs WHERE run_id = \(run))
+        """
+    }
+
+    /// Marks `delivery`'s attempt started: $1 its row id, $2 its run, $3 its attempt.
+    package static func start(_ delivery: ClaimedDelivery) -> SQLStatement {
+        SQLStatement(
+            startSQL(row: "$1", run: "$2", attempt: "$3"),
+            [.init(delivery.rowID), .init(delivery.runID), .init(delivery.attempt)])
+    }
+
+    /// Removes a completed delivery while its claim holds: $1 its row id, $2 its run, $3 its attempt.
+    package static let completeSQL = "DELETE FROM deliveries WHERE \(claimHeld(row: "$1", run: "$2", attempt: "$3"))"
+
+    /// Removes `delivery` while its claim holds (``completeSQL``); one change when it was completed.
+    package static func complete(_ delivery: ClaimedDelivery) -> SQLStatement {
+        SQLStatement(completeSQL, [.init(delivery.rowID), .init(delivery.runID), .init(delivery.attempt)])
+    }
+
+    /// Removes the body of delivery $1 (its row id).
+    package static func removeBody(_ delivery: Int64) -> SQLStatement {
+        SQLStatement("DELETE FROM delivery_bodies WHERE delivery_id = $1", [.init(delivery)])
+    }
+
+    /// Records `delivery`'s completion at `now` in the history (`completions(of:)`).
+    package static func recordCompletion(_ delivery: ClaimedDelivery, now: Double) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            """,
+            [
+                .init(delivery.key.rawValue), .init(delivery.consumerID.rawValue), .init(delivery.signalID),
+                .init(delivery.revision), .init(delivery.runID), .init(delivery.attempt), .init(now),
+            ])
+    }
+
+    /// Removes consumer $1 (a completion that ends it, as a `once` consumer's does).
+    package static func removeConsumer(_ consumer: String) -> SQLStatement {
+        SQLStatement("DELETE FROM consumers WHERE consumer_id = $1", [.init(consumer)])
+    }
+
+    /// Removes the record of signal $1 when it is not kept at $2 and no consumer is left for it.
+    package static func removeUnusedSignal(_ signalID: String, now: Double) -> SQLStatement {
+        SQLStatement(
+            """
+            DELETE FROM signals WHERE signal_id = $1 AND (keep_until IS NULL OR keep_until < $2)
+            AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = $1)
+            """, [.init(signalID), .init(now)])
+    }
+
+    // MARK: A run's status
+
+    /// ``runStatus(of:)``'s statement: $1 the run.
+    package static let runStatusSQL = """
+        SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(pending) THEN not_before END) AS due
+        FROM deliveries WHERE owner_run = $1 AND state IN (\(pending), \(claimed))
+        """
+
+    /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is due.
+    package static func runStatus(of run: String) -> SQLRead<RunStatus> {
+        SQLRead("reading the status of run \(run)", SQLStatement(runStatusSQL, [.init(run)])) {
+            (rows: [SQLRow]) throws(SignalError) -> RunStatus in
+            RunStatus(stored: rows.first?.optional("open") ?? 0, nextDue: rows.first?.optional("due"))
+        }
+    }
+}
+
+/// The delivery states as the statements write them.
+private let pending = DeliveryState.pending.sqlLiteral
+private let claimed = DeliveryState.claimed.sqlLiteral
+private let dead = DeliveryState.dead.sqlLiteral
