@@ -32,7 +32,7 @@ public final class InMemorySignalStore: SignalStore {
 
     @_spi(SignalStoreDriver)
     public func beginRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) {
         _ = state.withLock { state in
             state.runs[runID] = component
@@ -64,7 +64,7 @@ public final class InMemorySignalStore: SignalStore {
 
     @_spi(SignalStoreDriver)
     public func resumeRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
         let counts = state.withLock { state -> [Int]? in
             state.suspended.remove(runID)

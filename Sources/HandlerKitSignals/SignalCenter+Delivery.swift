@@ -7,7 +7,9 @@ extension SignalCenter {
     /// Runs every delivery of this run that is due now, one at a time in the order posted (those
     /// whose previous attempt's process died after the others claimed with them), and returns how
     /// many were completed. With `Options.deliversAutomatically` a task does this whenever a
-    /// process posts.
+    /// process posts. When the store gives a `SignalStore.livenessCheckInterval` (PostgreSQL),
+    /// a pass that comes that long after the last look first takes over the component's runs that
+    /// are gone.
     ///
     /// - Throws: `SignalError.suspended` while the center is suspended (nothing is claimed then);
     ///   the store's errors.
@@ -20,8 +22,10 @@ extension SignalCenter {
     }
 
     /// One delivery pass; it claims and starts nothing once the center is stopped or suspended, or
-    /// `generation` is no longer the current one (a suspension came between).
+    /// `generation` is no longer the current one (a suspension came between). When a look for dead
+    /// runs is due, it takes them over first, so that their deliveries are claimed in this pass.
     private func deliverDue(generation: Int) async throws(SignalError) -> Int {
+        try await takeOverDeadRunsWhenDue(generation: generation)
         var completed = 0
         // Settlements held for a task of this center that did not await their promises in time go
         // to their fallbacks first.
@@ -109,7 +113,8 @@ extension SignalCenter {
     }
 
     /// The automatic delivery task of `generation`: delivers what is due, then sleeps until a process
-    /// posts or the next retry is due. It ends when the center stops or is suspended.
+    /// posts, the next retry is due or the next look for dead runs (`SignalStore.livenessCheckInterval`).
+    /// It ends when the center stops or is suspended.
     func deliverContinuously(_ listener: any SignalWakeListener, generation: Int) async {
         var failures = 0
         while state.withLock({ $0.lifecycle.allows(generation) }) {
@@ -124,6 +129,7 @@ extension SignalCenter {
                     deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
                 }
                 if let held = promiseWaiters.nextHoldEnd(generation: generation) { deadline = min(deadline, held) }
+                if let check = state.withLock({ $0.nextLivenessCheck }) { deadline = min(deadline, check) }
                 failures = 0
             } catch {
                 if !state.withLock({ $0.lifecycle.allows(generation) }) { break }
@@ -136,6 +142,24 @@ extension SignalCenter {
         }
         // A suspension that ended this task listed it (in the same lock as the change of generation).
         _ = state.withLock { $0.formerLoops.removeValue(forKey: generation) }
+    }
+
+    /// A delivery pass's look for dead runs, when one is due (every `SignalStore.livenessCheckInterval`
+    /// of the store): takes over the runs of the component that are gone, as ``takeOverDeadRuns()``
+    /// does, while the pass of `generation` may go on.
+    private func takeOverDeadRunsWhenDue(generation: Int) async throws(SignalError) {
+        guard let every = store.livenessCheckInterval else { return }
+        let due = state.withLock { state -> Bool in
+            let now = ContinuousClock.now
+            if let next = state.nextLivenessCheck, next > now { return false }
+            state.nextLivenessCheck = now + every
+            return true
+        }
+        guard due else { return }
+        let report = try await passCall(generation) { runID throws(SignalError) in
+            try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
+        }
+        if let report { recordTakeover(report) }
     }
 
     /// Runs a store call of a delivery pass that claims or starts (with the current run id), while

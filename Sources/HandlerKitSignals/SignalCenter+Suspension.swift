@@ -135,7 +135,7 @@ extension SignalCenter {
         var report = ResumeReport(runID: runID, suspendedRunID: runID)
         do throws(SignalError) {
             let kept = try await store.resumeRun(
-                runID, component: component, retry: options.retry, applying: .giveBack(runID, keeping: keeping))
+                runID, component: component, applying: .giveBack(runID, keeping: keeping))
             if !kept {
                 report.wasTakenOver = true
                 report.removedRunConsumers = state.withLock { $0.lifecycle.runConsumers }

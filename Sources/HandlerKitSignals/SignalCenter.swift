@@ -106,6 +106,9 @@ public final class SignalCenter: Sendable {
         /// Settlements and tasks awaiting promises, waiting for the center to be resumed (or stopped);
         /// each is resumed with `false` and looks again.
         var gate: [CheckedContinuation<Bool, Never>] = []
+        /// When a delivery pass next looks for dead runs (`SignalStore.livenessCheckInterval`;
+        /// `nil` when the store gives no interval).
+        var nextLivenessCheck: ContinuousClock.Instant?
 
         /// Takes the tasks waiting at the gate when `open`, to be resumed outside the lock.
         mutating func takeGate(if open: Bool) -> [CheckedContinuation<Bool, Never>] {
@@ -128,7 +131,9 @@ public final class SignalCenter: Sendable {
             State(
                 lifecycle: CenterLifecycle(
                     component: component, runID: runID, takeover: takeover,
-                    deliversAutomatically: options.deliversAutomatically)))
+                    deliversAutomatically: options.deliversAutomatically),
+                // The run's start took over what was gone then.
+                nextLivenessCheck: store.livenessCheckInterval.map { .now + $0 }))
     }
 
     /// Starts a run of `component`: records it with a fresh run id, takes over the component's runs
@@ -166,8 +171,7 @@ public final class SignalCenter: Sendable {
         _ runID: String, component: String, store: any SignalStore, options: Options
     ) async throws(SignalError) -> TakeoverReport {
         try await store.beginRun(
-            runID, component: component, retry: options.retry,
-            applying: .startRun(now: Date().timeIntervalSince1970))
+            runID, component: component, applying: .startRun(now: Date().timeIntervalSince1970))
         do {
             return try await store.takeOverDeadRuns(of: component, by: runID, retry: options.retry)
         } catch {

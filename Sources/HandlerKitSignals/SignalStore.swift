@@ -6,7 +6,7 @@ import Foundation
 /// operation changes) and calls the store for each step. Stores: ``InMemorySignalStore`` (here),
 /// `SQLiteSignalStore` (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
-/// A store implements primitives: run liveness (`beginRun(_:component:retry:applying:)`,
+/// A store implements primitives: run liveness (`beginRun(_:component:applying:)`,
 /// `endRun(_:component:applying:)`, `takeOver(_:of:applying:)`), the steps of a `StorePlan`
 /// (`apply(_:)`, which also gives back a delivery whose attempt failed: `StoreStep.releaseClaim(_:)`),
 /// the hot paths (`post(_:payload:keepUntil:)`, `claim(for:limit:)`, `start(_:)`,
@@ -25,11 +25,10 @@ public protocol SignalStore: Sendable {
 
     /// Starts a run of `component`: takes the proof that it is alive for as long as this process
     /// lives (a lock the kernel or the server releases when the process dies), records the run, and
-    /// applies `plan` in the transaction that records it. A store that takes over dead runs by itself
-    /// while the run lives (`SignalStore.takeOverDeadRuns(of:by:retry:)`) counts their attempts by `retry`.
+    /// applies `plan` in the transaction that records it.
     @_spi(SignalStoreDriver)
     func beginRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError)
 
     /// Ends a run cleanly: applies `plan` (the core's retirement of the run), then releases the
@@ -49,11 +48,10 @@ public protocol SignalStore: Sendable {
     /// Resumes a suspended run: takes its proof of life again (waiting while a taker holds it during
     /// a takeover), then decides in one transaction: when the run is still recorded, applies `plan`
     /// and returns `true`; when it was taken over (its record is gone), returns `false` and holds
-    /// nothing for it. A store that takes over dead runs by itself while the run lives counts their
-    /// attempts by `retry`.
+    /// nothing for it.
     @_spi(SignalStoreDriver)
     func resumeRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> Bool
 
     /// The runs the store knows of for `component`: those recorded, and those its consumers and its
@@ -66,6 +64,15 @@ public protocol SignalStore: Sendable {
     /// step changed. `nil`, changing nothing, while `run` is alive.
     @_spi(SignalStoreDriver)
     func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]?
+
+    /// How often a center's delivery passes look for runs of its component that are gone and take
+    /// them over (`SignalStore.takeOverDeadRuns(of:by:retry:)`), or `nil` when its runs are taken over
+    /// only when a run starts or resumes and on request (`SignalCenter.takeOverDeadRuns()`).
+    /// A store whose proof of life can lapse while its process lives (a lease on a server) gives an
+    /// interval of the order of that lease. The center schedules the looks: a store takes nothing over
+    /// by itself. `nil` unless a store says otherwise.
+    @_spi(SignalStoreDriver)
+    var livenessCheckInterval: Duration? { get }
 
     /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
     /// wakes the centers `StorePlan.wakeUp(counts:)` names.
@@ -131,6 +138,9 @@ public protocol SignalStore: Sendable {
 }
 
 extension SignalStore {
+    @_spi(SignalStoreDriver)
+    public var livenessCheckInterval: Duration? { nil }
+
     /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:applying:)``
     /// with the core's retirement plan, for each run ``runs(of:)`` lists), and reports what changed:
     /// a run whose record was still there died (``TakeoverReport/deadRuns``), one without a record had

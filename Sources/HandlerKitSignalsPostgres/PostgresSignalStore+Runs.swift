@@ -13,11 +13,11 @@ extension PostgresSignalStore {
 
     @_spi(SignalStoreDriver)
     public func beginRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) {
         if readsOnly { throw .storeReadOnly(path: location, operation: "starting run \(runID)") }
         try await prepare()
-        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component, retry: retry)
+        let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
         keepers.withLock { $0[runID] = keeper }
         do {
             try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
@@ -68,10 +68,10 @@ extension PostgresSignalStore {
     /// run was taken over and nothing is kept.
     @_spi(SignalStoreDriver)
     public func resumeRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
         try await prepare()
-        guard let keeper = try await RunKeeper.resume(store: self, runID: runID, component: component, retry: retry)
+        guard let keeper = try await RunKeeper.resume(store: self, runID: runID, component: component)
         else { return false }
         keepers.withLock { $0[runID] = keeper }
         do {

@@ -21,8 +21,8 @@ import SignalSQL
 ///   never complete or overwrite an attempt that is no longer its own.
 /// - **Liveness from the server**: each run holds a session-level advisory lock on a connection of
 ///   its own. When its process dies (kill -9 included) the server closes the connection and releases
-///   the lock; another process of the component notices within `Options.livenessCheckInterval`
-///   (2 s by default) and takes the run's deliveries and durable consumers over. A host that
+///   the lock; a center of the component notices within `Options.livenessCheckInterval` (2 s by
+///   default; a center that delivers by hand, at its first `deliverDue()` after that) and takes the run's deliveries and durable consumers over. A host that
 ///   vanishes without its connection closing (a network partition) keeps its lock, so each run also
 ///   renews a lease (`heartbeat_at`, on the server's clock) every `Options.heartbeatInterval`: a run
 ///   silent for longer than `Options.lease` (30 s by default) is taken over too, and its lock
@@ -54,7 +54,8 @@ public final class PostgresSignalStore: SignalStore {
         public var lease: Duration
         /// How often a run renews its lease.
         public var heartbeatInterval: Duration
-        /// How often a live run looks for dead runs of its component to take over.
+        /// How often a center's delivery passes look for dead runs of its component to take over
+        /// (the center looks; the store takes nothing over by itself).
         public var livenessCheckInterval: Duration
         /// The fallback: how often a waiting center looks for deliveries without a notification.
         public var rescanInterval: Duration
@@ -113,6 +114,11 @@ public final class PostgresSignalStore: SignalStore {
     public let settings: PostgresSettings
     public let options: Options
     public var location: String { settings.location }
+
+    /// ``Options/livenessCheckInterval``: how often a center's delivery passes look for dead runs of
+    /// its component.
+    @_spi(SignalStoreDriver)
+    public var livenessCheckInterval: Duration? { options.livenessCheckInterval }
     /// The schema's name, checked (it is written into SQL). Statements name no schema: every
     /// connection's `search_path` selects it.
     let schema: String

@@ -8,8 +8,8 @@ import PostgresNIO
 
 /// Keeps one run alive on the server: a connection of its own holding the run's session-level
 /// advisory lock (released by the server when the connection closes, however the process ends), a
-/// lease renewed every `heartbeatInterval`, and every `livenessCheckInterval` a look for dead runs of
-/// the component to take over. When the connection is lost (the server restarted) it reconnects,
+/// lease renewed every `heartbeatInterval`, and every `livenessCheckInterval` the ids of old posts
+/// forgotten (the center looks for dead runs to take over: `livenessCheckInterval`). When the connection is lost (the server restarted) it reconnects,
 /// takes the lock again and renews the lease; when it finds its run record gone (taken over after
 /// its lease expired) it records the run again, empty, and logs it.
 ///
@@ -19,8 +19,6 @@ import PostgresNIO
 final class RunKeeper: Sendable {
     let runID: String
     let component: String
-    /// The run's retry policy, by which the runs it takes over count their started attempts.
-    let retry: RetryPolicy
     private let lockKey: Int32
     /// How long a statement of the keeper may go unanswered: half the lease.
     private let bound: Duration
@@ -28,12 +26,11 @@ final class RunKeeper: Sendable {
     private let task = Locked<Task<Void, Never>?>(nil)
 
     private init(
-        runID: String, component: String, retry: RetryPolicy, lockKey: Int32, bound: Duration,
+        runID: String, component: String, lockKey: Int32, bound: Duration,
         connection: PostgresConnection
     ) {
         self.runID = runID
         self.component = component
-        self.retry = retry
         self.lockKey = lockKey
         self.bound = bound
         self.connection = Locked(connection)
@@ -42,7 +39,7 @@ final class RunKeeper: Sendable {
     /// Records the run and takes its lock (lock first: the record never exists without it), trying
     /// again for `reconnectFor` while the server cannot be reached.
     static func start(
-        store: PostgresSignalStore, runID: String, component: String, retry: RetryPolicy
+        store: PostgresSignalStore, runID: String, component: String
     ) async throws(SignalError) -> RunKeeper {
         let logger = store.options.logger
         let (key, connection) = try await store.connections.runOnOwnConnection(
@@ -58,7 +55,7 @@ final class RunKeeper: Sendable {
             return key
         }
         let keeper = RunKeeper(
-            runID: runID, component: component, retry: retry, lockKey: key, bound: store.options.lease / 2,
+            runID: runID, component: component, lockKey: key, bound: store.options.lease / 2,
             connection: connection)
         keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
         return keeper
@@ -68,7 +65,7 @@ final class RunKeeper: Sendable {
     /// in one transaction that holds the run's takeover lock (so no taker is half-way through
     /// taking it over); `nil` when the run's record is gone (it was taken over): nothing is held then.
     static func resume(
-        store: PostgresSignalStore, runID: String, component: String, retry: RetryPolicy
+        store: PostgresSignalStore, runID: String, component: String
     ) async throws(SignalError) -> RunKeeper? {
         let logger = store.options.logger
         let (key, connection) = try await store.connections.runOnOwnConnection(
@@ -100,7 +97,7 @@ final class RunKeeper: Sendable {
             return nil
         }
         let keeper = RunKeeper(
-            runID: runID, component: component, retry: retry, lockKey: key, bound: store.options.lease / 2,
+            runID: runID, component: component, lockKey: key, bound: store.options.lease / 2,
             connection: connection)
         keeper.task.withLock { $0 = Task { await keeper.keepAlive(store: store) } }
         return keeper
@@ -190,7 +187,6 @@ final class RunKeeper: Sendable {
                 wait = heartbeat
                 if lastCheck.duration(to: .now) >= store.options.livenessCheckInterval {
                     lastCheck = .now
-                    _ = try await store.takeOverDeadRuns(of: component, by: runID, retry: retry)
                     try await ConnectionWatchdog.bounded(current, within: bound) {
                         try await store.forgetOldPosts(current)
                     }

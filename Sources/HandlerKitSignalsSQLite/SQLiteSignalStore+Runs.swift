@@ -9,7 +9,7 @@ extension SQLiteSignalStore {
 
     @_spi(SignalStoreDriver)
     public func beginRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) {
         let lock = try RunLockFile(runID: runID, directory: runsDirectory, maker: fileMaker)
         runLocks.insert(lock, for: runID)
@@ -54,7 +54,7 @@ extension SQLiteSignalStore {
     /// the lock file made again is removed, and the connection closed when no other run is active.
     @_spi(SignalStoreDriver)
     public func resumeRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
         let lock = try await RunLockFile.retake(
             runID: runID, directory: runsDirectory, maker: fileMaker, patience: options.busyTimeout)

@@ -96,7 +96,7 @@ extension ConformanceChecks {
         // A run that ended (as one taken over by another would be): its record is gone.
         let gone = "gone-\(UUID().uuidString)"
         let now = Date().timeIntervalSince1970
-        try await c.store.beginRun(gone, component: "app", retry: RetryPolicy(), applying: .startRun(now: now))
+        try await c.store.beginRun(gone, component: "app", applying: .startRun(now: now))
         try await c.store.endRun(
             gone, component: "app", applying: .retire(gone, takenOverBy: nil, retry: RetryPolicy(), now: now))
         let plan = StorePlan.retire(suspendedRun, takenOverBy: gone, retry: RetryPolicy(), now: now)

@@ -61,9 +61,9 @@ final class FailingCompletionStore: SignalStore {
     }
 
     func beginRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) {
-        try await base.beginRun(runID, component: component, retry: retry, applying: plan)
+        try await base.beginRun(runID, component: component, applying: plan)
     }
     func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
         try await base.endRun(runID, component: component, applying: plan)
@@ -72,9 +72,9 @@ final class FailingCompletionStore: SignalStore {
         try await base.suspendRun(runID, component: component, applying: plan)
     }
     func resumeRun(
-        _ runID: String, component: String, retry: RetryPolicy, applying plan: StorePlan
+        _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
-        try await base.resumeRun(runID, component: component, retry: retry, applying: plan)
+        try await base.resumeRun(runID, component: component, applying: plan)
     }
     func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
         try await base.runs(of: component)
