@@ -1,6 +1,6 @@
 import Foundation
 import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The checks of a store's primitives under the core: plans made step by step, holding and ending
 /// consumers, the runs a store lists, the start fence, claims that start the first, interrupted claims.

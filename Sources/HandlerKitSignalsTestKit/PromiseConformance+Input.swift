@@ -1,6 +1,6 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The checks of what a promise is settled with: values of an older or newer shape, bad input, and a
 /// settlement posted in the same transaction as a signal.

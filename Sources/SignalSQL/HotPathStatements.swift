@@ -1,4 +1,4 @@
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The SQL of the paths every signal takes — posting, claiming, starting and completing a delivery,
 /// a run's status — once for both SQL stores. A store runs these statements as they are (SQLite), or

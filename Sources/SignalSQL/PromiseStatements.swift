@@ -1,5 +1,5 @@
 import Foundation
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// The SQL of durable promises (the stores' `PromiseStore`), once for both SQL stores.
 package enum PromiseStatements {

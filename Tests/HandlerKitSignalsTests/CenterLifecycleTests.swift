@@ -1,4 +1,4 @@
-import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignals
 import Testing
 
 /// The center's lifecycle machine driven event by event, in every phase, without a store or a
