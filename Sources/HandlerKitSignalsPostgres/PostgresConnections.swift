@@ -156,11 +156,13 @@ final class PostgresConnections: Sendable {
         var isRetry = false
         while true {
             let connection: PostgresConnection
+            let tryStart = ContinuousClock.now
             do {
                 connection = ownConnection ? try await open() : try await acquire()
             } catch {
                 guard Self.isConnectionLoss(error) else { throw unreachable(error) }
                 let since = noteFailure(Self.describe(error))
+                giveUp = Self.budgetAfterFailure(giveUp, tryStarted: tryStart, budget: budget)
                 guard ContinuousClock.now < giveUp else {
                     throw gaveUp(operation(), since: since, cause: Self.describe(error))
                 }
@@ -204,6 +206,7 @@ final class PostgresConnections: Sendable {
                 let since = noteFailure(cause)
                 // The other pooled connections went the same way, most likely.
                 await closeIdle()
+                if !timedOut { giveUp = Self.budgetAfterFailure(giveUp, tryStarted: attemptStart, budget: budget) }
                 guard ContinuousClock.now < giveUp else { throw gaveUp(operation(), since: since, cause: cause) }
                 logger.info(
                     "connection lost, retrying",
@@ -213,6 +216,17 @@ final class PostgresConnections: Sendable {
                 wait = min(wait * 2, .seconds(1))
             }
         }
+    }
+
+    /// When a call gives up after a try that started at `tryStarted` failed: at `giveUp`, unless the
+    /// try took the whole `budget` and failed by itself (a try the server does not answer is ended
+    /// well within the budget: `connectionTimeout`, the kernel's `TCP_USER_TIMEOUT`). Then this
+    /// process did not run meanwhile (it was frozen, or starved of processor time) rather than the
+    /// server being away that long, and the call has the whole budget again from now.
+    static func budgetAfterFailure(
+        _ giveUp: ContinuousClock.Instant, tryStarted: ContinuousClock.Instant, budget: Duration
+    ) -> ContinuousClock.Instant {
+        tryStarted.duration(to: .now) >= budget ? max(giveUp, .now + budget) : giveUp
     }
 
     /// Records a failed try; returns since when the server has been unreachable.
