@@ -222,7 +222,7 @@ package struct SuspensionScenarios {
     /// interrupted attempt counted) and the one given back; each is completed once.
     package func aProcessKilledWhileItsHandlerRunsPastTheGracePeriodLosesNothing(kind: StoreKind) async throws {
         let suspender = try await startSuspender(
-            kind, ["--signals", "2", "--prefix", "h", "--handler-ms", "1500", "--grace-ms", "50"], resuming: false)
+            kind, ["--signals", "2", "--prefix", "h", "--handler-ms", "8000", "--grace-ms", "50"], resuming: false)
         let consumers = suspender.text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
             return fields.count == 4 && fields[0] == "consumer" ? String(fields[1]) : nil
