@@ -177,7 +177,7 @@ package struct SuspensionScenarios {
     /// completed once.
     package func aHandlerRunningPastTheGracePeriodRunsAgainAtTheTaker(kind: StoreKind) async throws {
         let suspender = try await startSuspender(
-            kind, ["--signals", "2", "--prefix", "g", "--handler-ms", "1500", "--grace-ms", "50"])
+            kind, ["--signals", "2", "--prefix", "g", "--handler-ms", "8000", "--grace-ms", "50"])
         let consumers = suspender.text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
             return fields.count == 4 && fields[0] == "consumer" ? String(fields[1]) : nil
