@@ -17,7 +17,9 @@ import PostgresNIO
 /// belongs to the outage, not to each call: once the server has been unreachable for
 /// `reconnectFor`, later calls try once (at most `connectionTimeout`) and fail, or fail at once while
 /// the last try failed less than a second ago, until the server answers again. So a call returns
-/// or throws within `reconnectFor` plus `connectionTimeout`. Errors that retrying cannot mend (a
+/// or throws within `reconnectFor` plus `connectionTimeout`, unless its process did not run for
+/// longer than that (it was frozen, or starved of processor time): a try that took the whole budget
+/// and failed by itself leaves the call the budget again from that failure. Errors that retrying cannot mend (a
 /// refused password, a missing database) are thrown at once.
 final class PostgresConnections: Sendable {
     let settings: PostgresSettings
