@@ -45,53 +45,81 @@ struct StoreFiles {
         case 0?:
             if marked { throw .storeLost(path: path, found: "empty (0 bytes)", marker: marker) }
         case _?:
-            // A checkpoint of another process writes the header's new page count before the pages
-            // after it, and the file's pages before it removes the `-wal` file: a file that looks cut
-            // is looked at again for a moment (100 ms) before it is refused.
-            var looks = 1
-            while true {
-                do throws(SignalError) {
-                    return try checkHeader()
-                } catch {
-                    guard looks < 5 else { throw error }
-                    looks += 1
-                    usleep(20_000)
-                }
-            }
+            try checkPages()
         }
     }
 
     /// Refuses a database file shorter than its header, not a whole number of pages, or shorter than
-    /// the page count its header records (when no `-wal` file holds pages the file does not have yet).
-    /// A file that does not start like an SQLite database is left to SQLite, which says so.
-    private func checkHeader() throws(SignalError) {
-        func cut(_ detail: String) -> SignalError {
-            .storeCorrupt(
-                path: path, operation: "opening the store",
-                detail: "\(detail): the file was cut; restore the store's files from a backup")
+    /// the page count its header records while its `-wal` file does not hold the missing pages either
+    /// (up to the page count of its last commit there, when it holds one). A file that does not start
+    /// like an SQLite database is left to SQLite, which says so.
+    ///
+    /// The `-wal` file is read only for a file shorter than its header says (it is cut, or another
+    /// process's checkpoint is copying pages into it): a store's pages are in one file or the other
+    /// then, since a checkpoint copies pages without changing the `-wal` file. A commit, or a
+    /// checkpoint that restarts or removes the `-wal` file, changes its size or header: the `-wal`
+    /// file is compared before and after the database file is read, and the files are looked at
+    /// again when it changed. A store whose files keep changing is left to SQLite.
+    private func checkPages() throws(SignalError) {
+        for _ in 0..<100 {
+            let before = StoreLogPages.fingerprint(of: wal)
+            guard let (header, size) = Self.header(of: path),
+                let short = try shortFile(header: header, size: size)
+            else { return }
+            let log = StoreLogPages.read(wal)
+            guard (log?.fingerprint ?? StoreLogPages.fingerprint(of: wal)) == before else { continue }
+            return try checkLog(log, short)
         }
-        // The header first, then the size, then the `-wal` file: the order in which a checkpoint
-        // changes them.
-        guard let (header, size) = Self.header(of: path) else { return }
+    }
+
+    /// The page count a database file whose header records more pages than it holds is missing.
+    private struct ShortFile {
+        let size: Int
+        let pageSize: Int
+        let headerPages: Int
+    }
+
+    private func cut(_ detail: String) -> SignalError {
+        .storeCorrupt(
+            path: path, operation: "opening the store",
+            detail: "\(detail): the file was cut; restore the store's files from a backup")
+    }
+
+    /// Throws for a file shorter than the header or not a whole number of pages; returns what a file
+    /// shorter than the page count of its header holds, `nil` for any other file.
+    private func shortFile(header: [UInt8], size: Int) throws(SignalError) -> ShortFile? {
         guard size >= 100 else {
             throw cut("the file is \(size) bytes, shorter than the 100-byte header of an SQLite database")
         }
-        guard header.starts(with: Array("SQLite format 3\0".utf8)) else { return }
+        guard header.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
         func number(at offset: Int, bytes: Int) -> Int {
             header[offset..<(offset + bytes)].reduce(0) { $0 << 8 | Int($1) }
         }
         let pageSize = number(at: 16, bytes: 2) == 1 ? 65_536 : number(at: 16, bytes: 2)
-        guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0 else { return }
+        guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0 else { return nil }
         guard size % pageSize == 0 else {
             throw cut("the file is \(size) bytes, not a whole number of its \(pageSize)-byte pages")
         }
         // The header's page count is valid when its change counter matches "version valid for".
         let pages = number(at: 28, bytes: 4)
-        guard pages > 0, number(at: 24, bytes: 4) == number(at: 92, bytes: 4), (Self.size(of: wal) ?? 0) == 0,
-            size < pages * pageSize
-        else { return }
+        guard pages > 0, number(at: 24, bytes: 4) == number(at: 92, bytes: 4), size < pages * pageSize else {
+            return nil
+        }
+        return ShortFile(size: size, pageSize: pageSize, headerPages: pages)
+    }
+
+    /// Throws when pages a short database file is missing are not in its `-wal` file either.
+    private func checkLog(_ log: StoreLogPages?, _ file: ShortFile) throws(SignalError) {
+        guard let log, let pages = log.databasePages else {
+            throw cut(
+                "pages are missing: its header counts \(file.headerPages) pages of \(file.pageSize) bytes (\(file.headerPages * file.pageSize) bytes), the file holds \(file.size) bytes"
+            )
+        }
+        guard log.pageSize == file.pageSize else { return }
+        let missing = (file.size / file.pageSize + 1..<pages + 1).filter { !log.pages.contains(UInt32($0)) }
+        guard let first = missing.first else { return }
         throw cut(
-            "pages are missing: its header counts \(pages) pages of \(pageSize) bytes (\(pages * pageSize) bytes), the file holds \(size) bytes"
+            "pages are missing: its last commit, in \(wal), counts \(pages) pages of \(file.pageSize) bytes (\(pages * file.pageSize) bytes), the file holds \(file.size) bytes, and \(missing.count) of the pages after them (the first is page \(first)) are in neither file"
         )
     }
 

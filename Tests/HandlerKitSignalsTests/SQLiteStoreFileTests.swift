@@ -91,8 +91,16 @@ struct SQLiteStoreFileTests {
         #expect(FileManager.default.fileExists(atPath: path), "deleting the marker with the file starts a new store")
     }
 
+    /// Copies every commit of the `-wal` file into the database file and empties the `-wal` file
+    /// (a probe that exits before its store closes leaves its commits there).
+    func checkpoint(_ path: String) throws {
+        try DatabaseQueue(path: path).writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        #expect(StoreFile.size(path + "-wal") ?? 0 == 0)
+    }
+
     @Test func aStoreCutShortIsRefusedAsCorruptNamingTheFile() async throws {
         try await fillWithProbes()
+        try checkpoint(path)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(bytes.count >= 40 * 4096)
         let cuts: [(Int, String)] = [
@@ -121,6 +129,47 @@ struct SQLiteStoreFileTests {
         #expect(kept == "open 300")
         print(
             "sqlite.files: cut store refused as corrupt (3 cuts), deliveries kept \(kept.dropFirst(5))/300 once restored"
+        )
+    }
+
+    /// A copy of the store's files taken while a process had commits only in its `-wal` file (as a
+    /// crash leaves them) opens with them; the same copy with its database file cut is refused, by
+    /// the page count of the last commit in the `-wal` file.
+    @Test func aStoreCutShortBesideItsLogIsRefusedUnlessTheLogHoldsTheMissingPages() async throws {
+        try await fillWithProbes()
+        try checkpoint(path)
+        let store = try SQLiteSignalStore(path: path)
+        let center = try await SignalCenter.start(
+            component: "sync", store: store, options: .init(deliversAutomatically: false))
+        for index in 0..<20 {
+            _ = try await center.post(SignalID("\(index)"), payload: ["item": index])
+        }
+        let expected = try await store.statistics()
+        let copy = folder.path + "/copy.sqlite"
+        func copyFiles(cutTo size: Int? = nil) throws {
+            for file in [copy, copy + "-wal", copy + "-shm", copy + ".marker"] where StoreFile.size(file) != nil {
+                try FileManager.default.removeItem(atPath: file)
+            }
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            try bytes.prefix(size ?? bytes.count).write(to: URL(fileURLWithPath: copy))
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+        }
+        let logSize = StoreFile.size(path + "-wal") ?? 0
+        #expect(logSize > 32, "the posts are in the -wal file only")
+
+        try copyFiles()
+        #expect(try await SQLiteSignalStore(path: copy).statistics() == expected)
+
+        try copyFiles(cutTo: 4096)
+        let error = #expect(throws: SignalError.self) { try SQLiteSignalStore(path: copy) }
+        guard case .storeCorrupt(let file, let operation, let detail)? = error else { return }
+        #expect(file == copy && operation == "opening the store")
+        #expect(detail.hasPrefix("pages are missing: its last commit, in \(copy)-wal, counts "), "\(detail)")
+        #expect(detail.hasSuffix("are in neither file: the file was cut; restore the store's files from a backup"))
+        #expect(StoreFile.size(copy) == 4096, "the cut file was left as it was")
+        try await center.stop()
+        print(
+            "sqlite.files: a cut store beside a -wal file of \(logSize) bytes refused; uncut, it opened with its commits"
         )
     }
 
