@@ -45,9 +45,15 @@ struct PostgresRestartingStartTests {
             let downtime = Duration.milliseconds(Int.random(in: 0...1_500, using: &random))
             let store = try PostgresSignalStore(url: url, options: options)
             let begun = ContinuousClock.now
-            let starting = Task {
-                try await SignalCenter.start(
-                    component: "app", store: store, options: .init(deliversAutomatically: false))
+            // How long the start took is measured when it ends, not when the server is back.
+            let starting = Task { () -> (Result<SignalCenter, any Error>, Duration) in
+                do {
+                    let center = try await SignalCenter.start(
+                        component: "app", store: store, options: .init(deliversAutomatically: false))
+                    return (.success(center), begun.duration(to: .now))
+                } catch {
+                    return (.failure(error), begun.duration(to: .now))
+                }
             }
             try await Task.sleep(for: delay)
             if kill {
@@ -58,17 +64,19 @@ struct PostgresRestartingStartTests {
             }
             try await Task.sleep(for: downtime)
             try await own.startAgain()
-            switch await starting.result {
+            let (result, waited) = await starting.value
+            switch result {
             case .success(let center):
                 succeeded += 1
                 try await center.stop()
             case .failure(let error):
-                let waited = begun.duration(to: .now)
                 let text = "start \(index) (\(kill ? "SIGKILL" : "stop") after \(delay), down \(downtime)): \(error)"
                 if waited < reconnectFor {
+                    print("postgres.restart_starts failed early, after \(waited): \(text)")
                     failedEarly.append("\(text) after \(waited)")
                 } else {
                     failedAfter += 1
+                    print("postgres.restart_starts failed after \(waited): \(text)")
                     guard case .storeUnavailable(_, let reason)? = error as? SignalError else {
                         Issue.record("a start failed with another error than storeUnavailable: \(text)")
                         break
