@@ -84,6 +84,7 @@ public struct PromiseRecord: Sendable, Hashable {
 
 /// The post of a promise's settlement to its fallback consumer, which ``SignalCenter`` asks a store to
 /// make in the transaction that settles the promise (`PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`).
+@_spi(SignalStoreDriver)
 public struct PromiseSettlementPost: Sendable, Hashable {
     /// The signal it is posted to.
     @_spi(SignalStoreDriver) public var signalID: String

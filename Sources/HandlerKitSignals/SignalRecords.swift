@@ -59,6 +59,7 @@ public struct ConsumerRecord: Sendable, Hashable {
 }
 
 /// A delivery claimed by a run: what is needed to run its handler and to complete it.
+@_spi(SignalStoreDriver)
 public struct ClaimedDelivery: Sendable, Hashable {
     /// The store's row of the delivery.
     @_spi(SignalStoreDriver) public var rowID: Int64
@@ -115,6 +116,7 @@ extension ClaimedDelivery {
 }
 
 /// What `SignalStore.claimStartingFirst(for:limit:)` claimed.
+@_spi(SignalStoreDriver)
 public struct ClaimedBatch: Sendable, Hashable {
     /// The deliveries claimed, in `ClaimedDelivery.runningOrder(_:)`.
     @_spi(SignalStoreDriver) public var deliveries: [ClaimedDelivery]
@@ -132,6 +134,7 @@ public struct ClaimedBatch: Sendable, Hashable {
 }
 
 /// What `SignalStore.complete(_:endingConsumer:thenStarting:)` did.
+@_spi(SignalStoreDriver)
 public struct CompletionOutcome: Sendable, Hashable {
     /// Whether the delivery was completed (`false`: its claim was lost, nothing changed).
     @_spi(SignalStoreDriver) public var completed: Bool
@@ -146,6 +149,7 @@ public struct CompletionOutcome: Sendable, Hashable {
 }
 
 /// What `SignalStore.start(_:)` found.
+@_spi(SignalStoreDriver)
 public enum StartOutcome: Sendable, Hashable {
     /// The attempt is marked started: its handler may run now.
     @_spi(SignalStoreDriver) case started
@@ -224,6 +228,7 @@ public struct TakeoverReport: Sendable, Hashable {
 }
 
 /// A completed delivery, as kept in the store's history (`SignalStore.completions`).
+@_spi(SignalStoreDriver)
 public struct CompletionRecord: Sendable, Hashable {
     /// The delivery completed.
     @_spi(SignalStoreDriver) public var key: DeliveryKey
@@ -240,6 +245,7 @@ public struct CompletionRecord: Sendable, Hashable {
 }
 
 /// The runs a store knows of for one component (`SignalStore.runs(of:)`).
+@_spi(SignalStoreDriver)
 public struct RunsOfComponent: Sendable, Hashable {
     /// The runs recorded (alive, or gone and not yet taken over).
     @_spi(SignalStoreDriver) public var recorded: Set<String>
@@ -262,6 +268,7 @@ public struct RunsOfComponent: Sendable, Hashable {
 }
 
 /// A run's deliveries not yet completed (`SignalStore.runStatus(of:)`).
+@_spi(SignalStoreDriver)
 public struct RunStatus: Sendable, Hashable {
     /// The run's deliveries that are pending or claimed (not dead).
     @_spi(SignalStoreDriver) public var openDeliveries: Int

@@ -185,6 +185,7 @@ extension SignalStore {
 }
 
 /// Wakes a signal center when another process (or this one) changed what it may deliver.
+@_spi(SignalStoreDriver)
 public protocol SignalWakeListener: AnyObject, Sendable {
     /// Returns when a wake-up arrived since the last call, when `deadline` passes, or when closed.
     @_spi(SignalStoreDriver)

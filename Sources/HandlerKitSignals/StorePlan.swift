@@ -7,6 +7,7 @@ import Foundation
 /// here, once. A store runs `steps` in order inside one transaction, collects how many rows each
 /// changed (`counts`, one per step), and after its commit wakes the centers that `wakeUp(counts:)`
 /// names.
+@_spi(SignalStoreDriver)
 public struct StorePlan: Sendable, Hashable {
     /// What the plan does, for messages: a store names it in its errors ("registering consumer …").
     @_spi(SignalStoreDriver) public let purpose: String
