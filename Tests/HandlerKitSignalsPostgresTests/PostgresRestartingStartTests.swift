@@ -29,8 +29,10 @@ struct PostgresRestartingStartTests {
         let reconnectFor = Duration.seconds(10)
         let options = PostgresSignalStore.Options(reconnectFor: reconnectFor, connectionTimeout: .seconds(2))
         let url = own.url + "?schema=restarts"
-        // The schema is made before the faults begin.
-        let first = try PostgresSignalStore(url: url, options: options)
+        // The schema is made before the faults begin, with time to spare on a loaded machine: what is
+        // tested is the starts below.
+        let first = try PostgresSignalStore(
+            url: url, options: .init(reconnectFor: .seconds(120), connectionTimeout: .seconds(30)))
         try await SignalCenter.start(component: "app", store: first, options: .init(deliversAutomatically: false))
             .stop()
         await first.close()
