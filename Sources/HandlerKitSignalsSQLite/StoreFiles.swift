@@ -72,7 +72,7 @@ struct StoreFiles {
         }
     }
 
-    /// The page count a database file whose header records more pages than it holds is missing.
+    /// A database file that holds fewer pages than its header records.
     private struct ShortFile {
         let size: Int
         let pageSize: Int

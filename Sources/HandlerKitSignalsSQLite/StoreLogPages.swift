@@ -8,7 +8,7 @@ import Darwin
 /// header whose salts match the header's and whose running checksum holds, up to the last frame
 /// that ends a commit. The store's opening checks against them that no page of the database is in
 /// neither the database file nor the `-wal` file.
-struct StoreLogPages: Equatable {
+struct StoreLogPages {
     /// The page size the `-wal` file's header records.
     let pageSize: Int
     /// The database's size in pages after the last commit in the file; `nil` when it holds none.
@@ -46,7 +46,7 @@ struct StoreLogPages: Equatable {
         defer { closeDescriptor(fd) }
         guard let (identity, size, header) = fingerprint(fd), header.count == 32 else { return nil }
         let magic = number(header, at: 0)
-        let pageSize = number(header, at: 8) == 65_536 ? 65_536 : number(header, at: 8)
+        let pageSize = number(header, at: 8)
         guard magic & 0xFFFF_FFFE == 0x377F_0682, pageSize >= 512, pageSize <= 65_536,
             pageSize & (pageSize - 1) == 0
         else { return nil }

@@ -22,7 +22,8 @@ struct SQLiteStoreFileTests {
         try await Probe.run(arguments + ["--db", path], folder: folder.path)
     }
 
-    /// 300 once consumers registered and 300 signals posted by probe processes: 300 open deliveries.
+    /// 300 once consumers registered and 300 signals posted by probe processes: 300 open deliveries,
+    /// all in the database file.
     func fillWithProbes() async throws {
         let registered = try await probe([
             "register", "--component", "app", "--log", log, "--signals", "300", "--stop",
@@ -30,6 +31,7 @@ struct SQLiteStoreFileTests {
         #expect(registered.status == 0, "\(registered.output)")
         let posted = try await probe(["post", "--component", "sync", "--signals", "300"])
         #expect(posted.status == 0, "\(posted.output)")
+        try checkpoint(path)
     }
 
     func openDeliveries() async throws -> String {
@@ -100,7 +102,6 @@ struct SQLiteStoreFileTests {
 
     @Test func aStoreCutShortIsRefusedAsCorruptNamingTheFile() async throws {
         try await fillWithProbes()
-        try checkpoint(path)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(bytes.count >= 40 * 4096)
         let cuts: [(Int, String)] = [
@@ -137,7 +138,6 @@ struct SQLiteStoreFileTests {
     /// the page count of the last commit in the `-wal` file.
     @Test func aStoreCutShortBesideItsLogIsRefusedUnlessTheLogHoldsTheMissingPages() async throws {
         try await fillWithProbes()
-        try checkpoint(path)
         let store = try SQLiteSignalStore(path: path)
         let center = try await SignalCenter.start(
             component: "sync", store: store, options: .init(deliversAutomatically: false))
