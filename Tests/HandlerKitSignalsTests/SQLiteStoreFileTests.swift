@@ -134,42 +134,74 @@ struct SQLiteStoreFileTests {
     }
 
     /// A copy of the store's files taken while a process had commits only in its `-wal` file (as a
-    /// crash leaves them) opens with them; the same copy with its database file cut is refused, by
-    /// the page count of the last commit in the `-wal` file.
+    /// crash leaves them) opens with them; so does the copy of a checkpoint cut short, whose database
+    /// file has its new first page (counting the pages the commits added) but not yet the pages
+    /// after it. Refused, naming what is missing: the copy cut to one page, and the cut checkpoint
+    /// beside a `-wal` file whose header or first frame does not check out (SQLite ignores such a
+    /// file or its frames, so the missing pages are in neither file).
     @Test func aStoreCutShortBesideItsLogIsRefusedUnlessTheLogHoldsTheMissingPages() async throws {
         try await fillWithProbes()
         let store = try SQLiteSignalStore(path: path)
         let center = try await SignalCenter.start(
             component: "sync", store: store, options: .init(deliversAutomatically: false))
+        // Kept signals with payloads of 20 KB: the commits add pages to the database.
+        let text = String(repeating: "x", count: 20_000)
         for index in 0..<20 {
-            _ = try await center.post(SignalID("\(index)"), payload: ["item": index])
+            _ = try await center.post(
+                SignalID("kept\(index)"), payload: ["text": text], ifUnconsumed: .keep(for: .seconds(3_600)))
         }
         let expected = try await store.statistics()
+        let databaseBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let logBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-wal")))
+        try await center.stop()
+        #expect(logBytes.count > 32, "the posts are in the -wal file only")
         let copy = folder.path + "/copy.sqlite"
-        func copyFiles(cutTo size: Int? = nil) throws {
+        func copyFiles(database: [UInt8], log: [UInt8] = logBytes) throws {
             for file in [copy, copy + "-wal", copy + "-shm", copy + ".marker"] where StoreFile.size(file) != nil {
                 try FileManager.default.removeItem(atPath: file)
             }
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-            try bytes.prefix(size ?? bytes.count).write(to: URL(fileURLWithPath: copy))
-            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            try Data(database).write(to: URL(fileURLWithPath: copy))
+            try Data(log).write(to: URL(fileURLWithPath: copy + "-wal"))
         }
-        let logSize = StoreFile.size(path + "-wal") ?? 0
-        #expect(logSize > 32, "the posts are in the -wal file only")
+        func refusal(_ expectedDetail: String, _ comment: Comment) {
+            let error = #expect(throws: SignalError.self, comment) { try SQLiteSignalStore(path: copy) }
+            guard case .storeCorrupt(let file, let operation, let detail)? = error else { return }
+            #expect(file == copy && operation == "opening the store", comment)
+            #expect(detail.hasPrefix(expectedDetail), "\(comment): \(detail)")
+            #expect(detail.hasSuffix("the file was cut; restore the store's files from a backup"), comment)
+        }
 
-        try copyFiles()
+        try copyFiles(database: databaseBytes)
         #expect(try await SQLiteSignalStore(path: copy).statistics() == expected)
 
-        try copyFiles(cutTo: 4096)
-        let error = #expect(throws: SignalError.self) { try SQLiteSignalStore(path: copy) }
-        guard case .storeCorrupt(let file, let operation, let detail)? = error else { return }
-        #expect(file == copy && operation == "opening the store")
-        #expect(detail.hasPrefix("pages are missing: its last commit, in \(copy)-wal, counts "), "\(detail)")
-        #expect(detail.hasSuffix("are in neither file: the file was cut; restore the store's files from a backup"))
+        try copyFiles(database: Array(databaseBytes.prefix(4096)))
+        refusal("pages are missing: its last commit, in \(copy)-wal, counts ", "cut to one page")
         #expect(StoreFile.size(copy) == 4096, "the cut file was left as it was")
-        try await center.stop()
+
+        // The checkpoint cut short: the database file's first page as the last commit wrote it.
+        let log = LogFrames(logBytes)
+        let firstPage = try #require(log.lastCommittedFirstPage, "the commits wrote the first page")
+        let checkpointCut = firstPage + databaseBytes.dropFirst(firstPage.count)
+        let headerPages = checkpointCut[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        let pageSize = log.pageSize
+        #expect(
+            headerPages * pageSize > checkpointCut.count,
+            "the first page counts more pages than the file holds: the -wal file is read for them")
+        try copyFiles(database: checkpointCut)
+        #expect(try await SQLiteSignalStore(path: copy).statistics() == expected, "the -wal file holds the pages")
+
+        let missing =
+            "pages are missing: its header counts \(headerPages) pages of \(pageSize) bytes (\(headerPages * pageSize) bytes), the file holds \(checkpointCut.count) bytes"
+        var foreignSalt = logBytes
+        foreignSalt[16] ^= 0xFF
+        try copyFiles(database: checkpointCut, log: foreignSalt)
+        refusal(missing, "a -wal file whose header checksum fails")
+        var damagedFrame = logBytes
+        damagedFrame[32 + 24 + 100] ^= 0xFF
+        try copyFiles(database: checkpointCut, log: damagedFrame)
+        refusal(missing, "a -wal file whose first frame's checksum fails")
         print(
-            "sqlite.files: a cut store beside a -wal file of \(logSize) bytes refused; uncut, it opened with its commits"
+            "sqlite.files: a -wal file of \(logBytes.count) bytes holding pages \(databaseBytes.count / pageSize + 1)...\(headerPages): a cut checkpoint opened, a cut file or a damaged -wal file refused"
         )
     }
 
@@ -492,6 +524,29 @@ struct SQLiteStoreFileTests {
 }
 
 /// The size of a file, `nil` if there is none.
+/// The frames of a `-wal` file as SQLite wrote them (a test reads a file it knows to be whole).
+struct LogFrames {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    private func number(at offset: Int) -> Int { bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) } }
+
+    var pageSize: Int { number(at: 8) }
+
+    /// The database's first page as the last commit in the file left it, if a commit wrote it.
+    var lastCommittedFirstPage: [UInt8]? {
+        let frameSize = 24 + pageSize
+        var (offset, written, committed): (Int, [UInt8]?, [UInt8]?) = (32, nil, nil)
+        while offset + frameSize <= bytes.count {
+            if number(at: offset) == 1 { written = Array(bytes[(offset + 24)..<(offset + frameSize)]) }
+            if number(at: offset + 4) > 0 { committed = written }
+            offset += frameSize
+        }
+        return committed
+    }
+}
+
 enum StoreFile {
     static func size(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
