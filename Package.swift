@@ -13,6 +13,7 @@
 //   HandlerKitEvents   class- and instance-level events with closure and handler subscribers, saved subscriptions
 //   HandlerKitSignals  durable cross-process signals (persisted handlers, delivered exactly once): the
 //                      center, the rules of a delivery's life, the driver protocol and an in-memory store
+//   HandlerKitSignalsInspection  what operators and their tools see of a signal store, and the repairs they make
 //   HandlerKitSignalsSQLite    the signal store on SQLite (GRDB), for the processes of one machine
 //   HandlerKitSignalsPostgres  the signal store on PostgreSQL (postgres-nio), for several hosts
 //   HandlerKitSignalsTestKit   the conformance suite a signal store (ours or a third party's) runs
@@ -35,6 +36,7 @@ let package = Package(
         .plugin(name: "UpdateHandlerBaseline", targets: ["UpdateHandlerBaseline"]),
         .library(name: "HandlerKitEvents", targets: ["HandlerKitEvents"]),
         .library(name: "HandlerKitSignals", targets: ["HandlerKitSignals"]),
+        .library(name: "HandlerKitSignalsInspection", targets: ["HandlerKitSignalsInspection"]),
         .library(name: "HandlerKitSignalsSQLite", targets: ["HandlerKitSignalsSQLite"]),
         .library(name: "HandlerKitSignalsPostgres", targets: ["HandlerKitSignalsPostgres"]),
         .library(name: "HandlerKitSignalsTestKit", targets: ["HandlerKitSignalsTestKit"]),
@@ -207,14 +209,17 @@ let package = Package(
                     condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
+        // What an operator sees of a signal store and may repair in it (`SignalStoreInspector`), and the
+        // reads a store offers for it (`InspectableSignalStore`): for operators' tools, not for apps.
+        .target(name: "HandlerKitSignalsInspection", dependencies: ["HandlerKit", "HandlerKitSignals"]),
         // The SQL of the signal stores' steps, written once for both SQL stores (a dialect renders what
         // differs); no dependency but the core.
-        .target(name: "SignalSQL", dependencies: ["HandlerKitSignals"]),
+        .target(name: "SignalSQL", dependencies: ["HandlerKitSignals", "HandlerKitSignalsInspection"]),
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsSQLite",
             dependencies: [
-                "HandlerKit", "HandlerKitSignals", "SignalSQL", "CHandlerKitDarwinShim",
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsInspection", "SignalSQL", "CHandlerKitDarwinShim",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -225,7 +230,7 @@ let package = Package(
         .target(
             name: "HandlerKitSignalsPostgres",
             dependencies: [
-                "HandlerKit", "HandlerKitSignals", "SignalSQL",
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsInspection", "SignalSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
@@ -233,13 +238,15 @@ let package = Package(
         ),
         // The conformance suite every signal store passes, shipped for third-party stores (no test
         // framework: each check throws what it found wrong, so any framework can run it).
-        .target(name: "HandlerKitSignalsTestKit", dependencies: ["HandlerKit", "HandlerKitSignals"]),
+        .target(
+            name: "HandlerKitSignalsTestKit",
+            dependencies: ["HandlerKit", "HandlerKitSignals", "HandlerKitSignalsInspection"]),
         // `handlerkit-signals`: looks inside a signal store (an SQLite file, a PostgreSQL URL) and requeues
         // or discards what is stuck. Without the trait SignalsCommandLine it only says how to build it.
         .executableTarget(
             name: "handlerkit-signals",
             dependencies: [
-                "HandlerKitSignals", "SignalStoreOpening",
+                "HandlerKitSignals", "HandlerKitSignalsInspection", "SignalStoreOpening",
                 .product(
                     name: "ArgumentParser", package: "swift-argument-parser",
                     condition: .when(traits: ["SignalsCommandLine"])),
@@ -250,8 +257,8 @@ let package = Package(
         .target(
             name: "SignalStoreOpening",
             dependencies: [
-                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres",
-                .product(name: "Logging", package: "swift-log"),
+                "HandlerKitSignals", "HandlerKitSignalsInspection", "HandlerKitSignalsSQLite",
+                "HandlerKitSignalsPostgres", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `handlerkit-dashboard`: the same look and repairs as a web dashboard on a local port, pages of
@@ -259,7 +266,7 @@ let package = Package(
         .executableTarget(
             name: "handlerkit-dashboard",
             dependencies: [
-                "HandlerKitSignals", "SignalStoreOpening", "MustacheRendering",
+                "HandlerKitSignals", "HandlerKitSignalsInspection", "SignalStoreOpening", "MustacheRendering",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["SignalsDashboard"])),
                 .product(
                     name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["SignalsDashboard"])),
@@ -270,16 +277,17 @@ let package = Package(
         .testTarget(
             name: "HandlerKitSignalsDashboardTests",
             dependencies: [
-                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
-                "SignalsTestSupport", "TestWaiting", "handlerkit-dashboard",
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsInspection", "HandlerKitSignalsSQLite",
+                "HandlerKitSignalsTestKit", "SignalsTestSupport", "TestWaiting", "handlerkit-dashboard",
             ]
         ),
         // Runs the built command line on stores with known content (with the trait SignalsCommandLine).
         .testTarget(
             name: "HandlerKitSignalsCommandLineTests",
             dependencies: [
-                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit",
-                "HandlerKitSignalsPostgres", "SignalsTestSupport", "TestWaiting", "handlerkit-signals",
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsInspection", "HandlerKitSignalsSQLite",
+                "HandlerKitSignalsTestKit", "HandlerKitSignalsPostgres", "SignalsTestSupport", "TestWaiting",
+                "handlerkit-signals",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -315,8 +323,9 @@ let package = Package(
         .testTarget(
             name: "HandlerKitSignalsTests",
             dependencies: [
-                "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsTestKit", "SignalsTestSupport",
-                "TestWaiting", "handlerkit-signals-probe", "CHandlerKitDarwinShim",
+                "HandlerKitSignals", "HandlerKitSignalsInspection", "HandlerKitSignalsSQLite",
+                "HandlerKitSignalsTestKit", "SignalsTestSupport", "TestWaiting", "handlerkit-signals-probe",
+                "CHandlerKitDarwinShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"), "HandlerKitSignalsService",
                 .product(
@@ -331,8 +340,8 @@ let package = Package(
         .testTarget(
             name: "HandlerKitSignalsPostgresTests",
             dependencies: [
-                "HandlerKitSignals", "HandlerKitSignalsPostgres", "HandlerKitSignalsTestKit", "SignalsTestSupport",
-                "TestWaiting", "handlerkit-signals-probe",
+                "HandlerKitSignals", "HandlerKitSignalsInspection", "HandlerKitSignalsPostgres",
+                "HandlerKitSignalsTestKit", "SignalsTestSupport", "TestWaiting", "handlerkit-signals-probe",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ]
@@ -343,8 +352,9 @@ let package = Package(
         .testTarget(
             name: "DocumentationTests",
             dependencies: [
-                "HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsSQLite",
-                "HandlerKitSignalsPostgres", "HandlerKitSignalsService", "HandlerKitSignalsTestKit",
+                "HandlerKit", "HandlerKitEvents", "HandlerKitSignals", "HandlerKitSignalsInspection",
+                "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres", "HandlerKitSignalsService",
+                "HandlerKitSignalsTestKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",

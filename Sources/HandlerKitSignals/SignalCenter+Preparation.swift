@@ -8,9 +8,14 @@ extension SignalCenter {
         try Self.prepare(delivery, registry: registry)
     }
 
+    /// Throws the error a delivery gets when its handler cannot be rebuilt under `registry` or its
+    /// payload does not fit it (`SignalStoreInspector.checkStoredHandlers(registry:)`).
+    package static func checkHandler(of delivery: ClaimedDelivery, registry: HandlerRegistry) throws(SignalError) {
+        _ = try prepare(delivery, registry: registry)
+    }
+
     /// A delivery's handler rebuilt from its document under `registry`, with the payload's values
-    /// that its parameters take, and the post's context the payload carries; the errors a delivery
-    /// gets (`SignalStoreInspector` checks stored handlers with it).
+    /// that its parameters take, and the post's context the payload carries; the errors a delivery gets.
     static func prepare(
         _ delivery: ClaimedDelivery, registry: HandlerRegistry
     ) throws(SignalError) -> (Handler, PostContext) {
@@ -43,7 +48,7 @@ extension SignalCenter {
     }
 
     /// A consumer's handler rebuilt from its `document` (stored in `table` under `key`) under `registry`.
-    static func rebuild(
+    package static func rebuild(
         _ document: [UInt8], table: String, key: String, registry: HandlerRegistry
     ) throws(SignalError) -> Handler {
         do {

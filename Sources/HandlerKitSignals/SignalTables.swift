@@ -5,68 +5,68 @@ import HandlerKit
 /// on them in Swift: the executable form of <doc:HowADeliveryMoves> that ``InMemorySignalStore`` keeps
 /// behind a lock. The SQL stores make the same steps in SQL (their statements are written once, for
 /// both of them); the conformance suite and the differential test hold the two forms to each other.
-struct SignalTables {
-    struct Consumer {
-        var record: ConsumerRecord
-        var delivered = false
+package struct SignalTables {
+    package struct Consumer {
+        package var record: ConsumerRecord
+        package var delivered = false
     }
 
-    struct Signal {
-        var revision: Int
-        var postedAt = Date()
-        var payload: [UInt8]
-        var keepUntil: Date?
+    package struct Signal {
+        package var revision: Int
+        package var postedAt = Date()
+        package var payload: [UInt8]
+        package var keepUntil: Date?
     }
 
-    struct Delivery {
-        var key: DeliveryKey
-        var consumerID: ConsumerID
-        var signalID: String
-        var revision: Int
-        var component: String
-        var ownerRun: String
-        var lifetime: ConsumerLifetime
-        var handlerID: String
-        var handler: [UInt8]
-        var payload: [UInt8]
-        var state: DeliveryState = .pending
-        var claimedBy: String?
-        var claimedAt: Date?
-        var attempt = 0
-        var notBefore: Date
-        var madeAt: Date
-        var lastError: String?
+    package struct Delivery {
+        package var key: DeliveryKey
+        package var consumerID: ConsumerID
+        package var signalID: String
+        package var revision: Int
+        package var component: String
+        package var ownerRun: String
+        package var lifetime: ConsumerLifetime
+        package var handlerID: String
+        package var handler: [UInt8]
+        package var payload: [UInt8]
+        package var state: DeliveryState = .pending
+        package var claimedBy: String?
+        package var claimedAt: Date?
+        package var attempt = 0
+        package var notBefore: Date
+        package var madeAt: Date
+        package var lastError: String?
         /// Whether the current attempt's handler was started (`start`).
-        var started = false
+        package var started = false
         /// Whether the previous attempt was started and its run retired before settling it.
-        var crashed = false
+        package var crashed = false
     }
 
-    struct Completion {
-        var record: CompletionRecord
-        var consumerID: ConsumerID
-        var signalID: String
-        var revision: Int
-        var completedAt: Date
+    package struct Completion {
+        package var record: CompletionRecord
+        package var consumerID: ConsumerID
+        package var signalID: String
+        package var revision: Int
+        package var completedAt: Date
     }
 
     /// Recorded runs and their components.
-    var runs: [String: String] = [:]
+    package var runs: [String: String] = [:]
     /// When each recorded run started.
-    var runStarts: [String: Date] = [:]
+    package var runStarts: [String: Date] = [:]
     /// Recorded runs that are suspended: they count as gone (taken over like ended runs).
-    var suspended: Set<String> = []
+    package var suspended: Set<String> = []
     /// In the order registered.
-    var consumers: [Consumer] = []
-    var signals: [String: Signal] = [:]
+    package var consumers: [Consumer] = []
+    package var signals: [String: Signal] = [:]
     /// By row id, which grows in the order made.
-    var deliveries: [Int64: Delivery] = [:]
-    var nextRowID: Int64 = 1
-    var completions: [Completion] = []
+    package var deliveries: [Int64: Delivery] = [:]
+    package var nextRowID: Int64 = 1
+    package var completions: [Completion] = []
     /// Durable promises by id (`PromiseStore`).
-    var promises: [String: PromiseRecord] = [:]
+    package var promises: [String: PromiseRecord] = [:]
     /// How long completions stay in the history, in seconds.
-    let completionHistory: Double
+    package let completionHistory: Double
 
     /// Posts as ``InMemorySignalStore/post(_:payload:keepUntil:)`` does, without its wake-up.
     mutating func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) -> PostResult {

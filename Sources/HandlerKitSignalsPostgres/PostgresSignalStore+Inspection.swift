@@ -2,6 +2,7 @@
 #if PostgreSQL
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 import NIOCore
 import PostgresNIO
 import SignalSQL

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 import SignalSQL
 
 #if canImport(Glibc)

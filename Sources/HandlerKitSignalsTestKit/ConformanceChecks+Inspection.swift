@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 
 /// The checks of looking inside a store and repairing it (`InspectableSignalStore`,
 /// `SignalStoreInspector`).

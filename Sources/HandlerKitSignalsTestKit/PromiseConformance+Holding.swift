@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 
 /// The checks of who receives a settlement that reaches the center that made the promise before
 /// any of its tasks awaits it: held for that center's wait, then the fallback's.

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 
 /// The reads of `InspectableSignalStore` that are the same SQL for both SQL stores, written once.
 /// (What says whether a run is alive is each store's own: a lock file, or a lease and a session.)

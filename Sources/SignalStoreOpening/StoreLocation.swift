@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import HandlerKitSignalsPostgres
 import HandlerKitSignalsSQLite
 import Logging

@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import SignalStoreOpening
 
 /// The actions: a GET shows what would change and a form to confirm it with the action token; the

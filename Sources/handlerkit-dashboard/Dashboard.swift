@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import HTTPTypes
 import Hummingbird
 import SignalStoreOpening

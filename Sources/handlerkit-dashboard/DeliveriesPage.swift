@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 
 extension Dashboard {
     /// The deliveries that match the query's filters, oldest first, at most `limit`; the dead letters

@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 
 extension Dashboard {
     /// One delivery: where it is, its attempts and last error, its handler document and payload.

@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import SignalStoreOpening
 
 /// The filters of the deliveries pages, from the query string: `state` (may repeat), `component`,

@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 
 extension Dashboard {
     /// Above this many stored deliveries and completions together, the overview draws no chart:

@@ -1,6 +1,7 @@
 #if SignalsDashboard
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 
 /// Posts and completions per minute over the last hour, as the store's records tell them, drawn as
 /// an SVG bar chart.

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import SignalStoreOpening
 
 #if canImport(Glibc)

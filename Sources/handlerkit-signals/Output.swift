@@ -1,6 +1,7 @@
 #if SignalsCommandLine
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import SignalStoreOpening
 
 #if canImport(Glibc)

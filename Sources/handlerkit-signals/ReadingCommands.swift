@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 
 /// `status`: runs, counts by state per component, oldest waiting delivery, dead letters, kept signals.
 struct StatusCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import SignalStoreOpening
 
 /// The store a command works on, and how its output is written.

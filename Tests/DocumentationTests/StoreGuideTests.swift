@@ -37,7 +37,7 @@ import Testing
         let guide = try ArticleSnippetTests.text(of: Self.guide)
         let protocols = [
             ("SignalStore", "SignalStore.swift"), ("PromiseStore", "PromiseStore.swift"),
-            ("InspectableSignalStore", "InspectableSignalStore.swift"),
+            ("InspectableSignalStore", "../HandlerKitSignalsInspection/InspectableSignalStore.swift"),
         ]
         var count = 0
         for (name, file) in protocols {

@@ -5,6 +5,7 @@ import Foundation
 import GRDB
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import HandlerKitSignalsPostgres
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit

@@ -2,6 +2,7 @@
 import Foundation
 import HandlerKit
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit
 import SignalsTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 import SignalsTestSupport
 
 /// A kind of store a differential sequence runs on.

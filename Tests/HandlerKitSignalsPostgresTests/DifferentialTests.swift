@@ -1,5 +1,6 @@
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 import SignalsTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 
 /// One store under a differential sequence, with the centers of its slots, its handlers' recorder,
 /// and the logical names of what it made: runs are `r1`, `r2`… in the order started, consumers and

@@ -3,6 +3,7 @@
 import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 import HandlerKitSignalsPostgres
 import HandlerKitSignalsTestKit
 import SignalsTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit
 import SignalsTestSupport

@@ -4,6 +4,7 @@ import Foundation
 import HandlerKit
 import HandlerKitEvents
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import HandlerKitSignalsSQLite
 import Testing
 

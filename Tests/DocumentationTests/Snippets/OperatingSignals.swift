@@ -1,6 +1,7 @@
 // The Swift block of the article "Operating signals" (HandlerKitSignals.docc/OperatingSignals.md; see
 // ArticleSnippetTests). Nothing here runs.
 import HandlerKitSignals
+import HandlerKitSignalsInspection
 import HandlerKitSignalsSQLite
 
 enum OperatingSignalsArticle {

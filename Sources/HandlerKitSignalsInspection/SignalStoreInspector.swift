@@ -1,5 +1,6 @@
 import Foundation
 import HandlerKit
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// What an operator sees of a signal store and what they may change in it, for tools such as the
 /// `handlerkit-signals` command line: runs and their liveness, deliveries by state, consumers and
@@ -7,7 +8,7 @@ import HandlerKit
 /// of completions.
 ///
 /// Reading writes nothing. Each action is one of the core's plans, made in one transaction by the
-/// store (the same rules as ``SignalCenter/requeue(_:)`` and ``SignalCenter/remove(_:)``), and
+/// store (the same rules as `SignalCenter.requeue(_:)` and `SignalCenter.remove(_:)`), and
 /// returns what it changed.
 ///
 /// ```swift
@@ -284,7 +285,7 @@ public struct SignalStoreInspector: Sendable {
                 revision: delivery.revision, handler: delivery.handler ?? [], payload: delivery.payload ?? [],
                 attempt: delivery.attempts, runID: delivery.ownerRun, mode: nil, previousAttemptCrashed: false)
             do {
-                _ = try SignalCenter.prepare(claimed, registry: registry)
+                try SignalCenter.checkHandler(of: claimed, registry: registry)
             } catch {
                 problems.append(
                     StoredHandlerProblem(

@@ -1,4 +1,6 @@
 import Foundation
+import HandlerKit
+@_spi(SignalStoreDriver) import HandlerKitSignals
 
 /// A signal store an operator can look inside: its runs with their liveness, its deliveries in
 /// every state, the counts by component and state, its signal records and its history of
@@ -66,7 +68,7 @@ public struct RunRecord: Sendable, Hashable {
 /// Which deliveries `InspectableSignalStore.deliveries(matching:)` lists; every condition given
 /// must hold.
 public struct DeliveryFilter: Sendable, Hashable {
-    /// Where a delivery is, as an operator sees it: ``DeliveryState`` with pending split in two.
+    /// Where a delivery is, as an operator sees it: `DeliveryState` with pending split in two.
     public enum State: String, Sendable, Hashable, CaseIterable {
         /// Pending with no failed attempt behind it: waiting to be claimed from its due time on.
         case pending
