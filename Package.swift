@@ -214,7 +214,7 @@ let package = Package(
         .target(name: "HandlerKitSignalsInspection", dependencies: ["HandlerKit", "HandlerKitSignals"]),
         // The SQL of the signal stores' steps, written once for both SQL stores (a dialect renders what
         // differs); no dependency but the core.
-        .target(name: "SignalSQL", dependencies: ["HandlerKitSignals", "HandlerKitSignalsInspection"]),
+        .target(name: "SignalSQL", dependencies: ["HandlerKitSignals"]),
         // The store on SQLite through GRDB: SQL, files, locks and wake-ups only.
         .target(
             name: "HandlerKitSignalsSQLite",

@@ -75,17 +75,6 @@ public final class InMemorySignalStore: SignalStore {
         return counts != nil
     }
 
-    @_spi(SignalStoreDriver)
-    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
-        state.withLock { state in
-            RunsOfComponent(
-                recorded: Set(state.runs.filter { $0.value == component }.keys),
-                namedByConsumers: Set(
-                    state.consumers.filter { $0.record.component == component }.map(\.record.runID)),
-                owningDeliveries: Set(state.deliveries.values.filter { $0.component == component }.map(\.ownerRun)))
-        }
-    }
-
     /// A run is gone once its `endRun` removed it (nothing outlives the object), or while it is suspended.
     @_spi(SignalStoreDriver)
     public func takeOver(
@@ -109,15 +98,6 @@ public final class InMemorySignalStore: SignalStore {
         return counts
     }
 
-    // MARK: Consumers
-
-    @_spi(SignalStoreDriver)
-    public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
-        state.withLock { state in
-            state.consumers.map(\.record).filter { component == nil || $0.component == component }
-        }
-    }
-
     // MARK: Posting
 
     @_spi(SignalStoreDriver)
@@ -130,15 +110,11 @@ public final class InMemorySignalStore: SignalStore {
     // MARK: Delivering
 
     @_spi(SignalStoreDriver)
-    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
-        state.withLock { $0.claim(for: runID, limit: limit) }
-    }
-
-    @_spi(SignalStoreDriver)
-    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
+    public func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
         state.withLock { state in
             let deliveries = ClaimedDelivery.runningOrder(state.claim(for: runID, limit: limit))
-            return ClaimedBatch(deliveries: deliveries, firstStart: deliveries.first.map { state.start($0) })
+            let first = startingFirst ? deliveries.first : nil
+            return ClaimedBatch(deliveries: deliveries, firstStart: first.map { state.start($0) })
         }
     }
 
@@ -157,43 +133,11 @@ public final class InMemorySignalStore: SignalStore {
         }
     }
 
-    @_spi(SignalStoreDriver)
-    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
-        state.withLock { state in
-            let open = state.deliveries.values.filter { $0.ownerRun == runID && $0.state != .dead }
-            return RunStatus(
-                openDeliveries: open.count, nextDue: open.filter { $0.state == .pending }.map(\.notBefore).min())
-        }
-    }
-
-    // MARK: Dead deliveries
+    // MARK: Reads
 
     @_spi(SignalStoreDriver)
-    public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
-        state.withLock { state in
-            state.deliveries.sorted { $0.key < $1.key }.map(\.value)
-                .filter { $0.state == .dead && (component == nil || $0.component == component) }
-                .map {
-                    DeadDelivery(
-                        key: $0.key, signalID: $0.signalID, revision: $0.revision, consumerID: $0.consumerID,
-                        component: $0.component, handlerID: $0.handlerID, attempts: $0.attempt,
-                        reason: $0.lastError ?? DeadDelivery.unknownReason)
-                }
-        }
-    }
-
-    @_spi(SignalStoreDriver)
-    public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
-        state.withLock { state in state.completions.map(\.record).filter { $0.key == key } }
-    }
-
-    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
-        state.withLock { state in
-            SignalStoreStatistics(
-                runs: state.runs.count, consumers: state.consumers.count, signals: state.signals.count,
-                completions: state.completions.count,
-                deliveries: state.deliveries.values.map { (state: $0.state.rawValue, count: 1) })
-        }
+    public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
+        state.withLock { read.tables($0) }
     }
 
     // MARK: Wake-ups
@@ -250,11 +194,6 @@ extension InMemorySignalStore: PromiseStore {
     }
 
     @_spi(SignalStoreDriver)
-    public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
-        state.withLock { $0.promises[id] }
-    }
-
-    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
@@ -272,14 +211,6 @@ extension InMemorySignalStore: PromiseStore {
         }
         if PromiseRecord.wakeUp(settled: settled, record) != nil || (posted?.deliveries ?? 0) > 0 { wakeAll() }
         return record
-    }
-
-    @_spi(SignalStoreDriver)
-    public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
-        state.withLock { state in
-            state.promises.values.filter { settled == nil || $0.isSettled == settled }
-                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
-        }
     }
 
     @_spi(SignalStoreDriver)

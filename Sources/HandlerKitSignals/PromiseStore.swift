@@ -9,10 +9,6 @@ public protocol PromiseStore: SignalStore {
     @_spi(SignalStoreDriver)
     func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool
 
-    /// The promise with this id; `nil` when there is none (never made, or removed after its retention).
-    @_spi(SignalStoreDriver)
-    func promise(_ id: String) async throws(SignalError) -> PromiseRecord?
-
     /// In one transaction: settles the promise with this id with `settlement` when it is not settled
     /// yet and its value type is one of `valueTypes` (any type when `nil`), reads the promise as it
     /// then is (settled by `settlement`, by the settlement made before it, or still pending when its
@@ -29,13 +25,23 @@ public protocol PromiseStore: SignalStore {
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord?
 
-    /// The promises, all of them or only the settled (`true`) or pending (`false`) ones, oldest first.
-    @_spi(SignalStoreDriver)
-    func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord]
-
     /// Removes the settled promises whose retention ended before `now`; returns how many.
     @_spi(SignalStoreDriver)
     func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int
+}
+
+extension PromiseStore {
+    /// The promise with this id; `nil` when there is none (never made, or removed after its retention).
+    @_spi(SignalStoreDriver)
+    public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
+        try await read(StoreReads.promise(id))
+    }
+
+    /// The promises, all of them or only the settled (`true`) or pending (`false`) ones, oldest first.
+    @_spi(SignalStoreDriver)
+    public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
+        try await read(StoreReads.promises(settled: settled))
+    }
 }
 
 /// A promise as stored.

@@ -1,28 +1,182 @@
 import Foundation
 
-/// The driver protocol: where signals, consumers and deliveries live, how runs prove they are alive,
-/// and how processes wake each other. `SignalCenter` is the API apps use; it makes every decision
-/// (what to claim, when to retry, when a delivery is dead, which runs to take over, which rows an
-/// operation changes) and calls the store for each step. Stores: ``InMemorySignalStore`` (here),
-/// `SQLiteSignalStore` (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
+/// The driver protocol: where signals, consumers and deliveries live, and how processes wake each
+/// other. `SignalCenter` is the API apps use; it makes every decision (what to claim, when to retry,
+/// when a delivery is dead, which runs to take over, which rows an operation changes) and calls the
+/// store for each step. Stores: ``InMemorySignalStore`` (here), `SQLiteSignalStore`
+/// (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
-/// A store implements primitives: run liveness (`beginRun(_:component:applying:)`,
-/// `endRun(_:component:applying:)`, `takeOver(_:of:applying:)`), the steps of a `StorePlan`
-/// (`apply(_:)`, which also gives back a delivery whose attempt failed: `StoreStep.releaseClaim(_:)`),
-/// the hot paths (`post(_:payload:keepUntil:)`, `claim(for:limit:)`, `start(_:)`,
-/// `complete(_:endingConsumer:thenStarting:)`) and reads.
+/// A store implements primitives: the steps of a `StorePlan` (`apply(_:)`), the core's reads
+/// (`read(_:)`), the hot paths (`post(_:payload:keepUntil:)`, `claim(for:limit:startingFirst:)`,
+/// `start(_:)`, `complete(_:endingConsumer:thenStarting:)`), a wake listener, and how runs prove
+/// they are alive (``SignalRunLiveness``). Everything else (`consumers(of:)`, `runStatus(of:)`,
+/// ``statistics()``, the takeover of dead runs, …) the core builds on them.
 ///
 /// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
 /// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,
 /// effects and guarantees; `HandlerKitSignalsTestKit` checks a store against them.
 ///
 /// An app only makes a store and passes it to ``SignalCenter/start(component:store:registry:options:)``:
-/// the requirements besides ``location`` and ``statistics()`` are the `SignalStoreDriver` SPI, which a
-/// store's sources import with `@_spi(SignalStoreDriver) import HandlerKitSignals`.
-public protocol SignalStore: Sendable {
+/// the requirements besides ``location`` are the `SignalStoreDriver` SPI, which a store's sources
+/// import with `@_spi(SignalStoreDriver) import HandlerKitSignals`.
+public protocol SignalStore: SignalRunLiveness {
     /// Where the store is, for messages (a path or a URL without credentials).
     var location: String { get }
 
+    /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
+    /// wakes the centers `StorePlan.wakeUp(counts:)` names.
+    @_spi(SignalStoreDriver)
+    func apply(_ plan: StorePlan) async throws(SignalError) -> [Int]
+
+    /// Posts a revision of `signalID` with `payload` (a JSON object): one delivery per consumer that
+    /// takes it. `keepUntil` keeps it for consumers that register later.
+    @_spi(SignalStoreDriver)
+    func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult
+
+    /// Claims up to `limit` due deliveries of `runID`, oldest first, in `ClaimedDelivery.runningOrder(_:)`.
+    /// With `startingFirst`, also marks the first of them started in the same transaction, exactly as
+    /// ``start(_:)`` does (`ClaimedBatch.firstStart`): the first handler of a delivery pass then
+    /// waits for one transaction, not two. A run that is no longer recorded claims nothing (a store
+    /// that finds this out while deliveries of the run are due may say so: `firstStart` `.runTakenOver`).
+    @_spi(SignalStoreDriver)
+    func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch
+
+    /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
+    /// still claimed by the same run and attempt and the run is still recorded (not taken over).
+    /// Marking it again is harmless. `StartOutcome.started` is the only answer that lets the
+    /// handler run; an error means it must not run either.
+    @_spi(SignalStoreDriver)
+    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome
+
+    /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
+    /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
+    /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
+    /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
+    /// in the same transaction, exactly as `SignalStore.start(_:)` does, whether or not `delivery` completed.
+    @_spi(SignalStoreDriver)
+    func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome
+
+    /// Answers `read` (one of the core's reads, `StoreRead`) in one read transaction: a SQL store runs
+    /// `read.sql`'s statement and makes its value of the rows. The reads (`consumers(of:)`,
+    /// `runStatus(of:)`, `statistics()`, …) are built on it.
+    @_spi(SignalStoreDriver)
+    func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value
+
+    /// A listener that wakes when any process posts, registers or requeues.
+    @_spi(SignalStoreDriver)
+    func makeWakeListener() throws(SignalError) -> any SignalWakeListener
+}
+
+extension SignalRunLiveness {
+    @_spi(SignalStoreDriver)
+    public var livenessCheckInterval: Duration? { nil }
+}
+
+extension SignalStore {
+    /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:applying:)``
+    /// with the core's retirement plan, for each run ``runs(of:)`` lists), and reports what changed:
+    /// a run whose record was still there died (``TakeoverReport/deadRuns``), one without a record had
+    /// ended cleanly and left durable consumers or deliveries (``TakeoverReport/endedRuns``).
+    /// Started attempts of the runs taken over count by `retry` (the taker's policy). Runs that are
+    /// alive are left alone, and so is a run whose takeover changed nothing of it (another taker
+    /// was first).
+    @_spi(SignalStoreDriver)
+    public func takeOverDeadRuns(
+        of component: String, by runID: String, retry: RetryPolicy
+    ) async throws(SignalError) -> TakeoverReport {
+        var report = TakeoverReport()
+        for run in try await runs(of: component).all(besides: runID) {
+            let plan = StorePlan.retire(run, takenOverBy: runID, retry: retry, now: Date().timeIntervalSince1970)
+            guard let counts = try await takeOver(run, of: component, applying: plan),
+                let taken = plan.takeoverReport(counts: counts)
+            else { continue }
+            report.add(taken)
+        }
+        return report
+    }
+}
+
+extension SignalStore {
+    /// How many runs, consumers, signal records and deliveries the store holds.
+    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
+        try await read(StoreReads.statistics)
+    }
+
+    /// The runs the store knows of for `component`: those recorded, and those its consumers and its
+    /// deliveries name (a run may be gone while they remain).
+    @_spi(SignalStoreDriver)
+    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
+        try await read(StoreReads.runs(of: component))
+    }
+
+    /// The consumers of a component, or of all components.
+    @_spi(SignalStoreDriver)
+    public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
+        try await read(StoreReads.consumers(of: component))
+    }
+
+    /// The deliveries of `runID` not yet completed, and when the earliest pending one is due.
+    @_spi(SignalStoreDriver)
+    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
+        try await read(StoreReads.runStatus(of: runID))
+    }
+
+    /// The dead deliveries of a component, or of all components.
+    @_spi(SignalStoreDriver)
+    public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
+        try await read(StoreReads.deadDeliveries(of: component))
+    }
+
+    /// The completions recorded for `key` (the store keeps a history of completions for a while).
+    @_spi(SignalStoreDriver)
+    public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
+        try await read(StoreReads.completions(of: key))
+    }
+}
+
+extension SignalStore {
+    /// Claims up to `limit` due deliveries of `runID` (``claim(for:limit:startingFirst:)``, starting none).
+    @_spi(SignalStoreDriver)
+    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
+        try await claim(for: runID, limit: limit, startingFirst: false).deliveries
+    }
+
+    /// Claims up to `limit` due deliveries of `runID` and marks the one that runs first started
+    /// (``claim(for:limit:startingFirst:)``): what a center's delivery pass calls.
+    @_spi(SignalStoreDriver)
+    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
+        try await claim(for: runID, limit: limit, startingFirst: true)
+    }
+
+    /// Gives a claimed delivery back after its attempt failed, if its run and attempt still hold its
+    /// claim: the core's `StorePlan` (pending again from `retryAt`, or dead with `reason` when
+    /// `retryAt` is `nil`), applied by ``apply(_:)``. `false` when the claim was lost.
+    package func release(
+        _ delivery: ClaimedDelivery, reason: String, retryAt: Date?
+    ) async throws(SignalError) -> Bool {
+        let plan = StorePlan.release(delivery, reason: reason, retryAt: retryAt)
+        return plan.releasedClaim(counts: try await apply(plan))
+    }
+}
+
+/// Wakes a signal center when another process (or this one) changed what it may deliver.
+@_spi(SignalStoreDriver)
+public protocol SignalWakeListener: AnyObject, Sendable {
+    /// Returns when a wake-up arrived since the last call, when `deadline` passes, or when closed.
+    @_spi(SignalStoreDriver)
+    func next(deadline: ContinuousClock.Instant) async
+    /// Stops listening; a waiting `next` returns.
+    @_spi(SignalStoreDriver)
+    func close()
+}
+
+/// How a store's runs prove they are alive, and how a gone run is taken over exclusively: the half of
+/// the driver protocol that owns a store's locks, files or leases (``SignalStore`` refines it). Each
+/// requirement applies the core's `StorePlan` in the transaction that records, retires or takes over
+/// the run; the core decides what the plan holds and when to look for gone runs.
+public protocol SignalRunLiveness: Sendable {
     /// Starts a run of `component`: takes the proof that it is alive for as long as this process
     /// lives (a lock the kernel or the server releases when the process dies), records the run, and
     /// applies `plan` in the transaction that records it.
@@ -54,11 +208,6 @@ public protocol SignalStore: Sendable {
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> Bool
 
-    /// The runs the store knows of for `component`: those recorded, and those its consumers and its
-    /// deliveries name (a run may be gone while they remain).
-    @_spi(SignalStoreDriver)
-    func runs(of component: String) async throws(SignalError) -> RunsOfComponent
-
     /// When `run` is gone (its proof of life lapsed), applies `plan` (the core's takeover of it) in
     /// one transaction while holding what keeps other takers of `run` out, and returns the rows each
     /// step changed. `nil`, changing nothing, while `run` is alive.
@@ -73,124 +222,4 @@ public protocol SignalStore: Sendable {
     /// by itself. `nil` unless a store says otherwise.
     @_spi(SignalStoreDriver)
     var livenessCheckInterval: Duration? { get }
-
-    /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
-    /// wakes the centers `StorePlan.wakeUp(counts:)` names.
-    @_spi(SignalStoreDriver)
-    func apply(_ plan: StorePlan) async throws(SignalError) -> [Int]
-
-    /// The consumers of a component, or of all components.
-    @_spi(SignalStoreDriver)
-    func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord]
-
-    /// Posts a revision of `signalID` with `payload` (a JSON object): one delivery per consumer that
-    /// takes it. `keepUntil` keeps it for consumers that register later.
-    @_spi(SignalStoreDriver)
-    func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult
-
-    /// Claims up to `limit` due deliveries of `runID`, oldest first.
-    @_spi(SignalStoreDriver)
-    func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery]
-
-    /// Claims like ``claim(for:limit:)`` and, in the same transaction, marks the delivery the center
-    /// runs first (the first of `ClaimedBatch.deliveries`, in `ClaimedDelivery.runningOrder(_:)`)
-    /// started, exactly as ``start(_:)`` does: the first handler of a delivery pass then waits for one
-    /// transaction, not two. A store without a way to do both at once can keep the default
-    /// implementation, which calls ``claim(for:limit:)`` and then ``start(_:)``.
-    @_spi(SignalStoreDriver)
-    func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch
-
-    /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
-    /// still claimed by the same run and attempt and the run is still recorded (not taken over).
-    /// Marking it again is harmless. `StartOutcome.started` is the only answer that lets the
-    /// handler run; an error means it must not run either.
-    @_spi(SignalStoreDriver)
-    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome
-
-    /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
-    /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
-    /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
-    /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
-    /// in the same transaction, exactly as `SignalStore.start(_:)` does, whether or not `delivery` completed.
-    @_spi(SignalStoreDriver)
-    func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome
-
-    /// The deliveries of `runID` not yet completed, and when the earliest pending one is due.
-    @_spi(SignalStoreDriver)
-    func runStatus(of runID: String) async throws(SignalError) -> RunStatus
-
-    /// The dead deliveries of a component, or of all components.
-    @_spi(SignalStoreDriver)
-    func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery]
-
-    /// The completions recorded for `key` (the store keeps a history of completions for a while).
-    @_spi(SignalStoreDriver)
-    func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord]
-
-    /// How many runs, consumers, signal records and deliveries the store holds.
-    func statistics() async throws(SignalError) -> SignalStoreStatistics
-
-    /// A listener that wakes when any process posts, registers or requeues.
-    @_spi(SignalStoreDriver)
-    func makeWakeListener() throws(SignalError) -> any SignalWakeListener
-}
-
-extension SignalStore {
-    @_spi(SignalStoreDriver)
-    public var livenessCheckInterval: Duration? { nil }
-
-    /// Takes over every run of `component` other than `runID` that is gone (``takeOver(_:of:applying:)``
-    /// with the core's retirement plan, for each run ``runs(of:)`` lists), and reports what changed:
-    /// a run whose record was still there died (``TakeoverReport/deadRuns``), one without a record had
-    /// ended cleanly and left durable consumers or deliveries (``TakeoverReport/endedRuns``).
-    /// Started attempts of the runs taken over count by `retry` (the taker's policy). Runs that are
-    /// alive are left alone, and so is a run whose takeover changed nothing of it (another taker
-    /// was first).
-    @_spi(SignalStoreDriver)
-    public func takeOverDeadRuns(
-        of component: String, by runID: String, retry: RetryPolicy
-    ) async throws(SignalError) -> TakeoverReport {
-        var report = TakeoverReport()
-        for run in try await runs(of: component).all(besides: runID) {
-            let plan = StorePlan.retire(run, takenOverBy: runID, retry: retry, now: Date().timeIntervalSince1970)
-            guard let counts = try await takeOver(run, of: component, applying: plan),
-                let taken = plan.takeoverReport(counts: counts)
-            else { continue }
-            report.add(taken)
-        }
-        return report
-    }
-}
-
-extension SignalStore {
-    /// ``claim(for:limit:)``, then ``start(_:)`` of the delivery that runs first: two transactions.
-    @_spi(SignalStoreDriver)
-    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
-        let deliveries = ClaimedDelivery.runningOrder(try await claim(for: runID, limit: limit))
-        guard let first = deliveries.first else { return ClaimedBatch(deliveries: [], firstStart: nil) }
-        return ClaimedBatch(deliveries: deliveries, firstStart: try await start(first))
-    }
-
-    /// Gives a claimed delivery back after its attempt failed, if its run and attempt still hold its
-    /// claim: the core's `StorePlan` (pending again from `retryAt`, or dead with `reason` when
-    /// `retryAt` is `nil`), applied by ``apply(_:)``. `false` when the claim was lost.
-    package func release(
-        _ delivery: ClaimedDelivery, reason: String, retryAt: Date?
-    ) async throws(SignalError) -> Bool {
-        let plan = StorePlan.release(delivery, reason: reason, retryAt: retryAt)
-        return plan.releasedClaim(counts: try await apply(plan))
-    }
-}
-
-/// Wakes a signal center when another process (or this one) changed what it may deliver.
-@_spi(SignalStoreDriver)
-public protocol SignalWakeListener: AnyObject, Sendable {
-    /// Returns when a wake-up arrived since the last call, when `deadline` passes, or when closed.
-    @_spi(SignalStoreDriver)
-    func next(deadline: ContinuousClock.Instant) async
-    /// Stops listening; a waiting `next` returns.
-    @_spi(SignalStoreDriver)
-    func close()
 }

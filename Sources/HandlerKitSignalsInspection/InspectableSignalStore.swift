@@ -13,23 +13,33 @@ public protocol InspectableSignalStore: SignalStore {
     /// The runs recorded, oldest first, each with whether it is alive now.
     @_spi(SignalStoreDriver)
     func runRecords() async throws(SignalError) -> [RunRecord]
+}
 
+extension InspectableSignalStore {
     /// The deliveries that match `filter`, oldest first (by the order they were made), at most
     /// `filter.limit`; with their handler documents and payloads when `filter.includesBodies`.
     @_spi(SignalStoreDriver)
-    func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord]
+    public func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord] {
+        try await read(InspectionReads.deliveries(matching: filter))
+    }
 
     /// How many deliveries each component has in each ``DeliveryFilter/State``, with the oldest of each.
     @_spi(SignalStoreDriver)
-    func deliveryCounts() async throws(SignalError) -> [DeliveryCount]
+    public func deliveryCounts() async throws(SignalError) -> [DeliveryCount] {
+        try await read(InspectionReads.deliveryCounts)
+    }
 
     /// The signal records: signals with consumers, and signals kept for consumers that register later.
     @_spi(SignalStoreDriver)
-    func signalRecords() async throws(SignalError) -> [SignalRecord]
+    public func signalRecords() async throws(SignalError) -> [SignalRecord] {
+        try await read(InspectionReads.signalRecords)
+    }
 
     /// The completions in the history that match `filter`, oldest first, at most `filter.limit`.
     @_spi(SignalStoreDriver)
-    func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry]
+    public func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry] {
+        try await read(InspectionReads.completions(matching: filter))
+    }
 }
 
 /// A run as recorded, with its liveness (`InspectableSignalStore.runRecords()`).

@@ -11,18 +11,9 @@ import SignalSQL
 extension PostgresSignalStore {
     // MARK: Delivering
 
-    @_spi(SignalStoreDriver)
-    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
-        try await claim(for: runID, limit: limit, startingFirst: false).deliveries
-    }
-
     /// One statement: the claim marks the delivery that runs first started.
     @_spi(SignalStoreDriver)
-    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
-        try await claim(for: runID, limit: limit, startingFirst: true)
-    }
-
-    private func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
+    public func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
         try await prepare()
         let now = Date().timeIntervalSince1970
         let running = inFlight.withLock { Array($0) }
@@ -170,20 +161,6 @@ extension PostgresSignalStore {
                 return CompletionOutcome(completed: recordedBefore, next: nextOutcome)
             }
             return CompletionOutcome(completed: completed == 1, next: nextOutcome)
-        }
-    }
-
-    @_spi(SignalStoreDriver)
-    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
-        try await prepare()
-        return try await connections.run("reading the status of run \(runID)") { connection, _ in
-            var status = RunStatus(openDeliveries: 0, nextDue: nil)
-            for try await (open, due) in try await connection.execute(
-                PostgresStatements.Status(runID: runID), logger: self.options.logger)
-            {
-                status = RunStatus(stored: open, nextDue: due)
-            }
-            return status
         }
     }
 }

@@ -33,11 +33,6 @@ extension PostgresSignalStore: PromiseStore {
     }
 
     @_spi(SignalStoreDriver)
-    public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
-        try await run(PromiseStatements.promise(id))
-    }
-
-    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
@@ -45,7 +40,7 @@ extension PostgresSignalStore: PromiseStore {
         if readsOnly { throw .storeReadOnly(path: location, operation: "settling promise '\(id)'") }
         try await prepare()
         return try await connections.transaction("settling promise '\(id)'") { connection in
-            guard let stored = try await self.run(PromiseStatements.promise(id, locking: .postgres), on: connection)
+            guard let stored = try await self.run(StoreReads.promiseSQL(id, locking: .postgres), on: connection)
             else { return nil }
             let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
             if settled != nil { _ = try await self.execute(PromiseStatements.settle(id, with: settlement), connection) }
@@ -59,11 +54,6 @@ extension PostgresSignalStore: PromiseStore {
             if PromiseRecord.wakeUp(settled: settled != nil, record) != nil { try await self.notify(connection) }
             return record
         }
-    }
-
-    @_spi(SignalStoreDriver)
-    public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
-        try await run(PromiseStatements.promises(settled: settled))
     }
 
     @_spi(SignalStoreDriver)

@@ -85,11 +85,6 @@ extension PostgresSignalStore {
         return true
     }
 
-    @_spi(SignalStoreDriver)
-    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
-        try await run(StoreReads.runs(of: component))
-    }
-
     /// A run is gone when it has no record, its advisory lock is free, or its lease expired (then
     /// its lock connection is terminated).
     @_spi(SignalStoreDriver)
@@ -139,7 +134,9 @@ extension PostgresSignalStore {
             for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
             if let found, !found.dead { return nil }
             // A taker that was itself taken over takes nothing over.
-            if let taker = plan.taker, try await !self.run(StoreReads.isRecorded(taker), on: connection) { return nil }
+            if let taker = plan.taker, try await !self.run(RunStatements.isRecorded(taker), on: connection) {
+                return nil
+            }
             let counts = try await self.run(plan, connection)
             if let report = plan.takeoverReport(counts: counts) {
                 let taker = plan.steps.lazy.compactMap { step -> String? in

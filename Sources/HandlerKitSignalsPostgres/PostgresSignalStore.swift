@@ -215,27 +215,11 @@ public final class PostgresSignalStore: SignalStore {
         await connections.closeIdle()
     }
 
-    // MARK: Consumers
+    // MARK: Reads
 
     @_spi(SignalStoreDriver)
-    public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
-        try await run(StoreReads.consumers(of: component))
-    }
-
-    // MARK: Dead deliveries
-
-    @_spi(SignalStoreDriver)
-    public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
-        try await run(StoreReads.deadDeliveries(of: component))
-    }
-
-    @_spi(SignalStoreDriver)
-    public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
-        try await run(StoreReads.completions(of: key))
-    }
-
-    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
-        try await run(StoreReads.statistics)
+    public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
+        try await run(read.sql)
     }
 
     @_spi(SignalStoreDriver)

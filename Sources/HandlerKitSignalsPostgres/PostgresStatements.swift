@@ -253,24 +253,6 @@ enum PostgresStatements {
     static func counting(_ sql: String) -> String {
         "WITH changed AS (\(sql) RETURNING 1) SELECT count(*) FROM changed"
     }
-
-    /// How many of a run's deliveries are pending or claimed, and when its earliest pending one is
-    /// due (seconds since 1970, or nil): `HotPathStatements.runStatus`, prepared.
-    struct Status: PostgresPreparedStatement {
-        static let sql = HotPathStatements.runStatusSQL
-        static let bindingDataTypes: [PostgresDataType] = [.text]
-        typealias Row = (Int, Double?)
-
-        var runID: String
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(runID)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Double?).self) }
-    }
 }
 
 /// A claim statement: for a run, at a time, leaving the deliveries in progress in this process alone.

@@ -7,21 +7,9 @@ import SignalSQL
 extension SQLiteSignalStore {
     // MARK: Delivering
 
+    /// Also checks the run's lock file, as ``start(_:)`` does.
     @_spi(SignalStoreDriver)
-    public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
-        try await claim(for: runID, limit: limit, startingFirst: false).deliveries
-    }
-
-    /// Also checks the run's lock file, as ``start(_:)`` does. A run that is no longer recorded
-    /// claims nothing: when deliveries of its are due, the batch is empty with
-    /// `firstStart` `.runTakenOver`.
-    @_spi(SignalStoreDriver)
-    public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
-        try await claim(for: runID, limit: limit, startingFirst: true)
-    }
-
-    /// Claims, and with `startingFirst` marks the delivery that runs first started in the same transaction.
-    private func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
+    public func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
         let now = Date().timeIntervalSince1970
         // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
         let due = try await read("looking for due deliveries of run \(runID)") { db in
@@ -123,10 +111,5 @@ extension SQLiteSignalStore {
             try db.execute(cached: HotPathStatements.removeUnusedSignal(delivery.signalID, now: now))
         }
         return true
-    }
-
-    @_spi(SignalStoreDriver)
-    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
-        try await run(HotPathStatements.runStatus(of: runID), cached: true)
     }
 }

@@ -78,24 +78,4 @@ extension SQLiteSignalStore: InspectableSignalStore {
         flock(fd, LOCK_UN)
         return false
     }
-
-    @_spi(SignalStoreDriver)
-    public func deliveries(matching filter: DeliveryFilter) async throws(SignalError) -> [DeliveryRecord] {
-        try await run(InspectionReads.deliveries(matching: filter))
-    }
-
-    @_spi(SignalStoreDriver)
-    public func deliveryCounts() async throws(SignalError) -> [DeliveryCount] {
-        try await run(InspectionReads.deliveryCounts)
-    }
-
-    @_spi(SignalStoreDriver)
-    public func signalRecords() async throws(SignalError) -> [SignalRecord] {
-        try await run(InspectionReads.signalRecords)
-    }
-
-    @_spi(SignalStoreDriver)
-    public func completions(matching filter: CompletionFilter) async throws(SignalError) -> [CompletionEntry] {
-        try await run(InspectionReads.completions(matching: filter))
-    }
 }

@@ -21,18 +21,13 @@ extension SQLiteSignalStore: PromiseStore {
     }
 
     @_spi(SignalStoreDriver)
-    public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {
-        try await run(PromiseStatements.promise(id))
-    }
-
-    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord? {
         let (record, settled, posted) = try await write("settling promise '\(id)'") {
             db -> (PromiseRecord?, Bool, PostResult?) in
-            guard let stored = try Self.run(PromiseStatements.promise(id, locking: .sqlite), db) else {
+            guard let stored = try Self.run(StoreReads.promiseSQL(id, locking: .sqlite), db) else {
                 return (nil, false, nil)
             }
             let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
@@ -47,11 +42,6 @@ extension SQLiteSignalStore: PromiseStore {
             WakeFile.notify(wakePath)
         }
         return record
-    }
-
-    @_spi(SignalStoreDriver)
-    public func promises(settled: Bool?) async throws(SignalError) -> [PromiseRecord] {
-        try await run(PromiseStatements.promises(settled: settled))
     }
 
     @_spi(SignalStoreDriver)

@@ -102,11 +102,6 @@ extension SQLiteSignalStore {
         }
     }
 
-    @_spi(SignalStoreDriver)
-    public func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
-        try await run(StoreReads.runs(of: component))
-    }
-
     /// A run is gone when its lock file is free (or missing); the plan is applied while this process
     /// holds that lock, so two processes never take over the same run, and a run whose file was
     /// removed cannot make it again meanwhile. The taker must still be recorded, in the same
@@ -130,7 +125,7 @@ extension SQLiteSignalStore {
 
     /// Whether run `runID` is recorded (not ended, not taken over), in the caller's transaction.
     static func isRecorded(_ runID: String, _ db: Database) throws -> Bool {
-        try run(StoreReads.isRecorded(runID), db)
+        try run(RunStatements.isRecorded(runID), db)
     }
 
     @_spi(SignalStoreDriver)

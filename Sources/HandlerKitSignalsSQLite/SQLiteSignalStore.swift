@@ -170,27 +170,13 @@ public final class SQLiteSignalStore: SignalStore {
     /// The file other processes are woken through.
     var wakePath: String { path + ".wake" }
 
-    // MARK: Consumers
+    // MARK: Reads
 
+    /// Runs the read's statement in a read transaction, prepared once per connection (the reads'
+    /// texts are few: their values are bound).
     @_spi(SignalStoreDriver)
-    public func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
-        try await run(StoreReads.consumers(of: component))
-    }
-
-    // MARK: Dead deliveries
-
-    @_spi(SignalStoreDriver)
-    public func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
-        try await run(StoreReads.deadDeliveries(of: component))
-    }
-
-    @_spi(SignalStoreDriver)
-    public func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
-        try await run(StoreReads.completions(of: key))
-    }
-
-    public func statistics() async throws(SignalError) -> SignalStoreStatistics {
-        try await run(StoreReads.statistics)
+    public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
+        try await run(read.sql, cached: true)
     }
 
     @_spi(SignalStoreDriver)

@@ -188,22 +188,6 @@ package enum HotPathStatements {
             AND NOT EXISTS (SELECT 1 FROM consumers WHERE signal_id = $1)
             """, [.init(signalID), .init(now)])
     }
-
-    // MARK: A run's status
-
-    /// ``runStatus(of:)``'s statement: $1 the run.
-    package static let runStatusSQL = """
-        SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(pending) THEN not_before END) AS due
-        FROM deliveries WHERE owner_run = $1 AND state IN (\(pending), \(claimed))
-        """
-
-    /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is due.
-    package static func runStatus(of run: String) -> SQLRead<RunStatus> {
-        SQLRead("reading the status of run \(run)", SQLStatement(runStatusSQL, [.init(run)])) {
-            (rows: [SQLRow]) throws(SignalError) -> RunStatus in
-            RunStatus(stored: rows.first?.optional("open") ?? 0, nextDue: rows.first?.optional("due"))
-        }
-    }
 }
 
 /// The delivery states as the statements write them.

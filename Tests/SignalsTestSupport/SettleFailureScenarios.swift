@@ -76,32 +76,21 @@ final class FailingCompletionStore: SignalStore {
     ) async throws(SignalError) -> Bool {
         try await base.resumeRun(runID, component: component, applying: plan)
     }
-    func runs(of component: String) async throws(SignalError) -> RunsOfComponent {
-        try await base.runs(of: component)
-    }
     func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]? {
         try await base.takeOver(run, of: component, applying: plan)
     }
     func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] { try await base.apply(plan) }
-    func consumers(of component: String?) async throws(SignalError) -> [ConsumerRecord] {
-        try await base.consumers(of: component)
-    }
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         try await base.post(signalID, payload: payload, keepUntil: keepUntil)
     }
-    func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
-        try await base.claim(for: runID, limit: limit)
+    func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
+        try await base.claim(for: runID, limit: limit, startingFirst: startingFirst)
     }
     func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         try await base.start(delivery)
     }
-    func runStatus(of runID: String) async throws(SignalError) -> RunStatus { try await base.runStatus(of: runID) }
-    func deadDeliveries(of component: String?) async throws(SignalError) -> [DeadDelivery] {
-        try await base.deadDeliveries(of: component)
+    func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
+        try await base.read(read)
     }
-    func completions(of key: DeliveryKey) async throws(SignalError) -> [CompletionRecord] {
-        try await base.completions(of: key)
-    }
-    func statistics() async throws(SignalError) -> SignalStoreStatistics { try await base.statistics() }
     func makeWakeListener() throws(SignalError) -> any SignalWakeListener { try base.makeWakeListener() }
 }

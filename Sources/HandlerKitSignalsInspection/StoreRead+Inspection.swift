@@ -1,13 +1,13 @@
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
-@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 
-/// The reads of `InspectableSignalStore` that are the same SQL for both SQL stores, written once.
-/// (What says whether a run is alive is each store's own: a lock file, or a lease and a session.)
+/// The reads of ``InspectableSignalStore``, each written once: its SQL, and the same question
+/// asked of `InMemorySignalStore`'s tables. (What says whether a run is alive is each store's own:
+/// a lock file, or a lease and a session: ``InspectableSignalStore/runRecords()``.)
 package enum InspectionReads {
     /// The deliveries `filter` selects, in the order they were made. The columns a later schema added
     /// are read when the store has them (an operator's tool reads an older store as it is).
-    package static func deliveries(matching filter: DeliveryFilter) -> SQLRead<[DeliveryRecord]> {
+    package static func deliveries(matching filter: DeliveryFilter) -> StoreRead<[DeliveryRecord]> {
         var conditions: [String] = []
         var arguments: [SQLValue] = []
         func add(_ column: String, _ value: SQLValue) {
@@ -27,18 +27,37 @@ package enum InspectionReads {
             arguments.append(.init(before.timeIntervalSince1970))
             conditions.append("d.created_at < $\(arguments.count)")
         }
+        var limit = ""
+        if let count = filter.limit {
+            arguments.append(.init(max(0, count)))
+            limit = "LIMIT $\(arguments.count)"
+        }
         let bodies = filter.includesBodies
         let sql = """
             SELECT d.*\(bodies ? ", b.handler AS body_handler, b.payload AS body_payload" : "") FROM deliveries d
             \(bodies ? "LEFT JOIN delivery_bodies b ON b.delivery_id = d.id" : "")
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")) ORDER BY d.id
-            \(filter.limit.map { "LIMIT \(max(0, $0))" } ?? "")
+            \(limit)
             """
-        return SQLRead("listing deliveries", SQLStatement(sql, arguments)) {
+        let read = SQLRead("listing deliveries", SQLStatement(sql, arguments)) {
             (rows: [SQLRow]) throws(SignalError) -> [DeliveryRecord] in
             var records: [DeliveryRecord] = []
             for row in rows { records.append(try deliveryRecord(row, bodies: bodies)) }
             return records
+        }
+        return StoreRead(read) { tables in
+            let all = tables.deliveries.sorted { $0.key < $1.key }.lazy.map { _, row in
+                DeliveryRecord(
+                    key: row.key, consumerID: row.consumerID, component: row.component, lifetime: row.lifetime,
+                    handlerID: row.handlerID, signalID: row.signalID, revision: row.revision, state: row.state,
+                    ownerRun: row.ownerRun, claimedBy: row.claimedBy,
+                    claimedAt: row.state == .claimed ? row.claimedAt : nil,
+                    attempts: row.attempt, started: row.started,
+                    previousAttemptCrashed: row.crashed, dueAt: row.notBefore, lastError: row.lastError,
+                    madeAt: row.madeAt, handler: bodies ? row.handler : nil, payload: bodies ? row.payload : nil)
+            }
+            .filter { filter.matches($0) }
+            return Array(all.prefix(max(0, filter.limit ?? Int.max)))
         }
     }
 
@@ -78,7 +97,21 @@ package enum InspectionReads {
 
     /// The deliveries counted by component and by the state `DeliveryFilter` shows (retrying apart
     /// from pending), with when the oldest of each was made.
-    package static let deliveryCounts = SQLRead<[DeliveryCount]>(
+    package static let deliveryCounts = StoreRead(deliveryCountsSQL) { tables in
+        var counts: [String: [DeliveryFilter.State: DeliveryCount]] = [:]
+        for row in tables.deliveries.values {
+            let kind = DeliveryFilter.state(of: row.state, lastError: row.lastError)
+            var count =
+                counts[row.component]?[kind]
+                ?? DeliveryCount(component: row.component, state: kind, count: 0, oldestMadeAt: row.madeAt)
+            count.count += 1
+            count.oldestMadeAt = min(count.oldestMadeAt, row.madeAt)
+            counts[row.component, default: [:]][kind] = count
+        }
+        return counts.values.flatMap(\.values)
+    }
+
+    private static let deliveryCountsSQL = SQLRead<[DeliveryCount]>(
         "counting deliveries",
         SQLStatement(
             """
@@ -108,7 +141,15 @@ package enum InspectionReads {
     }
 
     /// The signal records, by id.
-    package static let signalRecords = SQLRead<[SignalRecord]>(
+    package static let signalRecords = StoreRead(signalRecordsSQL) { tables in
+        tables.signals.map { id, signal in
+            SignalRecord(
+                signalID: id, revision: signal.revision, postedAt: signal.postedAt, keptUntil: signal.keepUntil)
+        }
+        .sorted { $0.signalID < $1.signalID }
+    }
+
+    private static let signalRecordsSQL = SQLRead<[SignalRecord]>(
         "listing signal records",
         SQLStatement("SELECT signal_id, revision, posted_at, keep_until FROM signals ORDER BY signal_id")
     ) { (rows: [SQLRow]) throws(SignalError) -> [SignalRecord] in
@@ -125,20 +166,21 @@ package enum InspectionReads {
     }
 
     /// The completions `filter` selects, oldest first.
-    package static func completions(matching filter: CompletionFilter) -> SQLRead<[CompletionEntry]> {
-        SQLRead(
+    package static func completions(matching filter: CompletionFilter) -> StoreRead<[CompletionEntry]> {
+        var arguments: [SQLValue] = [
+            .init(filter.key?.rawValue), .init(filter.consumerID?.rawValue), .init(filter.signalID),
+            .init(filter.completedBefore?.timeIntervalSince1970),
+        ]
+        if let limit = filter.limit { arguments.append(.init(max(0, limit))) }
+        let sql = SQLRead(
             "listing completions",
             SQLStatement(
                 """
                 SELECT delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at FROM completions
                 WHERE (CAST($1 AS TEXT) IS NULL OR delivery_key = $1) AND (CAST($2 AS TEXT) IS NULL OR consumer_id = $2)
                   AND (CAST($3 AS TEXT) IS NULL OR signal_id = $3) AND (CAST($4 AS DOUBLE PRECISION) IS NULL OR completed_at < $4)
-                ORDER BY completed_at, delivery_key \(filter.limit.map { "LIMIT \(max(0, $0))" } ?? "")
-                """,
-                [
-                    .init(filter.key?.rawValue), .init(filter.consumerID?.rawValue), .init(filter.signalID),
-                    .init(filter.completedBefore?.timeIntervalSince1970),
-                ])
+                ORDER BY completed_at, delivery_key\(filter.limit == nil ? "" : " LIMIT $5")
+                """, arguments)
         ) { (rows: [SQLRow]) throws(SignalError) -> [CompletionEntry] in
             var entries: [CompletionEntry] = []
             for row in rows {
@@ -154,6 +196,16 @@ package enum InspectionReads {
                         completedAt: Date(timeIntervalSince1970: try value("completed_at"))))
             }
             return entries
+        }
+        return StoreRead(sql) { tables in
+            let all = tables.completions.lazy.map { completion in
+                CompletionEntry(
+                    key: completion.record.key, consumerID: completion.consumerID, signalID: completion.signalID,
+                    revision: completion.revision, runID: completion.record.runID, attempt: completion.record.attempt,
+                    completedAt: completion.completedAt)
+            }
+            .filter { filter.matches($0) }
+            return Array(all.prefix(max(0, filter.limit ?? Int.max)))
         }
     }
 }

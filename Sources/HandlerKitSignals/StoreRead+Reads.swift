@@ -1,12 +1,11 @@
 import Foundation
-@_spi(SignalStoreDriver) import HandlerKitSignals
 
-/// The reads of `SignalStore` that are the same SQL for both SQL stores, written once: a store runs
-/// each in a read transaction (`SQLRead`) and returns its value.
+/// The reads of ``SignalStore``, each written once: its SQL, and the same question asked of
+/// ``InMemorySignalStore``'s tables.
 package enum StoreReads {
     /// The runs of `component`: recorded, and named by its consumers and by its deliveries.
-    package static func runs(of component: String) -> SQLRead<RunsOfComponent> {
-        SQLRead(
+    package static func runs(of component: String) -> StoreRead<RunsOfComponent> {
+        let sql = SQLRead(
             "finding the runs of component '\(component)'",
             SQLStatement(
                 """
@@ -26,11 +25,18 @@ package enum StoreReads {
             }
             return runs
         }
+        return StoreRead(sql) { tables in
+            RunsOfComponent(
+                recorded: Set(tables.runs.filter { $0.value == component }.keys),
+                namedByConsumers: Set(
+                    tables.consumers.filter { $0.record.component == component }.map(\.record.runID)),
+                owningDeliveries: Set(tables.deliveries.values.filter { $0.component == component }.map(\.ownerRun)))
+        }
     }
 
     /// The consumers of `component`, or of all components, in the order they were registered.
-    package static func consumers(of component: String?) -> SQLRead<[ConsumerRecord]> {
-        SQLRead(
+    package static func consumers(of component: String?) -> StoreRead<[ConsumerRecord]> {
+        let sql = SQLRead(
             "listing consumers",
             SQLStatement(
                 """
@@ -53,13 +59,36 @@ package enum StoreReads {
             }
             return consumers
         }
+        return StoreRead(sql) { tables in
+            tables.consumers.map(\.record).filter { component == nil || $0.component == component }
+        }
+    }
+
+    /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is due.
+    package static func runStatus(of run: String) -> StoreRead<RunStatus> {
+        let sql = SQLRead(
+            "reading the status of run \(run)",
+            SQLStatement(
+                """
+                SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(DeliveryState.pending.sqlLiteral) THEN not_before END) AS due
+                FROM deliveries WHERE owner_run = $1
+                AND state IN (\(DeliveryState.pending.sqlLiteral), \(DeliveryState.claimed.sqlLiteral))
+                """, [.init(run)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> RunStatus in
+            RunStatus(stored: rows.first?.optional("open") ?? 0, nextDue: rows.first?.optional("due"))
+        }
+        return StoreRead(sql) { tables in
+            let open = tables.deliveries.values.filter { $0.ownerRun == run && $0.state != .dead }
+            return RunStatus(
+                openDeliveries: open.count, nextDue: open.filter { $0.state == .pending }.map(\.notBefore).min())
+        }
     }
 
     /// The dead deliveries of `component`, or of all components, oldest first. A record with a column
     /// that cannot be read is still listed (an operator can requeue or discard it by its key), with
     /// what is wrong with it added to its reason.
-    package static func deadDeliveries(of component: String?) -> SQLRead<[DeadDelivery]> {
-        SQLRead(
+    package static func deadDeliveries(of component: String?) -> StoreRead<[DeadDelivery]> {
+        let sql = SQLRead(
             "listing dead deliveries",
             SQLStatement(
                 """
@@ -85,11 +114,21 @@ package enum StoreReads {
                     handlerID: value("handler_id", ""), attempts: value("attempt", 0), reason: reason)
             }
         }
+        return StoreRead(sql) { tables in
+            tables.deliveries.sorted { $0.key < $1.key }.map(\.value)
+                .filter { $0.state == .dead && (component == nil || $0.component == component) }
+                .map {
+                    DeadDelivery(
+                        key: $0.key, signalID: $0.signalID, revision: $0.revision, consumerID: $0.consumerID,
+                        component: $0.component, handlerID: $0.handlerID, attempts: $0.attempt,
+                        reason: $0.lastError ?? DeadDelivery.unknownReason)
+                }
+        }
     }
 
     /// The completions recorded for `key`, oldest first.
-    package static func completions(of key: DeliveryKey) -> SQLRead<[CompletionRecord]> {
-        SQLRead(
+    package static func completions(of key: DeliveryKey) -> StoreRead<[CompletionRecord]> {
+        let sql = SQLRead(
             "reading the completions of \(key)",
             SQLStatement(
                 "SELECT run_id, attempt FROM completions WHERE delivery_key = $1 ORDER BY completed_at",
@@ -104,12 +143,20 @@ package enum StoreReads {
             }
             return records
         }
+        return StoreRead(sql) { tables in tables.completions.map(\.record).filter { $0.key == key } }
     }
 
     /// How many runs, consumers, signal records and completions the store holds, and its deliveries
     /// by stored state: one row per stored state (one without a state when there are no deliveries),
     /// each with the counts of the other tables.
-    package static let statistics = SQLRead<SignalStoreStatistics>(
+    package static let statistics = StoreRead(statisticsSQL) { tables in
+        SignalStoreStatistics(
+            runs: tables.runs.count, consumers: tables.consumers.count, signals: tables.signals.count,
+            completions: tables.completions.count,
+            deliveries: tables.deliveries.values.map { (state: $0.state.rawValue, count: 1) })
+    }
+
+    private static let statisticsSQL = SQLRead<SignalStoreStatistics>(
         "reading statistics",
         SQLStatement(
             """
@@ -131,17 +178,62 @@ package enum StoreReads {
             completions: tables.completions, deliveries: deliveries)
     }
 
-    /// Whether run `run` is recorded (not ended, not taken over): read in a takeover's transaction,
-    /// where a taker that was itself taken over takes nothing over.
-    package static func isRecorded(_ run: String) -> SQLRead<Bool> {
+    // MARK: Promises
+
+    /// Promise `id`, or `nil` (never made, or removed after its retention).
+    package static func promise(_ id: String) -> StoreRead<PromiseRecord?> {
+        StoreRead(promiseSQL(id)) { tables in tables.promises[id] }
+    }
+
+    /// Promise `id`'s SQL read. Read in a transaction that settles it next, on PostgreSQL its row is
+    /// locked (``SQLDialect/lockingForUpdate``; `locking`).
+    package static func promiseSQL(_ id: String, locking dialect: SQLDialect? = nil) -> SQLRead<PromiseRecord?> {
         SQLRead(
-            "finding run \(run)", SQLStatement("SELECT count(*) AS recorded FROM runs WHERE run_id = $1", [.init(run)])
-        ) { (rows: [SQLRow]) throws(SignalError) -> Bool in
-            let count: Int =
-                try rows.first.map { row throws(SignalError) in
-                    try row.value("recorded", table: "runs", key: run)
-                } ?? 0
-            return count > 0
+            "reading promise '\(id)'",
+            SQLStatement("\(columns) WHERE promise_id = $1\(dialect?.lockingForUpdate ?? "")", [.init(id)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> PromiseRecord? in
+            try rows.first.map { row throws(SignalError) in try record(row) }
         }
+    }
+
+    /// The promises, settled or pending ones only (`nil`: all), by the time they were made.
+    package static func promises(settled: Bool?) -> StoreRead<[PromiseRecord]> {
+        let sql = SQLRead(
+            "listing promises",
+            SQLStatement(
+                """
+                \(columns)
+                WHERE CAST($1 AS BIGINT) IS NULL OR (CASE WHEN settled_at IS NULL THEN 0 ELSE 1 END) = $1
+                ORDER BY created_at, promise_id
+                """, [settled.map { SQLValue($0 ? 1 : 0) } ?? .null])
+        ) { (rows: [SQLRow]) throws(SignalError) -> [PromiseRecord] in
+            var records: [PromiseRecord] = []
+            for row in rows { records.append(try record(row)) }
+            return records
+        }
+        return StoreRead(sql) { tables in
+            tables.promises.values.filter { settled == nil || $0.isSettled == settled }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
+    }
+
+    private static let columns = """
+        SELECT promise_id, value_type, component, limited, consumer_id, created_at, deadline, retention,
+               settlement_key, outcome, body, settled_at FROM promises
+        """
+
+    /// The promise a row of ``columns`` holds.
+    private static func record(_ row: SQLRow) throws(SignalError) -> PromiseRecord {
+        let id: String = try row.value("promise_id", table: "promises", key: "?")
+        let body: [UInt8]? = row.optional("body")
+        return try PromiseRecord(
+            stored: id, valueType: try row.value("value_type", table: "promises", key: id),
+            component: try row.value("component", table: "promises", key: id),
+            limited: try row.value("limited", table: "promises", key: id), consumer: row.optional("consumer_id"),
+            createdAt: try row.value("created_at", table: "promises", key: id), deadline: row.optional("deadline"),
+            retention: try row.value("retention", table: "promises", key: id),
+            settlementKey: row.optional("settlement_key"), outcome: row.optional("outcome"),
+            body: body.map { Data($0) },
+            settledAt: row.optional("settled_at"))
     }
 }

@@ -3,9 +3,10 @@ import Foundation
 /// A statement of a signal store's SQL, written once for every SQL store: its text with numbered
 /// placeholders (`$1`, `$2`, …, which a ``SQLDialect`` renders), the values bound to them, and what
 /// the store reads back from it.
-package struct SQLStatement: Sendable, Hashable {
+@_spi(SignalStoreDriver)
+public struct SQLStatement: Sendable, Hashable {
     /// What a store reads back from a statement.
-    package enum Answer: Sendable, Hashable {
+    public enum Answer: Sendable, Hashable {
         /// The number of rows the statement changed, which counts for its step.
         case changes
         /// The ids of the rows it changed (the statement ends with `RETURNING id`), which count for
@@ -17,12 +18,13 @@ package struct SQLStatement: Sendable, Hashable {
     }
 
     /// The SQL, with placeholders `$1`, `$2`, … (numbered from 1; one may stand several times).
-    package let sql: String
+    public let sql: String
     /// The value of each placeholder, in order.
-    package let arguments: [SQLValue]
-    package let answer: Answer
+    public let arguments: [SQLValue]
+    public let answer: Answer
 
-    package init(_ sql: String, _ arguments: [SQLValue] = [], answer: Answer = .changes) {
+    /// A statement of `sql` with `arguments` bound to its placeholders, answering `answer`.
+    public init(_ sql: String, _ arguments: [SQLValue] = [], answer: Answer = .changes) {
         self.sql = sql
         self.arguments = arguments
         self.answer = answer
@@ -30,29 +32,44 @@ package struct SQLStatement: Sendable, Hashable {
 }
 
 /// A value bound to a statement: the types the stores' columns hold.
-package enum SQLValue: Sendable, Hashable {
+@_spi(SignalStoreDriver)
+public enum SQLValue: Sendable, Hashable {
+    /// SQL `NULL`.
     case null
+    /// A whole number (`INTEGER`, `BIGINT`; a boolean as 0 or 1).
     case integer(Int64)
+    /// A floating-point number (`REAL`, `DOUBLE PRECISION`): times are seconds since 1970.
     case real(Double)
+    /// Text (`TEXT`).
     case text(String)
+    /// Bytes (`BLOB`, `BYTEA`): handler documents and payloads.
     case blob([UInt8])
 }
 
+@_spi(SignalStoreDriver)
 extension SQLValue {
-    package init(_ value: String) { self = .text(value) }
-    package init(_ value: Int) { self = .integer(Int64(value)) }
-    package init(_ value: Int64) { self = .integer(value) }
-    package init(_ value: Double) { self = .real(value) }
-    package init(_ value: Double?) { self = value.map(SQLValue.real) ?? .null }
-    package init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
-    package init(_ value: [UInt8]) { self = .blob(value) }
+    /// Text.
+    public init(_ value: String) { self = .text(value) }
+    /// A whole number.
+    public init(_ value: Int) { self = .integer(Int64(value)) }
+    /// A whole number.
+    public init(_ value: Int64) { self = .integer(value) }
+    /// A floating-point number.
+    public init(_ value: Double) { self = .real(value) }
+    /// A floating-point number, or `NULL`.
+    public init(_ value: Double?) { self = value.map(SQLValue.real) ?? .null }
+    /// Text, or `NULL`.
+    public init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
+    /// Bytes.
+    public init(_ value: [UInt8]) { self = .blob(value) }
 }
 
 /// What differs between the SQL the stores run: how a placeholder is written, and the row locks only
 /// PostgreSQL takes (``lockingSkipLocked``, ``lockingForUpdate``). Everything else (`RETURNING`,
 /// `ON CONFLICT`, `CASE`, `||`, `CAST(… AS TEXT)`) is written the way both SQLite and PostgreSQL
 /// read it.
-package enum SQLDialect: Sendable {
+@_spi(SignalStoreDriver)
+public enum SQLDialect: Sendable {
     /// SQLite: `?1`, `?2`, …
     case sqlite
     /// PostgreSQL: `$1`, `$2`, … as written.
@@ -61,7 +78,7 @@ package enum SQLDialect: Sendable {
     /// `statement`'s SQL as this dialect reads it. It is rendered at every call of a statement (a post
     /// runs six), so byte by byte: Foundation's `replacingOccurrences(of:with:)` would cost more than
     /// the statements themselves.
-    package func render(_ statement: SQLStatement) -> String {
+    public func render(_ statement: SQLStatement) -> String {
         switch self {
         case .postgres: statement.sql
         case .sqlite:
@@ -72,7 +89,7 @@ package enum SQLDialect: Sendable {
     /// What ends a `SELECT` whose rows a transaction changes next, while other transactions may claim
     /// the same rows: on PostgreSQL, ` FOR UPDATE SKIP LOCKED` (the rows are locked, and rows another
     /// transaction locked are skipped); nothing on SQLite, whose write transactions run one at a time.
-    package var lockingSkipLocked: String {
+    public var lockingSkipLocked: String {
         switch self {
         case .postgres: " FOR UPDATE SKIP LOCKED"
         case .sqlite: ""
@@ -82,7 +99,7 @@ package enum SQLDialect: Sendable {
     /// What ends a `SELECT` of a row the transaction changes next, which other transactions must
     /// wait for: ` FOR UPDATE` on PostgreSQL; nothing on SQLite, whose write transactions run one at
     /// a time.
-    package var lockingForUpdate: String {
+    public var lockingForUpdate: String {
         switch self {
         case .postgres: " FOR UPDATE"
         case .sqlite: ""

@@ -1,20 +1,20 @@
 import Foundation
-@_spi(SignalStoreDriver) import HandlerKitSignals
 
-/// A row a store read, its values by column name: what both SQL stores hand to the reads written
-/// once in this module (``SQLRead``), which make records of them.
-package struct SQLRow: Sendable {
+/// A row a SQL store read, its values by column name: what a store hands to a read (``SQLRead``),
+/// which makes records of it.
+@_spi(SignalStoreDriver)
+public struct SQLRow: Sendable {
     private let names: [String]
     private let values: [SQLValue]
 
     /// A row of `values`, the columns named `names` in the same order.
-    package init(names: [String], values: [SQLValue]) {
+    public init(names: [String], values: [SQLValue]) {
         self.names = names
         self.values = values
     }
 
     /// The value of column `name`; `nil` when the row has no such column (an older schema's).
-    package subscript(_ name: String) -> SQLValue? {
+    public subscript(_ name: String) -> SQLValue? {
         names.firstIndex(of: name).map { values[$0] }
     }
 
@@ -36,9 +36,10 @@ package struct SQLRow: Sendable {
     }
 }
 
+@_spi(SignalStoreDriver)
 extension SQLValue: CustomStringConvertible {
     /// The value for messages: `NULL`, `42`, `text 'one'`, `blob of 3 bytes`.
-    package var description: String {
+    public var description: String {
         switch self {
         case .null: "NULL"
         case .integer(let value): "\(value)"

@@ -1,0 +1,22 @@
+/// A read of a signal store, written once for every store: the statement a SQL store runs
+/// (``sql``), and the same question asked of the tables ``InMemorySignalStore`` holds. A store
+/// answers it with ``SignalStore/read(_:)``, in one read transaction.
+///
+/// The reads themselves are the core's (`SignalStore.consumers(of:)`, `SignalStore.runStatus(of:)`,
+/// the promise and inspection reads, …): a store implements ``SignalStore/read(_:)`` once, and a
+/// read added later needs nothing more from it.
+@_spi(SignalStoreDriver)
+public struct StoreRead<Value: Sendable>: Sendable {
+    /// The statement and how its rows become the value, for a SQL store.
+    public let sql: SQLRead<Value>
+    /// The value read from the tables of a store that holds them in memory.
+    package let tables: @Sendable (SignalTables) -> Value
+
+    /// What the read is for, as a store names it in an error ("listing consumers").
+    public var purpose: String { sql.purpose }
+
+    package init(_ sql: SQLRead<Value>, tables: @escaping @Sendable (SignalTables) -> Value) {
+        self.sql = sql
+        self.tables = tables
+    }
+}
