@@ -259,7 +259,7 @@ extension SignalCenter {
         var upkeep = PromiseUpkeep()
         let now = Date()
         upkeep.removed = try await promiseStoreCall { () throws(SignalError) in
-            try await store.removePromises(keptUntilBefore: now)
+            try await store.apply(.removePromises(keptUntilBefore: now))[0]
         }
         var next: Date?
         for promise in try await promiseStoreCall({ () throws(SignalError) in try await store.promises(settled: false) }

@@ -213,12 +213,4 @@ extension InMemorySignalStore: PromiseStore {
         return record
     }
 
-    @_spi(SignalStoreDriver)
-    public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
-        state.withLock { state in
-            let before = state.promises.count
-            state.promises = state.promises.filter { $0.value.keptUntil.map { $0 >= now } ?? true }
-            return before - state.promises.count
-        }
-    }
 }

@@ -24,10 +24,6 @@ public protocol PromiseStore: SignalStore {
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord?
-
-    /// Removes the settled promises whose retention ended before `now`; returns how many.
-    @_spi(SignalStoreDriver)
-    func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int
 }
 
 extension PromiseStore {

@@ -112,6 +112,10 @@ extension SignalTables {
                 (key == nil || $0.record.key.rawValue == key) && $0.completedAt.timeIntervalSince1970 < before
             }
             return count - completions.count
+        case .removePromises(let now):
+            let count = promises.count
+            promises = promises.filter { $0.value.keptUntil.map { $0.timeIntervalSince1970 >= now } ?? true }
+            return count - promises.count
         case .releaseClaim(let release):
             guard var row = claimedRow(release.rowID, run: release.run, attempt: release.attempt) else { return 0 }
             row.state = release.state

@@ -159,6 +159,14 @@ public struct StorePlan: Sendable, Hashable {
             steps: [.removeCompletions(key: key?.rawValue, completedBefore: completedBefore)])
     }
 
+    /// The settled promises whose retention ended before `now` are removed (a center's upkeep of its
+    /// promises, `SignalCenter.keepPromises()`). No one is woken.
+    package static func removePromises(keptUntilBefore now: Date) -> StorePlan {
+        StorePlan(
+            "removing the promises kept until before \(now)",
+            steps: [.removePromises(keptUntilBefore: now.timeIntervalSince1970)])
+    }
+
     /// A claimed delivery is given back after its attempt failed, if its run and attempt still hold
     /// its claim: pending again from `retryAt`, or dead when there is none (retrying cannot help, or
     /// its attempts are used up). No one is woken: the run that claimed it retries it.
@@ -204,7 +212,8 @@ public struct StorePlan: Sendable, Hashable {
             case .removeRunTiedConsumers: report.removedConsumers += count
             case .moveConsumers: report.adoptedConsumers += count
             case .removeRun(let id): run = (id, count > 0)
-            case .removeUnusedSignals, .forgetCompletions, .giveBackClaims, .removeCompletions: continue
+            case .removeUnusedSignals, .forgetCompletions, .giveBackClaims, .removeCompletions, .removePromises:
+                continue
             default: break
             }
             if count > 0 { changedRun = true }

@@ -61,6 +61,9 @@ public enum StoreStep: Sendable, Hashable {
     /// Removes the completions in the history recorded before `completedBefore`, of the delivery
     /// with key `key` only when one is given. Counts them.
     case removeCompletions(key: String?, completedBefore: Double)
+    /// Removes the settled durable promises whose retention ended before `now` (`PromiseStore`).
+    /// Counts them.
+    case removePromises(keptUntilBefore: Double)
     /// When the delivery in row `release.rowID` is still claimed by `release.run` with
     /// `release.attempt`, gives it back as the core decided: in `release.state` (pending, or dead),
     /// due from `release.dueAt` when one is given (else as it was), with `release.reason` as its last

@@ -56,12 +56,5 @@ extension PostgresSignalStore: PromiseStore {
         }
     }
 
-    @_spi(SignalStoreDriver)
-    public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
-        try await prepare()
-        return try await connections.run("removing promises kept until before \(now)") { connection, _ in
-            try await self.execute(PromiseStatements.remove(keptUntilBefore: now), connection)
-        }
-    }
 }
 #endif

@@ -44,11 +44,4 @@ extension SQLiteSignalStore: PromiseStore {
         return record
     }
 
-    @_spi(SignalStoreDriver)
-    public func removePromises(keptUntilBefore now: Date) async throws(SignalError) -> Int {
-        try await write("removing promises kept until before \(now)") { db in
-            try db.execute(cached: PromiseStatements.remove(keptUntilBefore: now))
-            return db.changesCount
-        }
-    }
 }

@@ -30,9 +30,4 @@ package enum PromiseStatements {
                 .init(settlement.settledAt.timeIntervalSince1970), .init(id),
             ])
     }
-
-    /// Removes the promises kept until before `now`; counts them.
-    package static func remove(keptUntilBefore now: Date) -> SQLStatement {
-        SQLStatement("DELETE FROM promises WHERE keep_until < $1", [.init(now.timeIntervalSince1970)])
-    }
 }

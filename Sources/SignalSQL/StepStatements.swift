@@ -104,6 +104,8 @@ package enum StepStatements {
                     DELETE FROM completions WHERE (CAST($1 AS TEXT) IS NULL OR delivery_key = $1) AND completed_at < $2
                     """, [.init(key), .init(before)])
             ]
+        case .removePromises(let now):
+            [SQLStatement("DELETE FROM promises WHERE keep_until < $1", [.init(now)])]
         case .requeueDead(let key, let now):
             [
                 SQLStatement(
