@@ -138,7 +138,9 @@ public struct ClaimedBatch: Sendable, Hashable {
 public struct CompletionOutcome: Sendable, Hashable {
     /// Whether the delivery was completed (`false`: its claim was lost, nothing changed).
     @_spi(SignalStoreDriver) public var completed: Bool
-    /// What marking the next delivery started found, when one was given.
+    /// What marking the next delivery started found, when one was given; `nil` also when the store
+    /// could not mark it without undoing the completion (the center then marks it with
+    /// `SignalStore.start(_:)`).
     @_spi(SignalStoreDriver) public var next: StartOutcome?
 
     @_spi(SignalStoreDriver)

@@ -53,6 +53,9 @@ public protocol SignalStore: SignalRunLiveness {
     /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
     /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
     /// in the same transaction, exactly as `SignalStore.start(_:)` does, whether or not `delivery` completed.
+    /// A mark that fails for a reason of its own (on SQLite, the run's lock file) does not undo the
+    /// completion, whose handler returned: `next` is left unmarked (`CompletionOutcome.next` is
+    /// `nil`), and the center marks it with ``start(_:)``.
     @_spi(SignalStoreDriver)
     func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?

@@ -85,6 +85,11 @@ extension SQLiteSignalStore {
         }
     }
 
+    /// When the run's lock file cannot be made again to mark `next` (another process holds it: it
+    /// is testing whether the run is alive), `next` is left unmarked (`CompletionOutcome.next` is
+    /// `nil`) and the completion stands: undone, it would leave the delivery, whose handler
+    /// returned, claimed by a run that goes on, and so run by no one until that run ends. The
+    /// center marks `next` with ``start(_:)``, which gives it back when that fails too.
     @_spi(SignalStoreDriver)
     public func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
@@ -93,7 +98,13 @@ extension SQLiteSignalStore {
         let markNext = next.map { marking(run: $0.runID) }
         return try await write("completing delivery \(delivery.key)") { db in
             let completed = try Self.complete(delivery, endingConsumer: endingConsumer, now: now, db)
-            return CompletionOutcome(completed: completed, next: try next.flatMap { try markNext?(db, $0) })
+            guard let next, let markNext else { return CompletionOutcome(completed: completed, next: nil) }
+            do {
+                return CompletionOutcome(completed: completed, next: try markNext(db, next))
+            } catch SignalError.runLock {
+                // Thrown before the mark changed anything (`marking(run:)` renews the file first).
+                return CompletionOutcome(completed: completed, next: nil)
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 import Foundation
+import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsSQLite
+import HandlerKitSignalsTestKit
 import SignalsTestSupport
 import Testing
 
@@ -53,6 +55,76 @@ struct SQLiteRunLockFolderTests {
         #expect(figures.stuck == 0, "deliveries still open \(Self.takeoverTime) after the deletion: \(figures.notes)")
         #expect(figures.lost == 0 && figures.completedTwice == 0, "\(figures.notes)")
         #expect(figures.startedAfterCompletion == 0, "handlers started after their delivery was completed")
+    }
+
+    /// The folder goes while a handler runs, and a taker testing the run (in `takeOver`) holds the
+    /// lock of the run's file, made again, when the delivery is completed with the next one of its
+    /// batch marked started (which makes the file again, and cannot lock it): the completion
+    /// stands. The taker then gives up (its own run was taken over meanwhile) and the run goes on,
+    /// alive: a claim it kept would be run by no one until it ends.
+    @Test func aCompletionStandsWhenATakerHoldsTheRunsLockFileAsTheNextDeliveryIsMarked() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.path + "/signals.sqlite"
+        let store = try SQLiteSignalStore(path: path, options: .init(busyTimeout: .seconds(20)))
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        // The run's lock file, once the center started, and the taker's descriptor, once it holds it.
+        let taker = Locked<(lockPath: String?, held: Int32?)>((nil, nil))
+        var options = SignalCenter.Options(deliversAutomatically: false, claimBatch: 2)
+        options.faultHook = { point in
+            guard point == .beforeCompletion else { return }
+            taker.withLock { taker in
+                guard taker.held == nil, let lockPath = taker.lockPath else { return }
+                // The folder is deleted; a taker makes the run's file again and holds its lock while it
+                // waits for the database.
+                try? FileManager.default.removeItem(atPath: path + ".runs")
+                _ = mkdir(path + ".runs", 0o700)
+                let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                if fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 { taker.held = fd }
+            }
+        }
+        let center = try await SignalCenter.start(component: "app", store: store, registry: registry, options: options)
+        let runID = center.runID
+        taker.withLock { $0.lockPath = path + ".runs/\(runID).lock" }
+        let handler = try Handler(id: "Sink.receive", registry: registry)
+        let first = try await center.register(handler, for: "a")
+        let second = try await center.register(handler, for: "b")
+        _ = try await center.post("a", payload: ["item": 1])
+        _ = try await center.post("b", payload: ["item": 2])
+
+        // One batch of both: the first completes while the taker holds the run's lock file.
+        var problem = "none"
+        do {
+            _ = try await center.deliverDue()
+        } catch {
+            problem = "\(error)"
+        }
+        let held = try #require(taker.withLock { $0.held }, "the taker held the run's lock file: \(problem)")
+        // The taker's own run was taken over meanwhile: it takes nothing over, and removes the file.
+        unlink(path + ".runs/\(runID).lock")
+        close(held)
+
+        // The run goes on (it makes its lock file again), and another process takes over the dead
+        // runs of the component: there are none.
+        _ = try await center.deliverDue()
+        let otherStore = try SQLiteSignalStore(path: path, options: .init(busyTimeout: .seconds(20)))
+        let other = try await manualCenter("app", store: otherStore, registry: registry)
+        _ = try await other.takeOverDeadRuns()
+        _ = try await other.deliverDue()
+        #expect(center.runID == runID, "the run was not taken over")
+
+        let left = try await store.statistics()
+        let runStatus = try await store.runStatus(of: runID)
+        #expect(
+            left.claimedDeliveries + left.pendingDeliveries == 0,
+            "no delivery is left to the live run: \(left); run \(runID): \(runStatus); first pass: \(problem)")
+        for consumer in [first, second] {
+            let completions = try await store.completions(of: DeliveryKey("\(consumer)/1")).count
+            #expect(completions == 1, "\(consumer) completed once (first pass: \(problem))")
+        }
+        #expect(recorder.all.compactMap(\.item).sorted() == [1, 2], "\(recorder.all)")
+        try await other.stop()
+        try await center.stop()
     }
 
     /// One repetition: two processes, their consumers' signals posted, the folder deleted `delay`
