@@ -194,6 +194,7 @@ struct SQLiteRunLockFolderTests {
         let left = try await store.statistics()
         let stuck = left.pendingDeliveries + left.claimedDeliveries
         _ = FileManager.default.createFile(atPath: stop, contents: nil)
+        var failedProcesses = 0
         for started in processes {
             let end = ContinuousClock.now + .seconds(60)
             while started.process.isRunning, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(10)) }
@@ -201,6 +202,7 @@ struct SQLiteRunLockFolderTests {
             await Probe.finish(started.process)
             let output = (try? String(contentsOfFile: started.output, encoding: .utf8)) ?? ""
             #expect(started.process.terminationStatus == 0, "repetition \(repetition): \(output.suffix(2_000))")
+            if started.process.terminationStatus != 0 { failedProcesses += 1 }
         }
 
         var lost = 0
@@ -213,13 +215,17 @@ struct SQLiteRunLockFolderTests {
             }
         }
         let handlerLog = HandlerLog(path: log)
-        if stuck > 0 || lost > 0 || completedTwice > 0 {
+        if stuck > 0 || lost > 0 || completedTwice > 0 || failedProcesses > 0
+            || !handlerLog.startedAfterCompletion.isEmpty
+        {
             let runs = try await store.runs(of: "app")
-            figures.notes.append(
+            let note =
                 "repetition \(repetition) (deleted \(delay) ms after 100 claims): \(stuck) open, \(lost) lost, "
-                    + "\(completedTwice) completed twice; runs recorded \(runs.recorded.sorted()), named by "
-                    + "consumers \(runs.namedByConsumers.sorted()), owning deliveries \(runs.owningDeliveries.sorted())"
-            )
+                + "\(completedTwice) completed twice; runs recorded \(runs.recorded.sorted()), named by "
+                + "consumers \(runs.namedByConsumers.sorted()), owning deliveries \(runs.owningDeliveries.sorted()); "
+                + Self.keepEvidence(of: folder.path, repetition: repetition)
+            print("signals.lock_folder_test \(note)")
+            figures.notes.append(note)
         }
         figures.scenarios += 1
         figures.deliveries += expected.count
@@ -227,6 +233,31 @@ struct SQLiteRunLockFolderTests {
         figures.lost += lost
         figures.completedTwice += completedTwice
         figures.startedAfterCompletion += handlerLog.startedAfterCompletion.count
+    }
+
+    /// Copies what a failing repetition leaves in `folder` (the probes' output, the handlers' log,
+    /// the store's files and its folder of lock files) to a folder of the temporary directory that
+    /// is not removed, and says where, for the failure's message.
+    private static func keepEvidence(of folder: String, repetition: Int) -> String {
+        let kept = FileManager.default.temporaryDirectory
+            .appending(path: "handlerkit-lock-folder-evidence-\(UUID().uuidString)/repetition-\(repetition)")
+            .path(percentEncoded: false)
+        do {
+            try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
+        } catch {
+            return "evidence not kept: cannot make \(kept): \(error)"
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var problems: [String] = []
+        for name in names.sorted() {
+            do {
+                try FileManager.default.copyItem(atPath: folder + "/" + name, toPath: kept + "/" + name)
+            } catch {
+                problems.append("\(name): \(error)")
+            }
+        }
+        return "evidence (the probes' output, handlers.log, the store's files) kept in \(kept)"
+            + (problems.isEmpty ? "" : " (not copied: \(problems))")
     }
 
     /// Waits (up to `limit`) until `condition` holds; fails naming `what` otherwise.
