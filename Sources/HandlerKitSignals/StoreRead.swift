@@ -12,9 +12,6 @@ public struct StoreRead<Value: Sendable>: Sendable {
     /// The value read from the tables of a store that holds them in memory.
     package let tables: @Sendable (SignalTables) -> Value
 
-    /// What the read is for, as a store names it in an error ("listing consumers").
-    public var purpose: String { sql.purpose }
-
     package init(_ sql: SQLRead<Value>, tables: @escaping @Sendable (SignalTables) -> Value) {
         self.sql = sql
         self.tables = tables

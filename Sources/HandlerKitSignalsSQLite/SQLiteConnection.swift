@@ -109,11 +109,9 @@ extension SQLiteSignalStore {
         try await transaction(operation(), beginning: "BEGIN DEFERRED TRANSACTION", body)
     }
 
-    /// Runs `read`'s statement (the SQL stores' own, `StoreReads`) in a read transaction and makes
-    /// its value; `cached`: the statement is prepared once per connection (a read on the path of
-    /// every signal, whose text never changes).
-    func run<Value: Sendable>(_ read: SQLRead<Value>, cached: Bool = false) async throws(SignalError) -> Value {
-        let rows = try await self.read(read.purpose) { db in try Self.rows(of: read.statement, db, cached: cached) }
+    /// Runs `read`'s statement (one of the core's reads) in a read transaction and makes its value.
+    func run<Value: Sendable>(_ read: SQLRead<Value>) async throws(SignalError) -> Value {
+        let rows = try await self.read(read.purpose) { db in try Self.rows(of: read.statement, db) }
         return try read.decode(rows)
     }
 
@@ -122,12 +120,12 @@ extension SQLiteSignalStore {
         try read.decode(try rows(of: read.statement, db))
     }
 
-    private static func rows(of statement: SQLStatement, _ db: Database, cached: Bool = false) throws -> [SQLRow] {
-        let rows =
-            cached
-            ? try Row.fetchAll(db, cached: statement)
-            : try Row.fetchAll(db, sql: SQLDialect.sqlite.render(statement), arguments: statement.databaseArguments)
-        return rows.map { row in SQLRow(names: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init)) }
+    /// The rows of `statement`, prepared once per connection: the reads' texts are few, since their
+    /// values are bound.
+    private static func rows(of statement: SQLStatement, _ db: Database) throws -> [SQLRow] {
+        try Row.fetchAll(db, cached: statement).map { row in
+            SQLRow(names: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init))
+        }
     }
 
     /// Runs `body` between `begin` and `COMMIT` on the connection's queue; while the database is

@@ -172,11 +172,10 @@ public final class SQLiteSignalStore: SignalStore {
 
     // MARK: Reads
 
-    /// Runs the read's statement in a read transaction, prepared once per connection (the reads'
-    /// texts are few: their values are bound).
+    /// Runs the read's statement in a read transaction, prepared once per connection.
     @_spi(SignalStoreDriver)
     public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
-        try await run(read.sql, cached: true)
+        try await run(read.sql)
     }
 
     @_spi(SignalStoreDriver)

@@ -63,7 +63,8 @@ import Testing
     /// conveniences, takeovers) is an extension, not a requirement every store must write.
     @Test func theDriverProtocolHasAtMostEightRequirements() throws {
         let requirements = try Self.requirements(of: "SignalStore", in: "Sources/HandlerKitSignals/SignalStore.swift")
-        #expect(requirements.count == 8, "SignalStore's requirements: \(requirements)")
+        // At least the primitives every store has (so that a parse finding none fails too), at most eight.
+        #expect((6...8).contains(requirements.count), "SignalStore's requirements: \(requirements)")
     }
 
     @Test func everyStepIsARowOfTheStepTable() throws {
