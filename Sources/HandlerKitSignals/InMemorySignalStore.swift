@@ -110,10 +110,10 @@ public final class InMemorySignalStore: SignalStore {
     // MARK: Delivering
 
     @_spi(SignalStoreDriver)
-    public func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
+    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
         state.withLock { state in
-            let deliveries = ClaimedDelivery.runningOrder(state.claim(for: runID, limit: limit))
-            let first = startingFirst ? deliveries.first : nil
+            let deliveries = ClaimedDelivery.runningOrder(state.claim(request))
+            let first = request.startingFirst ? deliveries.first : nil
             return ClaimedBatch(deliveries: deliveries, firstStart: first.map { state.start($0) })
         }
     }

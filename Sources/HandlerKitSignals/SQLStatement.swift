@@ -96,6 +96,15 @@ public enum SQLDialect: Sendable {
         }
     }
 
+    /// The condition that a row's `id` is not among the row ids bound to `placeholder`: on PostgreSQL
+    /// a `bigint[]`; on SQLite a JSON array of integers as text (`[3,7]`), read with `json_each`.
+    public func idNotAmong(_ placeholder: String) -> String {
+        switch self {
+        case .postgres: "NOT (id = ANY(\(placeholder)))"
+        case .sqlite: "id NOT IN (SELECT value FROM json_each(\(placeholder)))"
+        }
+    }
+
     /// What ends a `SELECT` of a row the transaction changes next, which other transactions must
     /// wait for: ` FOR UPDATE` on PostgreSQL; nothing on SQLite, whose write transactions run one at
     /// a time.

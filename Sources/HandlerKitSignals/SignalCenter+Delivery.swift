@@ -51,7 +51,7 @@ extension SignalCenter {
                     generation,
                     { runID throws(SignalError) in
                         claimant = runID
-                        return try await store.claimStartingFirst(for: runID, limit: options.claimBatch)
+                        return try await claim(for: runID)
                     })
             else { break }
             let claimed = batch.deliveries
@@ -85,12 +85,16 @@ extension SignalCenter {
                     }
                 } catch {
                     // The store failed to start or settle this delivery: it was not started, or it stays
-                    // claimed (its handler may have run). The claims not started are given back, so
-                    // that they are not held until the run ends; where the store cannot take them
-                    // either, they are held until then.
+                    // claimed (its handler may have run) until the next claim takes it back. The claims
+                    // not started are given back; where the store cannot take them either, the next
+                    // claim takes them back too (`HeldClaims`).
                     for rest in claimed[(index + 1)...] {
-                        _ = try? await passCall(generation) { _ throws(SignalError) in
+                        let released = try? await passCall(generation) { _ throws(SignalError) in
                             try await store.release(rest, reason: "not started: \(error)", retryAt: Date())
+                        }
+                        state.withLock { state in
+                            state.claims.settled(rest)
+                            if released == nil { state.claims.failed() }
                         }
                     }
                     throw error
@@ -101,6 +105,22 @@ extension SignalCenter {
             if claimed.count < options.claimBatch && !isTakenOver { break }
         }
         return completed
+    }
+
+    /// Claims the next batch of `runID`'s deliveries, the first marked started; after a claim or a
+    /// settlement failed, also the run's claims this center no longer holds (`HeldClaims`).
+    private func claim(for runID: String) async throws(SignalError) -> ClaimedBatch {
+        let request = state.withLock {
+            $0.claims.request(runID: runID, limit: options.claimBatch, startingFirst: true)
+        }
+        do {
+            let batch = try await store.claim(request)
+            state.withLock { $0.claims.claimed(batch.deliveries) }
+            return batch
+        } catch {
+            state.withLock { $0.claims.failed() }
+            throw error
+        }
     }
 
     /// The number of this run's deliveries not yet completed (pending, waiting for a retry, or running).

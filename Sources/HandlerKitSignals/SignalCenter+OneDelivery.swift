@@ -27,6 +27,26 @@ extension SignalCenter {
     func deliver(
         _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, generation: Int
     ) async throws(SignalError) -> (Delivered, Mark?) {
+        do {
+            let delivered = try await deliverClaimed(delivery, marked: marked, next: next, generation: generation)
+            // Settled, given back, lost, or left for the run's end: no longer held here, unless held
+            // for a task that awaits its promise.
+            if delivered.0 != .held { state.withLock { $0.claims.settled(delivery) } }
+            return delivered
+        } catch {
+            // The store failed to start, release or settle it: it may stay claimed by the run, with no
+            // one to run it. The next claim takes it back (`HeldClaims`).
+            state.withLock { state in
+                state.claims.settled(delivery)
+                state.claims.failed()
+            }
+            throw error
+        }
+    }
+
+    private func deliverClaimed(
+        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, generation: Int
+    ) async throws(SignalError) -> (Delivered, Mark?) {
         guard state.withLock({ $0.lifecycle.allows(generation) }) else { return (.passEnded, nil) }
         options.faultHook?(.afterClaim)
         if let handedOver = try await handToAwaitingTask(delivery, next: next, generation: generation) {
@@ -257,7 +277,7 @@ extension SignalCenter {
     /// trying again while the store is busy (the operation checks the claim, so trying again never
     /// settles it twice). While the center is suspended, it waits for `resume()` (or `stop()`)
     /// first: a suspended center touches no file of the store. Other errors are thrown; the delivery
-    /// then stays claimed by this run and runs again after the run ends.
+    /// may then stay claimed by this run, and the run's next claim takes it back (``deliver(_:marked:next:generation:)``).
     private func settle(_ operation: () async throws(SignalError) -> Void) async throws(SignalError) {
         var wait = Duration.milliseconds(5)
         while true {

@@ -145,6 +145,7 @@ extension SignalCenter {
                 report.takeover = try await Self.beginRun(newRun, component: component, store: store, options: options)
                 report.runID = newRun
                 recordTakeover(report.takeover)
+                state.withLock { $0.claims.runReplaced() }
                 reactivate { $0.resumedAsNewRun(newRun, takeover: report.takeover) }
                 if let listener { startDelivering(with: listener) }
                 return report

@@ -33,7 +33,10 @@ extension SignalCenter {
                 runID, component: component, applying: Self.retirement(of: runID, retry: options.retry))
             let newRun = UUID().uuidString
             let takeover = try await Self.beginRun(newRun, component: component, store: store, options: options)
-            state.withLock { $0.lifecycle.carriedOnAsNewRun(newRun, takeover: takeover) }
+            state.withLock { state in
+                state.lifecycle.carriedOnAsNewRun(newRun, takeover: takeover)
+                state.claims.runReplaced()
+            }
             log(
                 .info, "carrying on as a new run: the run was taken over", ["handlerkit.taken_over_run": .string(runID)]
             )

@@ -109,6 +109,8 @@ public final class SignalCenter: Sendable {
         /// When a delivery pass next looks for dead runs (`SignalStore.livenessCheckInterval`;
         /// `nil` when the store gives no interval).
         var nextLivenessCheck: ContinuousClock.Instant?
+        /// The deliveries the run holds claimed, and whether one of its claims may have been lost.
+        var claims = HeldClaims()
 
         /// Takes the tasks waiting at the gate when `open`, to be resumed outside the lock.
         mutating func takeGate(if open: Bool) -> [CheckedContinuation<Bool, Never>] {

@@ -115,7 +115,7 @@ extension ClaimedDelivery {
     }
 }
 
-/// What `SignalStore.claim(for:limit:startingFirst:)` claimed.
+/// What `SignalStore.claim(_:)` claimed.
 @_spi(SignalStoreDriver)
 public struct ClaimedBatch: Sendable, Hashable {
     /// The deliveries claimed, in `ClaimedDelivery.runningOrder(_:)`.

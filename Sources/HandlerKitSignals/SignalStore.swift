@@ -7,7 +7,7 @@ import Foundation
 /// (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
 /// A store implements primitives: the steps of a `StorePlan` (`apply(_:)`), the core's reads
-/// (`read(_:)`), the hot paths (`post(_:payload:keepUntil:)`, `claim(for:limit:startingFirst:)`,
+/// (`read(_:)`), the hot paths (`post(_:payload:keepUntil:)`, `claim(_:)`,
 /// `start(_:)`, `complete(_:endingConsumer:thenStarting:)`), a wake listener, and how runs prove
 /// they are alive (``SignalRunLiveness``). Everything else (`consumers(of:)`, `runStatus(of:)`,
 /// ``statistics()``, the takeover of dead runs, …) the core builds on them.
@@ -33,13 +33,16 @@ public protocol SignalStore: SignalRunLiveness {
     @_spi(SignalStoreDriver)
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult
 
-    /// Claims up to `limit` due deliveries of `runID`, oldest first, in `ClaimedDelivery.runningOrder(_:)`.
-    /// With `startingFirst`, also marks the first of them started in the same transaction, exactly as
-    /// ``start(_:)`` does (`ClaimedBatch.firstStart`): the first handler of a delivery pass then
-    /// waits for one transaction, not two. A run that is no longer recorded claims nothing (a store
-    /// that finds this out while deliveries of the run are due may say so: `firstStart` `.runTakenOver`).
+    /// Claims up to `request.limit` deliveries of `request.runID` that `request` takes, oldest
+    /// first, and returns them in `ClaimedDelivery.runningOrder(_:)`: the run's due pending
+    /// deliveries, and with `ClaimRequest.reclaimingLost` also its claims the center no longer holds;
+    /// never one of `ClaimRequest.inProgress`. With `ClaimRequest.startingFirst`, also marks the
+    /// first of them started in the same transaction, exactly as ``start(_:)`` does
+    /// (`ClaimedBatch.firstStart`): the first handler of a delivery pass then waits for one
+    /// transaction, not two. A run that is no longer recorded claims nothing (a store that finds this
+    /// out while deliveries of the run are due may say so: `firstStart` `.runTakenOver`).
     @_spi(SignalStoreDriver)
-    func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch
+    func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch
 
     /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
     /// still claimed by the same run and attempt and the run is still recorded (not taken over).
@@ -140,17 +143,17 @@ extension SignalStore {
 }
 
 extension SignalStore {
-    /// Claims up to `limit` due deliveries of `runID` (``claim(for:limit:startingFirst:)``, starting none).
+    /// Claims up to `limit` due deliveries of `runID` (``claim(_:)``, starting none).
     @_spi(SignalStoreDriver)
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {
-        try await claim(for: runID, limit: limit, startingFirst: false).deliveries
+        try await claim(ClaimRequest(runID: runID, limit: limit, startingFirst: false)).deliveries
     }
 
     /// Claims up to `limit` due deliveries of `runID` and marks the one that runs first started
-    /// (``claim(for:limit:startingFirst:)``): what a center's delivery pass calls.
+    /// (``claim(_:)``).
     @_spi(SignalStoreDriver)
     public func claimStartingFirst(for runID: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
-        try await claim(for: runID, limit: limit, startingFirst: true)
+        try await claim(ClaimRequest(runID: runID, limit: limit, startingFirst: true))
     }
 
     /// Gives a claimed delivery back after its attempt failed, if its run and attempt still hold its

@@ -123,13 +123,18 @@ package struct SignalTables {
         return true
     }
 
-    /// Claims up to `limit` due deliveries of `runID`, oldest first.
-    mutating func claim(for runID: String, limit: Int) -> [ClaimedDelivery] {
+    /// Claims up to `request.limit` deliveries that `request` takes, oldest first.
+    mutating func claim(_ request: ClaimRequest) -> [ClaimedDelivery] {
         let now = Date()
+        let runID = request.runID
         let due =
             deliveries
-            .filter { $0.value.ownerRun == runID && $0.value.state == .pending && $0.value.notBefore <= now }
-            .keys.sorted().prefix(max(0, limit))
+            .filter { id, row in
+                request.takes(
+                    rowID: id, ownerRun: row.ownerRun, state: row.state, claimedBy: row.claimedBy,
+                    isDue: row.notBefore <= now)
+            }
+            .keys.sorted().prefix(max(0, request.limit))
         return due.compactMap { id -> ClaimedDelivery? in
             guard var row = deliveries[id] else { return nil }
             row.state = .claimed

@@ -11,42 +11,27 @@ import SignalSQL
 extension PostgresSignalStore {
     // MARK: Delivering
 
-    /// One statement: the claim marks the delivery that runs first started.
+    /// One statement: the claim marks the delivery that runs first started. A claim tried again
+    /// after its connection was lost also takes back what the lost try claimed (its answer never came).
     @_spi(SignalStoreDriver)
-    public func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
+    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
         try await prepare()
         let now = Date().timeIntervalSince1970
-        let running = inFlight.withLock { Array($0) }
-        // Taken (and cleared) before the claim, so a failure of another operation meanwhile sets it again.
-        let recovering = claimMayBeLost.withLock { mayBeLost in
-            defer { mayBeLost = false }
-            return mayBeLost
-        }
-        let claimed: ClaimedBatch
-        do {
-            claimed = try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
-                if recovering || isRetry {
-                    try await self.claim(
-                        PostgresStatements.ClaimWithLostClaims(
-                            runID: runID, now: now, running: running, limit: limit, startsFirst: startingFirst),
-                        connection)
-                } else {
-                    try await self.claim(
-                        PostgresStatements.Claim(
-                            runID: runID, now: now, running: running, limit: limit, startsFirst: startingFirst),
-                        connection)
-                }
+        let (runID, limit, startsFirst) = (request.runID, request.limit, request.startingFirst)
+        let running = request.inProgress.sorted()
+        return try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
+            if request.reclaimingLost || isRetry {
+                try await self.claim(
+                    PostgresStatements.ClaimWithLostClaims(
+                        runID: runID, now: now, running: running, limit: limit, startsFirst: startsFirst),
+                    connection)
+            } else {
+                try await self.claim(
+                    PostgresStatements.Claim(
+                        runID: runID, now: now, running: running, limit: limit, startsFirst: startsFirst),
+                    connection)
             }
-        } catch {
-            claimMayBeLost.withLock { $0 = true }
-            throw error
         }
-        inFlight.withLock { $0.formUnion(claimed.deliveries.map { $0.rowID }) }
-        // A first delivery that does not start is no longer in progress here.
-        if let first = claimed.deliveries.first, let start = claimed.firstStart, start != .started {
-            _ = inFlight.withLock { $0.remove(first.rowID) }
-        }
-        return claimed
     }
 
     /// Runs a claim statement for `runID`; deliveries the core finds unreadable are parked as dead.
@@ -94,49 +79,17 @@ extension PostgresSignalStore {
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         let statement = PostgresStatements.Start(
             rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt)
-        let outcome = try await connections.run("starting delivery \(delivery.key)") { connection, _ in
+        return try await connections.run("starting delivery \(delivery.key)") { connection, _ in
             var outcome = StartOutcome.claimLost
             for try await (recorded, started) in try await connection.execute(statement, logger: self.options.logger) {
                 outcome = StartOutcome(marked: started == 1, runRecorded: recorded)
             }
             return outcome
         }
-        // A delivery that does not start is no longer in progress here.
-        if outcome != .started { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
-        return outcome
     }
 
     @_spi(SignalStoreDriver)
     public func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome {
-        var outcome = CompletionOutcome(completed: false, next: nil)
-        _ = try await settling(delivery) { () throws(SignalError) in
-            outcome = try await completeClaimed(delivery, endingConsumer: endingConsumer, thenStarting: next)
-            return outcome.completed
-        }
-        // A next delivery that does not start is no longer in progress here.
-        if let next, let started = outcome.next, started != .started {
-            _ = inFlight.withLock { $0.remove(next.rowID) }
-        }
-        return outcome
-    }
-
-    /// Runs `settle` for a delivery in progress, which is then no longer in progress; when it fails,
-    /// the delivery may stay claimed, so the next claim looks for lost claims.
-    private func settling(
-        _ delivery: ClaimedDelivery, _ settle: () async throws(SignalError) -> Bool
-    ) async throws(SignalError) -> Bool {
-        defer { _ = inFlight.withLock { $0.remove(delivery.rowID) } }
-        do {
-            return try await settle()
-        } catch {
-            claimMayBeLost.withLock { $0 = true }
-            throw error
-        }
-    }
-
-    private func completeClaimed(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {
         let now = Date().timeIntervalSince1970

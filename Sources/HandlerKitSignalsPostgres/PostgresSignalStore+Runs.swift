@@ -169,24 +169,13 @@ extension PostgresSignalStore {
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
         try await prepare()
-        // The deliveries a plan releases are no longer in progress here; when it fails, one may stay
-        // claimed, so the next claim looks for lost claims.
-        let releasing = plan.steps.compactMap { step -> Int64? in
-            if case .releaseClaim(let release) = step { release.rowID } else { nil }
+        if plan.steps.count == 1 && !plan.wakesAnyone
+            && StepStatements.statements(for: plan.steps[0], history: options.completionHistory.seconds).count == 1
+        {
+            return try await connections.run(plan.purpose) { connection, _ in try await self.run(plan, connection) }
         }
-        defer { if !releasing.isEmpty { inFlight.withLock { $0.subtract(releasing) } } }
-        do {
-            if plan.steps.count == 1 && !plan.wakesAnyone
-                && StepStatements.statements(for: plan.steps[0], history: options.completionHistory.seconds).count == 1
-            {
-                return try await connections.run(plan.purpose) { connection, _ in try await self.run(plan, connection) }
-            }
-            return try await connections.transaction(plan.purpose) { connection in
-                try await self.run(plan, connection)
-            }
-        } catch {
-            if !releasing.isEmpty { claimMayBeLost.withLock { $0 = true } }
-            throw error
+        return try await connections.transaction(plan.purpose) { connection in
+            try await self.run(plan, connection)
         }
     }
 
@@ -230,13 +219,11 @@ extension PostgresSignalStore {
                     PostgresQuery(unsafeSQL: PostgresStatements.counting(statement.sql), binds: bindings),
                     logger: options.logger))
         case .ids:
-            // The deliveries a step released (`RETURNING id`) are no longer in progress here either.
-            var ids: [Int64] = []
+            var ids = 0
             let rows = try await connection.query(
                 PostgresQuery(unsafeSQL: statement.sql, binds: bindings), logger: options.logger)
-            for try await id in rows.decode(Int64.self) { ids.append(id) }
-            inFlight.withLock { $0.subtract(ids) }
-            return ids.count
+            for try await _ in rows.decode(Int64.self) { ids += 1 }
+            return ids
         case .nothing:
             try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: bindings), logger: options.logger)
             return 0

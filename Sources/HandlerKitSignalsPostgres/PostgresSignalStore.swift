@@ -131,14 +131,6 @@ public final class PostgresSignalStore: SignalStore {
     private let wakeChannel: PostgresWakeChannel
     private let prepared = Locked(false)
     let keepers = Locked<[String: RunKeeper]>([:])
-    /// Deliveries claimed through this store object and not yet completed or released: a claim by
-    /// one of its runs that is not among them was lost with a connection, and is claimed again.
-    let inFlight = Locked<Set<Int64>>([])
-    /// Whether a claim, completion or release failed since the last claim that looked for lost
-    /// claims: a delivery may be left claimed by one of this store's runs with no delivery in
-    /// progress holding it (a claim's answer lost after the server applied it, a completion that
-    /// failed), so the next claim looks for such claims too.
-    let claimMayBeLost = Locked(false)
     /// Whether the store was opened for reading only (``init(inspecting:options:)``).
     let readsOnly: Bool
 

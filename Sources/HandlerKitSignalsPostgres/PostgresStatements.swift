@@ -104,8 +104,8 @@ enum PostgresStatements {
             WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: due, limit: "$4", .postgres))),
             \(PostgresStatements.claimAndRead)
             """
-        /// Run $1's deliveries due at $2, except those in progress here ($3).
-        private static let due = "\(HotPathStatements.dueCondition) AND NOT (id = ANY($3))"
+        /// Run $1's deliveries due at $2, except those in progress ($3).
+        private static let due = HotPathStatements.claimCondition(reclaimingLost: false, .postgres)
 
         var runID: String
         var now: Double
@@ -122,11 +122,8 @@ enum PostgresStatements {
             WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: dueOrLost, limit: "$4", .postgres))),
             \(PostgresStatements.claimAndRead)
             """
-        /// Run $1's deliveries due at $2 or claimed by it, except those in progress here ($3).
-        private static let dueOrLost = """
-            owner_run = $1 AND ((state = \(pending) AND not_before <= $2) OR (state = \(claimed) AND claimed_by = $1))
-            AND NOT (id = ANY($3))
-            """
+        /// Run $1's deliveries due at $2 or claimed by it, except those in progress ($3).
+        private static let dueOrLost = HotPathStatements.claimCondition(reclaimingLost: true, .postgres)
 
         var runID: String
         var now: Double

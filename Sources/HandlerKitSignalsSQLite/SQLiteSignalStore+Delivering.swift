@@ -9,16 +9,20 @@ extension SQLiteSignalStore {
 
     /// Also checks the run's lock file, as ``start(_:)`` does.
     @_spi(SignalStoreDriver)
-    public func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
+    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
         let now = Date().timeIntervalSince1970
-        // A read first: when nothing is due (a wake-up for another component's post), no write lock is taken.
-        let due = try await read("looking for due deliveries of run \(runID)") { db in
-            try Bool.fetchOne(db, cached: HotPathStatements.anyDue(run: runID, now: now)) ?? false
+        let runID = request.runID
+        // A read first: when nothing is due (a wake-up for another component's post), no write lock is
+        // taken. A claim that takes back lost claims looks in the write transaction only.
+        if !request.reclaimingLost {
+            let due = try await read("looking for due deliveries of run \(runID)") { db in
+                try Bool.fetchOne(db, cached: HotPathStatements.anyDue(run: runID, now: now)) ?? false
+            }
+            guard due else { return ClaimedBatch(deliveries: [], firstStart: nil) }
         }
-        guard due else { return ClaimedBatch(deliveries: [], firstStart: nil) }
-        let mark = startingFirst ? marking(run: runID) : nil
+        let mark = request.startingFirst ? marking(run: runID) : nil
         return try await write("claiming deliveries for run \(runID)") { db in
-            let rows = try Row.fetchAll(db, cached: HotPathStatements.claim(run: runID, now: now, limit: limit))
+            let rows = try Row.fetchAll(db, cached: HotPathStatements.claim(request, now: now))
             // Due deliveries, none claimed: a run that was taken over claims nothing, and says so.
             if rows.isEmpty, try !Self.isRecorded(runID, db) {
                 return ClaimedBatch(deliveries: [], firstStart: .runTakenOver)

@@ -233,6 +233,36 @@ extension ConformanceChecks {
         try await center.stop()
     }
 
+    static func reclaimingTakesLostClaims(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        let other = try await c.center("app")
+        for signal in ["a", "b", "c"] {
+            _ = try await center.register(try c.handler("Sink.receive"), for: SignalID(signal))
+        }
+        _ = try await other.register(try c.handler("Sink.receive"), for: "d")
+        for signal in ["a", "b", "c", "d"] { _ = try await center.post(SignalID(signal), payload: ["item": 1]) }
+        let claimed = try await c.store.claim(for: center.runID, limit: 2)
+        try c.expectEqual(claimed.map(\.signalID), ["a", "b"], "claimed deliveries")
+        let others = try await c.store.claim(for: other.runID, limit: 10)
+        try c.expectEqual(others.map(\.signalID), ["d"], "the other run's claim")
+
+        // A plain claim takes only what is due: `c`.
+        let plain = try await c.store.claim(ClaimRequest(runID: center.runID, limit: 10, startingFirst: false))
+        try c.expectEqual(plain.deliveries.map(\.signalID), ["c"], "a plain claim")
+        // `a` is in progress; `b` and `c` were lost: taken back, next attempt. `d` is another run's.
+        let request = ClaimRequest(
+            runID: center.runID, limit: 10, startingFirst: true, inProgress: [claimed[0].rowID], reclaimingLost: true)
+        let batch = try await c.store.claim(request)
+        try c.expectEqual(batch.deliveries.map(\.signalID), ["b", "c"], "the claims taken back")
+        try c.expectEqual(batch.deliveries.map(\.attempt), [2, 2], "their attempts")
+        try c.expectEqual(batch.firstStart, .started, "the first one's start")
+        try c.expectEqual(try await c.store.start(claimed[1]), .claimLost, "the lost claim's attempt")
+        try c.expectEqual(try await c.store.start(claimed[0]), .started, "the claim in progress")
+        try c.expectEqual(try await c.store.start(others[0]), .started, "the other run's claim")
+        try await other.stop()
+        try await center.stop()
+    }
+
     static func interruptedClaimsCountStartedAttempts(_ c: ConformanceContext) async throws {
         let center = try await c.center("app")
         for signal in ["a", "b"] {

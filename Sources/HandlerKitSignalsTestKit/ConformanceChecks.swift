@@ -56,6 +56,9 @@ enum ConformanceChecks {
         .init(
             name: "a claim that starts the first marks the delivery that runs first, crashed ones last, and no other",
             body: claimStartsTheFirst),
+        .init(
+            name: "a claim that takes back lost claims takes the run's claims not in progress, as their next attempt",
+            body: reclaimingTakesLostClaims),
         .init(name: "bad input is a typed error naming what and where, and stores nothing", body: badInput),
     ]
 

@@ -83,6 +83,17 @@ package enum HotPathStatements {
     /// Which deliveries are due for run $1 at $2.
     package static let dueCondition = "owner_run = $1 AND state = \(pending) AND not_before <= $2"
 
+    /// Which deliveries a claim by run $1 at $2 takes (`ClaimRequest`): those due, and when
+    /// `reclaimingLost` also the run's own claims whose row ids are not among $3, the deliveries the
+    /// run holds in progress (``SQLDialect/idNotAmong(_:)``).
+    package static func claimCondition(reclaimingLost: Bool, _ dialect: SQLDialect) -> String {
+        guard reclaimingLost else { return dueCondition }
+        return """
+            owner_run = $1 AND ((state = \(pending) AND not_before <= $2)
+            OR (state = \(claimed) AND claimed_by = $1 AND \(dialect.idNotAmong("$3"))))
+            """
+    }
+
     /// The `columns` of the deliveries that match `condition`, by row id, at most `limit` (a placeholder)
     /// of them; on PostgreSQL their rows are locked, those another transaction holds skipped
     /// (``SQLDialect/lockingSkipLocked``).
@@ -96,16 +107,21 @@ package enum HotPathStatements {
     package static let claimAssignments =
         "state = \(claimed), claimed_by = $1, attempt = attempt + 1, claimed_at = $2"
 
-    /// Claims up to $3 of run $1's deliveries due at $2 (next attempt, not started), while the run is
-    /// recorded, and returns them (without their bodies: ``claimedBody(consumer:delivery:)``).
-    package static func claim(run: String, now: Double, limit: Int) -> SQLStatement {
-        SQLStatement(
+    /// Claims up to $4 of the deliveries `request` takes at $2 (``claimCondition(reclaimingLost:_:)``:
+    /// $1 its run, $3 its deliveries in progress as a JSON array, read only when reclaiming), next
+    /// attempt, not started, while the run is recorded, and returns them (without their bodies:
+    /// ``claimedBody(consumer:delivery:)``).
+    package static func claim(_ request: ClaimRequest, now: Double) -> SQLStatement {
+        let ids = request.reclaimingLost ? request.inProgress.sorted().map(String.init) : []
+        let inProgress = "[" + ids.joined(separator: ",") + "]"
+        let condition = claimCondition(reclaimingLost: request.reclaimingLost, .sqlite)
+        return SQLStatement(
             """
             UPDATE deliveries SET \(claimAssignments), started = 0
-            WHERE id IN (\(dueDeliveries("id", where: dueCondition, limit: "$3", .sqlite)))
+            WHERE id IN (\(dueDeliveries("id", where: condition, limit: "$4", .sqlite)))
             AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
             RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
-            """, [.init(run), .init(now), .init(limit)], answer: .nothing)
+            """, [.init(request.runID), .init(now), .init(inProgress), .init(request.limit)], answer: .nothing)
     }
 
     /// The body of claimed delivery $2 (its row id), with the mode of its consumer $1.

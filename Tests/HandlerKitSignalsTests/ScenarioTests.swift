@@ -61,4 +61,9 @@ struct SettleFailureTests {
     func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
         try await SettleFailureScenarios().theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: kind)
     }
+
+    @Test(arguments: [StoreKind.memory, .sqlite])
+    func aClaimWhoseAnswerWasLostIsTakenBackByTheNextClaim(kind: StoreKind) async throws {
+        try await SettleFailureScenarios().aClaimWhoseAnswerWasLostIsTakenBackByTheNextClaim(kind: kind)
+    }
 }

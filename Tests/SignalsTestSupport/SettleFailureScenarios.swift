@@ -13,7 +13,7 @@ package struct SettleFailureScenarios {
     package init() throws { registry = try makeRegistry(recorder) }
 
     package func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
-        let store = FailingCompletionStore(try kind.open(folder.path))
+        let store = FailingStore(try kind.open(folder.path))
         let center = try await manualCenter("app", store: store, registry: registry)
         _ = try await center.register(
             try Handler(id: "Sink.receive", registry: registry), for: "progress",
@@ -28,23 +28,54 @@ package struct SettleFailureScenarios {
         var statistics = try await store.statistics()
         #expect(statistics.claimedDeliveries == 1 && statistics.pendingDeliveries == 2)
 
-        #expect(try await center.deliverDue() == 2)
+        // The next pass takes the first back (its handler runs again, with the same delivery key) and
+        // delivers the two others.
+        #expect(try await center.deliverDue() == 3)
+        #expect(recorder.all.map(\.item) == [1, 1, 2, 3])
+        #expect(recorder.all[0].deliveryKey == recorder.all[1].deliveryKey)
+        statistics = try await store.statistics()
+        #expect(statistics.claimedDeliveries == 0 && statistics.pendingDeliveries == 0)
+        #expect(statistics.completions == 3)
+        try await center.stop()
+    }
+
+    package func aClaimWhoseAnswerWasLostIsTakenBackByTheNextClaim(kind: StoreKind) async throws {
+        let store = FailingStore(try kind.open(folder.path))
+        let center = try await manualCenter("app", store: store, registry: registry)
+        _ = try await center.register(
+            try Handler(id: "Sink.receive", registry: registry), for: "progress",
+            delivery: .everyRevision)
+        for item in 1...3 { _ = try await center.post("progress", payload: ["item": item]) }
+
+        // The store claims all three, and the answer does not reach the center.
+        store.loseNextClaimAnswer()
+        await #expect(throws: SignalError.self) { try await center.deliverDue() }
+        #expect(recorder.all.isEmpty)
+        var statistics = try await store.statistics()
+        #expect(statistics.claimedDeliveries == 3 && statistics.pendingDeliveries == 0)
+
+        // The next claim takes them back, as their next attempt, and each runs once.
+        #expect(try await center.deliverDue() == 3)
         #expect(recorder.all.map(\.item) == [1, 2, 3])
         statistics = try await store.statistics()
-        #expect(statistics.claimedDeliveries == 1 && statistics.pendingDeliveries == 0)
+        #expect(statistics.claimedDeliveries == 0 && statistics.completions == 3)
+        let keys = try await store.completions(of: DeliveryKey(recorder.all[0].deliveryKey))
+        #expect(keys.map(\.attempt) == [2], "the lost claim counted as the first attempt")
         try await center.stop()
     }
 }
 
-/// A store that throws `storeUnavailable` from `complete` once when told to, and otherwise forwards
-/// every call to the store it wraps.
-final class FailingCompletionStore: SignalStore {
+/// A store that throws `storeUnavailable` once when told to, from `complete` (changing nothing) or
+/// after a claim (which the store made), and otherwise forwards every call to the store it wraps.
+final class FailingStore: SignalStore {
     private let base: any SignalStore
     private let failing = Locked(false)
+    private let losingClaim = Locked(false)
 
     init(_ base: any SignalStore) { self.base = base }
 
     func failNextCompletion() { failing.withLock { $0 = true } }
+    func loseNextClaimAnswer() { losingClaim.withLock { $0 = true } }
 
     var location: String { base.location }
 
@@ -83,8 +114,15 @@ final class FailingCompletionStore: SignalStore {
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         try await base.post(signalID, payload: payload, keepUntil: keepUntil)
     }
-    func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
-        try await base.claim(for: runID, limit: limit, startingFirst: startingFirst)
+    func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
+        let batch = try await base.claim(request)
+        if losingClaim.withLock({ losing in
+            defer { losing = false }
+            return losing
+        }) {
+            throw .storeUnavailable(path: location, reason: "the test lost the claim's answer")
+        }
+        return batch
     }
     func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         try await base.start(delivery)

@@ -1,0 +1,50 @@
+/// What a center asks of `SignalStore.claim(_:)`: which run claims, how many deliveries, whether
+/// the first is marked started with the claim, and whether the run's lost claims are taken back.
+///
+/// A request is a value rather than a list of parameters so that the core can ask more of a claim
+/// later (a new property with a default) without breaking a store's source.
+@_spi(SignalStoreDriver)
+public struct ClaimRequest: Sendable, Hashable {
+    /// The run that claims: only its deliveries are claimed.
+    @_spi(SignalStoreDriver) public var runID: String
+    /// At most this many deliveries.
+    @_spi(SignalStoreDriver) public var limit: Int
+    /// Whether the first delivery, in `ClaimedDelivery.runningOrder(_:)`, is marked started in the
+    /// same transaction, exactly as `SignalStore.start(_:)` does (`ClaimedBatch.firstStart`).
+    @_spi(SignalStoreDriver) public var startingFirst: Bool
+    /// The row ids of the run's deliveries that the center still holds (claimed and not yet settled:
+    /// their handlers run, wait to run, or wait for a task that awaits their promise): a claim that
+    /// takes back lost claims (``reclaimingLost``) leaves them alone.
+    @_spi(SignalStoreDriver) public var inProgress: Set<Int64>
+    /// Whether the run's claims that are not ``inProgress`` are claimed again as well (next attempt):
+    /// an earlier claim or settlement of the run failed, so a delivery may have stayed claimed by the
+    /// run with no one to run or settle it (a claim whose answer was lost, a completion that failed).
+    /// The center asks for this once after such a failure; looking for them costs a scan of the
+    /// run's claims.
+    @_spi(SignalStoreDriver) public var reclaimingLost: Bool
+
+    @_spi(SignalStoreDriver)
+    public init(
+        runID: String, limit: Int, startingFirst: Bool, inProgress: Set<Int64> = [], reclaimingLost: Bool = false
+    ) {
+        self.runID = runID
+        self.limit = limit
+        self.startingFirst = startingFirst
+        self.inProgress = inProgress
+        self.reclaimingLost = reclaimingLost
+    }
+
+    /// Whether the request takes the delivery in row `rowID`, in state `state` and claimed by
+    /// `claimedBy`: a pending delivery of the run when it `isDue`, or, when ``reclaimingLost``, one of
+    /// the run's claims not ``inProgress``. (The SQL stores say the same in their statements.)
+    package func takes(
+        rowID: Int64, ownerRun: String, state: DeliveryState, claimedBy: String?, isDue: Bool
+    ) -> Bool {
+        guard ownerRun == runID else { return false }
+        switch state {
+        case .pending: return isDue
+        case .claimed: return reclaimingLost && claimedBy == runID && !inProgress.contains(rowID)
+        case .dead: return false
+        }
+    }
+}
