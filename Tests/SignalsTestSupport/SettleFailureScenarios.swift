@@ -12,13 +12,19 @@ package struct SettleFailureScenarios {
 
     package init() throws { registry = try makeRegistry(recorder) }
 
-    package func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
+    /// A store that fails when told to, and a center with three deliveries due.
+    func threeDeliveries(_ kind: StoreKind) async throws -> (FailingStore, SignalCenter) {
         let store = FailingStore(try kind.open(folder.path))
         let center = try await manualCenter("app", store: store, registry: registry)
         _ = try await center.register(
             try Handler(id: "Sink.receive", registry: registry), for: "progress",
             delivery: .everyRevision)
         for item in 1...3 { _ = try await center.post("progress", payload: ["item": item]) }
+        return (store, center)
+    }
+
+    package func theClaimsNotStartedAreGivenBackAndDeliveredByTheNextPass(kind: StoreKind) async throws {
+        let (store, center) = try await threeDeliveries(kind)
 
         store.failNextCompletion()
         await #expect(throws: SignalError.self) { try await center.deliverDue() }
@@ -40,12 +46,7 @@ package struct SettleFailureScenarios {
     }
 
     package func aClaimWhoseAnswerWasLostIsTakenBackByTheNextClaim(kind: StoreKind) async throws {
-        let store = FailingStore(try kind.open(folder.path))
-        let center = try await manualCenter("app", store: store, registry: registry)
-        _ = try await center.register(
-            try Handler(id: "Sink.receive", registry: registry), for: "progress",
-            delivery: .everyRevision)
-        for item in 1...3 { _ = try await center.post("progress", payload: ["item": item]) }
+        let (store, center) = try await threeDeliveries(kind)
 
         // The store claims all three, and the answer does not reach the center.
         store.loseNextClaimAnswer()
