@@ -26,7 +26,16 @@ public final class InMemorySignalStore: SignalStore {
     public init(name: String = "signals", completionHistory: Duration = .seconds(86_400)) {
         self.name = name
         self.completionHistory = completionHistory
-        state = Locked(SignalTables(completionHistory: completionHistory.seconds))
+        state = Locked(SignalTables(completionHistory: completionHistory))
+    }
+
+    /// Makes `operation` on the tables under their lock, then wakes the centers its answer names.
+    private func change<Value, Failure: Error>(
+        _ operation: (inout SignalTables) throws(Failure) -> SignalTables.Answer<Value>
+    ) throws(Failure) -> Value {
+        let answer = try state.withLock(operation)
+        if answer.wakeUp != nil { wakeAll() }
+        return answer.value
     }
 
     // MARK: Runs
@@ -35,44 +44,26 @@ public final class InMemorySignalStore: SignalStore {
     public func beginRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) {
-        _ = state.withLock { state in
-            state.runs[runID] = component
-            state.runStarts[runID] = Date()
-            return state.run(plan)
-        }
+        _ = change { $0.beginRun(runID, component: component, applying: plan) }
     }
 
     @_spi(SignalStoreDriver)
     public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
-        _ = try await apply(plan)
-        _ = state.withLock { state in
-            state.runStarts[runID] = nil
-            return state.runs.removeValue(forKey: runID)
-        }
+        _ = change { $0.endRun(runID, component: component, applying: plan) }
     }
 
     @_spi(SignalStoreDriver)
     public func suspendRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int] {
-        let counts = state.withLock { state in
-            state.suspended.insert(runID)
-            return state.run(plan)
-        }
-        if plan.wakeUp(counts: counts) != nil { wakeAll() }
-        return counts
+        change { $0.suspendRun(runID, component: component, applying: plan) }
     }
 
     @_spi(SignalStoreDriver)
     public func resumeRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> Bool {
-        let counts = state.withLock { state -> [Int]? in
-            state.suspended.remove(runID)
-            return state.runs[runID] == nil ? nil : state.run(plan)
-        }
-        if let counts, plan.wakeUp(counts: counts) != nil { wakeAll() }
-        return counts != nil
+        change { $0.resumeRun(runID, component: component, applying: plan) }
     }
 
     /// A run is gone once its `endRun` removed it (nothing outlives the object), or while it is suspended.
@@ -80,64 +71,43 @@ public final class InMemorySignalStore: SignalStore {
     public func takeOver(
         _ run: String, of component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int]? {
-        let counts = state.withLock { state -> [Int]? in
-            guard state.runs[run] == nil || state.suspended.contains(run) else { return nil }
-            // A taker that was itself taken over takes nothing over.
-            if let taker = plan.taker, state.runs[taker] == nil { return nil }
-            state.suspended.remove(run)
-            return state.run(plan)
-        }
-        if let counts, plan.wakeUp(counts: counts) != nil { wakeAll() }
-        return counts
+        change { $0.takeOver(run, of: component, applying: plan, isAlive: $0.isRecordedAndRunning(run)) }
     }
 
     @_spi(SignalStoreDriver)
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
-        let counts = state.withLock { $0.run(plan) }
-        if plan.wakeUp(counts: counts) != nil { wakeAll() }
-        return counts
+        change { $0.apply(plan) }
     }
 
-    // MARK: Posting
+    // MARK: Posting and delivering
 
     @_spi(SignalStoreDriver)
     public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        let result = state.withLock { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
-        if result.deliveries > 0 { wakeAll() }
-        return result
+        change { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
     }
-
-    // MARK: Delivering
 
     @_spi(SignalStoreDriver)
     public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
-        state.withLock { state in
-            let deliveries = ClaimedDelivery.runningOrder(state.claim(request))
-            let first = request.startingFirst ? deliveries.first : nil
-            return ClaimedBatch(deliveries: deliveries, firstStart: first.map { state.start($0) })
-        }
+        change { $0.claim(request) }
     }
 
     @_spi(SignalStoreDriver)
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        state.withLock { $0.start(delivery) }
+        change { $0.start(delivery) }
     }
 
     @_spi(SignalStoreDriver)
     public func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {
-        state.withLock { state in
-            let completed = state.complete(delivery, endingConsumer: endingConsumer)
-            return CompletionOutcome(completed: completed, next: next.map { state.start($0) })
-        }
+        change { $0.complete(delivery, endingConsumer: endingConsumer, thenStarting: next) }
     }
 
     // MARK: Reads
 
     @_spi(SignalStoreDriver)
     public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
-        state.withLock { read.tables($0) }
+        state.withLock { $0.read(read) }
     }
 
     // MARK: Wake-ups
@@ -183,14 +153,7 @@ final class InMemoryWakeListener: SignalWakeListener {
 extension InMemorySignalStore: PromiseStore {
     @_spi(SignalStoreDriver)
     public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
-        let counts = state.withLock { state -> [Int]? in
-            guard state.promises[promise.id] == nil else { return nil }
-            state.promises[promise.id] = promise
-            return state.run(plan)
-        }
-        guard let counts else { return false }
-        if plan.wakeUp(counts: counts) != nil { wakeAll() }
-        return true
+        change { $0.insertPromise(promise, applying: plan) }
     }
 
     @_spi(SignalStoreDriver)
@@ -198,19 +161,8 @@ extension InMemorySignalStore: PromiseStore {
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord? {
-        let (record, settled, posted) = try state.withLock {
-            state throws(SignalError) -> (PromiseRecord?, Bool, PostResult?) in
-            guard let stored = state.promises[id] else { return (nil, false, nil) }
-            let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
-            let record = settled ?? stored
-            // Asked before anything changes, so that an error leaves the state as it was.
-            let request = try post(record)
-            state.promises[id] = record
-            let posted = request.map { state.post($0.signalID, payload: $0.payload, keepUntil: nil) }
-            return (record, settled != nil, posted)
+        try change { tables throws(SignalError) in
+            try tables.settlePromise(id, with: settlement, ifValueTypeIn: valueTypes, thenPosting: post)
         }
-        if PromiseRecord.wakeUp(settled: settled, record) != nil || (posted?.deliveries ?? 0) > 0 { wakeAll() }
-        return record
     }
-
 }

@@ -62,6 +62,7 @@ extension SignalTables {
             }
         case .removeRun(let run):
             runStarts[run] = nil
+            runProcesses[run] = nil
             return runs.removeValue(forKey: run) == nil ? 0 : 1
         case .removePendingDeliveries(let consumer):
             return removeDeliveries { $0.consumerID.rawValue == consumer && $0.state == .pending }

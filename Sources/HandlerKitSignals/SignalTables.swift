@@ -2,23 +2,33 @@ import Foundation
 import HandlerKit
 
 /// The tables of a signal store as values in memory, with every step and operation of a store made
-/// on them in Swift: the executable form of <doc:HowADeliveryMoves> that ``InMemorySignalStore`` keeps
-/// behind a lock. The SQL stores make the same steps in SQL (their statements are written once, for
-/// both of them); the conformance suite and the differential test hold the two forms to each other.
-package struct SignalTables {
-    package struct Consumer {
+/// on them in Swift: the executable form of <doc:HowADeliveryMoves>. The SQL stores make the same steps
+/// in SQL (their statements are written once, for both of them); the conformance suite and the
+/// differential test hold the two forms to each other.
+///
+/// A store without SQL is built on it: it keeps the tables somewhere (``InMemorySignalStore`` in
+/// memory behind a lock; a store over a file decodes them, `Codable`, at the start of each
+/// operation and writes them back when they changed), makes each requirement of ``SignalStore`` one
+/// call of the method of the same name inside its exclusive section, and after it wakes the
+/// centers the answer names (``Answer/wakeUp``). Liveness stays the store's own: the tables record
+/// runs, and the store proves which of them are alive (``takeOver(_:of:applying:isAlive:)``).
+///
+/// A value type: every method is synchronous and changes only the value it is called on.
+@_spi(SignalStoreDriver)
+public struct SignalTables: Sendable, Equatable {
+    package struct Consumer: Sendable, Equatable {
         package var record: ConsumerRecord
         package var delivered = false
     }
 
-    package struct Signal {
+    package struct Signal: Sendable, Equatable {
         package var revision: Int
         package var postedAt = Date()
         package var payload: [UInt8]
         package var keepUntil: Date?
     }
 
-    package struct Delivery {
+    package struct Delivery: Sendable, Equatable {
         package var key: DeliveryKey
         package var consumerID: ConsumerID
         package var signalID: String
@@ -42,7 +52,7 @@ package struct SignalTables {
         package var crashed = false
     }
 
-    package struct Completion {
+    package struct Completion: Sendable, Equatable {
         package var record: CompletionRecord
         package var consumerID: ConsumerID
         package var signalID: String
@@ -54,6 +64,8 @@ package struct SignalTables {
     package var runs: [String: String] = [:]
     /// When each recorded run started.
     package var runStarts: [String: Date] = [:]
+    /// The process that started each recorded run (its id).
+    package var runProcesses: [String: Int] = [:]
     /// Recorded runs that are suspended: they count as gone (taken over like ended runs).
     package var suspended: Set<String> = []
     /// In the order registered.
@@ -68,8 +80,21 @@ package struct SignalTables {
     /// How long completions stay in the history, in seconds.
     package let completionHistory: Double
 
-    /// Posts as ``InMemorySignalStore/post(_:payload:keepUntil:)`` does, without its wake-up.
-    mutating func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) -> PostResult {
+    /// Empty tables, whose history keeps completions for `completionHistory` (`SignalStore.completions(of:)`).
+    @_spi(SignalStoreDriver)
+    public init(completionHistory: Duration = .seconds(86_400)) {
+        self.completionHistory = completionHistory.seconds
+    }
+
+    /// Empty tables, `completionHistory` in seconds (what ``init(from:)`` reads).
+    package init(completionHistorySeconds: Double) {
+        self.completionHistory = completionHistorySeconds
+    }
+
+    /// Posts a revision of `signalID` (`SignalStore.post(_:payload:keepUntil:)`); wakes every center
+    /// when a consumer takes it.
+    @_spi(SignalStoreDriver)
+    public mutating func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) -> Answer<PostResult> {
         let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
         let now = Date()
         let indices = consumers.indices.filter { consumers[$0].record.signalID == signalID }
@@ -87,7 +112,8 @@ package struct SignalTables {
             decision.keepsRecord
             ? Signal(revision: decision.revision, postedAt: now, payload: posting.keptPayload, keepUntil: keepUntil)
             : nil
-        return posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
+        let result = posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
+        return Answer(result, wakeUp: result.deliveries > 0 ? .everyCenter : nil)
     }
 
     mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
@@ -102,7 +128,7 @@ package struct SignalTables {
 
     /// Completes `delivery` if it is still claimed by the same run and attempt; with
     /// `endingConsumer`, ends its consumer and then its signal record when no one uses it.
-    mutating func complete(_ delivery: ClaimedDelivery, endingConsumer: Bool) -> Bool {
+    mutating func completeClaimed(_ delivery: ClaimedDelivery, endingConsumer: Bool) -> Bool {
         guard claimedRow(delivery) != nil else { return false }
         let now = Date()
         deliveries[delivery.rowID] = nil
@@ -124,7 +150,7 @@ package struct SignalTables {
     }
 
     /// Claims up to `request.limit` deliveries that `request` takes, oldest first.
-    mutating func claim(_ request: ClaimRequest) -> [ClaimedDelivery] {
+    mutating func claimDue(_ request: ClaimRequest) -> [ClaimedDelivery] {
         let now = Date()
         let runID = request.runID
         let due =
@@ -153,7 +179,7 @@ package struct SignalTables {
     }
 
     /// Marks `delivery` started if its run is recorded and it is still claimed by it and attempt.
-    mutating func start(_ delivery: ClaimedDelivery) -> StartOutcome {
+    mutating func markStarted(_ delivery: ClaimedDelivery) -> StartOutcome {
         let recorded = runs[delivery.runID] != nil
         let marked = recorded && claimedRow(delivery) != nil
         if marked { deliveries[delivery.rowID]?.started = true }

@@ -5,15 +5,19 @@ extension InMemorySignalStore: InspectableSignalStore {
     /// A run is alive from `beginRun` until `endRun`, except while it is suspended.
     @_spi(SignalStoreDriver)
     public func runRecords() async throws(SignalError) -> [RunRecord] {
-        let pid = Int(ProcessInfo.processInfo.processIdentifier)
-        return state.withLock { state in
-            state.runs.map { run, component in
-                RunRecord(
-                    runID: run, component: component, host: nil, processID: pid,
-                    startedAt: state.runStarts[run] ?? Date(timeIntervalSince1970: 0), heartbeatAt: nil,
-                    isAlive: !state.suspended.contains(run))
-            }
-            .sorted { ($0.startedAt, $0.runID) < ($1.startedAt, $1.runID) }
+        state.withLock { tables in tables.runRecords { !$0.isSuspended } }
+    }
+}
+
+extension SignalTables {
+    /// The runs recorded, oldest first, as `InspectableSignalStore.runRecords()` lists them, each alive
+    /// when `isAlive` says so: the store's own proof of life (the tables only record runs).
+    @_spi(SignalStoreDriver)
+    public func runRecords(isAlive: (RecordedRun) -> Bool) -> [RunRecord] {
+        recordedRuns.map { run in
+            RunRecord(
+                runID: run.runID, component: run.component, host: nil, processID: run.processID,
+                startedAt: run.startedAt, heartbeatAt: nil, isAlive: isAlive(run))
         }
     }
 }
