@@ -335,6 +335,21 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // A signal store written as a third party writes one without SQL (a JSON file, on the table
+        // engine `SignalTables`), run through the conformance suites. Compiled under another package
+        // name, so that it sees only the public and `SignalStoreDriver` API of the products, as a
+        // client of them does (`package` declarations stay out of its reach).
+        .testTarget(
+            name: "ThirdPartyStoreTests",
+            dependencies: [
+                "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsInspection", "HandlerKitSignalsTestKit",
+                "TestWaiting",
+            ],
+            // Without `packageAccess: false`, SwiftPM passes its own `-package-name` after these flags, and
+            // the last one wins.
+            packageAccess: false,
+            swiftSettings: [.unsafeFlags(["-package-name", "ThirdPartyStore"])]
+        ),
         // The signal tests that need a PostgreSQL server (and the trait): `bash Scripts/with-postgres.sh
         // swift test --enable-all-traits --filter HandlerKitSignalsPostgresTests`.
         .testTarget(
