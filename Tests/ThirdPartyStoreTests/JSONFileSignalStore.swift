@@ -61,9 +61,9 @@ final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSignalSto
         try change("posting \(signalID)") { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
     }
 
-    func claim(for runID: String, limit: Int, startingFirst: Bool) async throws(SignalError) -> ClaimedBatch {
-        try change("claiming deliveries of run \(runID)") {
-            $0.claim(for: runID, limit: limit, startingFirst: startingFirst)
+    func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
+        try change("claiming deliveries of run \(request.runID)") {
+            $0.claim(request)
         }
     }
 
