@@ -1,3 +1,4 @@
+#if os(macOS) || os(Linux)
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
 
@@ -6,7 +7,7 @@ import Foundation
 /// Expected deliveries: for each consumer line (`consumer <id> <signal> <mode>` from `register`) and
 /// each post line (`posted <signal> <revision> <deliveries>`), a once consumer expects revision 1 of
 /// its signal if it was posted, an every-revision consumer every revision posted.
-enum ProbeCheck {
+enum ProbeVerification {
     struct Counts {
         var expected = 0
         var completedOnce = 0
@@ -83,3 +84,4 @@ enum ProbeCheck {
             && statistics.pendingDeliveries == 0 && statistics.claimedDeliveries == 0 && statistics.deadDeliveries == 0
     }
 }
+#endif

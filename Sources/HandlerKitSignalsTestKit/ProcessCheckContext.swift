@@ -1,0 +1,244 @@
+#if os(macOS) || os(Linux)
+import Foundation
+@_spi(SignalStoreDriver) import HandlerKitSignals
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a process check works with: the probe, the store arguments, the store opened in the test's
+/// process, a folder for the handler log and the probes' output, and the assertions, which throw
+/// `ConformanceFailure`.
+struct ProcessCheckContext: Sendable {
+    let check: String
+    let probe: URL
+    let folder: String
+    let storeArguments: [String]
+    let store: any SignalStore
+
+    /// The log the probe's handlers write (`HandlerLog`).
+    var log: String { folder + "/handlers.log" }
+
+    /// How a probe process ended.
+    struct Outcome: Sendable {
+        var status: Int32
+        /// Whether it died of SIGKILL (at an injected point).
+        var killed: Bool
+        var output: String
+
+        var lines: [Substring] { output.split(separator: "\n") }
+    }
+
+    /// Runs the probe with `arguments` (the store arguments appended) and waits for it.
+    func probe(_ arguments: [String]) async throws -> Outcome {
+        let output = folder + "/probe-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let process = try start(arguments, output: output)
+        await finish(process)
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        return Outcome(
+            status: process.terminationStatus,
+            killed: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+            output: text)
+    }
+
+    /// Starts the probe with `arguments` (the store arguments appended), its output to the file
+    /// `output`, without waiting for it.
+    func start(_ arguments: [String], output: String) throws -> Process {
+        guard FileManager.default.createFile(atPath: output, contents: nil) else {
+            throw failure("cannot create the probe's output file \(output)")
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        let process = Process()
+        process.executableURL = probe
+        process.arguments = arguments + storeArguments
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            try? log.close()
+            throw failure("cannot start the probe \(probe.path(percentEncoded: false)): \(error)")
+        }
+        try log.close()
+        return process
+    }
+
+    /// Waits for `process` to end (without blocking a thread of the pool).
+    func finish(_ process: Process) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Registers one consumer per signal `prefix0`… for component `app`; returns the consumer ids.
+    func register(
+        _ count: Int, prefix: String, mode: String = "once", handler: String = "record", lifetime: String = "durable"
+    ) async throws -> [String] {
+        let outcome = try await probe([
+            "register", "--component", "app", "--log", log, "--signals", "\(count)", "--prefix", prefix,
+            "--mode", mode, "--handler", handler, "--lifetime", lifetime,
+        ])
+        try expectSuccess(outcome, "registering \(count) consumers")
+        return outcome.lines.compactMap { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 4 && fields[0] == "consumer" ? String(fields[1]) : nil
+        }
+    }
+
+    /// Posts `prefix0`…`prefix<count - 1>` once each from component `sync`.
+    func post(_ count: Int, prefix: String) async throws -> Outcome {
+        let posted = try await probe(["post", "--component", "sync", "--signals", "\(count)", "--prefix", prefix])
+        try expectSuccess(posted, "posting \(count) signals")
+        return posted
+    }
+
+    /// Whether the store has no delivery left open (pending or claimed).
+    func isSettled() async throws -> Bool {
+        let left = try await store.statistics()
+        return left.pendingDeliveries + left.claimedDeliveries == 0
+    }
+
+    func completions(_ key: String) async throws -> Int {
+        try await store.completions(of: DeliveryKey(key)).count
+    }
+
+    /// Runs consumer processes of component `app` one after another (at most `processes`), each with
+    /// the arguments `arguments` makes, until nothing is open; returns how many were killed and
+    /// whether the store settled.
+    func consumeUntilSettled(
+        processes: Int, _ arguments: () -> [String]
+    ) async throws -> (kills: Int, finished: Bool) {
+        var kills = 0
+        for _ in 0..<processes {
+            let outcome = try await probe(arguments())
+            if outcome.killed {
+                kills += 1
+                continue
+            }
+            try expectSuccess(outcome, "a consumer process")
+            if try await isSettled() { return (kills, true) }
+            // The killed process's run still looked alive to this one (on a server, until it has
+            // ended the dead process's session): the next process takes it over.
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (kills, false)
+    }
+
+    /// Polls `condition` every 10 ms until it holds or `limit` has passed; whether it held.
+    func poll(limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try await condition()
+    }
+
+    func failure(_ message: String, line: Int = #line) -> ConformanceFailure {
+        ConformanceFailure(check: check, message: message, line: line)
+    }
+
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String, line: Int = #line) throws {
+        if !condition { throw failure(message(), line: line) }
+    }
+
+    func expectEqual<T: Equatable>(_ found: T, _ expected: T, _ what: String, line: Int = #line) throws {
+        if found != expected { throw failure("\(what): expected \(expected), found \(found)", line: line) }
+    }
+
+    /// A probe that exited with status 0; the failure keeps its output.
+    func expectSuccess(_ outcome: Outcome, _ what: String, line: Int = #line) throws {
+        if outcome.status != 0 || outcome.killed {
+            throw failure(
+                "\(what): expected the probe to exit with status 0, found \(outcome.killed ? "SIGKILL" : "status \(outcome.status)"); its output:\n\(outcome.output)",
+                line: line)
+        }
+    }
+}
+
+/// How many times each expected delivery was completed, from the store's history: those never
+/// completed (lost) and those completed more than once.
+struct CompletionTally: CustomStringConvertible {
+    var lost: [String] = []
+    var completedTwice: [String] = []
+
+    init(_ store: any SignalStore, _ keys: some Sequence<String>) async throws {
+        for key in keys {
+            switch try await store.completions(of: DeliveryKey(key)).count {
+            case 0: lost.append(key)
+            case 1: continue
+            default: completedTwice.append(key)
+            }
+        }
+    }
+
+    var isExact: Bool { lost.isEmpty && completedTwice.isEmpty }
+
+    var description: String { "lost \(lost.sorted()), completed more than once \(completedTwice.sorted())" }
+}
+
+/// The probe handlers' log: `start <key> <item> <pid>` and `end <key> <item> <pid>` lines, and
+/// `late <key> <item> <pid>` before the start of a handler whose delivery was already completed.
+struct HandlerLog {
+    struct Entry: Hashable {
+        var isEnd: Bool
+        var key: String
+        var pid: String
+    }
+
+    var entries: [Entry]
+    /// The keys of handler starts whose delivery had a completion already, one per such start.
+    var startedAfterCompletion: [String]
+
+    init(path: String) {
+        let lines = ProbeLog.lines(path).map { $0.split(separator: " ") }.filter { $0.count == 4 }
+        startedAfterCompletion = lines.filter { $0[0] == "late" }.map { String($0[1]) }
+        entries = lines.filter { $0[0] == "start" || $0[0] == "end" }.map { fields in
+            Entry(isEnd: fields[0] == "end", key: String(fields[1]), pid: String(fields[3]))
+        }
+    }
+
+    /// Keys whose handler returned at least once.
+    var returnedKeys: Set<String> { Set(entries.filter(\.isEnd).map(\.key)) }
+
+    /// Handler runs that started and never returned (their process was killed inside the handler):
+    /// each as the key and the index of its `start` line.
+    var interruptedRuns: [(key: String, index: Int)] {
+        entries.indices.compactMap { index in
+            let entry = entries[index]
+            guard !entry.isEnd else { return nil }
+            let returned = entries[(index + 1)...].contains { $0.isEnd && $0.key == entry.key && $0.pid == entry.pid }
+            return returned ? nil : (entry.key, index)
+        }
+    }
+
+    /// Whether the handler of `key` returned after the line at `index`.
+    func returned(_ key: String, after index: Int) -> Bool {
+        entries[(index + 1)...].contains { $0.isEnd && $0.key == key }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing run can be repeated.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+#endif
