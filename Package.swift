@@ -292,10 +292,12 @@ let package = Package(
             ]
         ),
         // A test program that registers, posts and consumes signals; the tests kill it at chosen points.
+        // The commands the TestKit's process checks run are the TestKit's probe (`SignalStoreProbe`).
         .executableTarget(
             name: "handlerkit-signals-probe",
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres", "HandlerKitSignalsService",
+                "HandlerKitSignalsTestKit",
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),

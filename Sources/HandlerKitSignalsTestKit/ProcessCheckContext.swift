@@ -167,11 +167,11 @@ struct ProcessCheckContext: Sendable {
 
 /// How many times each expected delivery was completed, from the store's history: those never
 /// completed (lost) and those completed more than once.
-struct CompletionTally: CustomStringConvertible {
-    var lost: [String] = []
-    var completedTwice: [String] = []
+package struct CompletionTally: CustomStringConvertible {
+    package var lost: [String] = []
+    package var completedTwice: [String] = []
 
-    init(_ store: any SignalStore, _ keys: some Sequence<String>) async throws {
+    package init(_ store: any SignalStore, _ keys: some Sequence<String>) async throws {
         for key in keys {
             switch try await store.completions(of: DeliveryKey(key)).count {
             case 0: lost.append(key)
@@ -183,23 +183,23 @@ struct CompletionTally: CustomStringConvertible {
 
     var isExact: Bool { lost.isEmpty && completedTwice.isEmpty }
 
-    var description: String { "lost \(lost.sorted()), completed more than once \(completedTwice.sorted())" }
+    package var description: String { "lost \(lost.sorted()), completed more than once \(completedTwice.sorted())" }
 }
 
 /// The probe handlers' log: `start <key> <item> <pid>` and `end <key> <item> <pid>` lines, and
 /// `late <key> <item> <pid>` before the start of a handler whose delivery was already completed.
-struct HandlerLog {
-    struct Entry: Hashable {
-        var isEnd: Bool
-        var key: String
-        var pid: String
+package struct HandlerLog {
+    package struct Entry: Hashable {
+        package var isEnd: Bool
+        package var key: String
+        package var pid: String
     }
 
-    var entries: [Entry]
+    package var entries: [Entry]
     /// The keys of handler starts whose delivery had a completion already, one per such start.
-    var startedAfterCompletion: [String]
+    package var startedAfterCompletion: [String]
 
-    init(path: String) {
+    package init(path: String) {
         let lines = ProbeLog.lines(path).map { $0.split(separator: " ") }.filter { $0.count == 4 }
         startedAfterCompletion = lines.filter { $0[0] == "late" }.map { String($0[1]) }
         entries = lines.filter { $0[0] == "start" || $0[0] == "end" }.map { fields in
@@ -208,11 +208,11 @@ struct HandlerLog {
     }
 
     /// Keys whose handler returned at least once.
-    var returnedKeys: Set<String> { Set(entries.filter(\.isEnd).map(\.key)) }
+    package var returnedKeys: Set<String> { Set(entries.filter(\.isEnd).map(\.key)) }
 
     /// Handler runs that started and never returned (their process was killed inside the handler):
     /// each as the key and the index of its `start` line.
-    var interruptedRuns: [(key: String, index: Int)] {
+    package var interruptedRuns: [(key: String, index: Int)] {
         entries.indices.compactMap { index in
             let entry = entries[index]
             guard !entry.isEnd else { return nil }
@@ -222,18 +222,18 @@ struct HandlerLog {
     }
 
     /// Whether the handler of `key` returned after the line at `index`.
-    func returned(_ key: String, after index: Int) -> Bool {
+    package func returned(_ key: String, after index: Int) -> Bool {
         entries[(index + 1)...].contains { $0.isEnd && $0.key == key }
     }
 }
 
 /// A small deterministic generator (SplitMix64), so a failing run can be repeated.
-struct SeededRandom: RandomNumberGenerator {
+package struct SeededRandom: RandomNumberGenerator {
     var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

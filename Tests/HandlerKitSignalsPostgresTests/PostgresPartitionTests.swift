@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 @_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsPostgres
+import HandlerKitSignalsTestKit
 import SignalsTestSupport
 import TestWaiting
 import Testing

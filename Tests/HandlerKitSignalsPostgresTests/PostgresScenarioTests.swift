@@ -1,43 +1,18 @@
 // Compiled with the package trait `PostgreSQL` only (Scripts/test.sh enables it).
 #if PostgreSQL
+import HandlerKitSignalsTestKit
 import SignalsTestSupport
 import Testing
 
-/// Real processes killed at injected points (`ProcessScenarios`), on PostgreSQL.
+/// Real processes killed at injected points, on PostgreSQL: the TestKit's process checks
+/// (`SignalStoreProcessChecks`).
 @Suite(
     "Signals: real processes, kill -9 at injected points, on PostgreSQL", .serialized,
     .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresKillTests {
-    let scenarios = ProcessScenarios()
-
-    @Test func twoProcessesOfDifferentComponentsExchangeSignalsWhileBothRun() async throws {
-        try await scenarios.twoProcessesOfDifferentComponentsExchangeSignalsWhileBothRun(kind: .postgres)
-    }
-
-    @Test func aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent() async throws {
-        try await scenarios.aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(
-            kind: .postgres)
-    }
-
-    @Test func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered() async throws {
-        try await scenarios.consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered(kind: .postgres)
-    }
-
-    @Test(arguments: ["afterClaim", "insideHandler", "beforeCompletion"])
-    func killedConsumersLoseNoDeliveryAndCompleteNoneTwice(point: String) async throws {
-        try await scenarios.killedConsumersLoseNoDeliveryAndCompleteNoneTwice(kind: .postgres, point: point)
-    }
-
-    @Test func concurrentConsumersKilledAtRandomPointsCompleteEveryDeliveryOnce() async throws {
-        try await scenarios.concurrentConsumersKilledAtRandomPointsCompleteEveryDeliveryOnce(kind: .postgres)
-    }
-
-    @Test func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce() async throws {
-        try await scenarios.killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce(kind: .postgres)
-    }
-
-    @Test func aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther() async throws {
-        try await scenarios.aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther(kind: .postgres)
+    @Test(arguments: SignalStoreProcessChecks.checks)
+    func processCheck(_ check: SignalStoreProcessChecks.Check) async throws {
+        try await StoreKind.postgres.runProcessCheck(check)
     }
 }
 

@@ -1,38 +1,16 @@
+import HandlerKitSignalsTestKit
 import SignalsTestSupport
 import Testing
 
-/// Real processes killed at injected points (`ProcessScenarios`), on SQLite.
+/// Real processes killed at injected points, on SQLite: the TestKit's process checks
+/// (`SignalStoreProcessChecks`), and what only SQLite has (`ProcessScenarios`).
 @Suite("Signals: real processes, kill -9 at injected points, on SQLite", .serialized)
 struct SQLiteKillTests {
     let scenarios = ProcessScenarios()
 
-    @Test func twoProcessesOfDifferentComponentsExchangeSignalsWhileBothRun() async throws {
-        try await scenarios.twoProcessesOfDifferentComponentsExchangeSignalsWhileBothRun(kind: .sqlite)
-    }
-
-    @Test func aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent() async throws {
-        try await scenarios.aDurableConsumerOfAProcessThatExitedIsDeliveredInTheNextProcessOfItsComponent(kind: .sqlite)
-    }
-
-    @Test func consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered() async throws {
-        try await scenarios.consumersTiedToAKilledRunAreRemovedByTheNextProcessAndNeverDelivered(kind: .sqlite)
-    }
-
-    @Test(arguments: ["afterClaim", "insideHandler", "beforeCompletion"])
-    func killedConsumersLoseNoDeliveryAndCompleteNoneTwice(point: String) async throws {
-        try await scenarios.killedConsumersLoseNoDeliveryAndCompleteNoneTwice(kind: .sqlite, point: point)
-    }
-
-    @Test func concurrentConsumersKilledAtRandomPointsCompleteEveryDeliveryOnce() async throws {
-        try await scenarios.concurrentConsumersKilledAtRandomPointsCompleteEveryDeliveryOnce(kind: .sqlite)
-    }
-
-    @Test func killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce() async throws {
-        try await scenarios.killedPostsLeaveNothingBehindAndPostingAgainDeliversOnce(kind: .sqlite)
-    }
-
-    @Test func aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther() async throws {
-        try await scenarios.aPoisonDeliveryIsDeadAfterItsAttemptsAndStarvesNoOther(kind: .sqlite)
+    @Test(arguments: SignalStoreProcessChecks.checks)
+    func processCheck(_ check: SignalStoreProcessChecks.Check) async throws {
+        try await StoreKind.sqlite.runProcessCheck(check)
     }
 
     @Test func aRunWhoseLockFileWasRemovedStartsNoHandlerItsTakerCompleted() async throws {

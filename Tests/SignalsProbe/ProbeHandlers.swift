@@ -8,8 +8,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The probe's consumer handlers. Each writes one line when it starts and one when it returns to
-/// the log file bound to it, so the tests can tell every run of a handler and whether it returned.
+/// The consumer handlers of the probe's own commands (those of the TestKit's probe are its own). Each
+/// writes one line when it starts and one when it returns to the log file bound to it, in the format
+/// the tests' `HandlerLog` reads, so they can tell every run of a handler and whether it returned.
 enum Probe {
     /// Records the delivery: `start <key> <item> <pid>`, then `end <key> <item> <pid>`. Before
     /// that, `late <key> <item> <pid>` when the store already holds a completion of the delivery (a
@@ -22,7 +23,6 @@ enum Probe {
             ProbeLog.append(log, "late \(deliveryKey) \(item) \(getpid())")
         }
         ProbeLog.append(log, "start \(deliveryKey) \(item) \(getpid())")
-        ProbeFaults.reached(.insideHandler)
         ProbeLog.append(log, "end \(deliveryKey) \(item) \(getpid())")
     }
 
@@ -41,27 +41,6 @@ enum Probe {
         try? await Task.sleep(for: .milliseconds(delay))
         ProbeLog.append(log, "end \(deliveryKey) \(item) \(getpid())")
     }
-
-    /// Throws until it has been called `failures` times for the delivery, then records it like `record`.
-    @handler
-    static func flaky(log: String, failures: Int, deliveryKey: String) throws {
-        let tries = ProbeLog.lines(log).filter { $0.hasPrefix("try \(deliveryKey) ") }.count
-        ProbeLog.append(log, "try \(deliveryKey) \(getpid())")
-        if tries < failures { throw ProbeFailure(attempt: tries + 1) }
-        ProbeLog.append(log, "end \(deliveryKey) 0 \(getpid())")
-    }
-
-    /// Kills its own process with SIGKILL on every attempt, after `start <key> 0 <pid>`.
-    @handler
-    static func poison(log: String, deliveryKey: String) {
-        ProbeLog.append(log, "start \(deliveryKey) 0 \(getpid())")
-        kill(getpid(), SIGKILL)
-    }
-}
-
-struct ProbeFailure: Error, CustomStringConvertible {
-    var attempt: Int
-    var description: String { "the probe's flaky handler fails on purpose (attempt \(attempt))" }
 }
 
 /// Appending lines to a log file that several processes share (`O_APPEND`: each line lands whole).

@@ -8,14 +8,23 @@ import HandlerKitSignalsPostgres
 #endif
 
 /// The store the probe uses: `--db PATH` (SQLite), or `--postgres URL [--host ID] [--lease SECONDS]`
-/// (PostgreSQL, the host id standing for the machine the process runs on).
-func openProbeStore(_ arguments: ProbeArguments) throws -> any SignalStore {
+/// (PostgreSQL, the host id standing for the machine the process runs on). `postBeforeCommit` is
+/// called inside each post's transaction, before its commit (the TestKit probe's kill point).
+func openProbeStore(
+    _ arguments: ProbeArguments, postBeforeCommit: (@Sendable () -> Void)? = nil
+) throws -> any SignalStore {
+    var hook: (@Sendable (SignalFaultPoint) -> Void)?
+    if let postBeforeCommit {
+        hook = { @Sendable (point: SignalFaultPoint) in
+            if point == .postBeforeCommit { postBeforeCommit() }
+        }
+    }
     if let url = arguments.values["postgres"] {
         #if PostgreSQL
         var options = PostgresSignalStore.Options(
             hostID: arguments.values["host"] ?? ProcessInfo.processInfo.hostName,
             lease: .seconds(try arguments.int("lease", default: 30)))
-        options.faultHook = ProbeFaults.hook
+        options.faultHook = hook
         return try PostgresSignalStore(url: url, options: options)
         #else
         throw ProbeError(
@@ -24,7 +33,7 @@ func openProbeStore(_ arguments: ProbeArguments) throws -> any SignalStore {
         #endif
     }
     var options = SQLiteSignalStore.Options()
-    options.faultHook = ProbeFaults.hook
+    options.faultHook = hook
     return try SQLiteSignalStore(path: try arguments.string("db"), options: options)
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
+import HandlerKitSignalsTestKit
 import TestWaiting
 import Testing
 
