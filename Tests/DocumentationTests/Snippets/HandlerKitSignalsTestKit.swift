@@ -25,3 +25,34 @@ struct HandlerKitSignalsTestKitArticle {
     }
     // end snippet
 }
+
+// The probe's main.swift: its import, and its statement as the body of a function here (top-level
+// code compiles only in a main.swift).
+// snippet: probe
+import HandlerKitSignalsTestKit
+
+// end snippet
+func myStoreProbeMain() async {
+    // snippet: probe
+    await SignalStoreProbe.main(arguments: CommandLine.arguments) { opening in
+        try MyStore(url: opening.value(of: "--url") ?? "", schema: opening.value(of: "--schema") ?? "")
+    }
+    // end snippet
+}
+
+@Suite(.disabled("the snippet of a document; HandlerKitSignalsTests runs the checks on SQLite"))
+struct HandlerKitSignalsTestKitProcessArticle {
+    let testURL = "memory://processes"
+    let probeURL = URL(fileURLWithPath: "/usr/local/bin/my-store-probe")
+
+    // snippet: processes
+    @Test(arguments: SignalStoreProcessChecks.checks)
+    func survivesCrashes(_ check: SignalStoreProcessChecks.Check) async throws {
+        let schema = "processes_\(UUID().uuidString.prefix(8))"
+        try await check.run(
+            probe: probeURL,
+            storeArguments: { _ in ["--url", testURL, "--schema", schema] },
+            openStore: { _ in try MyStore(url: testURL, schema: schema) })
+    }
+    // end snippet
+}
