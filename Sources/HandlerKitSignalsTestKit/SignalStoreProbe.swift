@@ -71,15 +71,22 @@ public enum SignalStoreProbe {
         guard let command = arguments.first, ProbeCommands.names.contains(command) else { return false }
         let options = try ProbeOptions(Array(arguments.dropFirst()))
         try options.configureFaults()
-        try ProbeHandlers.register(in: .shared)
         let opening = Opening(
             arguments: options.storeArguments, postBeforeCommit: { ProbeFaults.reached(.postBeforeCommit) })
         let store = try await openStore(opening)
+        try await withHandlers(store: store) { try await ProbeCommands(options: options, store: store).run(command) }
+        return true
+    }
+
+    /// Runs `body` with the probe's handlers registered in `HandlerRegistry.shared` and looking up
+    /// completions in `store`: a program with commands of its own runs them so, as their processes
+    /// deliver what the probe's `register` registered.
+    package static func withHandlers(store: any SignalStore, _ body: () async throws -> Void) async throws {
+        try ProbeHandlers.register(in: .shared)
         ProbeHandlers.store.withLock { $0 = store }
         // Released when the command ends, so that the store closes as the process exits.
         defer { ProbeHandlers.store.withLock { $0 = nil } }
-        try await ProbeCommands(options: options, store: store).run(command)
-        return true
+        try await body()
     }
 }
 

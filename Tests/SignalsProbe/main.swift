@@ -91,11 +91,14 @@ func run() async throws {
     // Released when the command ends, so that the store closes its database as the process exits.
     defer { ProbeContext.store = nil }
 
-    if try await PromiseProbe.run(arguments, store: store) { return }
-    if try await SuspendProbe.run(arguments, store: store) { return }
-    if try await ServiceProbe.run(arguments, store: store) { return }
-    if try await TakeoverProbe.run(arguments, store: store) { return }
-    guard try await PartitionProbe.run(arguments) else { throw ProbeError("unknown command \(arguments.command)") }
+    // The processes of these commands also deliver what the shared `register` registered.
+    try await SignalStoreProbe.withHandlers(store: store) {
+        if try await PromiseProbe.run(arguments, store: store) { return }
+        if try await SuspendProbe.run(arguments, store: store) { return }
+        if try await ServiceProbe.run(arguments, store: store) { return }
+        if try await TakeoverProbe.run(arguments, store: store) { return }
+        guard try await PartitionProbe.run(arguments) else { throw ProbeError("unknown command \(arguments.command)") }
+    }
 }
 
 do {
