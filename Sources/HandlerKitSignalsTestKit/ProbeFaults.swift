@@ -129,8 +129,8 @@ enum ProbeHandlers {
 }
 
 /// Appending lines to a log file that several processes share (`O_APPEND`: each line lands whole).
-enum ProbeLog {
-    static func append(_ path: String, _ line: String) {
+package enum ProbeLog {
+    package static func append(_ path: String, _ line: String) {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         let bytes = Array((line + "\n").utf8)
@@ -138,7 +138,7 @@ enum ProbeLog {
         close(fd)
     }
 
-    static func lines(_ path: String) -> [Substring] {
+    package static func lines(_ path: String) -> [Substring] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         return text.split(separator: "\n")
     }

@@ -92,7 +92,7 @@ public enum SignalStoreProbe {
 
 /// The probe's options: `--name value` pairs it knows, and `--stop`; every other argument is the
 /// store's, passed on in order.
-struct ProbeOptions {
+struct ProbeOptions: ProbeOptionValues {
     static let names: Set<String> = [
         "component", "log", "signals", "prefix", "mode", "lifetime", "handler", "from", "kill-at", "kill-after",
         "stop-at", "ready", "max-attempts", "consumers", "posts",
@@ -119,22 +119,6 @@ struct ProbeOptions {
         }
     }
 
-    var stops: Bool { values["stop"] != nil }
-
-    func string(_ name: String, default value: String? = nil) throws -> String {
-        guard let found = values[name] ?? value else { throw ProbeError("--\(name) is required") }
-        return found
-    }
-
-    func int(_ name: String, default value: Int? = nil) throws -> Int {
-        guard let text = values[name] else {
-            guard let value else { throw ProbeError("--\(name) is required") }
-            return value
-        }
-        guard let number = Int(text) else { throw ProbeError("--\(name) expects a number, found \(text)") }
-        return number
-    }
-
     /// `--kill-at POINT [--kill-after N]` and `--stop-at POINT --ready FILE`.
     func configureFaults() throws {
         if let point = values["kill-at"] {
@@ -152,9 +136,36 @@ struct ProbeOptions {
     }
 }
 
-struct ProbeError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+/// What a probe's command line asked that it cannot do: a missing or malformed option.
+package struct ProbeError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+}
+
+/// A probe's `--name value` options (and `--stop`), read with the messages every probe gives.
+package protocol ProbeOptionValues {
+    var values: [String: String] { get }
+}
+
+extension ProbeOptionValues {
+    /// Whether `--stop` was given.
+    package var stops: Bool { values["stop"] != nil }
+
+    /// The value of `--name`, else `value`; an error when neither is there.
+    package func string(_ name: String, default value: String? = nil) throws -> String {
+        guard let found = values[name] ?? value else { throw ProbeError("--\(name) is required") }
+        return found
+    }
+
+    /// The number given as `--name`, else `value`; an error when neither is there or it is no number.
+    package func int(_ name: String, default value: Int? = nil) throws -> Int {
+        guard let text = values[name] else {
+            guard let value else { throw ProbeError("--\(name) is required") }
+            return value
+        }
+        guard let number = Int(text) else { throw ProbeError("--\(name) expects a number, found \(text)") }
+        return number
+    }
 }
 
 /// A line on standard output (what the checks read).

@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+import HandlerKitSignalsTestKit
 
 #if canImport(Glibc)
 import Glibc
@@ -40,21 +41,5 @@ enum Probe {
         ProbeLog.append(log, "start \(deliveryKey) \(item) \(getpid())")
         try? await Task.sleep(for: .milliseconds(delay))
         ProbeLog.append(log, "end \(deliveryKey) \(item) \(getpid())")
-    }
-}
-
-/// Appending lines to a log file that several processes share (`O_APPEND`: each line lands whole).
-enum ProbeLog {
-    static func append(_ path: String, _ line: String) {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-    }
-
-    static func lines(_ path: String) -> [Substring] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n")
     }
 }

@@ -29,7 +29,7 @@ import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsTestKit
 
-struct ProbeArguments {
+struct ProbeArguments: ProbeOptionValues {
     var values: [String: String] = [:]
     var command = ""
 
@@ -52,25 +52,6 @@ struct ProbeArguments {
             index += 2
         }
     }
-
-    func string(_ name: String, default value: String? = nil) throws -> String {
-        guard let found = values[name] ?? value else { throw ProbeError("--\(name) is required") }
-        return found
-    }
-
-    func int(_ name: String, default value: Int? = nil) throws -> Int {
-        guard let text = values[name] else {
-            guard let value else { throw ProbeError("--\(name) is required") }
-            return value
-        }
-        guard let number = Int(text) else { throw ProbeError("--\(name) expects a number, found \(text)") }
-        return number
-    }
-}
-
-struct ProbeError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 func say(_ line: String) {
