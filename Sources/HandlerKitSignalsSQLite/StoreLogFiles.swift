@@ -39,6 +39,9 @@ extension StoreFiles {
         // Only when the `-wal` file is missing: reading the `-shm` file opens and closes a
         // descriptor of it, which would drop the locks of a connection of this process that uses it.
         guard Self.kind(of: wal) == nil, let index = logIndex(), index.frames > index.copied else { return }
+        // Another process may have made the `-wal` file and committed to it since it was looked for
+        // (the first opens of a new store): missing only when it is still missing after the index.
+        guard Self.kind(of: wal) == nil else { return }
         throw missingLog(index, operation: operation)
     }
 
