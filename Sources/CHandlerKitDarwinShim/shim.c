@@ -91,8 +91,13 @@ int hk_is_frozen(int fd) {
 
 #else  // Linux
 
+#include <limits.h>
 #include <linux/fs.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 
@@ -159,22 +164,42 @@ void hk_notify_cancel(int fd, int token) {
     (void)close(fd);
 }
 
-/// The classes recorded by `hk_set_protection_class`, by file, for `hk_protection_class`: the last
+/// The classes recorded by `hk_set_protection_class`, by file, for `hk_protection_class_at`: the last
 /// 4096 files (a ring, about 100 KB), so a long-lived process records a bounded amount, and a test
-/// process that makes many stores at once still finds the files of the store it looks at.
+/// process that makes many stores at once still finds the files of the store it looks at. A file is
+/// its device, its inode and a hash of its path (0 where `/proc` cannot tell the path): a file made
+/// later that reuses the inode of a deleted one, elsewhere, is not taken for it.
 #define HK_RECORDED_FILES 4096
 static struct {
     dev_t device;
     ino_t inode;
+    uint64_t path;
     int protection_class;
 } recorded[HK_RECORDED_FILES];
 static unsigned recorded_used, recorded_next;
 static pthread_mutex_t recorded_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/// A 64-bit FNV-1a hash of `path`.
+static uint64_t path_hash(const char *path) {
+    uint64_t hash = 1469598103934665603ULL;
+    for (const unsigned char *byte = (const unsigned char *)path; *byte != 0; byte++) {
+        hash = (hash ^ *byte) * 1099511628211ULL;
+    }
+    return hash;
+}
+
+/// The hash of the absolute path, without symbolic links, of the file at `path` (0 when it has none).
+static uint64_t resolved_hash(const char *path) {
+    char resolved[PATH_MAX];
+    return realpath(path, resolved) != NULL ? path_hash(resolved) : 0;
+}
+
 /// The slot recorded for the file, or `recorded_used` when there is none (call with the lock held).
-static unsigned recorded_slot(const struct stat *status) {
+static unsigned recorded_slot(const struct stat *status, uint64_t path) {
     for (unsigned index = 0; index < recorded_used; index++) {
-        if (recorded[index].device == status->st_dev && recorded[index].inode == status->st_ino) return index;
+        if (recorded[index].device == status->st_dev && recorded[index].inode == status->st_ino
+            && (recorded[index].path == path || recorded[index].path == 0))
+            return index;
     }
     return recorded_used;
 }
@@ -182,8 +207,13 @@ static unsigned recorded_slot(const struct stat *status) {
 int hk_set_protection_class(int fd, int protection_class) {
     struct stat status;
     if (fstat(fd, &status) != 0) return -1;
+    char link[64], path[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t length = readlink(link, path, sizeof path - 1);
+    path[length < 0 ? 0 : length] = 0;
+    uint64_t hash = length > 0 ? path_hash(path) : 0;
     pthread_mutex_lock(&recorded_lock);
-    unsigned slot = recorded_slot(&status);
+    unsigned slot = recorded_slot(&status, hash);
     if (slot == recorded_used) {
         slot = recorded_next;
         recorded_next = (recorded_next + 1) % HK_RECORDED_FILES;
@@ -191,6 +221,7 @@ int hk_set_protection_class(int fd, int protection_class) {
     }
     recorded[slot].device = status.st_dev;
     recorded[slot].inode = status.st_ino;
+    recorded[slot].path = hash;
     recorded[slot].protection_class = protection_class;
     pthread_mutex_unlock(&recorded_lock);
     return 0;
@@ -199,20 +230,43 @@ int hk_set_protection_class(int fd, int protection_class) {
 int hk_protection_class_at(const char *path) {
     struct stat status;
     if (stat(path, &status) != 0) return -1;
+    uint64_t hash = resolved_hash(path);
     pthread_mutex_lock(&recorded_lock);
-    unsigned slot = recorded_slot(&status);
+    unsigned slot = recorded_slot(&status, hash);
     int found = slot < recorded_used ? recorded[slot].protection_class : -1;
     pthread_mutex_unlock(&recorded_lock);
     if (found < 0) errno = ENOENT;
     return found;
 }
 
-static int simulated_lock;
+/// The folder, without symbolic links, whose files `hk_open_protected` refuses as a locked device
+/// would (`NULL`: none).
+static char *locked_folder;
+static pthread_mutex_t locked_folder_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void hk_simulate_locked_device(int locked) { __atomic_store_n(&simulated_lock, locked, __ATOMIC_SEQ_CST); }
+int hk_simulate_locked_device(const char *folder) {
+    char *resolved = NULL;
+    if (folder != NULL && (resolved = realpath(folder, NULL)) == NULL) return -1;
+    pthread_mutex_lock(&locked_folder_lock);
+    free(locked_folder);
+    locked_folder = resolved;
+    pthread_mutex_unlock(&locked_folder_lock);
+    return 0;
+}
+
+/// Whether `path` is in the folder of `hk_simulate_locked_device`.
+static int is_in_locked_folder(const char *path) {
+    char resolved[PATH_MAX];
+    if (realpath(path, resolved) == NULL) return 0;
+    pthread_mutex_lock(&locked_folder_lock);
+    size_t length = locked_folder != NULL ? strlen(locked_folder) : 0;
+    int inside = locked_folder != NULL && strncmp(resolved, locked_folder, length) == 0 && resolved[length] == '/';
+    pthread_mutex_unlock(&locked_folder_lock);
+    return inside;
+}
 
 int hk_open_protected(const char *path) {
-    if (__atomic_load_n(&simulated_lock, __ATOMIC_SEQ_CST)) {
+    if (is_in_locked_folder(path)) {
         int protection_class = hk_protection_class_at(path);
         if (protection_class == HK_PROTECTION_COMPLETE || protection_class == HK_PROTECTION_COMPLETE_UNLESS_OPEN) {
             errno = EPERM;

@@ -158,8 +158,8 @@ struct SQLiteStoreDataProtectionTests {
         let other = folder.path + "/other.sqlite"
         _ = try await SQLiteSignalStore(path: other).statistics()
         #expect(SQLiteSignalStore.fileProtection(of: path) == .complete)
-        hk_simulate_locked_device(1)
-        defer { hk_simulate_locked_device(0) }
+        #expect(hk_simulate_locked_device(folder.path) == 0)
+        defer { hk_simulate_locked_device(nil) }
         let refused = #expect(throws: SignalError.self) {
             try SQLiteSignalStore(path: path, options: .init(fileProtection: .completeUntilFirstUserAuthentication))
         }
@@ -173,7 +173,7 @@ struct SQLiteStoreDataProtectionTests {
         #expect(reason.contains("FileProtection.completeUntilFirstUserAuthentication"))
         #expect("\(refused.map(String.init(describing:)) ?? "")".contains(path))
         _ = try await SQLiteSignalStore(path: other).statistics()
-        hk_simulate_locked_device(0)
+        hk_simulate_locked_device(nil)
         _ = try await SQLiteSignalStore(path: path).statistics()
     }
 }

@@ -54,7 +54,7 @@ enum {
 /// Sets the data protection class of the open file or folder `fd`.
 /// Apple platforms: `fcntl(F_SETPROTECTIONCLASS)`; a volume without data protection (macOS) answers
 /// ENOTSUP, taken as success. Linux has no data protection: the class is only recorded, for
-/// `hk_protection_class_at` in this process (the last 64 files).
+/// `hk_protection_class_at` in this process (the last 4096 files).
 /// Returns 0, or -1 with `errno` set.
 int hk_set_protection_class(int fd, int protection_class);
 
@@ -66,15 +66,18 @@ int hk_protection_class_at(const char *path);
 /// Opens the file at `path` read-only (and non-blocking) as the system lets this process now: a
 /// file whose class is complete (or complete unless open) cannot be opened while the device is
 /// locked. Apple platforms: `open`, which then fails with EPERM. Linux has no data protection: `open`,
-/// except while `hk_simulate_locked_device(1)` is in effect, when a file whose recorded class is one of
-/// those two fails with EPERM as on a locked device.
+/// except for a file in the folder given to `hk_simulate_locked_device` whose recorded class is one
+/// of those two, which fails with EPERM as on a locked device.
 /// Returns the descriptor, or -1 with `errno` set.
 int hk_open_protected(const char *path);
 
 #if !defined(__APPLE__)
-/// Linux only, for tests: while `locked` is 1, `hk_open_protected` refuses the files of this
-/// process's recorded classes complete and complete unless open, as a locked device would.
-void hk_simulate_locked_device(int locked);
+/// Linux only, for tests: until it is called again, `hk_open_protected` refuses the files in `folder`
+/// (at any depth) whose recorded class is complete or complete unless open, as a locked device
+/// would; `NULL` ends it. Scoped to a folder so that tests running at the same time in the process
+/// are not affected.
+/// Returns 0, or -1 with `errno` set when `folder` cannot be resolved.
+int hk_simulate_locked_device(const char *folder);
 #endif
 
 // MARK: Immutable files
