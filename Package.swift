@@ -297,7 +297,7 @@ let package = Package(
             name: "handlerkit-signals-probe",
             dependencies: [
                 "HandlerKitSignals", "HandlerKitSignalsSQLite", "HandlerKitSignalsPostgres", "HandlerKitSignalsService",
-                "HandlerKitSignalsTestKit",
+                "HandlerKitSignalsTestKit", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
