@@ -107,13 +107,7 @@ struct ProbeCommands {
                 + "\(takeover.adoptedConsumers) consumers adopted, \(takeover.removedConsumers) run-tied consumers removed, "
                 + "\(takeover.endedRuns.count) ended runs"
         )
-        var completed = 0
-        while true {
-            completed += try await center.deliverDue()
-            if try await center.openDeliveries() == 0 { break }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        say("idle \(completed)")
+        say("idle \(try await center.deliverUntilNothingIsOpen())")
         if options.stops { try await center.stop() }
     }
 
@@ -133,6 +127,19 @@ struct ProbeCommands {
         }
         say("served")
         try await center.stop()
+    }
+}
+extension SignalCenter {
+    /// Delivers what is due until the run has no delivery left open (pending or claimed), a pass
+    /// every millisecond; returns how many deliveries were completed. A probe process's way to finish
+    /// its work before it reports and exits.
+    package func deliverUntilNothingIsOpen() async throws -> Int {
+        var completed = 0
+        while true {
+            completed += try await deliverDue()
+            if try await openDeliveries() == 0 { return completed }
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 }
 #endif

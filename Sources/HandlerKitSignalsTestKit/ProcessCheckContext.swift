@@ -2,14 +2,6 @@
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What a process check works with: the probe, the store arguments, the store opened in the test's
 /// process, a folder for the handler log and the probes' output, and the assertions, which throw
 /// `ConformanceFailure`.
@@ -23,60 +15,30 @@ struct ProcessCheckContext: Sendable {
     /// The log the probe's handlers write (`HandlerLog`).
     var log: String { folder + "/handlers.log" }
 
-    /// How a probe process ended.
-    struct Outcome: Sendable {
-        var status: Int32
-        /// Whether it died of SIGKILL (at an injected point).
-        var killed: Bool
-        var output: String
-
-        var lines: [Substring] { output.split(separator: "\n") }
-    }
+    typealias Outcome = ProbeProcess.Outcome
 
     /// Runs the probe with `arguments` (the store arguments appended) and waits for it.
     func probe(_ arguments: [String]) async throws -> Outcome {
-        let output = folder + "/probe-\(UUID().uuidString).out"
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let process = try start(arguments, output: output)
-        await finish(process)
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        return Outcome(
-            status: process.terminationStatus,
-            killed: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
-            output: text)
+        do {
+            return try await ProbeProcess.run(probe, arguments + storeArguments, folder: folder)
+        } catch let failure as ProbeProcess.LaunchFailure {
+            throw self.failure(failure.description)
+        }
     }
 
     /// Starts the probe with `arguments` (the store arguments appended), its output to the file
     /// `output`, without waiting for it.
     func start(_ arguments: [String], output: String) throws -> Process {
-        guard FileManager.default.createFile(atPath: output, contents: nil) else {
-            throw failure("cannot create the probe's output file \(output)")
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        let process = Process()
-        process.executableURL = probe
-        process.arguments = arguments + storeArguments
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
         do {
-            try process.run()
-        } catch {
-            try? log.close()
-            throw failure("cannot start the probe \(probe.path(percentEncoded: false)): \(error)")
+            return try ProbeProcess.start(probe, arguments + storeArguments, output: output)
+        } catch let failure as ProbeProcess.LaunchFailure {
+            throw self.failure(failure.description)
         }
-        try log.close()
-        return process
     }
 
     /// Waits for `process` to end (without blocking a thread of the pool).
     func finish(_ process: Process) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        await ProbeProcess.finish(process)
     }
 
     /// Registers one consumer per signal `prefix0`… for component `app`; returns the consumer ids.

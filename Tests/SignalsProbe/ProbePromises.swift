@@ -90,13 +90,7 @@ enum PromiseProbe {
         case "promise-drain":
             let center = try await SignalCenter.start(
                 component: component, store: store, options: .init(deliversAutomatically: false))
-            var completed = 0
-            while true {
-                completed += try await center.deliverDue()
-                if try await center.openDeliveries() == 0 { break }
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            say("idle \(completed)")
+            say("idle \(try await center.deliverUntilNothingIsOpen())")
             try await center.stop()
         case "promise-check":
             try await check(arguments, store: store)

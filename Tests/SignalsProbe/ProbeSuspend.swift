@@ -67,13 +67,7 @@ enum SuspendProbe {
         say(
             "resumed \(resumed.wasTakenOver ? "taken-over" : "same") \(resumed.runID) \(resumed.removedRunConsumers.count)"
         )
-        var completed = 0
-        while true {
-            completed += try await center.deliverDue()
-            if try await center.openDeliveries() == 0 { break }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        say("idle \(completed)")
+        say("idle \(try await center.deliverUntilNothingIsOpen())")
         if let pass { say("pass \(try await pass.value)") }
         try await center.stop()
         return true

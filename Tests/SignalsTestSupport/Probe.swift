@@ -1,4 +1,5 @@
 import Foundation
+import HandlerKitSignalsTestKit
 
 /// Runs `handlerkit-signals-probe` (built next to the test bundle: the test target depends on it).
 package enum Probe {
@@ -13,15 +14,7 @@ package enum Probe {
         return nil
     }()
 
-    /// How a probe process ended.
-    package struct Outcome: Sendable {
-        package var status: Int32
-        /// Whether it died of SIGKILL (at an injected point).
-        package var killed: Bool
-        package var output: String
-
-        package var lines: [Substring] { output.split(separator: "\n") }
-    }
+    package typealias Outcome = ProbeProcess.Outcome
 
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
@@ -33,35 +26,20 @@ package enum Probe {
 
     /// Starts the probe with `arguments` (output to a file) without waiting for it.
     package static func start(_ arguments: [String], output: String) throws -> Process {
-        guard let executable else {
-            throw Failure(description: "handlerkit-signals-probe not found next to the test bundle")
-        }
-        guard FileManager.default.createFile(atPath: output, contents: nil) else {
-            throw Failure(description: "cannot create \(output)")
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try log.close()
-        return process
+        try ProbeProcess.start(try located(), arguments, output: output)
     }
 
     /// Runs the probe with `arguments` and waits for it (without blocking a thread of the pool).
     package static func run(_ arguments: [String], folder: String) async throws -> Outcome {
-        let output = folder + "/probe-\(UUID().uuidString).out"
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        let process = try start(arguments, output: output)
-        await finish(process)
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        return Outcome(
-            status: process.terminationStatus,
-            killed: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
-            output: text)
+        try await ProbeProcess.run(try located(), arguments, folder: folder)
+    }
+
+    /// The probe, or `Failure` when it was not built.
+    private static func located() throws -> URL {
+        guard let executable else {
+            throw Failure(description: "handlerkit-signals-probe not found next to the test bundle")
+        }
+        return executable
     }
 
     /// Whether every thread of `process` is stopped (by SIGSTOP), as `/proc` tells. A stop signal
@@ -82,11 +60,6 @@ package enum Probe {
 
     /// Waits for `process` to end.
     package static func finish(_ process: Process) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        await ProbeProcess.finish(process)
     }
 }
