@@ -338,17 +338,33 @@ let package = Package(
             ]
         ),
         // A signal store written as a third party writes one without SQL (a JSON file, on the table
-        // engine `SignalTables`), run through the conformance suites. Compiled under another package
-        // name, so that it sees only the public and `SignalStoreDriver` API of the products, as a
-        // client of them does (`package` declarations stay out of its reach).
+        // engine `SignalTables`), its probe, and its tests: the conformance suites and the process
+        // checks. Compiled under another package name, so that they see only the public and
+        // `SignalStoreDriver` API of the products, as a client of them does (`package` declarations
+        // stay out of their reach).
+        .target(
+            name: "ThirdPartyStore",
+            dependencies: ["HandlerKitSignals", "HandlerKitSignalsInspection"],
+            path: "Tests/ThirdPartyStore",
+            // Without `packageAccess: false`, SwiftPM passes its own `-package-name` after these flags, and
+            // the last one wins.
+            packageAccess: false,
+            swiftSettings: [.unsafeFlags(["-package-name", "ThirdPartyStore"])]
+        ),
+        // The TestKit's probe over that store, as its author builds one, for the process checks.
+        .executableTarget(
+            name: "third-party-store-probe",
+            dependencies: ["ThirdPartyStore", "HandlerKitSignalsTestKit"],
+            path: "Tests/ThirdPartyStoreProbe",
+            packageAccess: false,
+            swiftSettings: [.unsafeFlags(["-package-name", "ThirdPartyStore"])]
+        ),
         .testTarget(
             name: "ThirdPartyStoreTests",
             dependencies: [
                 "HandlerKit", "HandlerKitSignals", "HandlerKitSignalsInspection", "HandlerKitSignalsTestKit",
-                "TestWaiting",
+                "TestWaiting", "ThirdPartyStore", "third-party-store-probe",
             ],
-            // Without `packageAccess: false`, SwiftPM passes its own `-package-name` after these flags, and
-            // the last one wins.
             packageAccess: false,
             swiftSettings: [.unsafeFlags(["-package-name", "ThirdPartyStore"])]
         ),

@@ -15,16 +15,24 @@ import Foundation
 ///
 /// Several store objects, in one process or several, may share a folder. Every operation reads and
 /// writes the whole file: a store for tests and small tools, not for many deliveries a second.
-final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSignalStore {
+public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSignalStore {
     /// The store's folder.
-    let folder: String
+    public let folder: String
     let file: StoreFile
     let runLocks: RunLocks
     var wakePath: String { folder + "/signals.wake" }
-    var location: String { "json:\(file.path)" }
+    public var location: String { "json:\(file.path)" }
+
+    /// Called in each post, after its changes and before the file is replaced (a test's kill point).
+    let postBeforeCommit: (@Sendable () -> Void)?
 
     /// The store in `folder` (made when missing); its tables are made by the first operation.
-    init(folder: String, completionHistory: Duration = .seconds(86_400)) throws(SignalError) {
+    /// `postBeforeCommit`, when given, is called in each post that changes the tables, with the file
+    /// locked, just before it is replaced (`SignalStoreProbe.Opening.postBeforeCommit`).
+    public init(
+        folder: String, completionHistory: Duration = .seconds(86_400),
+        postBeforeCommit: (@Sendable () -> Void)? = nil
+    ) throws(SignalError) {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
@@ -33,45 +41,54 @@ final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSignalSto
         self.folder = folder
         file = StoreFile(path: folder + "/signals.json", completionHistory: completionHistory)
         runLocks = RunLocks(folder: folder + "/runs")
+        self.postBeforeCommit = postBeforeCommit
     }
 
     /// Releases the proof of life of every run of this object without ending them, as a process
     /// that dies does: other processes (and store objects) then take those runs over.
-    func abandonRuns() {
+    public func abandonRuns() {
         runLocks.releaseAll()
     }
 
     /// Makes `operation` in one transaction, then wakes the centers its answer names: every center
     /// of the folder, which this store's wake-ups cannot tell apart.
     func change<Value>(
-        _ purpose: String, _ operation: (inout SignalTables) throws(SignalError) -> SignalTables.Answer<Value>
+        _ purpose: String, beforeCommit: (() -> Void)? = nil,
+        _ operation: (inout SignalTables) throws(SignalError) -> SignalTables.Answer<Value>
     ) throws(SignalError) -> Value {
-        let answer = try file.transaction(purpose, operation)
+        let answer = try file.transaction(purpose, beforeCommit: beforeCommit, operation)
         if answer.wakeUp != nil { WakeFile.notify(wakePath) }
         return answer.value
     }
 
     // MARK: SignalStore
 
-    func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+    @_spi(SignalStoreDriver)
+    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         try change(plan.purpose) { $0.apply(plan) }
     }
 
-    func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        try change("posting \(signalID)") { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
+    @_spi(SignalStoreDriver)
+    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        try change("posting \(signalID)", beforeCommit: postBeforeCommit) {
+            $0.post(signalID, payload: payload, keepUntil: keepUntil)
+        }
     }
 
-    func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
+    @_spi(SignalStoreDriver)
+    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
         try change("claiming deliveries of run \(request.runID)") {
             $0.claim(request)
         }
     }
 
-    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+    @_spi(SignalStoreDriver)
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         try change("starting delivery \(delivery.key)") { $0.start(delivery) }
     }
 
-    func complete(
+    @_spi(SignalStoreDriver)
+    public func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {
         try change("completing delivery \(delivery.key)") {
@@ -79,21 +96,25 @@ final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSignalSto
         }
     }
 
-    func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
+    @_spi(SignalStoreDriver)
+    public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
         try file.transaction("reading") { $0.read(read) }
     }
 
-    func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
+    @_spi(SignalStoreDriver)
+    public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         PollingWakeListener(path: wakePath)
     }
 
     // MARK: PromiseStore
 
-    func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
+    @_spi(SignalStoreDriver)
+    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
         try change("making promise \(promise.id)") { $0.insertPromise(promise, applying: plan) }
     }
 
-    func settlePromise(
+    @_spi(SignalStoreDriver)
+    public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) async throws(SignalError) -> PromiseRecord? {
@@ -105,7 +126,8 @@ final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSignalSto
     // MARK: InspectableSignalStore
 
     /// A run is alive while some descriptor holds its lock file (``RunLocks/isHeld(_:)``).
-    func runRecords() async throws(SignalError) -> [RunRecord] {
+    @_spi(SignalStoreDriver)
+    public func runRecords() async throws(SignalError) -> [RunRecord] {
         let tables = try file.transaction("listing runs") { $0 }
         return tables.runRecords { runLocks.isHeld($0.runID) }
     }

@@ -24,17 +24,21 @@ struct StoreFile: Sendable {
     /// The file every transaction locks; never removed, so that every process locks the same file.
     var lockPath: String { path + ".lock" }
 
-    /// Runs `body` on the tables with the file locked; writes them back when `body` changed them.
-    /// An error thrown by `body` leaves the file as it was. `purpose` names the operation in errors.
+    /// Runs `body` on the tables with the file locked; writes them back when `body` changed them,
+    /// `beforeCommit` called first. An error thrown by `body` leaves the file as it was. `purpose`
+    /// names the operation in errors.
     func transaction<Result>(
-        _ purpose: String, _ body: (inout SignalTables) throws(SignalError) -> Result
+        _ purpose: String, beforeCommit: (() -> Void)? = nil, _ body: (inout SignalTables) throws(SignalError) -> Result
     ) throws(SignalError) -> Result {
         let lock = try lockExclusively()
         defer { close(lock) }  // Closing the descriptor releases the lock.
         let before = try load(purpose)
         var tables = before
         let result = try body(&tables)
-        if tables != before { try save(tables, purpose) }
+        if tables != before {
+            beforeCommit?()
+            try save(tables, purpose)
+        }
         return result
     }
 

@@ -2,6 +2,7 @@ import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsTestKit
 import Testing
+import ThirdPartyStore
 
 /// The shipped conformance suites (`HandlerKitSignalsTestKit`) against the JSON file store, as a
 /// third party runs them against its own store: each check on a new, empty store.

@@ -4,6 +4,7 @@ import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 import TestWaiting
 import Testing
+import ThirdPartyStore
 
 /// Store objects over the same folder share it as processes do: each sees what the others wrote,
 /// wakes their centers, and takes over their runs once their proof of life is gone.
