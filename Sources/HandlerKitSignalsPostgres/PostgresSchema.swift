@@ -18,7 +18,7 @@ enum PostgresSchema {
     /// The tables of a signal store; a schema that holds any other table is not a signal store.
     static let tables: Set<String> = [
         "schema_version", "runs", "consumers", "signals", "deliveries", "delivery_bodies", "completions", "posts",
-        "promises",
+        "promises", "operations",
     ]
 
     /// The steps: `steps[n]` migrates version n to n + 1. They name no schema: every connection's
@@ -144,6 +144,18 @@ enum PostgresSchema {
         // the run, a few milliseconds per claim with thousands waiting.
         """
         CREATE INDEX IF NOT EXISTS deliveries_in_order ON deliveries (owner_run, state, id);
+        """,
+        // 7: the id and answer of each write that a try after a lost connection may repeat (a post, a
+        // plan, a promise), recorded in the write's transaction: the try returns the recorded answer
+        // instead of applying the write again. They replace the posts' ids of version 2.
+        """
+        CREATE TABLE IF NOT EXISTS operations (
+            operation_id text PRIMARY KEY,
+            answer text NOT NULL,
+            done_at double precision NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS operations_by_time ON operations (done_at);
+        DROP TABLE IF EXISTS posts;
         """,
     ])
 

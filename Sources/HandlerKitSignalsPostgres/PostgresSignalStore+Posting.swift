@@ -18,37 +18,27 @@ extension PostgresSignalStore {
         let now = Date().timeIntervalSince1970
         let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
         let statement = postStatement(posting, now: now)
-        // The post's id, made with the statement, is stored with its result: a try after a lost
-        // connection finds out whether the lost one was applied (then returns its result) instead of
-        // posting again.
+        // The post's id, made with the statement, is recorded with its answer (as `transactionOnce`
+        // records a write's, in the post's one statement): a try after a lost connection finds out
+        // whether the lost one was applied (then returns its answer) instead of posting again.
         let postID = statement.postID
         let hook = options.faultHook
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
             if isRetry {
                 try await connection.query("BEGIN", logger: self.options.logger)
-                // Takes the post's id; waits while the lost try's transaction is still open on the server.
-                let taken = try await self.count(
-                    connection.query(
-                        """
-                        WITH t AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
-                                   VALUES (\(postID), \(signalID), 0, 0, \(now)) ON CONFLICT (post_id) DO NOTHING RETURNING 1)
-                        SELECT count(*) FROM t
-                        """, logger: self.options.logger))
-                if taken == 0 {
-                    var applied = (0, 0)
-                    for try await row in try await connection.query(
-                        """
-                        SELECT revision, deliveries FROM posts WHERE post_id = \(postID)
-                        """, logger: self.options.logger
-                    ).decode((Int, Int).self) { applied = row }
+                if let recorded = try await self.recordedAnswer(of: postID, "posting signal '\(signalID)'", connection)
+                {
+                    guard let numbers = try await RecordedAnswer.numbers.decode(recorded, connection),
+                        numbers.count == 2
+                    else {
+                        throw SignalError.storeCorrupt(
+                            path: self.location, operation: "posting signal '\(signalID)'",
+                            detail:
+                                "the answer '\(recorded)' recorded for post \(postID) in the table operations cannot be read: another program changed the table; the post was applied"
+                        )
+                    }
                     try await connection.query("COMMIT", logger: self.options.logger)
-                    self.options.logger.info(
-                        "a post whose connection was lost had been applied: not posted again",
-                        metadata: [
-                            SignalLogKey.signal: .string(signalID),
-                            SignalLogKey.revision: .stringConvertible(applied.0),
-                        ])
-                    return applied
+                    return (numbers[0], numbers[1])
                 }
             } else if hook != nil {
                 try await connection.query("BEGIN", logger: self.options.logger)

@@ -14,19 +14,8 @@ extension PostgresSignalStore: PromiseStore {
     @_spi(SignalStoreDriver)
     public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
         try await prepare()
-        let created = promise.createdAt.timeIntervalSince1970
-        return try await connections.transaction("making promise '\(promise.id)'") { connection in
-            let inserted = try await self.execute(PromiseStatements.insert(promise), connection)
-            guard inserted == 1 else {
-                // Made by this call's first try, whose answer a lost connection took: the same record.
-                let same = try await self.count(
-                    connection.query(
-                        """
-                        SELECT count(*)::bigint FROM promises WHERE promise_id = \(promise.id) AND created_at = \(created)
-                        AND consumer_id IS NOT DISTINCT FROM \(promise.fallbackConsumer?.rawValue)
-                        """, logger: self.options.logger))
-                return same == 1
-            }
+        return try await transactionOnce("making promise '\(promise.id)'", answer: .flag) { connection in
+            guard try await self.execute(PromiseStatements.insert(promise), connection) == 1 else { return false }
             _ = try await self.run(plan, connection)
             return true
         }
@@ -39,7 +28,18 @@ extension PostgresSignalStore: PromiseStore {
     ) async throws(SignalError) -> PromiseRecord? {
         if readsOnly { throw .storeReadOnly(path: location, operation: "settling promise '\(id)'") }
         try await prepare()
-        return try await connections.transaction("settling promise '\(id)'") { connection in
+        // A try after a lost connection that finds the lost try applied answers the record as it
+        // left it.
+        let answer = RecordedAnswer<PromiseRecord?>(
+            encode: { $0 == nil ? "none" : "record" },
+            decode: { text, connection in
+                switch text {
+                case "none": .some(nil)
+                case "record": .some(try await self.run(StoreReads.promiseSQL(id, locking: .postgres), on: connection))
+                default: nil
+                }
+            })
+        return try await transactionOnce("settling promise '\(id)'", answer: answer) { connection in
             guard let stored = try await self.run(StoreReads.promiseSQL(id, locking: .postgres), on: connection)
             else { return nil }
             let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)

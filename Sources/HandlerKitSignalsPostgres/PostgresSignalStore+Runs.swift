@@ -20,8 +20,9 @@ extension PostgresSignalStore {
         let keeper = try await RunKeeper.start(store: self, runID: runID, component: component)
         keepers.withLock { $0[runID] = keeper }
         do {
-            try await connections.transaction("starting run \(runID) of component '\(component)'") { connection in
-                try await self.forgetOldPosts(connection)
+            try await transactionOnce("starting run \(runID) of component '\(component)'", answer: .none) {
+                connection in
+                try await self.forgetOldOperations(connection)
                 _ = try await self.run(plan, connection)
             }
         } catch {
@@ -37,8 +38,9 @@ extension PostgresSignalStore {
         await keeper?.stop(closing: false)
         do {
             // Bounded by the lease: a run that cannot be ended sooner is taken over after it anyway.
-            _ = try await connections.transaction(
-                "ending run \(runID) of component '\(component)'", within: min(options.reconnectFor, options.lease)
+            _ = try await transactionOnce(
+                "ending run \(runID) of component '\(component)'", within: min(options.reconnectFor, options.lease),
+                answer: .numbers
             ) { connection in
                 try await self.run(plan, connection)
             }
@@ -118,8 +120,9 @@ extension PostgresSignalStore {
                     """, logger: self.options.logger)
             }
         }
-        return try await connections.transaction("taking over dead run \(candidate) of component '\(component)'") {
-            connection -> [Int]? in
+        return try await transactionOnce(
+            "taking over dead run \(candidate) of component '\(component)'", answer: .optionalNumbers
+        ) { connection -> [Int]? in
             // One taker at a time per candidate.
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtext(\(self.namespace + ":takeover")), hashtext(\(candidate)))",
@@ -163,18 +166,12 @@ extension PostgresSignalStore {
         }
     }
 
-    /// A plan of one statement that wakes no one is atomic without `BEGIN` and `COMMIT`:
-    /// one round trip (a release of a failed attempt among them, on the hot path).
+    /// Made once (`transactionOnce`): a try after a lost connection does not apply the plan again.
     @_spi(SignalStoreDriver)
     public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
         if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
         try await prepare()
-        if plan.steps.count == 1 && !plan.wakesAnyone
-            && StepStatements.statements(for: plan.steps[0], history: options.completionHistory.seconds).count == 1
-        {
-            return try await connections.run(plan.purpose) { connection, _ in try await self.run(plan, connection) }
-        }
-        return try await connections.transaction(plan.purpose) { connection in
+        return try await transactionOnce(plan.purpose, answer: .numbers) { connection in
             try await self.run(plan, connection)
         }
     }
@@ -228,17 +225,6 @@ extension PostgresSignalStore {
             try await connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: bindings), logger: options.logger)
             return 0
         }
-    }
-
-    /// How long a post's id and result are kept (for a try after a lost connection, which comes within
-    /// `reconnectFor`): twice that, at least ten minutes.
-    var postMemory: Double { max(2 * options.reconnectFor.seconds, 600) }
-
-    /// Removes the ids of posts older than `postMemory` (at each run's start and liveness check).
-    func forgetOldPosts(_ connection: PostgresConnection) async throws {
-        try await connection.query(
-            "DELETE FROM posts WHERE posted_at < \(Date().timeIntervalSince1970 - postMemory)",
-            logger: options.logger)
     }
 
     /// Wakes the centers of `run` (of every run when empty) when the transaction commits.

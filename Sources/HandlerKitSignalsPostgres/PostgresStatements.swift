@@ -59,9 +59,9 @@ enum PostgresStatements {
             r AS (SELECT COALESCE((SELECT revision FROM sig), \(Posting.revisionSQL(after: "(SELECT revision FROM prev)")))
                          AS revision,
                          (SELECT count(*) FROM d) AS deliveries),
-            p AS (INSERT INTO posts (post_id, signal_id, revision, deliveries, posted_at)
-                  SELECT $7, $1, r.revision, r.deliveries, $4 FROM r
-                  ON CONFLICT (post_id) DO UPDATE SET revision = excluded.revision, deliveries = excluded.deliveries)
+            p AS (INSERT INTO operations (operation_id, answer, done_at)
+                  SELECT $7, r.revision || ' ' || r.deliveries, $4 FROM r
+                  ON CONFLICT (operation_id) DO UPDATE SET answer = excluded.answer)
             SELECT r.revision::bigint, r.deliveries::bigint, (SELECT count(*) FROM n)::bigint FROM r
             """
         static let bindingDataTypes: [PostgresDataType] = [.text, .float8, .bytea, .float8, .bytea, .text, .text]
@@ -247,6 +247,26 @@ enum PostgresStatements {
 
     /// `sql` (an `INSERT`, `UPDATE` or `DELETE`) as a statement that answers with the number of rows
     /// it changed: postgres-nio's rows do not carry the command's tag, which says it.
+    /// Takes a write's operation id ($1, at $2) for a try after a lost connection (counted with
+    /// `counting`: 1 when taken, 0 when an earlier try recorded it). While the earlier try's
+    /// transaction is open on the server, it waits for it.
+    static let takeOperation = """
+        INSERT INTO operations (operation_id, answer, done_at) VALUES ($1, '', $2)
+        ON CONFLICT (operation_id) DO NOTHING
+        """
+
+    /// The answer recorded with operation id $1.
+    static let operationAnswer = "SELECT answer FROM operations WHERE operation_id = $1"
+
+    /// Records operation id $1 with its answer $2, at $3 (`PostgresSignalStore.transactionOnce`).
+    static let recordOperation = """
+        INSERT INTO operations (operation_id, answer, done_at) VALUES ($1, $2, $3)
+        ON CONFLICT (operation_id) DO UPDATE SET answer = excluded.answer
+        """
+
+    /// Forgets the operation ids recorded before $1.
+    static let forgetOperations = "DELETE FROM operations WHERE done_at < $1"
+
     static func counting(_ sql: String) -> String {
         "WITH changed AS (\(sql) RETURNING 1) SELECT count(*) FROM changed"
     }

@@ -8,7 +8,7 @@ import PostgresNIO
 
 /// Keeps one run alive on the server: a connection of its own holding the run's session-level
 /// advisory lock (released by the server when the connection closes, however the process ends), a
-/// lease renewed every `heartbeatInterval`, and every `livenessCheckInterval` the ids of old posts
+/// lease renewed every `heartbeatInterval`, and every `livenessCheckInterval` the ids of old writes
 /// forgotten (the center looks for dead runs to take over: `livenessCheckInterval`). When the connection is lost (the server restarted) it reconnects,
 /// takes the lock again and renews the lease; when it finds its run record gone (taken over after
 /// its lease expired) it records the run again, empty, and logs it.
@@ -188,7 +188,7 @@ final class RunKeeper: Sendable {
                 if lastCheck.duration(to: .now) >= store.options.livenessCheckInterval {
                     lastCheck = .now
                     try await ConnectionWatchdog.bounded(current, within: bound) {
-                        try await store.forgetOldPosts(current)
+                        try await store.forgetOldOperations(current)
                     }
                 }
             } catch {

@@ -13,6 +13,10 @@ import SignalsTestSupport
 ///   the answer from the client until the server is ready for the next query, then closes the
 ///   connection. The client has lost its connection mid-statement, after the server applied it.
 /// - `.beforeServer`: the statement never reaches the server; the connection is closed at once.
+///
+/// Armed with `arm(transactionRunning:)` instead, it cuts the first connection whose transaction runs
+/// a statement whose text holds a chosen string, once the server has committed that transaction:
+/// the `COMMIT` reaches the server, its answer never reaches the client.
 final class ConnectionCutter: @unchecked Sendable {
     enum Cut: Sendable {
         case afterAnswer
@@ -24,7 +28,7 @@ final class ConnectionCutter: @unchecked Sendable {
     private let serverPort: Int
     private let listener: Int32
     /// The statement whose connection is cut next, and how many connections were cut.
-    private let state = Locked<(armed: (statement: String, cut: Cut)?, cuts: Int)>((nil, 0))
+    private let state = Locked<(armed: (statement: String, cut: Cut)?, transaction: String?, cuts: Int)>((nil, nil, 0))
 
     /// A proxy to the server at 127.0.0.1:`serverPort`.
     init(serverPort: Int) throws {
@@ -52,6 +56,12 @@ final class ConnectionCutter: @unchecked Sendable {
     /// Cuts the next connection that executes the prepared statement named `statement`, once.
     func arm(statement: String, cut: Cut) {
         state.withLock { $0.armed = (statement, cut) }
+    }
+
+    /// Cuts the next connection whose transaction runs a statement whose text contains `text`, once,
+    /// after the server committed the transaction (the answer of its `COMMIT` is withheld).
+    func arm(transactionRunning text: String) {
+        state.withLock { $0.transaction = text }
     }
 
     /// How many connections were cut.
@@ -101,8 +111,9 @@ final class ConnectionCutter: @unchecked Sendable {
     private final class Link: Sendable {
         let client: Int32
         let server: Int32
-        /// The cut to make, and how many of the two pumps have ended.
-        private let state = Locked<(cut: Cut?, ended: Int)>((nil, 0))
+        /// The cut to make, whether it is made at the next `COMMIT`, and how many of the two pumps
+        /// have ended.
+        private let state = Locked<(cut: Cut?, atCommit: Bool, ended: Int)>((nil, false, 0))
 
         init(client: Int32, server: Int32) {
             self.client = client
@@ -112,6 +123,11 @@ final class ConnectionCutter: @unchecked Sendable {
         var cutting: Cut? {
             get { state.withLock { $0.cut } }
             set { state.withLock { $0.cut = newValue } }
+        }
+
+        var cuttingAtCommit: Bool {
+            get { state.withLock { $0.atCommit } }
+            set { state.withLock { $0.atCommit = newValue } }
         }
 
         /// Ends both sides; the second pump to stop closes the descriptors.
@@ -151,6 +167,9 @@ final class ConnectionCutter: @unchecked Sendable {
                 if !startup, pending[frames] == UInt8(ascii: "B") {
                     checkBind(pending[(frames + 5)..<(frames + size)], link)
                 }
+                if !startup, pending[frames] == UInt8(ascii: "P") {
+                    checkParse(pending[(frames + 5)..<(frames + size)], link)
+                }
                 startup = false
                 frames += size
             }
@@ -174,6 +193,26 @@ final class ConnectionCutter: @unchecked Sendable {
             return armed.cut
         }
         if let cut { link.cutting = cut }
+    }
+
+    /// A Parse message's body: statement name, then the statement's text, each NUL-terminated. The
+    /// `COMMIT` of a transaction to cut is forwarded and its answer withheld (`.afterAnswer`).
+    private func checkParse(_ body: ArraySlice<UInt8>, _ link: Link) {
+        guard let nameEnd = body.firstIndex(of: 0) else { return }
+        let rest = body[(nameEnd + 1)...]
+        guard let textEnd = rest.firstIndex(of: 0) else { return }
+        let text = String(decoding: rest[..<textEnd], as: UTF8.self)
+        if link.cuttingAtCommit {
+            if text == "COMMIT" { link.cutting = .afterAnswer }
+            return
+        }
+        let armed = state.withLock { state -> Bool in
+            guard let wanted = state.transaction, text.contains(wanted) else { return false }
+            state.transaction = nil
+            state.cuts += 1
+            return true
+        }
+        if armed { link.cuttingAtCommit = true }
     }
 
     /// Server to client; once the connection is cut after the answer, the answer is read (frames:

@@ -50,5 +50,38 @@ struct PostgresMigrationTests {
         try await center.stop()
         await store.close()
     }
+
+    /// A store at schema version 6 kept the ids of posts only, in the table `posts`: opened, it keeps
+    /// the ids of every write in `operations` instead, and `posts` is gone.
+    @Test func aStoreAtVersion6RecordsTheIdsOfItsWritesInOperations() async throws {
+        let folder = TemporaryFolder()
+        let schema = PostgresTestServer.schema(for: folder.path)
+        let old = try PostgresTestServer.store(folder: folder.path)
+        _ = try await old.statistics()
+        await old.close()
+        try await PostgresTestServer.psql(
+            """
+            DROP TABLE \(schema).operations;
+            CREATE TABLE \(schema).posts (post_id text PRIMARY KEY, signal_id text NOT NULL, revision integer NOT NULL,
+                                          deliveries integer NOT NULL, posted_at double precision NOT NULL);
+            INSERT INTO \(schema).posts VALUES ('p', 's', 1, 0, 0);
+            UPDATE \(schema).schema_version SET version = 6
+            """)
+
+        let store = try PostgresTestServer.store(folder: folder.path)
+        let center = try await manualCenter("app", store: store, registry: try makeRegistry(Recorder()))
+        _ = try await center.post("s")
+        try await PostgresTestServer.psql(
+            """
+            DO $$ BEGIN
+              IF EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = '\(schema)' AND tablename = 'posts')
+              THEN RAISE EXCEPTION 'the table posts is still there'; END IF;
+              IF (SELECT count(*) FROM \(schema).operations) < 2
+              THEN RAISE EXCEPTION 'the start of the run and the post recorded no operation'; END IF;
+            END $$
+            """)
+        try await center.stop()
+        await store.close()
+    }
 }
 #endif

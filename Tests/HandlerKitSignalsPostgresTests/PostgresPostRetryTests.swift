@@ -8,11 +8,11 @@ import HandlerKitSignalsPostgres
 import SignalsTestSupport
 import Testing
 
-/// A post whose connection is lost mid-statement is tried again on a fresh connection and applied
+/// A write whose connection is lost mid-statement is tried again on a fresh connection and applied
 /// exactly once, whether the server had applied it (its answer lost) or never received it. The
 /// connection is really cut, by a proxy between the store and the server (ConnectionCutter).
 @Suite(
-    "Signals on PostgreSQL: a post whose connection is lost mid-statement",
+    "Signals on PostgreSQL: a write whose connection is lost mid-statement",
     .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresPostRetryTests {
     /// The name postgres-nio prepares the store's post statement under (`String(reflecting:)` of its type).
@@ -47,6 +47,33 @@ struct PostgresPostRetryTests {
         for revision in 1...2 {
             #expect(try await store.completions(of: DeliveryKey("\(consumer.rawValue)/\(revision)")).count == 1)
         }
+        try await center.stop()
+        await store.close()
+    }
+
+    /// A registration (a plan of the core, made in one transaction) whose connection is lost once the
+    /// server has committed it is tried again on a fresh connection, which finds the write's id
+    /// recorded and returns its answer: the consumer is registered once, and the call succeeds.
+    @Test func aPlanWhoseCommitWasAnsweredOnALostConnectionIsAppliedOnce() async throws {
+        let folder = TemporaryFolder()
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        var settings = try PostgresSettings(url: try PostgresTestServer.requireURL())
+        settings.schema = PostgresTestServer.schema(for: folder.path)
+        let cutter = try ConnectionCutter(serverPort: settings.port)
+        defer { cutter.stop() }
+        settings.port = cutter.port
+        settings.tlsMode = .disable
+        let store = try PostgresSignalStore(settings: settings)
+        let center = try await manualCenter("app", store: store, registry: registry)
+
+        cutter.arm(transactionRunning: "INSERT INTO consumers")
+        let consumer = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress")
+        #expect(cutter.cuts == 1, "the registration's connection was cut")
+        #expect(try await store.statistics().consumers == 1, "the consumer was registered once")
+        #expect(try await center.post("progress", payload: ["item": 1]).deliveries == 1)
+        #expect(try await center.deliverDue() == 1)
+        #expect(recorder.all.map(\.deliveryKey) == ["\(consumer.rawValue)/1"])
         try await center.stop()
         await store.close()
     }
