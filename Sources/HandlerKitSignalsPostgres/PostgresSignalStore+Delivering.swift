@@ -103,14 +103,10 @@ extension PostgresSignalStore {
             }
             let nextOutcome = next.map { _ in StartOutcome(marked: started == 1, runRecorded: recorded) }
             if completed == 0 && isRetry {
-                // The connection was lost while the first try committed: its completion is recorded.
-                let recordedBefore =
-                    try await self.count(
-                        connection.query(
-                            """
-                            SELECT count(*) FROM completions WHERE delivery_key = \(delivery.key.rawValue)
-                            AND run_id = \(delivery.runID) AND attempt = \(delivery.attempt)
-                            """, logger: self.options.logger)) > 0
+                // The connection was lost while the first try committed: its completion is recorded
+                // (the completion's record is its id, as `transactionOnce` records a write's).
+                let history = try await self.run(StoreReads.completions(of: delivery.key).sql, on: connection)
+                let recordedBefore = history.contains { $0.runID == delivery.runID && $0.attempt == delivery.attempt }
                 return CompletionOutcome(completed: recordedBefore, next: nextOutcome)
             }
             return CompletionOutcome(completed: completed == 1, next: nextOutcome)

@@ -51,6 +51,34 @@ struct PostgresPostRetryTests {
         await store.close()
     }
 
+    /// A completion whose answer is lost with its connection, after the server applied it, is tried
+    /// again and found in the history by its run and attempt: it counts as completed, once.
+    @Test func aCompletionWhoseAnswerWasLostCountsAsCompletedOnce() async throws {
+        let folder = TemporaryFolder()
+        let recorder = Recorder()
+        let registry = try makeRegistry(recorder)
+        var settings = try PostgresSettings(url: try PostgresTestServer.requireURL())
+        settings.schema = PostgresTestServer.schema(for: folder.path)
+        let cutter = try ConnectionCutter(serverPort: settings.port)
+        defer { cutter.stop() }
+        settings.port = cutter.port
+        settings.tlsMode = .disable
+        let store = try PostgresSignalStore(settings: settings)
+        let center = try await manualCenter("app", store: store, registry: registry)
+        let consumer = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress")
+        #expect(try await center.post("progress", payload: ["item": 1]).deliveries == 1)
+
+        cutter.arm(statement: "HandlerKitSignalsPostgres.PostgresStatements.Complete", cut: .afterAnswer)
+        #expect(try await center.deliverDue() == 1, "the delivery counts as completed")
+        #expect(cutter.cuts == 1, "the completion's connection was cut")
+        #expect(try await store.completions(of: DeliveryKey("\(consumer.rawValue)/1")).count == 1)
+        #expect(try await center.openDeliveries() == 0)
+        #expect(try await center.deliverDue() == 0, "nothing runs again")
+        #expect(recorder.all.count == 1)
+        try await center.stop()
+        await store.close()
+    }
+
     /// A registration (a plan of the core, made in one transaction) whose connection is lost once the
     /// server has committed it is tried again on a fresh connection, which finds the write's id
     /// recorded and returns its answer: the consumer is registered once, and the call succeeds.
