@@ -18,19 +18,29 @@ struct PostgresPostRetryTests {
     /// The name postgres-nio prepares the store's post statement under (`String(reflecting:)` of its type).
     static let postStatement = "HandlerKitSignalsPostgres.PostgresStatements.Post"
 
+    /// A store in a schema of its own for `folder`, whose connections go through a new cutter (stop
+    /// it at the end). The cutter reads the protocol to find the statements: they travel in the clear.
+    static func storeBehindACutter(_ folder: TemporaryFolder) throws -> (PostgresSignalStore, ConnectionCutter) {
+        var settings = try PostgresSettings(url: try PostgresTestServer.requireURL())
+        settings.schema = PostgresTestServer.schema(for: folder.path)
+        let cutter = try ConnectionCutter(serverPort: settings.port)
+        settings.port = cutter.port
+        settings.tlsMode = .disable
+        do {
+            return (try PostgresSignalStore(settings: settings), cutter)
+        } catch {
+            cutter.stop()
+            throw error
+        }
+    }
+
     @Test(arguments: [ConnectionCutter.Cut.afterAnswer, .beforeServer])
     func aPostWhoseConnectionIsLostIsTriedAgainAndStoredOnce(cut: ConnectionCutter.Cut) async throws {
         let folder = TemporaryFolder()
         let recorder = Recorder()
         let registry = try makeRegistry(recorder)
-        var settings = try PostgresSettings(url: try PostgresTestServer.requireURL())
-        settings.schema = PostgresTestServer.schema(for: folder.path)
-        let cutter = try ConnectionCutter(serverPort: settings.port)
+        let (store, cutter) = try Self.storeBehindACutter(folder)
         defer { cutter.stop() }
-        settings.port = cutter.port
-        // The cutter reads the protocol to find the post's statement: it must travel in the clear.
-        settings.tlsMode = .disable
-        let store = try PostgresSignalStore(settings: settings)
         let center = try await manualCenter("app", store: store, registry: registry)
         let consumer = try await center.register(
             try Handler(id: "Sink.receive", registry: registry), for: "progress",
@@ -57,13 +67,8 @@ struct PostgresPostRetryTests {
         let folder = TemporaryFolder()
         let recorder = Recorder()
         let registry = try makeRegistry(recorder)
-        var settings = try PostgresSettings(url: try PostgresTestServer.requireURL())
-        settings.schema = PostgresTestServer.schema(for: folder.path)
-        let cutter = try ConnectionCutter(serverPort: settings.port)
+        let (store, cutter) = try Self.storeBehindACutter(folder)
         defer { cutter.stop() }
-        settings.port = cutter.port
-        settings.tlsMode = .disable
-        let store = try PostgresSignalStore(settings: settings)
         let center = try await manualCenter("app", store: store, registry: registry)
         let consumer = try await center.register(try Handler(id: "Sink.receive", registry: registry), for: "progress")
         #expect(try await center.post("progress", payload: ["item": 1]).deliveries == 1)
@@ -86,13 +91,8 @@ struct PostgresPostRetryTests {
         let folder = TemporaryFolder()
         let recorder = Recorder()
         let registry = try makeRegistry(recorder)
-        var settings = try PostgresSettings(url: try PostgresTestServer.requireURL())
-        settings.schema = PostgresTestServer.schema(for: folder.path)
-        let cutter = try ConnectionCutter(serverPort: settings.port)
+        let (store, cutter) = try Self.storeBehindACutter(folder)
         defer { cutter.stop() }
-        settings.port = cutter.port
-        settings.tlsMode = .disable
-        let store = try PostgresSignalStore(settings: settings)
         let center = try await manualCenter("app", store: store, registry: registry)
 
         cutter.arm(transactionRunning: "INSERT INTO consumers")
