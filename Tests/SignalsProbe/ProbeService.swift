@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+import HandlerKitSignalsTestKit
 import InMemoryTracing
 import Logging
 import Tracing

@@ -2,6 +2,7 @@ import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
 import HandlerKitSignalsSQLite
+import HandlerKitSignalsTestKit
 
 #if PostgreSQL
 import HandlerKitSignalsPostgres
