@@ -16,4 +16,17 @@ bash Scripts/format.sh
 
 bash Scripts/docs.sh
 bash Scripts/api.sh --reuse-graphs
-exec bash Scripts/with-postgres.sh swift test --enable-all-traits "$@"
+
+# The test output is long, and a log viewer often shows only its end: when a test fails, the lines
+# that name the failures are repeated last.
+log="$(mktemp "${TMPDIR:-/tmp}/handlerkit-test.XXXXXX")"
+trap 'rm -f "$log"' EXIT
+status=0
+bash Scripts/with-postgres.sh swift test --enable-all-traits "$@" 2>&1 | tee "$log" || status=$?
+if [[ $status -ne 0 ]]; then
+    echo
+    echo "What failed (the lines of the output above that name a failure):"
+    grep -E '✘|^error:|: error:|Fatal error|signal code' "$log" \
+        | grep -vE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' | tail -n 80
+fi
+exit "$status"
