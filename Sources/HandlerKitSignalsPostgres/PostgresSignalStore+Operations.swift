@@ -26,6 +26,15 @@ extension RecordedAnswer where Value == [Int] {
                 return numbers.count == text.split(separator: " ").count ? numbers : nil
             })
     }
+
+    /// A post's revision and count of deliveries, as its statement keeps them (`PostgresStatements.Post`).
+    static var post: Self {
+        Self(
+            encode: numbers.encode,
+            decode: { text, connection in
+                try await numbers.decode(text, connection).flatMap { $0.count == 2 ? $0 : nil }
+            })
+    }
 }
 
 extension RecordedAnswer where Value == [Int]? {
@@ -68,14 +77,7 @@ extension PostgresSignalStore {
         let id = UUID().uuidString
         return try await connections.run(purpose, within: budget) { connection, isRetry in
             try await connection.query("BEGIN", logger: self.options.logger)
-            if isRetry, let recorded = try await self.recordedAnswer(of: id, purpose, connection) {
-                guard let value = try await answer.decode(recorded, connection) else {
-                    throw SignalError.storeCorrupt(
-                        path: self.location, operation: purpose,
-                        detail:
-                            "the answer '\(recorded)' recorded for operation \(id) in the table operations cannot be read: another program changed the table; the operation was applied"
-                    )
-                }
+            if isRetry, let value = try await self.recordedAnswer(of: id, purpose, answer, connection) {
                 try await connection.query("COMMIT", logger: self.options.logger)
                 return value
             }
@@ -92,9 +94,26 @@ extension PostgresSignalStore {
 
     /// For a try after a lost connection, in its transaction: takes the operation id `id` of the
     /// write `purpose` names, waiting while an earlier try's transaction is still open on the server.
-    /// The answer an earlier try recorded when it committed; `nil` when none did (the id is now this
-    /// try's).
-    func recordedAnswer(
+    /// The answer an earlier try recorded when it committed, made again with `answer`; `nil` when
+    /// none did (the id is now this try's).
+    ///
+    /// - Throws: `SignalError.storeCorrupt` when the recorded text is not one `answer` writes.
+    func recordedAnswer<Value: Sendable>(
+        of id: String, _ purpose: String, _ answer: RecordedAnswer<Value>, _ connection: PostgresConnection
+    ) async throws -> Value? {
+        guard let recorded = try await recordedText(of: id, purpose, connection) else { return nil }
+        guard let value = try await answer.decode(recorded, connection) else {
+            throw SignalError.storeCorrupt(
+                path: location, operation: purpose,
+                detail:
+                    "the answer '\(recorded)' recorded for operation \(id) in the table operations cannot be read: another program changed the table; the operation was applied"
+            )
+        }
+        return value
+    }
+
+    /// The text of ``recordedAnswer(of:_:_:_:)``.
+    private func recordedText(
         of id: String, _ purpose: String, _ connection: PostgresConnection
     ) async throws -> String? {
         let taken = try await count(

@@ -26,17 +26,8 @@ extension PostgresSignalStore {
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
             if isRetry {
                 try await connection.query("BEGIN", logger: self.options.logger)
-                if let recorded = try await self.recordedAnswer(of: postID, "posting signal '\(signalID)'", connection)
-                {
-                    guard let numbers = try await RecordedAnswer.numbers.decode(recorded, connection),
-                        numbers.count == 2
-                    else {
-                        throw SignalError.storeCorrupt(
-                            path: self.location, operation: "posting signal '\(signalID)'",
-                            detail:
-                                "the answer '\(recorded)' recorded for post \(postID) in the table operations cannot be read: another program changed the table; the post was applied"
-                        )
-                    }
+                let purpose = "posting signal '\(signalID)'"
+                if let numbers = try await self.recordedAnswer(of: postID, purpose, .post, connection) {
                     try await connection.query("COMMIT", logger: self.options.logger)
                     return (numbers[0], numbers[1])
                 }
