@@ -109,6 +109,22 @@ extension SQLiteSignalStore {
         try await transaction(operation(), beginning: "BEGIN DEFERRED TRANSACTION", body)
     }
 
+    /// Runs `check` (when given) in a read transaction, then, when it holds, `body` in a
+    /// `BEGIN IMMEDIATE` transaction (answering `otherwise` when it does not), both in one turn of
+    /// the connection's queue: a write that is often not needed costs the calling task one wait, not
+    /// two.
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, ifNeeded check: (@Sendable (Database) throws -> Bool)?,
+        otherwise: T, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(SignalError) -> T {
+        try await onQueue(operation()) { db in
+            if let check, try !Self.inTransaction(db, beginning: "BEGIN DEFERRED TRANSACTION", check) {
+                return otherwise
+            }
+            return try Self.inTransaction(db, beginning: "BEGIN IMMEDIATE TRANSACTION", body)
+        }
+    }
+
     /// Runs `read`'s statement (one of the core's reads) in a read transaction and makes its value.
     func run<Value: Sendable>(_ read: SQLRead<Value>) async throws(SignalError) -> Value {
         let rows = try await self.read(read.purpose) { db in try Self.rows(of: read.statement, db) }
@@ -128,11 +144,18 @@ extension SQLiteSignalStore {
         }
     }
 
-    /// Runs `body` between `begin` and `COMMIT` on the connection's queue; while the database is
-    /// busy, tries again after a pause (the task suspended), until `Options.busyTimeout`.
+    /// Runs `body` between `begin` and `COMMIT` on the connection's queue (`onQueue`).
     private func transaction<T: Sendable>(
         _ operation: @autoclosure () -> String, beginning begin: String,
         _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(SignalError) -> T {
+        try await onQueue(operation()) { db in try Self.inTransaction(db, beginning: begin, body) }
+    }
+
+    /// Runs `work` (whole transactions) on the connection's queue; while the database is busy, tries
+    /// again after a pause (the task suspended), until `Options.busyTimeout`.
+    private func onQueue<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ work: @escaping @Sendable (Database) throws -> T
     ) async throws(SignalError) -> T {
         let started = ContinuousClock.now
         var pause = Self.firstBusyPause
@@ -142,7 +165,7 @@ extension SQLiteSignalStore {
                 let queue = try await connection()
                 return try await withCheckedThrowingContinuation { continuation in
                     queue.asyncWriteWithoutTransaction { db in
-                        continuation.resume(with: Result { try Self.inTransaction(db, beginning: begin, body) })
+                        continuation.resume(with: Result { try work(db) })
                     }
                 }
             } catch {

@@ -14,14 +14,15 @@ extension SQLiteSignalStore {
         let runID = request.runID
         // A read first: when nothing is due (a wake-up for another component's post), no write lock is
         // taken. A claim that takes back lost claims looks in the write transaction only.
-        if !request.reclaimingLost {
-            let due = try await read("looking for due deliveries of run \(runID)") { db in
-                try Bool.fetchOne(db, cached: HotPathStatements.anyDue(run: runID, now: now)) ?? false
-            }
-            guard due else { return ClaimedBatch(deliveries: [], firstStart: nil) }
-        }
+        let anyDue: (@Sendable (Database) throws -> Bool)? =
+            request.reclaimingLost
+            ? nil
+            : { @Sendable db in try Bool.fetchOne(db, cached: HotPathStatements.anyDue(run: runID, now: now)) ?? false }
         let mark = request.startingFirst ? marking(run: runID) : nil
-        return try await write("claiming deliveries for run \(runID)") { db in
+        return try await write(
+            "claiming deliveries for run \(runID)", ifNeeded: anyDue,
+            otherwise: ClaimedBatch(deliveries: [], firstStart: nil)
+        ) { db in
             let rows = try Row.fetchAll(db, cached: HotPathStatements.claim(request, now: now))
             // Due deliveries, none claimed: a run that was taken over claims nothing, and says so.
             if rows.isEmpty, try !Self.isRecorded(runID, db) {
