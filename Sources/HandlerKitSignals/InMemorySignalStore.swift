@@ -75,8 +75,8 @@ public final class InMemorySignalStore: SignalStore {
     }
 
     @_spi(SignalStoreDriver)
-    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
-        change { $0.apply(plan) }
+    public func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
+        change { $0.perform(program) }
     }
 
     // MARK: Posting and delivering
@@ -89,11 +89,6 @@ public final class InMemorySignalStore: SignalStore {
     @_spi(SignalStoreDriver)
     public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
         change { $0.claim(request) }
-    }
-
-    @_spi(SignalStoreDriver)
-    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        change { $0.start(delivery) }
     }
 
     @_spi(SignalStoreDriver)
@@ -151,11 +146,6 @@ final class InMemoryWakeListener: SignalWakeListener {
 }
 
 extension InMemorySignalStore: PromiseStore {
-    @_spi(SignalStoreDriver)
-    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
-        change { $0.insertPromise(promise, applying: plan) }
-    }
-
     @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,

@@ -1,14 +1,11 @@
 import Foundation
 
-/// The primitives a ``SignalStore`` adds to hold durable promises (``DurablePromise``):
+/// The primitive a ``SignalStore`` adds to hold durable promises (``DurablePromise``):
 /// ``InMemorySignalStore``, `SQLiteSignalStore` and `PostgresSignalStore` conform. As for the other
-/// requirements, each is one atomic transaction, and ``SignalCenter`` makes every decision.
+/// requirements, it is one atomic transaction, and ``SignalCenter`` makes every decision; the rest
+/// (making a promise, reading promises) the core builds on `SignalStore.perform(_:)` and
+/// `SignalStore.read(_:)`.
 public protocol PromiseStore: SignalStore {
-    /// Stores `promise` (not settled) and applies `plan` (registering its fallback consumer, if any)
-    /// in the same transaction; `false`, changing nothing, when a promise with its id exists.
-    @_spi(SignalStoreDriver)
-    func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool
-
     /// In one transaction: settles the promise with this id with `settlement` when it is not settled
     /// yet and its value type is one of `valueTypes` (any type when `nil`), reads the promise as it
     /// then is (settled by `settlement`, by the settlement made before it, or still pending when its
@@ -27,6 +24,14 @@ public protocol PromiseStore: SignalStore {
 }
 
 extension PromiseStore {
+    /// Stores `promise` (not settled) and applies `plan` (registering its fallback consumer, if any)
+    /// in the same transaction (``SignalStore/perform(_:)``); `false`, changing nothing, when a
+    /// promise with its id exists.
+    @_spi(SignalStoreDriver)
+    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
+        try await perform(.insertPromise(promise, applying: plan))
+    }
+
     /// The promise with this id; `nil` when there is none (never made, or removed after its retention).
     @_spi(SignalStoreDriver)
     public func promise(_ id: String) async throws(SignalError) -> PromiseRecord? {

@@ -6,11 +6,12 @@ import Foundation
 /// store for each step. Stores: ``InMemorySignalStore`` (here), `SQLiteSignalStore`
 /// (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
-/// A store implements primitives: the steps of a `StorePlan` (`apply(_:)`), the core's reads
-/// (`read(_:)`), the hot paths (`post(_:payload:keepUntil:)`, `claim(_:)`,
-/// `start(_:)`, `complete(_:endingConsumer:thenStarting:)`), a wake listener, and how runs prove
-/// they are alive (``SignalRunLiveness``). Everything else (`consumers(of:)`, `runStatus(of:)`,
-/// ``statistics()``, the takeover of dead runs, …) the core builds on them.
+/// A store implements primitives: the core's programs (`perform(_:)`: steps and reads in one
+/// transaction), the core's reads (`read(_:)`), the hot paths (`post(_:payload:keepUntil:)`,
+/// `claim(_:)`, `complete(_:endingConsumer:thenStarting:)`), a wake listener, and how runs prove
+/// they are alive (``SignalRunLiveness``). Everything else (`apply(_:)`, `start(_:)`,
+/// `consumers(of:)`, `runStatus(of:)`, ``statistics()``, the takeover of dead runs, …) the core
+/// builds on them.
 ///
 /// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
 /// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,
@@ -23,10 +24,11 @@ public protocol SignalStore: SignalRunLiveness {
     /// Where the store is, for messages (a path or a URL without credentials).
     var location: String { get }
 
-    /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
-    /// wakes the centers `StorePlan.wakeUp(counts:)` names.
+    /// Runs `program` in one transaction (its steps, and its reads, each chosen by the core from what
+    /// the ones before answered) and returns its answer; then wakes the centers it names. A store on
+    /// `SignalTables` runs it with `SignalTables.perform(_:)`.
     @_spi(SignalStoreDriver)
-    func apply(_ plan: StorePlan) async throws(SignalError) -> [Int]
+    func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result
 
     /// Posts a revision of `signalID` with `payload` (a JSON object): one delivery per consumer that
     /// takes it. `keepUntil` keeps it for consumers that register later.
@@ -43,13 +45,6 @@ public protocol SignalStore: SignalRunLiveness {
     /// out while deliveries of the run are due may say so: `firstStart` `.runTakenOver`).
     @_spi(SignalStoreDriver)
     func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch
-
-    /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
-    /// still claimed by the same run and attempt and the run is still recorded (not taken over).
-    /// Marking it again is harmless. `StartOutcome.started` is the only answer that lets the
-    /// handler run; an error means it must not run either.
-    @_spi(SignalStoreDriver)
-    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome
 
     /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
     /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
@@ -143,6 +138,22 @@ extension SignalStore {
 }
 
 extension SignalStore {
+    /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
+    /// wakes the centers `StorePlan.wakeUp(counts:)` names (``perform(_:)``).
+    @_spi(SignalStoreDriver)
+    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
+        try await perform(plan.program)
+    }
+
+    /// Marks a claimed delivery's attempt *started*, right before its handler is called, if it is
+    /// still claimed by the same run and attempt and the run is still recorded (not taken over)
+    /// (``perform(_:)``). Marking it again is harmless. `StartOutcome.started` is the only answer
+    /// that lets the handler run; an error means it must not run either.
+    @_spi(SignalStoreDriver)
+    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
+        try await perform(.start(delivery))
+    }
+
     /// Claims up to `limit` due deliveries of `runID` (``claim(_:)``, starting none).
     @_spi(SignalStoreDriver)
     public func claim(for runID: String, limit: Int) async throws(SignalError) -> [ClaimedDelivery] {

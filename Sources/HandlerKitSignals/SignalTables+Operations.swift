@@ -22,11 +22,23 @@ extension SignalTables {
 
     // MARK: Plans and runs
 
-    /// Makes each step of `plan` in order (`SignalStore.apply(_:)`); answers how many records each changed.
-    @_spi(SignalStoreDriver)
-    public mutating func apply(_ plan: StorePlan) -> Answer<[Int]> {
+    /// Makes each step of `plan` in order; answers how many records each changed.
+    package mutating func apply(_ plan: StorePlan) -> Answer<[Int]> {
         let counts = run(plan)
         return Answer(counts, wakeUp: plan.wakeUp(counts: counts))
+    }
+
+    /// Runs `program` on the tables (`SignalStore.perform(_:)`): its steps, its reads, its answer.
+    @_spi(SignalStoreDriver)
+    public mutating func perform<Result>(_ program: StoreProgram<Result>) -> Answer<Result> {
+        var stage = program.first
+        while true {
+            switch stage {
+            case .steps(let steps, let next): stage = next(run(steps))
+            case .read(let read): stage = read.afterTables(self)
+            case .done(let result, let wakeUp): return Answer(result, wakeUp: wakeUp)
+            }
+        }
     }
 
     /// Records run `runID` of `component`, started now by process `processID`, and applies `plan`
@@ -130,12 +142,6 @@ extension SignalTables {
         return Answer(ClaimedBatch(deliveries: deliveries, firstStart: first.map { markStarted($0) }))
     }
 
-    /// Marks a claimed delivery's attempt started (`SignalStore.start(_:)`).
-    @_spi(SignalStoreDriver)
-    public mutating func start(_ delivery: ClaimedDelivery) -> Answer<StartOutcome> {
-        Answer(markStarted(delivery))
-    }
-
     /// Completes a claimed delivery, then marks `next` started
     /// (`SignalStore.complete(_:endingConsumer:thenStarting:)`).
     @_spi(SignalStoreDriver)
@@ -153,15 +159,6 @@ extension SignalTables {
     }
 
     // MARK: Promises
-
-    /// Stores `promise` and applies `plan`; `false`, changing nothing, when a promise with its id
-    /// exists (`PromiseStore.insertPromise(_:applying:)`).
-    @_spi(SignalStoreDriver)
-    public mutating func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) -> Answer<Bool> {
-        guard promises[promise.id] == nil else { return Answer(false) }
-        promises[promise.id] = promise
-        return Answer(true, wakeUp: apply(plan).wakeUp)
-    }
 
     /// Settles a promise and posts what `post` returns for it
     /// (`PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`). An error thrown by `post`

@@ -3,7 +3,12 @@ import Foundation
 extension SignalTables {
     /// Makes each step of `plan` in order; returns how many records each changed.
     mutating func run(_ plan: StorePlan) -> [Int] {
-        plan.steps.map { apply($0) }
+        run(plan.steps)
+    }
+
+    /// Makes each of `steps` in order; returns how many records each changed.
+    mutating func run(_ steps: [StoreStep]) -> [Int] {
+        steps.map { apply($0) }
     }
 
     /// Makes one step; returns how many records it changed.
@@ -126,6 +131,14 @@ extension SignalTables {
             row.lastError = release.reason
             if let due = release.dueAt { row.notBefore = Date(timeIntervalSince1970: due) }
             deliveries[release.rowID] = row
+            return 1
+        case .insertPromise(let promise):
+            guard promises[promise.id] == nil else { return 0 }
+            promises[promise.id] = promise
+            return 1
+        case .startAttempt(let row, let run, let attempt):
+            guard runs[run] != nil, claimedRow(row, run: run, attempt: attempt) != nil else { return 0 }
+            deliveries[row]?.started = true
             return 1
         }
     }

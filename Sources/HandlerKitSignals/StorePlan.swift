@@ -12,7 +12,7 @@ public struct StorePlan: Sendable, Hashable {
     /// What the plan does, for messages: a store names it in its errors ("registering consumer …").
     @_spi(SignalStoreDriver) public let purpose: String
     /// The steps, in the order they are made.
-    @_spi(SignalStoreDriver) public let steps: [StoreStep]
+    package let steps: [StoreStep]
     /// Whom to wake, when one of the steps at `whenChanged` changed a row (always, when empty).
     private let wake: Wake?
 

@@ -64,6 +64,22 @@ package enum StoreReads {
         }
     }
 
+    /// Whether run `run` is recorded (not ended, not taken over): read inside the transactions of a
+    /// mark of a started attempt and of a takeover, where a taker that was itself taken over takes
+    /// nothing over.
+    package static func isRecorded(_ run: String) -> StoreRead<Bool> {
+        let sql = SQLRead(
+            "finding run \(run)", SQLStatement("SELECT count(*) AS recorded FROM runs WHERE run_id = $1", [.init(run)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> Bool in
+            let count: Int =
+                try rows.first.map { row throws(SignalError) in
+                    try row.value("recorded", table: "runs", key: run)
+                } ?? 0
+            return count > 0
+        }
+        return StoreRead(sql) { tables in tables.runs[run] != nil }
+    }
+
     /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is due.
     package static func runStatus(of run: String) -> StoreRead<RunStatus> {
         let sql = SQLRead(

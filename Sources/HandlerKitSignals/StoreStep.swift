@@ -1,11 +1,12 @@
-/// One primitive change to a store's tables, made inside a transaction the store holds
-/// (`SignalStore.apply(_:)` and the operations that take a `StorePlan`).
+/// One primitive change to a store's tables, made inside the transaction of a `StorePlan`.
 ///
 /// The core lists, in `StorePlan`, which steps make up each operation that changes several
-/// tables, and in which order, with every value it decided; a store only says how it makes each
-/// step (its SQL, or its memory) and how many rows that step changed. Times are seconds since 1970.
-@_spi(SignalStoreDriver)
-public enum StoreStep: Sendable, Hashable {
+/// tables, and in which order, with every value it decided. Each step is made in two places, both
+/// in this package: its SQL (`SignalSQL`'s `StepStatements`, for the SQLite and PostgreSQL stores)
+/// and its change of `SignalTables` (for every other store). A store outside the package never sees
+/// a step: it runs a plan with `SignalTables.perform(_:)`, so a step added here changes none of its
+/// code. Times are seconds since 1970.
+package enum StoreStep: Sendable, Hashable {
     /// The deliveries claimed by `run` are no longer claimed. One whose attempt was started
     /// (`SignalStore.start(_:)`) keeps that attempt counted and is marked as crashed: dead with
     /// the attempts' `reason` followed by its attempt's number once its attempt reached
@@ -70,20 +71,25 @@ public enum StoreStep: Sendable, Hashable {
     /// error, no longer claimed, started or marked as crashed; its attempt stays counted. Counts it
     /// (0 or 1; 0 when the claim was lost).
     case releaseClaim(ClaimRelease)
+    /// When run `run` is recorded and the delivery in row `row` is still claimed by it with
+    /// `attempt`, marks that attempt started. Counts it (0 or 1; 0 when the run was taken over or the
+    /// claim lost).
+    case startAttempt(row: Int64, run: String, attempt: Int)
+    /// Stores `promise` (not settled) unless a promise with its id is stored. Counts it (0 or 1).
+    case insertPromise(PromiseRecord)
 }
 
 /// What happens to the started attempts of a run that is retired (`StoreStep.interruptClaims(run:attempts:)`):
 /// the values the core decided, which a store only applies.
-@_spi(SignalStoreDriver)
-public struct InterruptedAttempts: Sendable, Hashable {
+package struct InterruptedAttempts: Sendable, Hashable {
     /// A started attempt with this number or higher makes its delivery dead.
-    public var maximumAttempts: Int
+    package var maximumAttempts: Int
     /// When a delivery whose started attempt was interrupted is due again (seconds since 1970).
-    public var retryAt: Double
+    package var retryAt: Double
     /// Why: the store appends the attempt's number (`"… during attempt "` + `"3"`).
-    public var reason: String
+    package var reason: String
 
-    public init(maximumAttempts: Int, retryAt: Double, reason: String) {
+    package init(maximumAttempts: Int, retryAt: Double, reason: String) {
         self.maximumAttempts = maximumAttempts
         self.retryAt = retryAt
         self.reason = reason
@@ -92,21 +98,20 @@ public struct InterruptedAttempts: Sendable, Hashable {
 
 /// How a claimed delivery whose attempt failed is given back (`StoreStep.releaseClaim(_:)`): the
 /// values the core decided, which a store only applies.
-@_spi(SignalStoreDriver)
-public struct ClaimRelease: Sendable, Hashable {
+package struct ClaimRelease: Sendable, Hashable {
     /// The delivery's row.
-    public var rowID: Int64
+    package var rowID: Int64
     /// The run and the attempt that must still hold its claim.
-    public var run: String
-    public var attempt: Int
+    package var run: String
+    package var attempt: Int
     /// What it becomes: ``DeliveryState/pending`` (it is retried) or ``DeliveryState/dead``.
-    public var state: DeliveryState
+    package var state: DeliveryState
     /// Its last error.
-    public var reason: String
+    package var reason: String
     /// When it is due again (seconds since 1970); `nil`: its due time stays as it was.
-    public var dueAt: Double?
+    package var dueAt: Double?
 
-    public init(rowID: Int64, run: String, attempt: Int, state: DeliveryState, reason: String, dueAt: Double?) {
+    package init(rowID: Int64, run: String, attempt: Int, state: DeliveryState, reason: String, dueAt: Double?) {
         self.rowID = rowID
         self.run = run
         self.attempt = attempt

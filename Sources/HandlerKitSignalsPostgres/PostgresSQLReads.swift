@@ -24,7 +24,7 @@ extension PostgresSignalStore {
         try read.decode(try await Self.rows(of: read.statement, connection, logger: options.logger))
     }
 
-    private static func rows(
+    static func rows(
         of statement: SQLStatement, _ connection: PostgresConnection, logger: Logger
     ) async throws -> [SQLRow] {
         var rows: [SQLRow] = []

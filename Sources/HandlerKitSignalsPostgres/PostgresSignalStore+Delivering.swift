@@ -76,19 +76,6 @@ extension PostgresSignalStore {
     }
 
     @_spi(SignalStoreDriver)
-    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        let statement = PostgresStatements.Start(
-            rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt)
-        return try await connections.run("starting delivery \(delivery.key)") { connection, _ in
-            var outcome = StartOutcome.claimLost
-            for try await (recorded, started) in try await connection.execute(statement, logger: self.options.logger) {
-                outcome = StartOutcome(marked: started == 1, runRecorded: recorded)
-            }
-            return outcome
-        }
-    }
-
-    @_spi(SignalStoreDriver)
     public func complete(
         _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
     ) async throws(SignalError) -> CompletionOutcome {

@@ -16,16 +16,16 @@ struct RecordedAnswer<Value: Sendable>: Sendable {
     let decode: @Sendable (String, PostgresConnection) async throws -> Value?
 }
 
+extension RecordedAnswer {
+    /// The core's way of keeping an answer (a `StoreProgram`'s).
+    init(_ text: RecordedText<Value>) {
+        self.init(encode: text.encode, decode: { recorded, _ in text.decode(recorded) })
+    }
+}
+
 extension RecordedAnswer where Value == [Int] {
     /// Numbers, such as the rows each step of a plan changed: kept as decimals separated by spaces.
-    static var numbers: Self {
-        Self(
-            encode: { $0.map(String.init).joined(separator: " ") },
-            decode: { text, _ in
-                let numbers = text.split(separator: " ").compactMap { Int($0) }
-                return numbers.count == text.split(separator: " ").count ? numbers : nil
-            })
-    }
+    static var numbers: Self { Self(.numbers) }
 
     /// A post's revision and count of deliveries, as its statement keeps them (`PostgresStatements.Post`).
     static var post: Self {
@@ -45,12 +45,6 @@ extension RecordedAnswer where Value == [Int]? {
             decode: { text, connection in
                 text == "none" ? .some(nil) : try await RecordedAnswer<[Int]>.numbers.decode(text, connection)
             })
-    }
-}
-
-extension RecordedAnswer where Value == Bool {
-    static var flag: Self {
-        Self(encode: { $0 ? "1" : "0" }, decode: { text, _ in text == "1" ? true : text == "0" ? false : nil })
     }
 }
 

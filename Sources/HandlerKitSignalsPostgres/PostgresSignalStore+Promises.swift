@@ -12,16 +12,6 @@ import SignalSQL
 
 extension PostgresSignalStore: PromiseStore {
     @_spi(SignalStoreDriver)
-    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
-        try await prepare()
-        return try await transactionOnce("making promise '\(promise.id)'", answer: .flag) { connection in
-            guard try await self.execute(PromiseStatements.insert(promise), connection) == 1 else { return false }
-            _ = try await self.run(plan, connection)
-            return true
-        }
-    }
-
-    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?

@@ -137,16 +137,13 @@ extension PostgresSignalStore {
             for try await (dead, host) in rows.decode((Bool, String).self) { found = (dead, host) }
             if let found, !found.dead { return nil }
             // A taker that was itself taken over takes nothing over.
-            if let taker = plan.taker, try await !self.run(RunStatements.isRecorded(taker), on: connection) {
+            if let taker = plan.taker, try await !self.run(StoreReads.isRecorded(taker).sql, on: connection) {
                 return nil
             }
             let counts = try await self.run(plan, connection)
             if let report = plan.takeoverReport(counts: counts) {
-                let taker = plan.steps.lazy.compactMap { step -> String? in
-                    if case .moveConsumers(_, let taker) = step { taker } else { nil }
-                }.first
                 var metadata: Logger.Metadata = [
-                    SignalLogKey.run: .string(taker ?? "?"), SignalLogKey.component: .string(component),
+                    SignalLogKey.run: .string(plan.taker ?? "?"), SignalLogKey.component: .string(component),
                     "handlerkit.interrupted_deliveries": .stringConvertible(report.interruptedDeliveries),
                     "handlerkit.adopted_consumers": .stringConvertible(report.adoptedConsumers),
                     "handlerkit.removed_consumers": .stringConvertible(report.removedConsumers),
@@ -166,34 +163,50 @@ extension PostgresSignalStore {
         }
     }
 
-    /// Made once (`transactionOnce`): a try after a lost connection does not apply the plan again.
+    /// Made once (`transactionOnce`) when the program says how its answer is recorded: a try after a
+    /// lost connection does not apply it again. A program that may run again harmlessly (it says so
+    /// by recording nothing) is tried again as it is.
     @_spi(SignalStoreDriver)
-    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
-        if readsOnly { throw .storeReadOnly(path: location, operation: plan.purpose) }
+    public func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
+        if readsOnly { throw .storeReadOnly(path: location, operation: program.purpose) }
         try await prepare()
-        return try await transactionOnce(plan.purpose, answer: .numbers) { connection in
-            try await self.run(plan, connection)
+        guard let record = program.record else {
+            return try await connections.transaction(program.purpose) { connection in
+                try await self.run(program, connection)
+            }
+        }
+        return try await transactionOnce(program.purpose, answer: RecordedAnswer(record)) { connection in
+            try await self.run(program, connection)
         }
     }
 
-    /// Makes the steps of `plan` in the caller's transaction (their statements are the SQL stores'
-    /// own, `StepStatements`), then sends the wake-up it names (at the commit); returns the rows each
-    /// step changed.
-    func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
-        var counts: [Int] = []
-        for step in plan.steps {
-            var count = 0
-            for statement in StepStatements.statements(for: step, history: options.completionHistory.seconds) {
-                count += try await execute(statement, connection)
-            }
-            counts.append(count)
-        }
-        switch plan.wakeUp(counts: counts) {
+    /// Runs `program` in the caller's transaction (the steps' statements are the SQL stores' own,
+    /// `StepStatements`), then sends the wake-up it names (at the commit); returns its answer.
+    func run<Result: Sendable>(_ program: StoreProgram<Result>, _ connection: PostgresConnection) async throws -> Result
+    {
+        let history = options.completionHistory.seconds
+        let logger = options.logger
+        let (result, wakeUp) = try await program.run(
+            step: { step in
+                var count = 0
+                for statement in StepStatements.statements(for: step, history: history) {
+                    count += try await self.execute(statement, connection)
+                }
+                return count
+            },
+            rows: { statement in try await Self.rows(of: statement, connection, logger: logger) })
+        switch wakeUp {
         case .run(let run)?: try await notify(connection, run: run)
         case .everyCenter?: try await notify(connection)
         case nil: break
         }
-        return counts
+        return result
+    }
+
+    /// Makes the steps of `plan` in the caller's transaction, then sends the wake-up it names (at the
+    /// commit); returns the rows each step changed.
+    func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
+        try await run(plan.program, connection)
     }
 
     /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`). A release, on the path

@@ -134,7 +134,7 @@ enum PostgresStatements {
 
     /// What both claim statements do with the deliveries `due` selects. With $5, the delivery that
     /// runs first (`ClaimedDelivery.runningOrder`: by id, those whose previous attempt crashed last)
-    /// is marked started as `Start` does, while the run is recorded. Each row also says whether it
+    /// is marked started as `HotPathStatements.start` does, while the run is recorded. Each row also says whether it
     /// was marked and whether the run is recorded.
     static let claimAndRead = """
         r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $1) AS recorded),
@@ -149,37 +149,10 @@ enum PostgresStatements {
         ORDER BY c.id
         """
 
-    /// Marks a delivery's attempt started if it is still claimed by the run and attempt and the run is
-    /// still recorded (`HotPathStatements.start`). Returns whether the run is recorded, and 1 when
-    /// marked, else 0.
-    struct Start: PostgresPreparedStatement {
-        static let sql = """
-            WITH r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $2) AS recorded),
-            u AS (\(HotPathStatements.startSQL(row: "$1", run: "$2", attempt: "$3")) RETURNING 1)
-            SELECT (SELECT recorded FROM r), (SELECT count(*) FROM u)
-            """
-        static let bindingDataTypes: [PostgresDataType] = [.int8, .text, .int8]
-        typealias Row = (Bool, Int)
-
-        var rowID: Int64
-        var runID: String
-        var attempt: Int
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(rowID)
-            bindings.append(runID)
-            bindings.append(attempt)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Bool, Int).self) }
-    }
-
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
     /// and its body, records the completion, and when told to end its consumer ($5), removes the
     /// consumer and its signal when nothing else uses it. With a next delivery ($6, attempt $7),
-    /// marks it started as `Start` does. Returns 1 when completed, else 0; whether the run is
+    /// marks it started as `HotPathStatements.start` does. Returns 1 when completed, else 0; whether the run is
     /// recorded; and 1 when the next delivery was marked, else 0.
     ///
     /// It stands for the statements SQLite runs one by one, in one round trip:

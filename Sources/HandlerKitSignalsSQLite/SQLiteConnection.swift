@@ -138,7 +138,7 @@ extension SQLiteSignalStore {
 
     /// The rows of `statement`, prepared once per connection: the reads' texts are few, since their
     /// values are bound.
-    private static func rows(of statement: SQLStatement, _ db: Database) throws -> [SQLRow] {
+    static func rows(of statement: SQLStatement, _ db: Database) throws -> [SQLRow] {
         try Row.fetchAll(db, cached: statement).map { row in
             SQLRow(names: Array(row.columnNames), values: row.databaseValues.map(SQLValue.init))
         }

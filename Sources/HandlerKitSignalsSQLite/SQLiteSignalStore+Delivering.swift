@@ -61,32 +61,29 @@ extension SQLiteSignalStore {
             mode: body.flatMap { String.fromDatabaseValue($0["mode"] as DatabaseValue) })
     }
 
-    /// Also checks the run's lock file: when it is gone (its folder was removed), it is made and
-    /// locked again while the run's record is still there; without the record the run was taken over.
-    @_spi(SignalStoreDriver)
-    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        let mark = marking(run: delivery.runID)
-        return try await write("starting delivery \(delivery.key)") { db in try mark(db, delivery) }
+    /// Marks a delivery claimed by `runID` started in the caller's transaction, as
+    /// `SignalStore.start(_:)` does, the run's lock file tested now (`renewingLockFile(of:)`).
+    private func marking(run runID: String) -> @Sendable (Database, ClaimedDelivery) throws -> StartOutcome {
+        let renew = renewingLockFile(of: runID)
+        return { db, delivery in
+            try renew?(db)
+            // The usual case in one statement; a read tells why a mark failed.
+            try db.execute(cached: HotPathStatements.start(delivery))
+            if db.changesCount == 1 { return .started }
+            return StartOutcome(marked: false, runRecorded: try Self.isRecorded(delivery.runID, db))
+        }
     }
 
-    /// Marks a delivery claimed by `runID` started in the caller's transaction (`start`), the run's
-    /// lock file tested now.
-    private func marking(run runID: String) -> @Sendable (Database, ClaimedDelivery) throws -> StartOutcome {
-        let intact = runLocks.file(for: runID)?.isIntact ?? true
-        let runsDirectory = runsDirectory
-        let runLocks = runLocks
-        return { db, delivery in
-            func mark() throws -> Bool {
-                try db.execute(cached: HotPathStatements.start(delivery))
-                return db.changesCount == 1
-            }
-            // The usual case in one statement; the rest tells why the mark failed, or renews the lock file.
-            if intact, try mark() { return StartOutcome(marked: true, runRecorded: true) }
-            let recorded = try Self.isRecorded(delivery.runID, db)
-            guard recorded, !intact else { return StartOutcome(marked: false, runRecorded: recorded) }
-            let renewed = try RunLockFile(runID: delivery.runID, directory: runsDirectory, maker: self.fileMaker)
-            runLocks.insert(renewed, for: delivery.runID)?.abandon()
-            return StartOutcome(marked: try mark(), runRecorded: true)
+    /// What every mark of a started attempt of run `runID` checks first: when the run's lock file is
+    /// gone (its folder was removed), a change for the mark's transaction that makes and locks it
+    /// again while the run's record is still there (without the record the run was taken over, and
+    /// the mark fails); `nil` while the file is intact.
+    func renewingLockFile(of runID: String) -> (@Sendable (Database) throws -> Void)? {
+        guard let file = runLocks.file(for: runID), !file.isIntact else { return nil }
+        return { db in
+            guard try Self.isRecorded(runID, db) else { return }
+            let renewed = try RunLockFile(runID: runID, directory: self.runsDirectory, maker: self.fileMaker)
+            self.runLocks.insert(renewed, for: runID)?.abandon()
         }
     }
 

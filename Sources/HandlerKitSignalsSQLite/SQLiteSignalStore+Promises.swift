@@ -8,19 +8,6 @@ import SignalSQL
 
 extension SQLiteSignalStore: PromiseStore {
     @_spi(SignalStoreDriver)
-    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
-        let history = options.completionHistory.seconds
-        let counts = try await write("making promise '\(promise.id)'") { db -> [Int]? in
-            try db.execute(cached: PromiseStatements.insert(promise))
-            guard db.changesCount == 1 else { return nil }
-            return try Self.run(plan, db, history: history)
-        }
-        guard let counts else { return false }
-        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
-        return true
-    }
-
-    @_spi(SignalStoreDriver)
     public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?

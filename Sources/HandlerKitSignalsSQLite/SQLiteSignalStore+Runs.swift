@@ -31,7 +31,7 @@ extension SQLiteSignalStore {
 
     @_spi(SignalStoreDriver)
     public func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
-        _ = try await apply(plan, "ending run \(runID) of component '\(component)'")
+        _ = try await perform(plan.program, "ending run \(runID) of component '\(component)'")
         runLocks.remove(runID)?.release()
     }
 
@@ -43,7 +43,7 @@ extension SQLiteSignalStore {
     public func suspendRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) -> [Int] {
-        let counts = try await apply(plan, "suspending run \(runID) of component '\(component)'")
+        let counts = try await perform(plan.program, "suspending run \(runID) of component '\(component)'")
         runLocks.remove(runID)?.abandon()
         closeWhenIdle()
         return counts
@@ -125,30 +125,47 @@ extension SQLiteSignalStore {
 
     /// Whether run `runID` is recorded (not ended, not taken over), in the caller's transaction.
     static func isRecorded(_ runID: String, _ db: Database) throws -> Bool {
-        try run(RunStatements.isRecorded(runID), db)
+        try run(StoreReads.isRecorded(runID).sql, db)
     }
 
     @_spi(SignalStoreDriver)
-    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
-        try await apply(plan, plan.purpose)
+    public func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
+        try await perform(program, program.purpose)
     }
 
-    /// Applies `plan` in one transaction, then wakes whom it names.
-    private func apply(_ plan: StorePlan, _ operation: @autoclosure () -> String) async throws(SignalError) -> [Int] {
+    /// Runs `program` in one transaction, then wakes whom it names. A program that marks attempts of
+    /// a run started first makes the run's lock file again when it is gone (`renewingLockFile(of:)`),
+    /// as every mark does.
+    private func perform<Result: Sendable>(
+        _ program: StoreProgram<Result>, _ operation: @autoclosure () -> String
+    ) async throws(SignalError) -> Result {
         let history = options.completionHistory.seconds
-        let counts = try await write(operation()) { db in try Self.run(plan, db, history: history) }
-        if plan.wakeUp(counts: counts) != nil { WakeFile.notify(wakePath) }
-        return counts
+        let renew = program.marksStartsOf.flatMap { renewingLockFile(of: $0) }
+        let (result, wakeUp) = try await write(operation()) { db in
+            try renew?(db)
+            return try Self.run(program, db, history: history)
+        }
+        if wakeUp != nil { WakeFile.notify(wakePath) }
+        return result
     }
 
-    /// Makes the steps of `plan` in the caller's transaction (their statements are the SQL stores'
-    /// own, `StepStatements`); returns the rows each changed.
+    /// Runs `program` in the caller's transaction (the steps' statements are the SQL stores' own,
+    /// `StepStatements`); returns its answer and whom to wake after the commit.
+    static func run<Result: Sendable>(
+        _ program: StoreProgram<Result>, _ db: Database, history: Double
+    ) throws -> (Result, WakeTarget?) {
+        try program.run(
+            step: { step in
+                try StepStatements.statements(for: step, history: history).reduce(0) { count, statement in
+                    count + (try execute(statement, db))
+                }
+            },
+            rows: { statement in try rows(of: statement, db) })
+    }
+
+    /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed.
     static func run(_ plan: StorePlan, _ db: Database, history: Double) throws -> [Int] {
-        try plan.steps.map { step in
-            try StepStatements.statements(for: step, history: history).reduce(0) { count, statement in
-                count + (try execute(statement, db))
-            }
-        }
+        try run(plan.program, db, history: history).0
     }
 
     /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`).

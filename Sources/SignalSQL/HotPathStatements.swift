@@ -158,11 +158,16 @@ package enum HotPathStatements {
         """
     }
 
-    /// Marks `delivery`'s attempt started: $1 its row id, $2 its run, $3 its attempt.
+    /// Marks the attempt `attempt` of the delivery in row `row` started while run `run` holds its
+    /// claim and is recorded (`StoreStep.startAttempt(row:run:attempt:)`): $1 the row id, $2 the run,
+    /// $3 the attempt.
+    package static func start(row: Int64, run: String, attempt: Int) -> SQLStatement {
+        SQLStatement(startSQL(row: "$1", run: "$2", attempt: "$3"), [.init(row), .init(run), .init(attempt)])
+    }
+
+    /// Marks `delivery`'s attempt started (``start(row:run:attempt:)``).
     package static func start(_ delivery: ClaimedDelivery) -> SQLStatement {
-        SQLStatement(
-            startSQL(row: "$1", run: "$2", attempt: "$3"),
-            [.init(delivery.rowID), .init(delivery.runID), .init(delivery.attempt)])
+        start(row: delivery.rowID, run: delivery.runID, attempt: delivery.attempt)
     }
 
     /// Removes a completed delivery while its claim holds: $1 its row id, $2 its run, $3 its attempt.

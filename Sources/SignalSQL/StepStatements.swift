@@ -115,6 +115,10 @@ package enum StepStatements {
                     WHERE delivery_key = $1 AND state = \(dead)
                     """, [.init(key), .init(now)])
             ]
+        case .startAttempt(let row, let run, let attempt):
+            [HotPathStatements.start(row: row, run: run, attempt: attempt)]
+        case .insertPromise(let promise):
+            [PromiseStatements.insert(promise)]
         case .releaseClaim(let release):
             [
                 SQLStatement(

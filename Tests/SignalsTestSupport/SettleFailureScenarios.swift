@@ -111,7 +111,9 @@ final class FailingStore: SignalStore {
     func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]? {
         try await base.takeOver(run, of: component, applying: plan)
     }
-    func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] { try await base.apply(plan) }
+    func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
+        try await base.perform(program)
+    }
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         try await base.post(signalID, payload: payload, keepUntil: keepUntil)
     }
@@ -124,9 +126,6 @@ final class FailingStore: SignalStore {
             throw .storeUnavailable(path: location, reason: "the test lost the claim's answer")
         }
         return batch
-    }
-    func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        try await base.start(delivery)
     }
     func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
         try await base.read(read)

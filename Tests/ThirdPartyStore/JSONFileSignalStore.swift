@@ -64,8 +64,8 @@ public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSi
     // MARK: SignalStore
 
     @_spi(SignalStoreDriver)
-    public func apply(_ plan: StorePlan) async throws(SignalError) -> [Int] {
-        try change(plan.purpose) { $0.apply(plan) }
+    public func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
+        try change(program.purpose) { $0.perform(program) }
     }
 
     @_spi(SignalStoreDriver)
@@ -80,11 +80,6 @@ public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSi
         try change("claiming deliveries of run \(request.runID)") {
             $0.claim(request)
         }
-    }
-
-    @_spi(SignalStoreDriver)
-    public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
-        try change("starting delivery \(delivery.key)") { $0.start(delivery) }
     }
 
     @_spi(SignalStoreDriver)
@@ -107,11 +102,6 @@ public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSi
     }
 
     // MARK: PromiseStore
-
-    @_spi(SignalStoreDriver)
-    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
-        try change("making promise \(promise.id)") { $0.insertPromise(promise, applying: plan) }
-    }
 
     @_spi(SignalStoreDriver)
     public func settlePromise(
