@@ -91,13 +91,6 @@ public final class InMemorySignalStore: SignalStore {
         change { $0.claim(request) }
     }
 
-    @_spi(SignalStoreDriver)
-    public func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome {
-        change { $0.complete(delivery, endingConsumer: endingConsumer, thenStarting: next) }
-    }
-
     // MARK: Reads
 
     @_spi(SignalStoreDriver)

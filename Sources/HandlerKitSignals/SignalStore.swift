@@ -8,8 +8,8 @@ import Foundation
 ///
 /// A store implements primitives: the core's programs (`perform(_:)`: steps and reads in one
 /// transaction), the core's reads (`read(_:)`), the hot paths (`post(_:payload:keepUntil:)`,
-/// `claim(_:)`, `complete(_:endingConsumer:thenStarting:)`), a wake listener, and how runs prove
-/// they are alive (``SignalRunLiveness``). Everything else (`apply(_:)`, `start(_:)`,
+/// `claim(_:)`), a wake listener, and how runs prove they are alive (``SignalRunLiveness``).
+/// Everything else (`apply(_:)`, `start(_:)`, `complete(_:endingConsumer:thenStarting:)`,
 /// `consumers(of:)`, `runStatus(of:)`, ``statistics()``, the takeover of dead runs, …) the core
 /// builds on them.
 ///
@@ -45,19 +45,6 @@ public protocol SignalStore: SignalRunLiveness {
     /// out while deliveries of the run are due may say so: `firstStart` `.runTakenOver`).
     @_spi(SignalStoreDriver)
     func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch
-
-    /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
-    /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
-    /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
-    /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
-    /// in the same transaction, exactly as `SignalStore.start(_:)` does, whether or not `delivery` completed.
-    /// A mark that fails for a reason of its own (on SQLite, the run's lock file) does not undo the
-    /// completion, whose handler returned: `next` is left unmarked (`CompletionOutcome.next` is
-    /// `nil`), and the center marks it with ``start(_:)``.
-    @_spi(SignalStoreDriver)
-    func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome
 
     /// Answers `read` (one of the core's reads, `StoreRead`) in one read transaction: a SQL store runs
     /// `read.sql`'s statement and makes its value of the rows. The reads (`consumers(of:)`,
@@ -152,6 +139,23 @@ extension SignalStore {
     @_spi(SignalStoreDriver)
     public func start(_ delivery: ClaimedDelivery) async throws(SignalError) -> StartOutcome {
         try await perform(.start(delivery))
+    }
+
+    /// Completes a claimed delivery if it is still claimed by the same run and attempt: removes it and
+    /// records the completion; with `endingConsumer`, also removes its consumer and then the signal's
+    /// record when no consumer uses it and it is not kept. Not completed when the claim was lost
+    /// (nothing changed then). With `next` (the delivery the center runs next), also marks it started
+    /// in the same transaction, exactly as ``start(_:)`` does, whether or not `delivery` completed
+    /// (the core's program, ``perform(_:)``). A mark that fails for a reason of the store's own (on
+    /// SQLite, the run's lock file) does not undo the completion, whose handler returned: `next` is
+    /// left unmarked (`CompletionOutcome.next` is `nil`), and the center marks it with ``start(_:)``.
+    @_spi(SignalStoreDriver)
+    public func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    ) async throws(SignalError) -> CompletionOutcome {
+        try await perform(
+            .complete(
+                delivery, endingConsumer: endingConsumer, thenStarting: next, now: Date().timeIntervalSince1970))
     }
 
     /// Claims up to `limit` due deliveries of `runID` (``claim(_:)``, starting none).

@@ -142,16 +142,6 @@ extension SignalTables {
         return Answer(ClaimedBatch(deliveries: deliveries, firstStart: first.map { markStarted($0) }))
     }
 
-    /// Completes a claimed delivery, then marks `next` started
-    /// (`SignalStore.complete(_:endingConsumer:thenStarting:)`).
-    @_spi(SignalStoreDriver)
-    public mutating func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) -> Answer<CompletionOutcome> {
-        let completed = completeClaimed(delivery, endingConsumer: endingConsumer)
-        return Answer(CompletionOutcome(completed: completed, next: next.map { markStarted($0) }))
-    }
-
     /// Answers one of the core's reads (`SignalStore.read(_:)`).
     @_spi(SignalStoreDriver)
     public func read<Value: Sendable>(_ read: StoreRead<Value>) -> Value {

@@ -132,6 +132,25 @@ extension SignalTables {
             if let due = release.dueAt { row.notBefore = Date(timeIntervalSince1970: due) }
             deliveries[release.rowID] = row
             return 1
+        case .removeClaimed(let row, let run, let attempt):
+            guard claimedRow(row, run: run, attempt: attempt) != nil else { return 0 }
+            deliveries[row] = nil
+            return 1
+        case .removeBody:
+            return 0
+        case .recordCompletion(let delivery, let now):
+            completions.append(
+                Completion(
+                    record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
+                    consumerID: delivery.consumerID, signalID: delivery.signalID, revision: delivery.revision,
+                    completedAt: Date(timeIntervalSince1970: now)))
+            return 1
+        case .removeSignalIfUnused(let id, let now):
+            guard let signal = signals[id], !(signal.keepUntil.map { $0.timeIntervalSince1970 >= now } ?? false),
+                !consumers.contains(where: { $0.record.signalID == id })
+            else { return 0 }
+            signals[id] = nil
+            return 1
         case .insertPromise(let promise):
             guard promises[promise.id] == nil else { return 0 }
             promises[promise.id] = promise

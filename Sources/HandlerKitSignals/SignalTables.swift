@@ -126,29 +126,6 @@ public struct SignalTables: Sendable, Equatable {
         nextRowID += 1
     }
 
-    /// Completes `delivery` if it is still claimed by the same run and attempt; with
-    /// `endingConsumer`, ends its consumer and then its signal record when no one uses it.
-    mutating func completeClaimed(_ delivery: ClaimedDelivery, endingConsumer: Bool) -> Bool {
-        guard claimedRow(delivery) != nil else { return false }
-        let now = Date()
-        deliveries[delivery.rowID] = nil
-        completions.append(
-            Completion(
-                record: CompletionRecord(key: delivery.key, runID: delivery.runID, attempt: delivery.attempt),
-                consumerID: delivery.consumerID, signalID: delivery.signalID, revision: delivery.revision,
-                completedAt: now))
-        guard endingConsumer else { return true }
-        let before = consumers.count
-        consumers.removeAll { $0.record.id == delivery.consumerID }
-        if consumers.count < before, let signal = signals[delivery.signalID],
-            !(signal.keepUntil.map { $0 >= now } ?? false),
-            !consumers.contains(where: { $0.record.signalID == delivery.signalID })
-        {
-            signals[delivery.signalID] = nil
-        }
-        return true
-    }
-
     /// Claims up to `request.limit` deliveries that `request` takes, oldest first.
     mutating func claimDue(_ request: ClaimRequest) -> [ClaimedDelivery] {
         let now = Date()

@@ -19,15 +19,34 @@ public struct StoreProgram<Result: Sendable>: Sendable {
     /// The run whose claimed attempts the program marks started, if it does: the SQLite store checks
     /// that run's lock file first, as every mark does.
     package let marksStartsOf: String?
+    /// The program without its marks, for a store whose check before a mark failed for a reason of
+    /// its own (the SQLite store's run lock file) where the rest must stand; `nil`: the program fails.
+    package let unmarked: (@Sendable () -> StoreProgram)?
+    /// The operation the program makes, for a store that makes it in one statement of its own (the
+    /// PostgreSQL store's completion: one round trip) with exactly the program's effects, which the
+    /// differential tests compare; `nil` for the others.
+    package let shortcut: Shortcut?
 
     package init(
-        _ purpose: String, recordedAs record: RecordedText<Result>?, marksStartsOf run: String? = nil,
-        _ first: Stage
+        _ purpose: String, recordedAs record: RecordedText<Result>?,
+        marksStartsOf run: String? = nil, unmarked: (@Sendable () -> StoreProgram)? = nil,
+        shortcut: Shortcut? = nil, _ first: Stage
     ) {
         self.purpose = purpose
         self.first = first
         self.record = record
         marksStartsOf = run
+        self.unmarked = unmarked
+        self.shortcut = shortcut
+    }
+
+    /// An operation a store may make in one statement of its own instead of the program's stages.
+    package enum Shortcut: Sendable {
+        /// `SignalStore.complete(_:endingConsumer:thenStarting:)` at `now`; `answer` makes the
+        /// program's answer of the outcome.
+        case complete(
+            ClaimedDelivery, endingConsumer: Bool, next: ClaimedDelivery?, now: Double,
+            answer: @Sendable (CompletionOutcome) -> Result)
     }
 
     /// What a program does next. Only the core's decisions choose the next stage, and they do not
@@ -149,6 +168,83 @@ extension StoreProgram where Result == Bool {
             .steps([.insertPromise(promise)]) { counts in
                 guard counts == [1] else { return .done(false, wakeUp: nil) }
                 return .steps(plan.steps) { counts in .done(true, wakeUp: plan.wakeUp(counts: counts)) }
+            })
+    }
+}
+
+extension StoreProgram where Result == CompletionOutcome {
+    /// Completes a claimed delivery while its run and attempt still hold its claim: removes it and
+    /// its body and records its completion at `now`; with `endingConsumer`, removes its consumer and
+    /// then its signal's record when no consumer uses it and it is not kept. With `next`, then marks
+    /// it started as ``start(_:)`` does, whether or not `delivery` completed
+    /// (`SignalStore.complete(_:endingConsumer:thenStarting:)`). Recorded: a try after a lost
+    /// connection answers what the first one did.
+    package static func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?, now: Double
+    ) -> Self {
+        @Sendable func marking(completed: Bool) -> Stage {
+            guard let next else { return .done(CompletionOutcome(completed: completed, next: nil), wakeUp: nil) }
+            return .steps([.startAttempt(row: next.rowID, run: next.runID, attempt: next.attempt)]) { counts in
+                if counts == [1] { return .done(CompletionOutcome(completed: completed, next: .started), wakeUp: nil) }
+                return .reading(StoreReads.isRecorded(next.runID)) { recorded in
+                    .done(
+                        CompletionOutcome(
+                            completed: completed, next: StartOutcome(marked: false, runRecorded: recorded)),
+                        wakeUp: nil)
+                }
+            }
+        }
+        let row = delivery.rowID
+        var unmarked: (@Sendable () -> Self)?
+        if next != nil {
+            unmarked = { @Sendable in complete(delivery, endingConsumer: endingConsumer, thenStarting: nil, now: now) }
+        }
+        return Self(
+            "completing delivery \(delivery.key)", recordedAs: .completion, marksStartsOf: next?.runID,
+            unmarked: unmarked,
+            shortcut: .complete(delivery, endingConsumer: endingConsumer, next: next, now: now, answer: { $0 }),
+            .steps([.removeClaimed(row: row, run: delivery.runID, attempt: delivery.attempt)]) { counts in
+                guard counts == [1] else { return marking(completed: false) }
+                return .steps([.removeBody(row: row), .recordCompletion(delivery, now: now)]) { _ in
+                    guard endingConsumer else { return marking(completed: true) }
+                    return .steps([.removeConsumer(delivery.consumerID.rawValue)]) { counts in
+                        guard counts.first ?? 0 > 0 else { return marking(completed: true) }
+                        return .steps([.removeSignalIfUnused(delivery.signalID, now: now)]) { _ in
+                            marking(completed: true)
+                        }
+                    }
+                }
+            })
+    }
+}
+
+extension RecordedText where Value == CompletionOutcome {
+    /// Whether it completed, then what marking the next delivery found: `1 -` (completed, no next
+    /// delivery), `0 started`, `1 claimLost`, `1 runTakenOver`, …
+    package static var completion: Self {
+        Self(
+            encode: { outcome in
+                let next =
+                    switch outcome.next {
+                    case nil: "-"
+                    case .started?: "started"
+                    case .claimLost?: "claimLost"
+                    case .runTakenOver?: "runTakenOver"
+                    }
+                return "\(outcome.completed ? 1 : 0) \(next)"
+            },
+            decode: { text in
+                let parts = text.split(separator: " ")
+                guard parts.count == 2, parts[0] == "0" || parts[0] == "1" else { return nil }
+                let next: StartOutcome?
+                switch parts[1] {
+                case "-": next = nil
+                case "started": next = .started
+                case "claimLost": next = .claimLost
+                case "runTakenOver": next = .runTakenOver
+                default: return nil
+                }
+                return CompletionOutcome(completed: parts[0] == "1", next: next)
             })
     }
 }

@@ -77,6 +77,18 @@ package enum StoreStep: Sendable, Hashable {
     case startAttempt(row: Int64, run: String, attempt: Int)
     /// Stores `promise` (not settled) unless a promise with its id is stored. Counts it (0 or 1).
     case insertPromise(PromiseRecord)
+    /// Removes the delivery in row `row` while it is claimed by `run` with `attempt`, keeping its
+    /// body (`removeBody(row:)` follows). Counts it (0 or 1; 0 when the claim was lost).
+    case removeClaimed(row: Int64, run: String, attempt: Int)
+    /// Removes the body of the delivery in row `row` (a store that keeps a body with its delivery
+    /// has removed it with the delivery). Counts nothing.
+    case removeBody(row: Int64)
+    /// Records the completion of `delivery` (its run and attempt) at `now` in the history of
+    /// completions. Counts it (1).
+    case recordCompletion(ClaimedDelivery, now: Double)
+    /// Removes the record of signal `signal` when no consumer uses it and it is not kept at `now`.
+    /// Counts it (0 or 1).
+    case removeSignalIfUnused(String, now: Double)
 }
 
 /// What happens to the started attempts of a run that is retired (`StoreStep.interruptClaims(run:attempts:)`):

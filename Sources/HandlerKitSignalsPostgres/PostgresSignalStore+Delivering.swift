@@ -75,11 +75,12 @@ extension PostgresSignalStore {
         return ClaimedBatch(deliveries: deliveries, firstStart: start)
     }
 
-    @_spi(SignalStoreDriver)
-    public func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
+    /// A completion in one statement (`PostgresStatements.Complete`), with exactly the effects of the
+    /// core's completion program. A completion tried again after its connection was lost finds out
+    /// from the history of completions whether the lost try committed.
+    func complete(
+        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?, now: Double
     ) async throws(SignalError) -> CompletionOutcome {
-        let now = Date().timeIntervalSince1970
         let statement = PostgresStatements.Complete(
             rowID: delivery.rowID, runID: delivery.runID, attempt: delivery.attempt, now: now,
             endingConsumer: endingConsumer, nextRowID: next?.rowID, nextAttempt: next?.attempt)

@@ -170,6 +170,9 @@ extension PostgresSignalStore {
     public func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
         if readsOnly { throw .storeReadOnly(path: location, operation: program.purpose) }
         try await prepare()
+        if case .complete(let delivery, let endingConsumer, let next, let now, let answer)? = program.shortcut {
+            return answer(try await complete(delivery, endingConsumer: endingConsumer, thenStarting: next, now: now))
+        }
         guard let record = program.record else {
             return try await connections.transaction(program.purpose) { connection in
                 try await self.run(program, connection)

@@ -86,43 +86,4 @@ extension SQLiteSignalStore {
             self.runLocks.insert(renewed, for: runID)?.abandon()
         }
     }
-
-    /// When the run's lock file cannot be made again to mark `next` (another process holds it: it
-    /// is testing whether the run is alive), `next` is left unmarked (`CompletionOutcome.next` is
-    /// `nil`) and the completion stands: undone, it would leave the delivery, whose handler
-    /// returned, claimed by a run that goes on, and so run by no one until that run ends. The
-    /// center marks `next` with ``start(_:)``, which gives it back when that fails too.
-    @_spi(SignalStoreDriver)
-    public func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome {
-        let now = Date().timeIntervalSince1970
-        let markNext = next.map { marking(run: $0.runID) }
-        return try await write("completing delivery \(delivery.key)") { db in
-            let completed = try Self.complete(delivery, endingConsumer: endingConsumer, now: now, db)
-            guard let next, let markNext else { return CompletionOutcome(completed: completed, next: nil) }
-            do {
-                return CompletionOutcome(completed: completed, next: try markNext(db, next))
-            } catch SignalError.runLock {
-                // Thrown before the mark changed anything (`marking(run:)` renews the file first).
-                return CompletionOutcome(completed: completed, next: nil)
-            }
-        }
-    }
-
-    /// Completes `delivery` in the caller's transaction; `false` when its claim was lost.
-    private static func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, now: Double, _ db: Database
-    ) throws -> Bool {
-        try db.execute(cached: HotPathStatements.complete(delivery))
-        guard db.changesCount == 1 else { return false }
-        try db.execute(cached: HotPathStatements.removeBody(delivery.rowID))
-        try db.execute(cached: HotPathStatements.recordCompletion(delivery, now: now))
-        guard endingConsumer else { return true }
-        try db.execute(cached: HotPathStatements.removeConsumer(delivery.consumerID.rawValue))
-        if db.changesCount > 0 {
-            try db.execute(cached: HotPathStatements.removeUnusedSignal(delivery.signalID, now: now))
-        }
-        return true
-    }
 }

@@ -135,14 +135,24 @@ extension SQLiteSignalStore {
 
     /// Runs `program` in one transaction, then wakes whom it names. A program that marks attempts of
     /// a run started first makes the run's lock file again when it is gone (`renewingLockFile(of:)`),
-    /// as every mark does.
+    /// as every mark does. When that fails (another process holds the file: it is testing whether
+    /// the run is alive), the program runs without its marks when it has such a form (a completion
+    /// stands, its next delivery left unmarked: undone, it would leave the delivery, whose handler
+    /// returned, claimed by a run that goes on), and fails otherwise.
     private func perform<Result: Sendable>(
         _ program: StoreProgram<Result>, _ operation: @autoclosure () -> String
     ) async throws(SignalError) -> Result {
         let history = options.completionHistory.seconds
         let renew = program.marksStartsOf.flatMap { renewingLockFile(of: $0) }
         let (result, wakeUp) = try await write(operation()) { db in
-            try renew?(db)
+            var program = program
+            do {
+                try renew?(db)
+            } catch SignalError.runLock(let path, let reason) {
+                // Thrown before the renewal changed anything.
+                guard let unmarked = program.unmarked else { throw SignalError.runLock(path: path, reason: reason) }
+                program = unmarked()
+            }
             return try Self.run(program, db, history: history)
         }
         if wakeUp != nil { WakeFile.notify(wakePath) }

@@ -173,14 +173,15 @@ package enum HotPathStatements {
     /// Removes a completed delivery while its claim holds: $1 its row id, $2 its run, $3 its attempt.
     package static let completeSQL = "DELETE FROM deliveries WHERE \(claimHeld(row: "$1", run: "$2", attempt: "$3"))"
 
-    /// Removes `delivery` while its claim holds (``completeSQL``); one change when it was completed.
-    package static func complete(_ delivery: ClaimedDelivery) -> SQLStatement {
-        SQLStatement(completeSQL, [.init(delivery.rowID), .init(delivery.runID), .init(delivery.attempt)])
+    /// Removes the delivery in row `row` while run `run` holds its claim with `attempt`
+    /// (``completeSQL``); one change when it was completed.
+    package static func complete(row: Int64, run: String, attempt: Int) -> SQLStatement {
+        SQLStatement(completeSQL, [.init(row), .init(run), .init(attempt)])
     }
 
-    /// Removes the body of delivery $1 (its row id).
+    /// Removes the body of delivery $1 (its row id); counts nothing.
     package static func removeBody(_ delivery: Int64) -> SQLStatement {
-        SQLStatement("DELETE FROM delivery_bodies WHERE delivery_id = $1", [.init(delivery)])
+        SQLStatement("DELETE FROM delivery_bodies WHERE delivery_id = $1", [.init(delivery)], answer: .nothing)
     }
 
     /// Records `delivery`'s completion at `now` in the history (`completions(of:)`).

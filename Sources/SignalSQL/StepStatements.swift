@@ -119,6 +119,14 @@ package enum StepStatements {
             [HotPathStatements.start(row: row, run: run, attempt: attempt)]
         case .insertPromise(let promise):
             [PromiseStatements.insert(promise)]
+        case .removeClaimed(let row, let run, let attempt):
+            [HotPathStatements.complete(row: row, run: run, attempt: attempt)]
+        case .removeBody(let row):
+            [HotPathStatements.removeBody(row)]
+        case .recordCompletion(let delivery, let now):
+            [HotPathStatements.recordCompletion(delivery, now: now)]
+        case .removeSignalIfUnused(let signal, let now):
+            [HotPathStatements.removeUnusedSignal(signal, now: now)]
         case .releaseClaim(let release):
             [
                 SQLStatement(

@@ -56,7 +56,9 @@ import Testing
             let named = guide.contains("`\(requirement)(")
             #expect(named, "SignalWakeListener.\(requirement) is not named in the guide")
         }
-        #expect(count >= 15)
+        // Every protocol's requirements were found (six, six, one and one today): a parse that
+        // misses some fails here rather than passing with nothing checked.
+        #expect(count >= 14)
     }
 
     /// The driver protocol stays a handful of primitives: what the core can build from them (reads,

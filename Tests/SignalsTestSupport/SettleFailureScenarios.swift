@@ -80,18 +80,6 @@ final class FailingStore: SignalStore {
 
     var location: String { base.location }
 
-    func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome {
-        if failing.withLock({ failing in
-            defer { failing = false }
-            return failing
-        }) {
-            throw .storeUnavailable(path: location, reason: "the test cut the store off")
-        }
-        return try await base.complete(delivery, endingConsumer: endingConsumer, thenStarting: next)
-    }
-
     func beginRun(
         _ runID: String, component: String, applying plan: StorePlan
     ) async throws(SignalError) {
@@ -111,8 +99,17 @@ final class FailingStore: SignalStore {
     func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]? {
         try await base.takeOver(run, of: component, applying: plan)
     }
+    /// Fails the next completion (the core's completion program) when told to.
     func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
-        try await base.perform(program)
+        if case .complete? = program.shortcut,
+            failing.withLock({ failing in
+                defer { failing = false }
+                return failing
+            })
+        {
+            throw .storeUnavailable(path: location, reason: "the test cut the store off")
+        }
+        return try await base.perform(program)
     }
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         try await base.post(signalID, payload: payload, keepUntil: keepUntil)

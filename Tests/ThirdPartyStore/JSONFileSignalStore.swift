@@ -83,15 +83,6 @@ public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSi
     }
 
     @_spi(SignalStoreDriver)
-    public func complete(
-        _ delivery: ClaimedDelivery, endingConsumer: Bool, thenStarting next: ClaimedDelivery?
-    ) async throws(SignalError) -> CompletionOutcome {
-        try change("completing delivery \(delivery.key)") {
-            $0.complete(delivery, endingConsumer: endingConsumer, thenStarting: next)
-        }
-    }
-
-    @_spi(SignalStoreDriver)
     public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
         try file.transaction("reading") { $0.read(read) }
     }
