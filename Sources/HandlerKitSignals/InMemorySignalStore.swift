@@ -86,11 +86,6 @@ public final class InMemorySignalStore: SignalStore {
         change { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
     }
 
-    @_spi(SignalStoreDriver)
-    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
-        change { $0.claim(request) }
-    }
-
     // MARK: Reads
 
     @_spi(SignalStoreDriver)

@@ -7,9 +7,9 @@ import Foundation
 /// (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
 /// A store implements primitives: the core's programs (`perform(_:)`: steps and reads in one
-/// transaction), the core's reads (`read(_:)`), the hot paths (`post(_:payload:keepUntil:)`,
-/// `claim(_:)`), a wake listener, and how runs prove they are alive (``SignalRunLiveness``).
-/// Everything else (`apply(_:)`, `start(_:)`, `complete(_:endingConsumer:thenStarting:)`,
+/// transaction), the core's reads (`read(_:)`), a post (`post(_:payload:keepUntil:)`), a wake
+/// listener, and how runs prove they are alive (``SignalRunLiveness``). Everything else
+/// (`apply(_:)`, `claim(_:)`, `start(_:)`, `complete(_:endingConsumer:thenStarting:)`,
 /// `consumers(of:)`, `runStatus(of:)`, ``statistics()``, the takeover of dead runs, …) the core
 /// builds on them.
 ///
@@ -34,17 +34,6 @@ public protocol SignalStore: SignalRunLiveness {
     /// takes it. `keepUntil` keeps it for consumers that register later.
     @_spi(SignalStoreDriver)
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult
-
-    /// Claims up to `request.limit` deliveries of `request.runID` that `request` takes, oldest
-    /// first, and returns them in `ClaimedDelivery.runningOrder(_:)`: the run's due pending
-    /// deliveries, and with `ClaimRequest.reclaimingLost` also its claims the center no longer holds;
-    /// never one of `ClaimRequest.inProgress`. With `ClaimRequest.startingFirst`, also marks the
-    /// first of them started in the same transaction, exactly as ``start(_:)`` does
-    /// (`ClaimedBatch.firstStart`): the first handler of a delivery pass then waits for one
-    /// transaction, not two. A run that is no longer recorded claims nothing (a store that finds this
-    /// out while deliveries of the run are due may say so: `firstStart` `.runTakenOver`).
-    @_spi(SignalStoreDriver)
-    func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch
 
     /// Answers `read` (one of the core's reads, `StoreRead`) in one read transaction: a SQL store runs
     /// `read.sql`'s statement and makes its value of the rows. The reads (`consumers(of:)`,
@@ -156,6 +145,20 @@ extension SignalStore {
         try await perform(
             .complete(
                 delivery, endingConsumer: endingConsumer, thenStarting: next, now: Date().timeIntervalSince1970))
+    }
+
+    /// Claims up to `request.limit` deliveries of `request.runID` that `request` takes, oldest
+    /// first, and returns them in `ClaimedDelivery.runningOrder(_:)`: the run's due pending
+    /// deliveries, and with `ClaimRequest.reclaimingLost` also its claims the center no longer holds;
+    /// never one of `ClaimRequest.inProgress`. With `ClaimRequest.startingFirst`, also marks the
+    /// first of them started in the same transaction, exactly as ``start(_:)`` does
+    /// (`ClaimedBatch.firstStart`): the first handler of a delivery pass then waits for one
+    /// transaction, not two. A run that is no longer recorded claims nothing (a store that finds this
+    /// out while deliveries of the run are due may say so: `firstStart` `.runTakenOver`). The core's
+    /// program (``perform(_:)``).
+    @_spi(SignalStoreDriver)
+    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
+        try await perform(.claim(request, now: Date().timeIntervalSince1970))
     }
 
     /// Claims up to `limit` due deliveries of `runID` (``claim(_:)``, starting none).

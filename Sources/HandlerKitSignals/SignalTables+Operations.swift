@@ -36,6 +36,7 @@ extension SignalTables {
             switch stage {
             case .steps(let steps, let next): stage = next(run(steps))
             case .read(let read): stage = read.afterTables(self)
+            case .change(let change): stage = change.inTables(&self)
             case .done(let result, let wakeUp): return Answer(result, wakeUp: wakeUp)
             }
         }
@@ -132,15 +133,6 @@ extension SignalTables {
     }
 
     // MARK: Deliveries
-
-    /// Claims the deliveries `request` takes in their running order, and with
-    /// `ClaimRequest.startingFirst` marks the first started (`SignalStore.claim(_:)`).
-    @_spi(SignalStoreDriver)
-    public mutating func claim(_ request: ClaimRequest) -> Answer<ClaimedBatch> {
-        let deliveries = ClaimedDelivery.runningOrder(claimDue(request))
-        let first = request.startingFirst ? deliveries.first : nil
-        return Answer(ClaimedBatch(deliveries: deliveries, firstStart: first.map { markStarted($0) }))
-    }
 
     /// Answers one of the core's reads (`SignalStore.read(_:)`).
     @_spi(SignalStoreDriver)

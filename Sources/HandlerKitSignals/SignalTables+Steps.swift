@@ -151,6 +151,12 @@ extension SignalTables {
             else { return 0 }
             signals[id] = nil
             return 1
+        case .parkUnreadable(let row, let reason):
+            guard deliveries[row] != nil else { return 0 }
+            deliveries[row]?.state = .dead
+            deliveries[row]?.claimedBy = nil
+            deliveries[row]?.lastError = reason
+            return 1
         case .insertPromise(let promise):
             guard promises[promise.id] == nil else { return 0 }
             promises[promise.id] = promise

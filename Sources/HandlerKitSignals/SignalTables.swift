@@ -127,8 +127,8 @@ public struct SignalTables: Sendable, Equatable {
     }
 
     /// Claims up to `request.limit` deliveries that `request` takes, oldest first.
-    mutating func claimDue(_ request: ClaimRequest) -> [ClaimedDelivery] {
-        let now = Date()
+    mutating func claimDue(_ request: ClaimRequest, now seconds: Double) -> [ClaimedDelivery] {
+        let now = Date(timeIntervalSince1970: seconds)
         let runID = request.runID
         let due =
             deliveries

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An operation of the core on a store, made in one transaction: steps that change rows and reads,
 /// each chosen by the core from what the ones before answered, then the operation's answer and whom to
 /// wake after the commit.
@@ -26,11 +28,15 @@ public struct StoreProgram<Result: Sendable>: Sendable {
     /// PostgreSQL store's completion: one round trip) with exactly the program's effects, which the
     /// differential tests compare; `nil` for the others.
     package let shortcut: Shortcut?
+    /// A read a store may make first, in a read transaction, and the answer when it reads `false`:
+    /// then the program would change nothing, and a store that takes a write lock for it (SQLite)
+    /// takes none. A store may also run the program without it.
+    package let precheck: (read: StoreRead<Bool>, otherwise: Result)?
 
     package init(
         _ purpose: String, recordedAs record: RecordedText<Result>?,
         marksStartsOf run: String? = nil, unmarked: (@Sendable () -> StoreProgram)? = nil,
-        shortcut: Shortcut? = nil, _ first: Stage
+        shortcut: Shortcut? = nil, precheck: (read: StoreRead<Bool>, otherwise: Result)? = nil, _ first: Stage
     ) {
         self.purpose = purpose
         self.first = first
@@ -38,6 +44,7 @@ public struct StoreProgram<Result: Sendable>: Sendable {
         marksStartsOf = run
         self.unmarked = unmarked
         self.shortcut = shortcut
+        self.precheck = precheck
     }
 
     /// An operation a store may make in one statement of its own instead of the program's stages.
@@ -47,6 +54,8 @@ public struct StoreProgram<Result: Sendable>: Sendable {
         case complete(
             ClaimedDelivery, endingConsumer: Bool, next: ClaimedDelivery?, now: Double,
             answer: @Sendable (CompletionOutcome) -> Result)
+        /// `SignalStore.claim(_:)` at `now`.
+        case claim(ClaimRequest, now: Double, answer: @Sendable (ClaimedBatch) -> Result)
     }
 
     /// What a program does next. Only the core's decisions choose the next stage, and they do not
@@ -57,8 +66,19 @@ public struct StoreProgram<Result: Sendable>: Sendable {
         case steps([StoreStep], then: @Sendable ([Int]) -> Stage)
         /// Read; the next stage follows from the value read.
         case read(PendingRead)
+        /// Change rows and read them back; the next stage follows from what was read.
+        case change(PendingChange)
         /// The operation's answer, and the centers to wake once its transaction committed.
         case done(Result, wakeUp: WakeTarget?)
+    }
+
+    /// A change that answers the rows it changed (`StoreChange`), with the stage that follows from
+    /// them: for a SQL store from the rows its statement returned (which fails when they cannot be
+    /// read), for a store on `SignalTables` from the change made on the tables.
+    package struct PendingChange: Sendable {
+        package let change: StoreChange
+        package let afterRows: @Sendable ([SQLRow]) throws(SignalError) -> Stage
+        package let inTables: @Sendable (inout SignalTables) -> Stage
     }
 
     /// A read inside a program's transaction, with the stage that follows from its value: for a SQL
@@ -114,24 +134,27 @@ extension RecordedText where Value == Bool {
 
 extension StoreProgram {
     /// Runs the program in the caller's transaction: `step` makes a step and answers the rows it
-    /// changed, `rows` runs a read's statement. Answers the program's answer and whom to wake after
-    /// the commit.
+    /// changed, `rows` runs a statement and answers the rows it returned, `change` is the statement
+    /// of a change. Answers the program's answer and whom to wake after the commit.
     package func run(
-        step: (StoreStep) throws -> Int, rows: (SQLStatement) throws -> [SQLRow]
+        step: (StoreStep) throws -> Int, rows: (SQLStatement) throws -> [SQLRow],
+        change: (StoreChange) -> SQLStatement
     ) throws -> (Result, WakeTarget?) {
         var stage = first
         while true {
             switch stage {
             case .steps(let steps, let next): stage = next(try steps.map(step))
             case .read(let read): stage = try read.afterRows(try rows(read.statement))
+            case .change(let pending): stage = try pending.afterRows(try rows(change(pending.change)))
             case .done(let result, let wakeUp): return (result, wakeUp)
             }
         }
     }
 
-    /// ``run(step:rows:)`` for a store whose statements are asynchronous.
+    /// ``run(step:rows:change:)`` for a store whose statements are asynchronous.
     package func run(
-        step: (StoreStep) async throws -> Int, rows: (SQLStatement) async throws -> [SQLRow]
+        step: (StoreStep) async throws -> Int, rows: (SQLStatement) async throws -> [SQLRow],
+        change: (StoreChange) -> SQLStatement
     ) async throws -> (Result, WakeTarget?) {
         var stage = first
         while true {
@@ -141,6 +164,7 @@ extension StoreProgram {
                 for item in steps { counts.append(try await step(item)) }
                 stage = next(counts)
             case .read(let read): stage = try read.afterRows(try await rows(read.statement))
+            case .change(let pending): stage = try pending.afterRows(try await rows(change(pending.change)))
             case .done(let result, let wakeUp): return (result, wakeUp)
             }
         }
@@ -246,6 +270,95 @@ extension RecordedText where Value == CompletionOutcome {
                 }
                 return CompletionOutcome(completed: parts[0] == "1", next: next)
             })
+    }
+}
+
+extension StoreProgram where Result == ClaimedBatch {
+    /// Claims the deliveries `request` takes at `now`, oldest first (`StoreChange.claim`), parks as
+    /// dead those whose record cannot be read, answers the others in their running order
+    /// (`ClaimedDelivery.runningOrder(_:)`) and with `ClaimRequest.startingFirst` marks the first
+    /// started as ``start(_:)`` does (`SignalStore.claim(_:)`). A run that claimed nothing is read
+    /// again: when it is no longer recorded it was taken over, and the answer says so. Run again after
+    /// a lost connection as it is: what the lost try claimed, the run's next claim that takes back
+    /// lost claims finds.
+    package static func claim(_ request: ClaimRequest, now: Double) -> Self {
+        let runID = request.runID
+        @Sendable func marking(_ claimed: [ClaimedDelivery]) -> Stage {
+            let deliveries = ClaimedDelivery.runningOrder(claimed)
+            guard request.startingFirst, let first = deliveries.first else {
+                return .done(ClaimedBatch(deliveries: deliveries, firstStart: nil), wakeUp: nil)
+            }
+            return .steps([.startAttempt(row: first.rowID, run: runID, attempt: first.attempt)]) { counts in
+                if counts == [1] {
+                    return .done(ClaimedBatch(deliveries: deliveries, firstStart: .started), wakeUp: nil)
+                }
+                return .reading(StoreReads.isRecorded(runID)) { recorded in
+                    .done(
+                        ClaimedBatch(
+                            deliveries: deliveries, firstStart: StartOutcome(marked: false, runRecorded: recorded)),
+                        wakeUp: nil)
+                }
+            }
+        }
+        @Sendable func parking(_ claimed: [ClaimedDelivery], _ unreadable: [(row: Int64, reason: String)]) -> Stage {
+            if !claimed.isEmpty || !unreadable.isEmpty {
+                let parks = unreadable.map { StoreStep.parkUnreadable(row: $0.row, reason: $0.reason) }
+                return parks.isEmpty ? marking(claimed) : .steps(parks) { _ in marking(claimed) }
+            }
+            // Nothing claimed: a run that is no longer recorded was taken over, and says so.
+            return .reading(StoreReads.isRecorded(runID)) { recorded in
+                .done(ClaimedBatch(deliveries: [], firstStart: recorded ? nil : .runTakenOver), wakeUp: nil)
+            }
+        }
+        return Self(
+            "claiming deliveries for run \(runID)", recordedAs: nil, marksStartsOf: request.startingFirst ? runID : nil,
+            shortcut: .claim(request, now: now, answer: { $0 }),
+            precheck: request.reclaimingLost
+                ? nil : (StoreReads.anyDue(run: runID, now: now), ClaimedBatch(deliveries: [], firstStart: nil)),
+            .change(
+                PendingChange(
+                    change: .claim(request, now: now),
+                    afterRows: { rows throws(SignalError) in
+                        var claimed: [ClaimedDelivery] = []
+                        var unreadable: [(row: Int64, reason: String)] = []
+                        for row in rows {
+                            let id: Int64 = try row.value("id", table: "deliveries", key: "?")
+                            switch ClaimedDelivery.reading(claimedBy: runID, { try ClaimedColumns(row, id: id) }) {
+                            case .run(let delivery): claimed.append(delivery)
+                            case .park(let reason): unreadable.append((id, reason))
+                            }
+                        }
+                        return parking(claimed, unreadable)
+                    },
+                    inTables: { tables in parking(tables.claimDue(request, now: now), []) })))
+    }
+}
+
+/// A change of a store's tables that answers the rows it changed, made inside the transaction of a
+/// `StoreProgram`: its SQL is the SQL stores' (`SignalSQL`), its change of the tables `SignalTables`'.
+package enum StoreChange: Sendable, Hashable {
+    /// Claims up to `request.limit` deliveries that `request` takes at `now` (due, and with
+    /// `ClaimRequest.reclaimingLost` the run's lost claims), oldest first, while the run is recorded:
+    /// the next attempt, not started. Answers each with its body and its consumer's mode.
+    case claim(ClaimRequest, now: Double)
+}
+
+extension ClaimedColumns {
+    /// The columns of a claimed delivery as a claim's statement returns them (`StoreChange.claim`);
+    /// its body's handler and payload and its consumer's mode are NULL when they are gone.
+    init(_ row: SQLRow, id: Int64) throws(SignalError) {
+        let key: String = try row.value("delivery_key", table: "deliveries", key: "row \(id)")
+        func value<T: SQLDecodable>(_ name: String) throws(SignalError) -> T {
+            try row.value(name, table: "deliveries", key: key)
+        }
+        func body(_ name: String) throws(SignalError) -> Data? {
+            guard let stored = row[name], stored != .null else { return nil }
+            return Data(try row.value(name, table: "delivery_bodies", key: key) as [UInt8])
+        }
+        self.init(
+            rowID: id, key: key, consumer: try value("consumer_id"), signalID: try value("signal_id"),
+            revision: try value("revision"), attempt: try value("attempt"), crashed: (try value("crashed") as Int) != 0,
+            handler: try body("handler"), payload: try body("payload"), mode: row.optional("mode"))
     }
 }
 

@@ -64,6 +64,27 @@ package enum StoreReads {
         }
     }
 
+    /// Which deliveries are due for run $1 at $2 (the SQL stores' claims select them too).
+    package static let dueCondition =
+        "owner_run = $1 AND state = \(DeliveryState.pending.sqlLiteral) AND not_before <= $2"
+
+    /// Whether run `run` has a delivery due at `now`: read before a claim (`StoreProgram.precheck`),
+    /// which then takes no write lock when there is none.
+    package static func anyDue(run: String, now: Double) -> StoreRead<Bool> {
+        let sql = SQLRead(
+            "looking for deliveries due for run \(run)",
+            SQLStatement(
+                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(dueCondition)) AS due", [.init(run), .init(now)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> Bool in
+            (rows.first.flatMap { $0.optional("due") as Int? } ?? 0) != 0
+        }
+        return StoreRead(sql) { tables in
+            tables.deliveries.values.contains {
+                $0.ownerRun == run && $0.state == .pending && $0.notBefore.timeIntervalSince1970 <= now
+            }
+        }
+    }
+
     /// Whether run `run` is recorded (not ended, not taken over): read inside the transactions of a
     /// mark of a started attempt and of a takeover, where a taker that was itself taken over takes
     /// nothing over.

@@ -89,6 +89,9 @@ package enum StoreStep: Sendable, Hashable {
     /// Removes the record of signal `signal` when no consumer uses it and it is not kept at `now`.
     /// Counts it (0 or 1).
     case removeSignalIfUnused(String, now: Double)
+    /// Makes the delivery in row `row`, whose record a claim could not read, dead with `reason`
+    /// and no longer claimed. Counts it (0 or 1).
+    case parkUnreadable(row: Int64, reason: String)
 }
 
 /// What happens to the started attempts of a run that is retired (`StoreStep.interruptClaims(run:attempts:)`):

@@ -11,12 +11,12 @@ import SignalSQL
 extension PostgresSignalStore {
     // MARK: Delivering
 
-    /// One statement: the claim marks the delivery that runs first started. A claim tried again
-    /// after its connection was lost also takes back what the lost try claimed (its answer never came).
-    @_spi(SignalStoreDriver)
-    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
-        try await prepare()
-        let now = Date().timeIntervalSince1970
+    /// A claim in one statement (`PostgresStatements.Claim`), with exactly the effects of the core's
+    /// claim program, which the differential tests compare (except that a run taken over is not told
+    /// so here: it finds out at its next mark): the claim marks the delivery that runs first started.
+    /// A claim tried again after its connection was lost also takes back what the lost try claimed
+    /// (its answer never came).
+    func claim(_ request: ClaimRequest, now: Double) async throws(SignalError) -> ClaimedBatch {
         let (runID, limit, startsFirst) = (request.runID, request.limit, request.startingFirst)
         let running = request.inProgress.sorted()
         return try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in

@@ -170,8 +170,12 @@ extension PostgresSignalStore {
     public func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
         if readsOnly { throw .storeReadOnly(path: location, operation: program.purpose) }
         try await prepare()
-        if case .complete(let delivery, let endingConsumer, let next, let now, let answer)? = program.shortcut {
+        switch program.shortcut {
+        case .complete(let delivery, let endingConsumer, let next, let now, let answer)?:
             return answer(try await complete(delivery, endingConsumer: endingConsumer, thenStarting: next, now: now))
+        case .claim(let request, let now, let answer)?:
+            return answer(try await claim(request, now: now))
+        case nil: break
         }
         guard let record = program.record else {
             return try await connections.transaction(program.purpose) { connection in
@@ -197,7 +201,8 @@ extension PostgresSignalStore {
                 }
                 return count
             },
-            rows: { statement in try await Self.rows(of: statement, connection, logger: logger) })
+            rows: { statement in try await Self.rows(of: statement, connection, logger: logger) },
+            change: HotPathStatements.statement(for:))
         switch wakeUp {
         case .run(let run)?: try await notify(connection, run: run)
         case .everyCenter?: try await notify(connection)

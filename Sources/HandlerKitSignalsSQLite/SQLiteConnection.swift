@@ -109,17 +109,18 @@ extension SQLiteSignalStore {
         try await transaction(operation(), beginning: "BEGIN DEFERRED TRANSACTION", body)
     }
 
-    /// Runs `check` (when given) in a read transaction, then, when it holds, `body` in a
-    /// `BEGIN IMMEDIATE` transaction (answering `otherwise` when it does not), both in one turn of
-    /// the connection's queue: a write that is often not needed costs the calling task one wait, not
-    /// two.
+    /// Runs `needed.check` (when given) in a read transaction, then, when it holds, `body` in a
+    /// `BEGIN IMMEDIATE` transaction (answering `needed.otherwise` when it does not), both in one turn
+    /// of the connection's queue: a write that is often not needed costs the calling task one wait,
+    /// not two.
     func write<T: Sendable>(
-        _ operation: @autoclosure () -> String, ifNeeded check: (@Sendable (Database) throws -> Bool)?,
-        otherwise: T, _ body: @escaping @Sendable (Database) throws -> T
+        _ operation: @autoclosure () -> String,
+        ifNeeded needed: (check: @Sendable (Database) throws -> Bool, otherwise: T)?,
+        _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(SignalError) -> T {
         try await onQueue(operation()) { db in
-            if let check, try !Self.inTransaction(db, beginning: "BEGIN DEFERRED TRANSACTION", check) {
-                return otherwise
+            if let needed, try !Self.inTransaction(db, beginning: "BEGIN DEFERRED TRANSACTION", needed.check) {
+                return needed.otherwise
             }
             return try Self.inTransaction(db, beginning: "BEGIN IMMEDIATE TRANSACTION", body)
         }

@@ -144,7 +144,15 @@ extension SQLiteSignalStore {
     ) async throws(SignalError) -> Result {
         let history = options.completionHistory.seconds
         let renew = program.marksStartsOf.flatMap { renewingLockFile(of: $0) }
-        let (result, wakeUp) = try await write(operation()) { db in
+        // A read first, when the program has one: when it would change nothing (a wake-up for another
+        // component's post), no write lock is taken.
+        let needed = program.precheck.map { precheck in
+            (
+                check: { @Sendable (db: Database) throws -> Bool in try Self.run(precheck.read.sql, db) },
+                otherwise: (precheck.otherwise, WakeTarget?.none)
+            )
+        }
+        let (result, wakeUp) = try await write(operation(), ifNeeded: needed) { db in
             var program = program
             do {
                 try renew?(db)
@@ -170,7 +178,7 @@ extension SQLiteSignalStore {
                     count + (try execute(statement, db))
                 }
             },
-            rows: { statement in try rows(of: statement, db) })
+            rows: { statement in try rows(of: statement, db) }, change: HotPathStatements.statement(for:))
     }
 
     /// Makes the steps of `plan` in the caller's transaction; returns the rows each changed.

@@ -73,15 +73,16 @@ package enum HotPathStatements {
 
     // MARK: Claiming
 
-    /// Whether run $1 has a delivery due at $2: a read before a claim, which takes no write lock.
-    package static func anyDue(run: String, now: Double) -> SQLStatement {
-        SQLStatement(
-            "SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(dueCondition)) AS due", [.init(run), .init(now)],
-            answer: .nothing)
+    /// The statement of a change that answers the rows it changed, as SQLite reads it (the PostgreSQL
+    /// store claims with a statement of its own, `StoreProgram.shortcut`).
+    package static func statement(for change: StoreChange) -> SQLStatement {
+        switch change {
+        case .claim(let request, let now): claim(request, now: now)
+        }
     }
 
     /// Which deliveries are due for run $1 at $2.
-    package static let dueCondition = "owner_run = $1 AND state = \(pending) AND not_before <= $2"
+    package static let dueCondition = StoreReads.dueCondition
 
     /// Which deliveries a claim by run $1 at $2 takes (`ClaimRequest`): those due, and when
     /// `reclaimingLost` also the run's own claims whose row ids are not among $3, the deliveries the
@@ -109,8 +110,8 @@ package enum HotPathStatements {
 
     /// Claims up to $4 of the deliveries `request` takes at $2 (``claimCondition(reclaimingLost:_:)``:
     /// $1 its run, $3 its deliveries in progress as a JSON array, read only when reclaiming), next
-    /// attempt, not started, while the run is recorded, and returns them (without their bodies:
-    /// ``claimedBody(consumer:delivery:)``).
+    /// attempt, not started, while the run is recorded, and returns them with their bodies and
+    /// their consumers' modes (NULL when gone).
     package static func claim(_ request: ClaimRequest, now: Double) -> SQLStatement {
         let ids = request.reclaimingLost ? request.inProgress.sorted().map(String.init) : []
         let inProgress = "[" + ids.joined(separator: ",") + "]"
@@ -120,17 +121,11 @@ package enum HotPathStatements {
             UPDATE deliveries SET \(claimAssignments), started = 0
             WHERE id IN (\(dueDeliveries("id", where: condition, limit: "$4", .sqlite)))
             AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
-            RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed
+            RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed,
+                (SELECT handler FROM delivery_bodies WHERE delivery_id = deliveries.id) AS handler,
+                (SELECT payload FROM delivery_bodies WHERE delivery_id = deliveries.id) AS payload,
+                (SELECT mode FROM consumers WHERE consumers.consumer_id = deliveries.consumer_id) AS mode
             """, [.init(request.runID), .init(now), .init(inProgress), .init(request.limit)], answer: .nothing)
-    }
-
-    /// The body of claimed delivery $2 (its row id), with the mode of its consumer $1.
-    package static func claimedBody(consumer: String, delivery: Int64) -> SQLStatement {
-        SQLStatement(
-            """
-            SELECT handler, payload, (SELECT mode FROM consumers WHERE consumer_id = $1) AS mode
-            FROM delivery_bodies WHERE delivery_id = $2
-            """, [.init(consumer), .init(delivery)], answer: .nothing)
     }
 
     /// Parks claimed delivery $2 (its row id), which cannot be read, as dead with reason $1.

@@ -127,6 +127,8 @@ package enum StepStatements {
             [HotPathStatements.recordCompletion(delivery, now: now)]
         case .removeSignalIfUnused(let signal, let now):
             [HotPathStatements.removeUnusedSignal(signal, now: now)]
+        case .parkUnreadable(let row, let reason):
+            [HotPathStatements.parkUnreadable(row, reason: reason)]
         case .releaseClaim(let release):
             [
                 SQLStatement(

@@ -56,17 +56,17 @@ import Testing
             let named = guide.contains("`\(requirement)(")
             #expect(named, "SignalWakeListener.\(requirement) is not named in the guide")
         }
-        // Every protocol's requirements were found (six, six, one and one today): a parse that
-        // misses some fails here rather than passing with nothing checked.
-        #expect(count >= 14)
+        // Every protocol had requirements to check (each is expected non-empty above).
+        #expect(count >= protocols.count)
     }
 
     /// The driver protocol stays a handful of primitives: what the core can build from them (reads,
     /// conveniences, takeovers) is an extension, not a requirement every store must write.
     @Test func theDriverProtocolHasAtMostEightRequirements() throws {
         let requirements = try Self.requirements(of: "SignalStore", in: "Sources/HandlerKitSignals/SignalStore.swift")
-        // At least the primitives every store has (so that a parse finding none fails too), at most eight.
-        #expect((6...8).contains(requirements.count), "SignalStore's requirements: \(requirements)")
+        // At least the primitives no core can build (where the store is, a program, a read: so that a
+        // parse finding none fails too), at most eight.
+        #expect((3...8).contains(requirements.count), "SignalStore's requirements: \(requirements)")
     }
 
     @Test func everyStepIsARowOfTheStepTable() throws {

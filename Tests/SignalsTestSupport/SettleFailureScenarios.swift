@@ -99,30 +99,28 @@ final class FailingStore: SignalStore {
     func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]? {
         try await base.takeOver(run, of: component, applying: plan)
     }
-    /// Fails the next completion (the core's completion program) when told to.
+    /// Fails the next completion (the core's completion program) when told to, and loses the answer
+    /// of the next claim (made by the store).
     func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
-        if case .complete? = program.shortcut,
-            failing.withLock({ failing in
-                defer { failing = false }
-                return failing
-            })
-        {
+        if case .complete? = program.shortcut, Self.take(failing) {
             throw .storeUnavailable(path: location, reason: "the test cut the store off")
         }
-        return try await base.perform(program)
+        let answer = try await base.perform(program)
+        if case .claim? = program.shortcut, Self.take(losingClaim) {
+            throw .storeUnavailable(path: location, reason: "the test lost the claim's answer")
+        }
+        return answer
+    }
+
+    /// Whether `flag` was set; clears it.
+    private static func take(_ flag: Locked<Bool>) -> Bool {
+        flag.withLock { set in
+            defer { set = false }
+            return set
+        }
     }
     func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
         try await base.post(signalID, payload: payload, keepUntil: keepUntil)
-    }
-    func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
-        let batch = try await base.claim(request)
-        if losingClaim.withLock({ losing in
-            defer { losing = false }
-            return losing
-        }) {
-            throw .storeUnavailable(path: location, reason: "the test lost the claim's answer")
-        }
-        return batch
     }
     func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
         try await base.read(read)

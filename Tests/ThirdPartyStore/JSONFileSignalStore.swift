@@ -76,13 +76,6 @@ public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSi
     }
 
     @_spi(SignalStoreDriver)
-    public func claim(_ request: ClaimRequest) async throws(SignalError) -> ClaimedBatch {
-        try change("claiming deliveries of run \(request.runID)") {
-            $0.claim(request)
-        }
-    }
-
-    @_spi(SignalStoreDriver)
     public func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
         try file.transaction("reading") { $0.read(read) }
     }
