@@ -22,12 +22,20 @@ public struct SQLStatement: Sendable, Hashable {
     /// The value of each placeholder, in order.
     public let arguments: [SQLValue]
     public let answer: Answer
+    /// Whether the text differs from one call to the next (it holds literal values): a store that
+    /// keeps statements prepared does not keep this one.
+    package let textVaries: Bool
 
     /// A statement of `sql` with `arguments` bound to its placeholders, answering `answer`.
     public init(_ sql: String, _ arguments: [SQLValue] = [], answer: Answer = .changes) {
+        self.init(sql, arguments, answer: answer, textVaries: false)
+    }
+
+    package init(_ sql: String, _ arguments: [SQLValue], answer: Answer, textVaries: Bool) {
         self.sql = sql
         self.arguments = arguments
         self.answer = answer
+        self.textVaries = textVaries
     }
 }
 

@@ -187,17 +187,20 @@ extension SQLiteSignalStore {
     }
 
     /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`).
+    /// Prepared once per connection, as every statement on the paths each signal takes, unless its
+    /// text varies from call to call.
     private static func execute(_ statement: SQLStatement, _ db: Database) throws -> Int {
         let sql = SQLDialect.sqlite.render(statement)
+        let prepared = statement.textVaries ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
         let arguments = statement.databaseArguments
         switch statement.answer {
         case .changes:
-            try db.execute(sql: sql, arguments: arguments)
+            try prepared.execute(arguments: arguments)
             return db.changesCount
         case .ids:
-            return try Int64.fetchAll(db, sql: sql, arguments: arguments).count
+            return try Int64.fetchAll(prepared, arguments: arguments).count
         case .nothing:
-            try db.execute(sql: sql, arguments: arguments)
+            try prepared.execute(arguments: arguments)
             return 0
         }
     }

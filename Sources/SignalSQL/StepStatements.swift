@@ -35,7 +35,7 @@ package enum StepStatements {
                     """
                     UPDATE deliveries SET claimed_by = NULL, state = \(pending), attempt = attempt - 1, started = 0
                     WHERE claimed_by = $1 AND state = \(claimed)\(excluding(keeping)) RETURNING id
-                    """, [.init(run)], answer: .ids)
+                    """, [.init(run)], answer: .ids, textVaries: !keeping.isEmpty)
             ]
         case .removeRunTiedDeliveries(let run):
             removingDeliveries(where: "owner_run = $1 AND lifetime = \(runTied) AND state <> \(dead)", [.init(run)])
