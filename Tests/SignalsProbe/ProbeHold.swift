@@ -32,6 +32,9 @@ enum PartitionProbe {
     @handler
     static func slow(log: String, milliseconds: Int, deliveryKey: String) {
         ProbeLog.append(log, "start \(deliveryKey) 0 \(getpid())")
+        if let hold = ProbeContext.holdFile {
+            while !FileManager.default.fileExists(atPath: hold) { usleep(2_000) }
+        }
         usleep(UInt32(max(0, milliseconds)) * 1000)
         ProbeLog.append(log, "end \(deliveryKey) 0 \(getpid())")
     }

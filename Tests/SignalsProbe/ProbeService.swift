@@ -15,10 +15,11 @@ import ServiceLifecycle
 /// down gracefully on SIGTERM:
 ///
 ///     service --db PATH --component C --log LOG --ready FILE --signals N [--prefix S]
-///             [--handler-ms MS] [--grace-ms G]
+///             [--handler-ms MS] [--grace-ms G] [--hold-file HOLD]
 ///
 /// Starts a run of C with automatic delivery, registers N once consumers whose handler is
-/// `PartitionProbe.slow` (`start <key> 0 <pid>`, sleeps MS, `end <key> 0 <pid>`), posts their
+/// `PartitionProbe.slow` (`start <key> 0 <pid>`, waits for HOLD to exist when given, sleeps MS,
+/// `end <key> 0 <pid>`), posts their
 /// signals, and runs the group with a `SignalCenterService` whose grace period is G ms (default
 /// 10,000); the group's second service creates the ready file (the group traps SIGTERM by then). When the group has ended (after a SIGTERM), it prints
 /// `stopped <run id>` and exits 0.
@@ -56,6 +57,7 @@ enum ServiceProbe {
         let log = try arguments.string("log")
         let prefix = try arguments.string("prefix", default: "s")
         let signals = try arguments.int("signals")
+        ProbeContext.holdFile = arguments.values["hold-file"]
         let retry = RetryPolicy(firstDelay: .milliseconds(1), maximumDelay: .milliseconds(20))
         let center = try await SignalCenter.start(
             component: try arguments.string("component", default: "probe"), store: store,

@@ -49,7 +49,8 @@ enum ProbeContext {
 
     private static let held = Locked<String?>(nil)
 
-    /// A file the `slowRecord` handlers of this process wait for before they start (`nil`: none).
+    /// A file the `slowRecord` handlers of this process wait for before they start, and the `slow`
+    /// ones after they logged their start (`nil`: none).
     static var holdFile: String? {
         get { held.withLock { $0 } }
         set { held.withLock { $0 = newValue } }

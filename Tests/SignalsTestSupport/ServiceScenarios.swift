@@ -26,16 +26,22 @@ package struct ServiceScenarios {
 
     /// Starts the `service` probe with `signals` slow consumers, waits until one of its handlers
     /// started, sends it SIGTERM and waits for it to exit; returns its run id and output.
+    /// Starts the service and sends it SIGTERM once one of its handlers started. With
+    /// `holdingTheFirstHandler`, that handler waits for a file the test makes only after the SIGTERM:
+    /// no later handler can start before it, however loaded the machine.
     private func serveUntilSIGTERM(
-        _ kind: StoreKind, signals: Int, handlerMilliseconds: Int, graceMilliseconds: Int
+        _ kind: StoreKind, signals: Int, handlerMilliseconds: Int, graceMilliseconds: Int,
+        holdingTheFirstHandler: Bool = false
     ) async throws -> (runID: String, output: String, status: Int32, exited: Bool) {
         let ready = folder.path + "/ready"
         let output = folder.path + "/service.out"
+        let hold = folder.path + "/sigterm-sent"
         let server = try Probe.start(
             [
                 "service", "--component", "app", "--log", log, "--ready", ready, "--signals", "\(signals)",
                 "--prefix", "g", "--handler-ms", "\(handlerMilliseconds)", "--grace-ms", "\(graceMilliseconds)",
-            ] + kind.probeArguments(folder.path), output: output)
+            ] + (holdingTheFirstHandler ? ["--hold-file", hold] : []) + kind.probeArguments(folder.path),
+            output: output)
         let pid = String(server.processIdentifier)
         // Waits (two minutes, scaled: TestWait) for the group to run and a handler of the service to
         // start; not a timing assertion.
@@ -48,6 +54,10 @@ package struct ServiceScenarios {
                     && HandlerLog(path: log).entries.contains(where: { !$0.isEnd && $0.pid == pid }))
         }
         kill(server.processIdentifier, SIGTERM)
+        if holdingTheFirstHandler {
+            let made = FileManager.default.createFile(atPath: hold, contents: nil)
+            #expect(made, "cannot make \(hold), which the held handler waits for")
+        }
         await Probe.finish(server)
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let runID = (try? String(contentsOfFile: ready, encoding: .utf8)) ?? ""
@@ -114,10 +124,10 @@ package struct ServiceScenarios {
     ) async throws {
         let store = try kind.open(folder.path)
         let signals = 3
-        // Handlers long enough that the SIGTERM lands before the last one started, on a loaded
-        // machine too: the stopped run leaves consumers for the next process.
+        // The first handler holds until the SIGTERM was sent, so the stopped run leaves the other
+        // consumers for the next process.
         let served = try await serveUntilSIGTERM(
-            kind, signals: signals, handlerMilliseconds: 3_000, graceMilliseconds: 60_000)
+            kind, signals: signals, handlerMilliseconds: 500, graceMilliseconds: 60_000, holdingTheFirstHandler: true)
         #expect(served.exited && served.status == 0, "\(served.output)")
         let left = try await store.consumers(of: "app").filter { $0.runID == served.runID }
         #expect(!left.isEmpty, "the stopped run left durable consumers for the next process")
