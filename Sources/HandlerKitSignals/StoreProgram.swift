@@ -25,8 +25,8 @@ public struct StoreProgram<Result: Sendable>: Sendable {
     /// its own (the SQLite store's run lock file) where the rest must stand; `nil`: the program fails.
     package let unmarked: (@Sendable () -> StoreProgram)?
     /// The operation the program makes, for a store that makes it in one statement of its own (the
-    /// PostgreSQL store's completion: one round trip) with exactly the program's effects, which the
-    /// differential tests compare; `nil` for the others.
+    /// PostgreSQL store's claim and completion: one round trip each) with exactly the program's
+    /// effects, which the differential tests compare; `nil` for the others.
     package let shortcut: Shortcut?
     /// A read a store may make first, in a read transaction, and the answer when it reads `false`:
     /// then the program would change nothing, and a store that takes a write lock for it (SQLite)

@@ -97,8 +97,8 @@ enum PostgresStatements {
     }
 
     /// Claims up to `limit` of a run's due deliveries (next attempt) and returns them with their
-    /// bodies (nil when the body is missing): `HotPathStatements.claim` and `.claimedBody` in one
-    /// statement, leaving the deliveries in progress in this process alone.
+    /// bodies (nil when the body is missing), as `HotPathStatements.claim` does for the core's claim
+    /// program, leaving the deliveries in progress in this process alone.
     struct Claim: ClaimStatement {
         static let sql = """
             WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: due, limit: "$4", .postgres))),

@@ -160,11 +160,6 @@ package enum HotPathStatements {
         SQLStatement(startSQL(row: "$1", run: "$2", attempt: "$3"), [.init(row), .init(run), .init(attempt)])
     }
 
-    /// Marks `delivery`'s attempt started (``start(row:run:attempt:)``).
-    package static func start(_ delivery: ClaimedDelivery) -> SQLStatement {
-        start(row: delivery.rowID, run: delivery.runID, attempt: delivery.attempt)
-    }
-
     /// Removes a completed delivery while its claim holds: $1 its row id, $2 its run, $3 its attempt.
     package static let completeSQL = "DELETE FROM deliveries WHERE \(claimHeld(row: "$1", run: "$2", attempt: "$3"))"
 
@@ -190,11 +185,6 @@ package enum HotPathStatements {
                 .init(delivery.key.rawValue), .init(delivery.consumerID.rawValue), .init(delivery.signalID),
                 .init(delivery.revision), .init(delivery.runID), .init(delivery.attempt), .init(now),
             ])
-    }
-
-    /// Removes consumer $1 (a completion that ends it, as a `once` consumer's does).
-    package static func removeConsumer(_ consumer: String) -> SQLStatement {
-        SQLStatement("DELETE FROM consumers WHERE consumer_id = $1", [.init(consumer)])
     }
 
     /// Removes the record of signal $1 when it is not kept at $2 and no consumer is left for it.
