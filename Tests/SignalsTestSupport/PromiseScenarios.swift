@@ -25,8 +25,9 @@ package struct PromiseScenarios {
 
     /// `settlements` promises of component `app`, settled by component `ext` in chunks of 5 to 15
     /// (pausing `pause` ms between settlements); during each chunk a waiting `app` process is killed a
-    /// random time in `killAfter` (ms) after it began to await. Then an `app` process delivers what is
-    /// left. Returns the probe's `promise.kill_test` line.
+    /// random time in `killAfter` (ms) after it began to await, except that every fifth chunk is
+    /// settled after its waiter was killed, while no process awaits. Then an `app` process delivers
+    /// what is left. Returns the probe's `promise.kill_test` line.
     @discardableResult
     package func killedWaitersConsumeEverySettlementOnce(
         kind: StoreKind, settlements: Int = 240, pause: Int = 20, killAfter: ClosedRange<Int> = 0...400
@@ -50,6 +51,13 @@ package struct PromiseScenarios {
                 !waiter.isRunning || said().contains("awaiting")
             }
             let end = min(settlements, settled + Int.random(in: 5...15, using: &random))
+            // Every fifth chunk is settled while no process awaits it, so the fallback path runs
+            // whatever the machine's timing makes of the random kills.
+            if waiters % 5 == 0, waiter.isRunning {
+                kill(waiter.processIdentifier, SIGKILL)
+                kills += 1
+                await Probe.finish(waiter)
+            }
             let settlerOutput = folder.path + "/settle-\(waiters).out"
             let settler = try Probe.start(
                 [
