@@ -116,13 +116,13 @@ extension ConformanceChecks {
         try await taker.stop()
     }
 
-    /// Starts delivering one `Sink.slow` delivery of `milliseconds` in a task, and suspends once its
-    /// handler started, with a grace period of 10 ms.
-    private static func suspendDuringSlowHandler(
-        _ c: ConformanceContext, _ center: SignalCenter, milliseconds: Int
+    /// Starts delivering one `Sink.held` delivery in a task, and suspends once its handler started,
+    /// with a grace period of 10 ms: the handler still runs then, until the test releases it.
+    private static func suspendDuringHeldHandler(
+        _ c: ConformanceContext, _ center: SignalCenter
     ) async throws -> (Task<Int, any Error>, SuspensionReport) {
-        _ = try await center.register(try c.handler("Sink.slow"), for: "slow")
-        _ = try await center.post("slow", payload: ["item": milliseconds])
+        _ = try await center.register(try c.handler("Sink.held"), for: "held")
+        _ = try await center.post("held")
         let ended = Locked<Result<Int, any Error>?>(nil)
         let delivering = Task {
             do {
@@ -138,9 +138,9 @@ extension ConformanceChecks {
         let began = ContinuousClock.now
         while !c.recorder.all.contains(where: { $0.note == "started" }) {
             if let result = ended.withLock({ $0 }) {
-                try c.expect(false, "the delivering pass ended before the slow handler started, with \(result)")
+                try c.expect(false, "the delivering pass ended before the held handler started, with \(result)")
             }
-            try c.expect(began.duration(to: .now) < .seconds(120), "the slow handler starts within 120 s")
+            try c.expect(began.duration(to: .now) < .seconds(120), "the held handler starts within 120 s")
             try await Task.sleep(for: .milliseconds(2))
         }
         let suspension = try await center.suspend(finishingWithin: .milliseconds(10))
@@ -151,9 +151,10 @@ extension ConformanceChecks {
 
     static func handlerPastGraceCompletesAfterResume(_ c: ConformanceContext) async throws {
         let center = try await c.center("app")
-        let (delivering, suspension) = try await suspendDuringSlowHandler(c, center, milliseconds: 200)
+        let (delivering, suspension) = try await suspendDuringHeldHandler(c, center)
         let key = try c.require(suspension.handlersStillRunning.first, "the running delivery")
-        try await Task.sleep(for: .milliseconds(300))
+        c.recorder.releaseHeldHandlers()
+        try await waitForFinishedHandlers(c, 1)
         try c.expectEqual(try await c.store.completions(of: key), [], "completions while suspended")
         let resumed = try await center.resume()
         try c.expect(!resumed.wasTakenOver, "resumed as the same run, found \(resumed)")
@@ -167,13 +168,15 @@ extension ConformanceChecks {
     static func handlerPastGraceRunsAgainAtTaker(_ c: ConformanceContext) async throws {
         let retry = RetryPolicy(firstDelay: .milliseconds(1))
         let first = try await c.center("app", retry: retry)
-        let (delivering, suspension) = try await suspendDuringSlowHandler(c, first, milliseconds: 300)
+        let (delivering, suspension) = try await suspendDuringHeldHandler(c, first)
         let key = try c.require(suspension.handlersStillRunning.first, "the running delivery")
         let taker = try await c.center("app", retry: retry)
         try c.expectEqual(taker.takeover.interruptedDeliveries, 1, "interrupted deliveries taken over")
+        // The first handler returns while its run is suspended and taken over; the taker's runs at once.
+        c.recorder.releaseHeldHandlers()
+        try await waitForFinishedHandlers(c, 1)
         try await Task.sleep(for: .milliseconds(20))
         try c.expectEqual(try await taker.deliverDue(), 1, "deliveries completed by the taker")
-        try await Task.sleep(for: .milliseconds(400))  // the first handler returns meanwhile
         let resumed = try await first.resume()
         try c.expect(resumed.wasTakenOver, "the resume reports the takeover, found \(resumed)")
         try c.expectEqual(try await delivering.value, 0, "deliveries completed by the suspended pass")
@@ -184,5 +187,14 @@ extension ConformanceChecks {
         try c.expectEqual(runs.map(\.deliveryKey), [key.rawValue, key.rawValue], "handler runs, with the same key")
         try await first.stop()
         try await taker.stop()
+    }
+
+    /// Returns once `count` handlers recorded their end (within a generous bound).
+    private static func waitForFinishedHandlers(_ c: ConformanceContext, _ count: Int) async throws {
+        let began = ContinuousClock.now
+        while c.recorder.all.filter({ $0.note == "finished" }).count < count {
+            try c.expect(began.duration(to: .now) < .seconds(120), "\(count) handlers return within 120 s")
+            try await Task.sleep(for: .milliseconds(2))
+        }
     }
 }

@@ -28,6 +28,18 @@ package final class Recorder: Sendable {
     }
 
     package var all: [Received] { received.withLock { $0 } }
+
+    private let released = Locked(false)
+
+    /// Lets every `Sink.held` handler return, those waiting and those to come.
+    package func releaseHeldHandlers() {
+        released.withLock { $0 = true }
+    }
+
+    /// Returns once ``releaseHeldHandlers()`` was called.
+    func waitUntilReleased() async throws {
+        while !released.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+    }
 }
 
 package struct HandlerFailure: Error, CustomStringConvertible {
@@ -42,6 +54,8 @@ package struct HandlerFailure: Error, CustomStringConvertible {
 /// - `Sink.async(item: Int, deliveryKey: String)` is `async`
 /// - `Sink.slow(item: Int, deliveryKey: String)` records its start (note `started`), sleeps `item`
 ///   milliseconds, then records its end (note `finished`)
+/// - `Sink.held(deliveryKey: String)` records its start (note `started`), waits until the recorder
+///   releases it (`Recorder.releaseHeldHandlers()`), then records its end (note `finished`)
 package func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
     let registry = HandlerRegistry()
     try registry.register(
@@ -93,6 +107,17 @@ package func makeRegistry(_ recorder: Recorder) throws -> HandlerRegistry {
                         try await Task.sleep(for: .milliseconds(item))
                         recorder.add(
                             Received(handler: "Sink.slow", item: item, note: "finished", deliveryKey: key, revision: 0))
+                    }
+                ),
+                HandlerDescriptor(
+                    id: "Sink.held", parameters: [.required("deliveryKey", String.self)],
+                    invokeAsync: { arguments in
+                        let key: String = try arguments.required("deliveryKey")
+                        recorder.add(
+                            Received(handler: "Sink.held", item: 0, note: "started", deliveryKey: key, revision: 0))
+                        try await recorder.waitUntilReleased()
+                        recorder.add(
+                            Received(handler: "Sink.held", item: 0, note: "finished", deliveryKey: key, revision: 0))
                     }
                 ),
             ]))
