@@ -30,13 +30,12 @@ extension SignalCenter {
     ///     fallback. `.zero`: this process does not await the promise; its fallback receives the
     ///     settlement at once.
     /// - Throws: ``PromiseError/promiseExists(id:)``, ``PromiseError/invalidPromise(id:reason:)``,
-    ///   ``PromiseError/unsupportedStore(location:)``, ``PromiseError/store(_:)``. Nothing is stored then.
+    ///   ``PromiseError/store(_:)``. Nothing is stored then.
     public func makePromise<Value: Codable & Sendable>(
         of type: Value.Type = Value.self, id: String = UUID().uuidString, fallback: Handler? = nil,
         limitedToComponent: Bool = false, deadline: Date? = nil, retention: Duration = .seconds(86_400),
         awaitedWithin: Duration = .seconds(60)
     ) async throws(PromiseError) -> DurablePromise<Value> {
-        let store = try promiseStore()
         if isStopped { throw .store(.centerStopped(component: component, runID: runID)) }
         try Self.validate(promiseID: id)
         let now = Date()
@@ -118,13 +117,11 @@ extension SignalCenter {
 
     /// The stored record of `promise` (pending or settled); `nil` when the store has none.
     public func record<Value>(of promise: DurablePromise<Value>) async throws(PromiseError) -> PromiseRecord? {
-        let store = try promiseStore()
         return try await promiseStoreCall { () throws(SignalError) in try await store.promise(promise.id) }
     }
 
     /// The promises of the store: all of them, or the settled (`true`) or pending (`false`) ones.
     public func promises(settled: Bool? = nil) async throws(PromiseError) -> [PromiseRecord] {
-        let store = try promiseStore()
         return try await promiseStoreCall { () throws(SignalError) in try await store.promises(settled: settled) }
     }
 
@@ -148,7 +145,6 @@ extension SignalCenter {
     ///   ``PromiseError/wrongComponent(id:limitedTo:awaitedFrom:)``, ``PromiseError/unknownPromise(id:)``,
     ///   ``PromiseError/waitCancelled(id:)``, ``PromiseError/store(_:)``.
     public func value<Value>(of promise: DurablePromise<Value>) async throws(PromiseError) -> Value {
-        let store = try promiseStore()
         let id = promise.id
         let listener: any SignalWakeListener
         do {
@@ -255,7 +251,6 @@ extension SignalCenter {
     /// the promises it made; a process may call it at other times.
     @discardableResult
     public func keepPromises() async throws(PromiseError) -> PromiseUpkeep {
-        let store = try promiseStore()
         var upkeep = PromiseUpkeep()
         let now = Date()
         upkeep.removed = try await promiseStoreCall { () throws(SignalError) in
@@ -299,7 +294,6 @@ extension SignalCenter {
     private func settle(
         _ id: String, valueTypes: [String]?, _ settlement: PromiseSettlementRecord, sameKeyOnly: Bool = true
     ) async throws(PromiseError) -> PromiseRecord {
-        let store = try promiseStore()
         let record = try await promiseStoreCall { () throws(SignalError) in
             try await store.settlePromise(id, with: settlement, ifValueTypeIn: valueTypes) {
                 record throws(SignalError) in
@@ -364,7 +358,7 @@ extension SignalCenter {
     }
 
     /// Posts the settlement of `record` to its fallback consumer (none without a fallback).
-    private func postSettlement(of record: PromiseRecord, to store: any PromiseStore) async throws(SignalError) {
+    private func postSettlement(of record: PromiseRecord, to store: any SignalStore) async throws(SignalError) {
         guard let post = try Self.settlementPost(of: record) else { return }
         _ = try await store.post(post.signalID, payload: post.payload, keepUntil: nil)
     }
@@ -375,7 +369,7 @@ extension SignalCenter {
 
     /// The record of promise `id`; `waiting` for a task that awaits it (``waitingStoreCall(_:)``).
     private func load(
-        _ id: String, from store: any PromiseStore, waiting: Bool = false
+        _ id: String, from store: any SignalStore, waiting: Bool = false
     ) async throws(PromiseError) -> PromiseRecord {
         let read = { () async throws(SignalError) in try await store.promise(id) }
         let record = try await waiting ? waitingStoreCall(read) : promiseStoreCall(read)
@@ -384,7 +378,7 @@ extension SignalCenter {
     }
 
     /// Whether this run holds `consumer` (it exists, and this run delivers to it).
-    private func holds(_ consumer: ConsumerID, _ store: any PromiseStore) async throws(PromiseError) -> Bool {
+    private func holds(_ consumer: ConsumerID, _ store: any SignalStore) async throws(PromiseError) -> Bool {
         return try await waitingStoreCall { () throws(SignalError) in
             let runID = self.runID
             return try await store.consumers(of: self.component).contains { $0.id == consumer && $0.runID == runID }
@@ -415,11 +409,6 @@ extension SignalCenter {
         }
     }
 
-    private func promiseStore() throws(PromiseError) -> any PromiseStore {
-        guard let store = store as? any PromiseStore else { throw .unsupportedStore(location: store.location) }
-        return store
-    }
-
     /// The signal a promise's settlement is posted to, for its fallback consumer.
     package static func settlementSignal(of id: String) -> String { "handlerkit.promise." + id }
 
@@ -439,10 +428,9 @@ extension SignalCenter {
 
     // MARK: Upkeep
 
-    /// Keeps the store's promises now (``keepPromises()``), when the store holds promises; problems go
-    /// to `Options.onProblem`.
+    /// Keeps the store's promises now (``keepPromises()``); problems go to `Options.onProblem`.
     func keepPromisesReportingProblems() async {
-        guard store is any PromiseStore, !isStopped else { return }
+        guard !isStopped else { return }
         do {
             try await keepPromises()
         } catch .store(let error) {

@@ -79,13 +79,6 @@ public final class InMemorySignalStore: SignalStore {
         change { $0.perform(program) }
     }
 
-    // MARK: Posting and delivering
-
-    @_spi(SignalStoreDriver)
-    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        change { $0.post(signalID, payload: payload, keepUntil: keepUntil) }
-    }
-
     // MARK: Reads
 
     @_spi(SignalStoreDriver)
@@ -130,17 +123,5 @@ final class InMemoryWakeListener: SignalWakeListener {
     /// Resumes a waiting `next`, or makes the next call return at once.
     func wake() {
         signal.wake()
-    }
-}
-
-extension InMemorySignalStore: PromiseStore {
-    @_spi(SignalStoreDriver)
-    public func settlePromise(
-        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
-        thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
-    ) async throws(SignalError) -> PromiseRecord? {
-        try change { tables throws(SignalError) in
-            try tables.settlePromise(id, with: settlement, ifValueTypeIn: valueTypes, thenPosting: post)
-        }
     }
 }

@@ -31,6 +31,20 @@ package struct Posting: Sendable {
         }
     }
 
+    /// The signal's record and consumers as a post reads them (`StoreReads.postTargets(_:)`).
+    package struct Targets: Sendable {
+        /// The revision of the signal's record; `nil` when it has none.
+        package var previousRevision: Int?
+        /// Its consumers in the order they registered: each one's id, its run, and what the rules
+        /// read of it.
+        package var consumers: [(id: String, runID: String, consumer: Consumer)]
+
+        package init(previousRevision: Int?, consumers: [(id: String, runID: String, consumer: Consumer)]) {
+            self.previousRevision = previousRevision
+            self.consumers = consumers
+        }
+    }
+
     /// What a post writes.
     package struct Decision: Sendable {
         /// The revision it makes.
@@ -78,6 +92,31 @@ package struct Posting: Sendable {
     /// What the post did, for its caller.
     package func result(revision: Int, deliveries: Int) -> PostResult {
         PostResult(signalID: SignalID(signalID), revision: revision, deliveries: deliveries, kept: keepUntil != nil)
+    }
+
+    /// The steps that write the post at `now`, given what it read: a delivery for each consumer that
+    /// takes it (and its mark when that serves the consumer), then the signal's record kept or
+    /// removed. With them, the post's answer and whom it wakes: the run of the consumer that takes
+    /// it, every center when consumers of several runs do, none when no consumer does.
+    package func write(
+        after targets: Targets, now: Double
+    ) -> (steps: [StoreStep], result: PostResult, wakeUp: WakeTarget?) {
+        let decision = decide(previousRevision: targets.previousRevision, consumers: targets.consumers.map(\.consumer))
+        var steps: [StoreStep] = []
+        var runs: Set<String> = []
+        for (index, serves) in decision.deliveries {
+            let target = targets.consumers[index]
+            steps.append(.insertDelivery(consumer: target.id, revision: decision.revision, payload: payload, now: now))
+            if serves { steps.append(.markServed(consumer: target.id)) }
+            runs.insert(target.runID)
+        }
+        steps.append(
+            decision.keepsRecord
+                ? .keepSignal(
+                    signalID, revision: decision.revision, payload: keptPayload, now: now, keepUntil: keepUntil)
+                : .removeSignal(signalID))
+        let wakeUp: WakeTarget? = runs.count > 1 ? .everyCenter : runs.first.map { .run($0) }
+        return (steps, result(revision: decision.revision, deliveries: decision.deliveries.count), wakeUp)
     }
 
     /// ``revision(after:)`` in SQL: `previous` is an SQL expression of an integer, NULL without a record.

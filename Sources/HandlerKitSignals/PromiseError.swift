@@ -4,8 +4,6 @@ import Foundation
 public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store failed (see ``SignalError``); nothing was changed unless the error says so.
     case store(SignalError)
-    /// The store does not hold promises (it does not conform to ``PromiseStore``).
-    case unsupportedStore(location: String)
     /// No promise has this id: it was never made in this store, or it was removed after its retention.
     case unknownPromise(id: String)
     /// A promise with this id exists already (``SignalCenter/makePromise(of:id:fallback:limitedToComponent:deadline:retention:awaitedWithin:)``).
@@ -39,8 +37,6 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .store(let error): "\(error)"
-        case .unsupportedStore(let location):
-            "the signal store at \(location) does not hold promises (it does not conform to PromiseStore)"
         case .unknownPromise(let id):
             "no promise '\(id)' in the store: it was never made there, or it was removed after its retention (make it with a longer retention to re-attach later)"
         case .promiseExists(let id):

@@ -1,35 +1,30 @@
 import Foundation
 
-/// The primitive a ``SignalStore`` adds to hold durable promises (``DurablePromise``):
-/// ``InMemorySignalStore``, `SQLiteSignalStore` and `PostgresSignalStore` conform. As for the other
-/// requirements, it is one atomic transaction, and ``SignalCenter`` makes every decision; the rest
-/// (making a promise, reading promises) the core builds on `SignalStore.perform(_:)` and
-/// `SignalStore.read(_:)`.
-public protocol PromiseStore: SignalStore {
+/// Durable promises (``DurablePromise``) on every store: the core's programs and reads.
+extension SignalStore {
+    /// Stores `promise` (not settled) and applies `plan` (registering its fallback consumer, if any)
+    /// in the same transaction (``perform(_:)``); `false`, changing nothing, when a promise with its
+    /// id exists.
+    @_spi(SignalStoreDriver)
+    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
+        try await perform(.insertPromise(promise, applying: plan))
+    }
+
     /// In one transaction: settles the promise with this id with `settlement` when it is not settled
     /// yet and its value type is one of `valueTypes` (any type when `nil`), reads the promise as it
     /// then is (settled by `settlement`, by the settlement made before it, or still pending when its
     /// value type is not one of `valueTypes`), and posts what `post` returns for that record, as
-    /// `SignalStore.post(_:payload:keepUntil:)` does with no `keepUntil`. Returns the record; `nil`,
-    /// changing nothing and without calling `post`, when there is no such promise.
-    ///
-    /// An error thrown by `post` rolls the transaction back and is thrown. Wakes every center when it
-    /// settled a promise without a fallback consumer, and the centers of the post's consumers as a
-    /// post does.
+    /// ``post(_:payload:keepUntil:)`` does with no `keepUntil`. Returns the record; `nil`, changing
+    /// nothing and without calling `post`, when there is no such promise. An error thrown by `post`
+    /// is thrown, with nothing changed (``perform(_:)``).
     @_spi(SignalStoreDriver)
-    func settlePromise(
+    public func settlePromise(
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
-    ) async throws(SignalError) -> PromiseRecord?
-}
-
-extension PromiseStore {
-    /// Stores `promise` (not settled) and applies `plan` (registering its fallback consumer, if any)
-    /// in the same transaction (``SignalStore/perform(_:)``); `false`, changing nothing, when a
-    /// promise with its id exists.
-    @_spi(SignalStoreDriver)
-    public func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) async throws(SignalError) -> Bool {
-        try await perform(.insertPromise(promise, applying: plan))
+    ) async throws(SignalError) -> PromiseRecord? {
+        let program = StoreProgram.settle(
+            id, with: settlement, ifValueTypeIn: valueTypes, now: Date().timeIntervalSince1970, thenPosting: post)
+        return try await perform(program).get()
     }
 
     /// The promise with this id; `nil` when there is none (never made, or removed after its retention).
@@ -90,7 +85,7 @@ public struct PromiseRecord: Sendable, Hashable {
 }
 
 /// The post of a promise's settlement to its fallback consumer, which ``SignalCenter`` asks a store to
-/// make in the transaction that settles the promise (`PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`).
+/// make in the transaction that settles the promise (`SignalStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`).
 @_spi(SignalStoreDriver)
 public struct PromiseSettlementPost: Sendable, Hashable {
     /// The signal it is posted to.
@@ -152,7 +147,7 @@ extension PromiseRecord {
     /// reads it.
     package var storedLimited: Int { limitedToComponent ? 1 : 0 }
 
-    /// The promise settled by `settlement`, when `PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`
+    /// The promise settled by `settlement`, when `SignalStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`
     /// settles it: when it is pending and its value type is one of `valueTypes` (any when `nil`);
     /// `nil` when it stays as it is.
     package func settled(by settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?) -> PromiseRecord?
@@ -163,13 +158,9 @@ extension PromiseRecord {
         return settled
     }
 
-    /// Whom a store wakes once its `PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)` committed, given whether
-    /// that call settled the promise and the record it returns: every center when it settled a promise
-    /// without a fallback consumer (the post of the settlement to that consumer wakes them otherwise);
-    /// `nil`: none.
-    package static func wakeUp(settled: Bool, _ record: PromiseRecord?) -> WakeTarget? {
-        settled && record?.fallbackConsumer == nil ? .everyCenter : nil
-    }
+    /// Whom a settlement of this promise wakes, besides the runs its post to the fallback consumer
+    /// wakes: every center when the promise has no fallback consumer (its waiters may be anywhere).
+    package var settlementWakeUp: WakeTarget? { fallbackConsumer == nil ? .everyCenter : nil }
 }
 
 extension PromiseOutcome {

@@ -112,14 +112,4 @@ public enum SQLDialect: Sendable {
         case .sqlite: "id NOT IN (SELECT value FROM json_each(\(placeholder)))"
         }
     }
-
-    /// What ends a `SELECT` of a row the transaction changes next, which other transactions must
-    /// wait for: ` FOR UPDATE` on PostgreSQL; nothing on SQLite, whose write transactions run one at
-    /// a time.
-    public var lockingForUpdate: String {
-        switch self {
-        case .postgres: " FOR UPDATE"
-        case .sqlite: ""
-        }
-    }
 }

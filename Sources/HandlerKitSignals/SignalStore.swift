@@ -7,11 +7,10 @@ import Foundation
 /// (`HandlerKitSignalsSQLite`) and `PostgresSignalStore` (`HandlerKitSignalsPostgres`).
 ///
 /// A store implements primitives: the core's programs (`perform(_:)`: steps and reads in one
-/// transaction), the core's reads (`read(_:)`), a post (`post(_:payload:keepUntil:)`), a wake
-/// listener, and how runs prove they are alive (``SignalRunLiveness``). Everything else
-/// (`apply(_:)`, `claim(_:)`, `start(_:)`, `complete(_:endingConsumer:thenStarting:)`,
-/// `consumers(of:)`, `runStatus(of:)`, ``statistics()``, the takeover of dead runs, …) the core
-/// builds on them.
+/// transaction), the core's reads (`read(_:)`), a wake listener, and how runs prove they are alive
+/// (``SignalRunLiveness``). Everything else (`post(_:payload:keepUntil:)`, `apply(_:)`, `claim(_:)`,
+/// `start(_:)`, `complete(_:endingConsumer:thenStarting:)`, `consumers(of:)`, `runStatus(of:)`,
+/// ``statistics()``, the takeover of dead runs, …) the core builds on them.
 ///
 /// Every requirement is one atomic transaction (or none): a crash, a busy database or an error leaves
 /// either all of its changes or none. <doc:HowADeliveryMoves> states each one's preconditions,
@@ -29,11 +28,6 @@ public protocol SignalStore: SignalRunLiveness {
     /// `SignalTables` runs it with `SignalTables.perform(_:)`.
     @_spi(SignalStoreDriver)
     func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result
-
-    /// Posts a revision of `signalID` with `payload` (a JSON object): one delivery per consumer that
-    /// takes it. `keepUntil` keeps it for consumers that register later.
-    @_spi(SignalStoreDriver)
-    func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult
 
     /// Answers `read` (one of the core's reads, `StoreRead`) in one read transaction: a SQL store runs
     /// `read.sql`'s statement and makes its value of the rows. The reads (`consumers(of:)`,
@@ -114,6 +108,14 @@ extension SignalStore {
 }
 
 extension SignalStore {
+    /// Posts a revision of `signalID` with `payload` (a JSON object): one delivery per consumer that
+    /// takes it. `keepUntil` keeps it for consumers that register later (``perform(_:)``).
+    @_spi(SignalStoreDriver)
+    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
+        return try await perform(.post(posting, now: Date().timeIntervalSince1970))
+    }
+
     /// Makes the steps of `plan` in order in one transaction and returns the rows each changed; then
     /// wakes the centers `StorePlan.wakeUp(counts:)` names (``perform(_:)``).
     @_spi(SignalStoreDriver)

@@ -1,9 +1,9 @@
 import Foundation
 
-/// The operations of a store on its tables, one for each requirement of ``SignalStore``,
-/// ``SignalRunLiveness`` and ``PromiseStore``: a store calls the one of the same name inside its
-/// exclusive section (its lock, or its transaction), saves the tables when they changed, and then
-/// wakes the centers the answer names.
+/// The operations of a store on its tables, one for each requirement of ``SignalStore`` and
+/// ``SignalRunLiveness``: a store calls the one of the same name inside its exclusive section (its
+/// lock, or its transaction), saves the tables when they changed, and then wakes the centers the
+/// answer names.
 extension SignalTables {
     /// What an operation on the tables answers, and whom the store wakes once it saved what the
     /// operation changed: the tables wake no one themselves.
@@ -138,26 +138,6 @@ extension SignalTables {
     @_spi(SignalStoreDriver)
     public func read<Value: Sendable>(_ read: StoreRead<Value>) -> Value {
         read.tables(self)
-    }
-
-    // MARK: Promises
-
-    /// Settles a promise and posts what `post` returns for it
-    /// (`PromiseStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`). An error thrown by `post`
-    /// is thrown before anything changed.
-    @_spi(SignalStoreDriver)
-    public mutating func settlePromise(
-        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
-        thenPosting post: (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
-    ) throws(SignalError) -> Answer<PromiseRecord?> {
-        guard let stored = promises[id] else { return Answer(nil) }
-        let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
-        let record = settled ?? stored
-        // Asked before anything changes, so that an error leaves the tables as they were.
-        let request = try post(record)
-        promises[id] = record
-        let posted = request.map { self.post($0.signalID, payload: $0.payload, keepUntil: nil) }
-        return Answer(record, wakeUp: PromiseRecord.wakeUp(settled: settled != nil, record) ?? posted?.wakeUp)
     }
 }
 

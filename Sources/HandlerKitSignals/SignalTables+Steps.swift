@@ -165,6 +165,27 @@ extension SignalTables {
             guard runs[run] != nil, claimedRow(row, run: run, attempt: attempt) != nil else { return 0 }
             deliveries[row]?.started = true
             return 1
+        case .insertDelivery(let consumer, let revision, let payload, let now):
+            guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }
+            addDelivery(
+                for: consumers[index].record, revision: revision, payload: payload,
+                now: Date(timeIntervalSince1970: now))
+            return 1
+        case .markServed(let consumer):
+            guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }
+            consumers[index].delivered = true
+            return 1
+        case .keepSignal(let id, let revision, let payload, let now, let keepUntil):
+            signals[id] = Signal(
+                revision: revision, postedAt: Date(timeIntervalSince1970: now), payload: payload,
+                keepUntil: keepUntil.map(Date.init(timeIntervalSince1970:)))
+            return 1
+        case .removeSignal(let id):
+            return signals.removeValue(forKey: id) == nil ? 0 : 1
+        case .settlePromise(let id, let settlement):
+            guard promises[id] != nil, promises[id]?.settlement == nil else { return 0 }
+            promises[id]?.settlement = settlement
+            return 1
         }
     }
 

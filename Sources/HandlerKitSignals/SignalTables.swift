@@ -75,7 +75,7 @@ public struct SignalTables: Sendable, Equatable {
     package var deliveries: [Int64: Delivery] = [:]
     package var nextRowID: Int64 = 1
     package var completions: [Completion] = []
-    /// Durable promises by id (`PromiseStore`).
+    /// Durable promises by id.
     package var promises: [String: PromiseRecord] = [:]
     /// How long completions stay in the history, in seconds.
     package let completionHistory: Double
@@ -89,31 +89,6 @@ public struct SignalTables: Sendable, Equatable {
     /// Empty tables, `completionHistory` in seconds (what ``init(from:)`` reads).
     package init(completionHistorySeconds: Double) {
         self.completionHistory = completionHistorySeconds
-    }
-
-    /// Posts a revision of `signalID` (`SignalStore.post(_:payload:keepUntil:)`); wakes every center
-    /// when a consumer takes it.
-    @_spi(SignalStoreDriver)
-    public mutating func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) -> Answer<PostResult> {
-        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
-        let now = Date()
-        let indices = consumers.indices.filter { consumers[$0].record.signalID == signalID }
-        let decision = posting.decide(
-            previousRevision: signals[signalID]?.revision,
-            consumers: indices.map { index in
-                Posting.Consumer(mode: consumers[index].record.mode.rawValue, served: consumers[index].delivered)
-            })
-        for (consumer, serves) in decision.deliveries {
-            let index = indices[consumer]
-            addDelivery(for: consumers[index].record, revision: decision.revision, payload: payload, now: now)
-            if serves { consumers[index].delivered = true }
-        }
-        signals[signalID] =
-            decision.keepsRecord
-            ? Signal(revision: decision.revision, postedAt: now, payload: posting.keptPayload, keepUntil: keepUntil)
-            : nil
-        let result = posting.result(revision: decision.revision, deliveries: decision.deliveries.count)
-        return Answer(result, wakeUp: result.deliveries > 0 ? .everyCenter : nil)
     }
 
     mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {

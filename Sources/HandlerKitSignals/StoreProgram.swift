@@ -56,6 +56,14 @@ public struct StoreProgram<Result: Sendable>: Sendable {
             answer: @Sendable (CompletionOutcome) -> Result)
         /// `SignalStore.claim(_:)` at `now`.
         case claim(ClaimRequest, now: Double, answer: @Sendable (ClaimedBatch) -> Result)
+        /// `SignalStore.post(_:payload:keepUntil:)` at `now`.
+        case post(Posting, now: Double, answer: @Sendable (PostResult) -> Result)
+    }
+
+    /// Whether the program posts a signal (`SignalStore.post(_:payload:keepUntil:)`), for a store's
+    /// tests that stop a post before its commit (`SignalStoreProbe.Opening.postBeforeCommit`).
+    @_spi(SignalStoreDriver) public var isPost: Bool {
+        if case .post? = shortcut { true } else { false }
     }
 
     /// What a program does next. Only the core's decisions choose the next stage, and they do not
@@ -185,7 +193,7 @@ extension StorePlan {
 extension StoreProgram where Result == Bool {
     /// Stores `promise` (not settled) and applies `plan` (registering its fallback consumer, if any)
     /// in the same transaction; `false`, changing nothing, when a promise with its id exists
-    /// (`PromiseStore.insertPromise(_:applying:)`).
+    /// (`SignalStore.insertPromise(_:applying:)`).
     package static func insertPromise(_ promise: PromiseRecord, applying plan: StorePlan) -> Self {
         Self(
             "making promise '\(promise.id)'", recordedAs: .flag,

@@ -215,22 +215,56 @@ package enum StoreReads {
             completions: tables.completions, deliveries: deliveries)
     }
 
+    // MARK: Posting
+
+    /// What a post of `signalID` reads before it writes: the revision of the signal's record and
+    /// its consumers, in the order they registered (the order of their deliveries).
+    package static func postTargets(_ signalID: String) -> StoreRead<Posting.Targets> {
+        let sql = SQLRead(
+            "posting signal '\(signalID)'",
+            SQLStatement(
+                """
+                SELECT signals.revision AS previous, consumers.consumer_id, consumers.run_id, consumers.mode,
+                       consumers.delivered
+                FROM (SELECT CAST($1 AS TEXT) AS signal_id) AS posted
+                LEFT JOIN signals ON signals.signal_id = posted.signal_id
+                LEFT JOIN consumers ON consumers.signal_id = posted.signal_id
+                ORDER BY consumers.created_at, consumers.consumer_id
+                """, [.init(signalID)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> Posting.Targets in
+            var targets = Posting.Targets(previousRevision: nil, consumers: [])
+            for row in rows {
+                if let stored = row["previous"], stored != .null {
+                    targets.previousRevision = try row.value("previous", table: "signals", key: signalID)
+                }
+                guard let id: String = row.optional("consumer_id") else { continue }
+                func value<T: SQLDecodable>(_ name: String) throws(SignalError) -> T {
+                    try row.value(name, table: "consumers", key: id)
+                }
+                let consumer = Posting.Consumer(mode: try value("mode"), served: (try value("delivered") as Int) != 0)
+                targets.consumers.append((id, try value("run_id"), consumer))
+            }
+            return targets
+        }
+        return StoreRead(sql) { tables in
+            Posting.Targets(
+                previousRevision: tables.signals[signalID]?.revision,
+                consumers: tables.consumers.filter { $0.record.signalID == signalID }.map { stored in
+                    let consumer = Posting.Consumer(mode: stored.record.mode.rawValue, served: stored.delivered)
+                    return (stored.record.id.rawValue, stored.record.runID, consumer)
+                })
+        }
+    }
+
     // MARK: Promises
 
     /// Promise `id`, or `nil` (never made, or removed after its retention).
     package static func promise(_ id: String) -> StoreRead<PromiseRecord?> {
-        StoreRead(promiseSQL(id)) { tables in tables.promises[id] }
-    }
-
-    /// Promise `id`'s SQL read. Read in a transaction that settles it next, on PostgreSQL its row is
-    /// locked (``SQLDialect/lockingForUpdate``; `locking`).
-    package static func promiseSQL(_ id: String, locking dialect: SQLDialect? = nil) -> SQLRead<PromiseRecord?> {
-        SQLRead(
-            "reading promise '\(id)'",
-            SQLStatement("\(columns) WHERE promise_id = $1\(dialect?.lockingForUpdate ?? "")", [.init(id)])
-        ) { (rows: [SQLRow]) throws(SignalError) -> PromiseRecord? in
+        let sql = SQLRead("reading promise '\(id)'", SQLStatement("\(columns) WHERE promise_id = $1", [.init(id)])) {
+            (rows: [SQLRow]) throws(SignalError) -> PromiseRecord? in
             try rows.first.map { row throws(SignalError) in try record(row) }
         }
+        return StoreRead(sql) { tables in tables.promises[id] }
     }
 
     /// The promises, settled or pending ones only (`nil`: all), by the time they were made.

@@ -62,7 +62,7 @@ package enum StoreStep: Sendable, Hashable {
     /// Removes the completions in the history recorded before `completedBefore`, of the delivery
     /// with key `key` only when one is given. Counts them.
     case removeCompletions(key: String?, completedBefore: Double)
-    /// Removes the settled durable promises whose retention ended before `now` (`PromiseStore`).
+    /// Removes the settled durable promises whose retention ended before `now`.
     /// Counts them.
     case removePromises(keptUntilBefore: Double)
     /// When the delivery in row `release.rowID` is still claimed by `release.run` with
@@ -92,6 +92,21 @@ package enum StoreStep: Sendable, Hashable {
     /// Makes the delivery in row `row`, whose record a claim could not read, dead with `reason`
     /// and no longer claimed. Counts it (0 or 1).
     case parkUnreadable(row: Int64, reason: String)
+    /// When consumer `consumer` exists, makes a pending delivery of revision `revision` of its
+    /// signal for it, owned by its run, due at `now`, with no attempt made, whose body is the
+    /// consumer's handler and `payload`. Counts it (0 or 1).
+    case insertDelivery(consumer: String, revision: Int, payload: [UInt8], now: Double)
+    /// Marks consumer `consumer` served: no later post delivers to it. Counts it (0 or 1).
+    case markServed(consumer: String)
+    /// Stores the record of signal `signal` at `revision`, posted at `now`, keeping `payload` until
+    /// `keepUntil` (`nil`: not kept for consumers that register later), in place of the record it
+    /// had. Counts it (1).
+    case keepSignal(String, revision: Int, payload: [UInt8], now: Double, keepUntil: Double?)
+    /// Removes the record of signal `signal`. Counts it (0 or 1).
+    case removeSignal(String)
+    /// Settles promise `promise` with `settlement` when it is pending: it is kept for its retention
+    /// from then on. Counts it (0 or 1).
+    case settlePromise(String, PromiseSettlementRecord)
 }
 
 /// What happens to the started attempts of a run that is retired (`StoreStep.interruptClaims(run:attempts:)`):

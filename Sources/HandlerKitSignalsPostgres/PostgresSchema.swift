@@ -117,7 +117,7 @@ enum PostgresSchema {
         ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS started integer NOT NULL DEFAULT 0;
         ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS crashed integer NOT NULL DEFAULT 0;
         """,
-        // 4: durable promises (`PromiseStore`); settled ones until `keep_until`.
+        // 4: durable promises; settled ones until `keep_until`.
         """
         CREATE TABLE IF NOT EXISTS promises (
             promise_id text PRIMARY KEY,

@@ -11,13 +11,13 @@ import SignalSQL
 extension PostgresSignalStore {
     // MARK: Posting
 
-    @_spi(SignalStoreDriver)
-    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        if readsOnly { throw .storeReadOnly(path: location, operation: "posting signal '\(signalID)'") }
-        try await prepare()
-        let now = Date().timeIntervalSince1970
-        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
-        let statement = postStatement(posting, now: now)
+    /// Makes `posting` at `now` in one statement (`PostgresStatements.Post`) with the effects of the
+    /// core's post program (`StoreProgram.post(_:now:)`), which the differential test compares.
+    func post(_ posting: Posting, now: Double) async throws(SignalError) -> PostResult {
+        let signalID = posting.signalID
+        let statement = PostgresStatements.Post(
+            signalID: signalID, keepUntil: posting.keepUntil, storedPayload: ByteBuffer(bytes: posting.keptPayload),
+            now: now, payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: UUID().uuidString)
         // The post's id, made with the statement, is recorded with its answer (as `transactionOnce`
         // records a write's, in the post's one statement): a try after a lost connection finds out
         // whether the lost one was applied (then returns its answer) instead of posting again.
@@ -45,15 +45,6 @@ extension PostgresSignalStore {
             return result
         }
         return posting.result(revision: revision, deliveries: deliveries)
-    }
-
-    /// The statement that makes `posting` (``post(_:payload:keepUntil:)``), with a new post id.
-    func postStatement(_ posting: Posting, now: Double) -> PostgresStatements.Post {
-        PostgresStatements.Post(
-            signalID: posting.signalID, keepUntil: posting.keepUntil,
-            storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,
-            payload: ByteBuffer(bytes: posting.payload),
-            channel: channel, postID: UUID().uuidString)
     }
 }
 #endif

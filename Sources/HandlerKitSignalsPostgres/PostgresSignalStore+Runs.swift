@@ -175,6 +175,8 @@ extension PostgresSignalStore {
             return answer(try await complete(delivery, endingConsumer: endingConsumer, thenStarting: next, now: now))
         case .claim(let request, let now, let answer)?:
             return answer(try await claim(request, now: now))
+        case .post(let posting, let now, let answer)?:
+            return answer(try await post(posting, now: now))
         case nil: break
         }
         guard let record = program.record else {

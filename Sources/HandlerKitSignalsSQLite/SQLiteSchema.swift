@@ -99,7 +99,7 @@ enum SQLiteSchema {
         ALTER TABLE deliveries ADD COLUMN started INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE deliveries ADD COLUMN crashed INTEGER NOT NULL DEFAULT 0;
         """,
-        // 3: durable promises (`PromiseStore`); settled ones until `keep_until`.
+        // 3: durable promises; settled ones until `keep_until`.
         """
         CREATE TABLE IF NOT EXISTS promises (
             promise_id TEXT PRIMARY KEY NOT NULL,

@@ -165,6 +165,7 @@ extension SQLiteSignalStore {
                 otherwise: (precheck.otherwise, WakeTarget?.none)
             )
         }
+        let postBeforeCommit = program.isPost ? options.faultHook : nil
         let (result, wakeUp) = try await write(operation(), ifNeeded: needed) { db in
             var program = program
             do {
@@ -174,7 +175,9 @@ extension SQLiteSignalStore {
                 guard let unmarked = program.unmarked else { throw SignalError.runLock(path: path, reason: reason) }
                 program = unmarked()
             }
-            return try Self.run(program, db, history: history)
+            let answer = try Self.run(program, db, history: history)
+            postBeforeCommit?(.postBeforeCommit)
+            return answer
         }
         if wakeUp != nil { WakeFile.notify(wakePath) }
         return result

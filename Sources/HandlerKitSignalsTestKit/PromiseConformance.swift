@@ -2,9 +2,9 @@ import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
 
-/// The conformance suite of durable promises (`PromiseStore`): making, settling, awaiting,
-/// fallback handlers, component limits, deadlines, cancellation and retention, checked through
-/// `SignalCenter`'s public API on a store that conforms to `PromiseStore`. It runs like
+/// The conformance suite of durable promises: making, settling, awaiting, fallback handlers,
+/// component limits, deadlines, cancellation and retention, checked through `SignalCenter`'s
+/// public API on a store. It runs like
 /// ``SignalStoreConformance``:
 ///
 /// ```swift
@@ -61,6 +61,9 @@ enum PromiseChecks {
             name:
                 "a promise is settled once: the same settlement key again changes nothing, another one names the first",
             body: settledOnce),
+        .init(
+            name: "settlers racing with different keys: one settles, every other is told which one",
+            body: racingSettlers),
         .init(name: "a task awaiting a promise resumes when another process settles it", body: awaitResumes),
         .init(
             name: "a settlement nobody awaits runs the fallback handler once; a later wait is told so",
@@ -155,6 +158,41 @@ enum PromiseChecks {
         }
         throw ConformanceFailure(
             check: c.check, message: "no task of run \(center.runID) awaits \(promise)", line: #line)
+    }
+
+    static func racingSettlers(_ c: ConformanceContext) async throws {
+        let app = try await c.center("app")
+        var settlers: [SignalCenter] = []
+        for _ in 0..<6 { settlers.append(try await c.center("ext")) }
+        let promise = try await app.makePromise(of: Int.self, id: "raced")
+        let outcomes = await withTaskGroup(of: (Int, (any Error)?).self) { group in
+            for (index, settler) in settlers.enumerated() {
+                group.addTask {
+                    do {
+                        try await settler.fulfil(promise, with: index, settlementKey: "settler-\(index)")
+                        return (index, nil)
+                    } catch {
+                        return (index, error)
+                    }
+                }
+            }
+            var outcomes: [(Int, (any Error)?)] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        let winners = outcomes.filter { $0.1 == nil }.map { $0.0 }
+        try c.expectEqual(winners.count, 1, "settlers that settled (\(outcomes))")
+        let winner = winners[0]
+        for case (let index, let error?) in outcomes {
+            guard case .alreadySettled(_, let firstKey, _, _)? = error as? PromiseError else {
+                throw ConformanceFailure(
+                    check: c.check, message: "settler \(index): expected alreadySettled, got \(error)", line: #line)
+            }
+            try c.expectEqual(firstKey, "settler-\(winner)", "the first settlement settler \(index) is told of")
+        }
+        try c.expectEqual(try await app.value(of: promise), winner, "the value")
+        for settler in settlers { try await settler.stop() }
+        try await app.stop()
     }
 
     static func settledOnce(_ c: ConformanceContext) async throws {

@@ -10,42 +10,29 @@
 package enum HotPathStatements {
     // MARK: Posting
 
-    /// The revision of signal $1's record (no row when it has none).
-    package static func signalRevision(_ signalID: String) -> SQLStatement {
-        SQLStatement("SELECT revision FROM signals WHERE signal_id = $1", [.init(signalID)], answer: .nothing)
-    }
-
-    /// The consumers of signal $1, in the order a post makes their deliveries.
-    package static func signalConsumers(_ signalID: String) -> SQLStatement {
-        SQLStatement(
-            """
-            SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, delivered FROM consumers
-            WHERE signal_id = $1 ORDER BY created_at, consumer_id
-            """, [.init(signalID)], answer: .nothing)
-    }
-
-    /// A post's pending delivery to one consumer, due at once; its body is ``insertBody(delivery:handler:payload:)``.
+    /// A post's pending delivery of revision $3 to consumer $2 (key $1), owned by the consumer's run,
+    /// due at $4 (`StoreStep.insertDelivery`), then its body: the consumer's handler and the post's
+    /// payload.
     package static func insertDelivery(
-        consumer: String, signalID: String, revision: Int, component: String, owner: String, lifetime: String,
-        handlerID: String, now: Double
-    ) -> SQLStatement {
-        SQLStatement(
-            """
-            INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
-                                    handler_id, state, attempt, not_before, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \(pending), 0, $9, $9)
-            """,
-            [
-                .init(DeliveryKey(consumer: consumer, revision: revision).rawValue), .init(consumer), .init(signalID),
-                .init(revision), .init(component), .init(owner), .init(lifetime), .init(handlerID), .init(now),
-            ])
-    }
-
-    /// The body of delivery `delivery` (its row id): its consumer's handler and the post's payload.
-    package static func insertBody(delivery: Int64, handler: SQLValue, payload: [UInt8]) -> SQLStatement {
-        SQLStatement(
-            "INSERT INTO delivery_bodies (delivery_id, handler, payload) VALUES ($1, $2, $3)",
-            [.init(delivery), handler, .init(payload)])
+        consumer: String, revision: Int, payload: [UInt8], now: Double
+    ) -> [SQLStatement] {
+        let key = DeliveryKey(consumer: consumer, revision: revision).rawValue
+        return [
+            SQLStatement(
+                """
+                INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
+                                        handler_id, state, attempt, not_before, created_at)
+                SELECT $1, consumer_id, signal_id, $3, component, run_id, lifetime, handler_id, \(pending), 0, $4, $4
+                FROM consumers WHERE consumer_id = $2
+                """, [.init(key), .init(consumer), .init(revision), .init(now)]),
+            SQLStatement(
+                """
+                INSERT INTO delivery_bodies (delivery_id, handler, payload)
+                SELECT deliveries.id, consumers.handler, $3
+                FROM deliveries JOIN consumers ON consumers.consumer_id = deliveries.consumer_id
+                WHERE deliveries.delivery_key = $1 AND consumers.consumer_id = $2
+                """, [.init(key), .init(consumer), .init(payload)], answer: .nothing),
+        ]
     }
 
     /// Marks consumer $1 served (a `once` consumer receives no later post).

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(SignalStoreDriver) import HandlerKitSignals
 
-/// The SQL of durable promises (the stores' `PromiseStore`), once for both SQL stores.
+/// The SQL of durable promises, once for both SQL stores.
 package enum PromiseStatements {
     /// Records `promise` unless a promise of its id is recorded; one change when it was recorded.
     package static func insert(_ promise: PromiseRecord) -> SQLStatement {
@@ -18,12 +18,13 @@ package enum PromiseStatements {
             ])
     }
 
-    /// Settles promise `id` with `settlement`: it is kept for its retention from then on.
+    /// Settles promise `id` with `settlement` when it is pending: it is kept for its retention from
+    /// then on.
     package static func settle(_ id: String, with settlement: PromiseSettlementRecord) -> SQLStatement {
         SQLStatement(
             """
             UPDATE promises SET settlement_key = $1, outcome = $2, body = $3, settled_at = $4, keep_until = $4 + retention
-            WHERE promise_id = $5
+            WHERE promise_id = $5 AND settled_at IS NULL
             """,
             [
                 .init(settlement.key), .init(settlement.outcome.rawValue), .init(settlement.body),

@@ -125,6 +125,16 @@ package enum StepStatements {
             [HotPathStatements.removeBody(row)]
         case .recordCompletion(let delivery, let now):
             [HotPathStatements.recordCompletion(delivery, now: now)]
+        case .insertDelivery(let consumer, let revision, let payload, let now):
+            HotPathStatements.insertDelivery(consumer: consumer, revision: revision, payload: payload, now: now)
+        case .markServed(let consumer):
+            [HotPathStatements.markServed(consumer)]
+        case .keepSignal(let signal, let revision, let payload, let now, let keepUntil):
+            [HotPathStatements.keepSignal(signal, revision: revision, payload: payload, now: now, keepUntil: keepUntil)]
+        case .removeSignal(let signal):
+            [HotPathStatements.removeSignal(signal)]
+        case .settlePromise(let promise, let settlement):
+            [PromiseStatements.settle(promise, with: settlement)]
         case .removeSignalIfUnused(let signal, let now):
             [HotPathStatements.removeUnusedSignal(signal, now: now)]
         case .parkUnreadable(let row, let reason):

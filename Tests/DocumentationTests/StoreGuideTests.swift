@@ -37,7 +37,6 @@ import Testing
         let guide = try ArticleSnippetTests.text(of: Self.guide)
         let protocols = [
             ("SignalStore", "SignalStore.swift"), ("SignalRunLiveness", "SignalStore.swift"),
-            ("PromiseStore", "PromiseStore.swift"),
             ("InspectableSignalStore", "../HandlerKitSignalsInspection/InspectableSignalStore.swift"),
         ]
         var count = 0

@@ -343,8 +343,7 @@ extension DifferentialWorld {
     }
 
     private func promiseLines() async throws -> [String] {
-        guard let promises = store as? any PromiseStore else { return ["not a promise store"] }
-        return try await promises.promises(settled: nil).sorted { $0.id < $1.id }.map { promise in
+        return try await store.promises(settled: nil).sorted { $0.id < $1.id }.map { promise in
             let settlement = promise.settlement.map {
                 "settled \($0.outcome.rawValue) under \($0.key): \(String(decoding: $0.body, as: UTF8.self))"
             }

@@ -102,4 +102,35 @@ struct StoreRulesTests {
         #expect(!touched)
         #expect(throws: Never.self) { try migration.refuseNewer(found: 2, at: "here") }
     }
+
+    /// Between a settlement's read and its step, another transaction may settle the promise (on
+    /// PostgreSQL, where the read locks nothing): the step then changes nothing, and the program
+    /// reads the promise again and answers it as settled before, posting and waking nothing.
+    @Test func aSettlementThatLostARaceAnswersThePromiseAsTheWinnerSettledIt() throws {
+        var tables = SignalTables()
+        func make(_ steps: [StoreStep]) -> [Int] {
+            tables.perform(StoreProgram<[Int]>("steps", recordedAs: nil, .steps(steps) { .done($0, wakeUp: nil) }))
+                .value
+        }
+        let promise = PromiseRecord(
+            id: "p", valueType: "Int", component: "app", limitedToComponent: false, fallbackConsumer: nil,
+            createdAt: Date(), deadline: nil, retention: 60, settlement: nil)
+        #expect(make([.insertPromise(promise)]) == [1])
+        let mine = PromiseSettlementRecord(key: "mine", outcome: .fulfilled, body: Array("1".utf8), settledAt: Date())
+        let theirs = PromiseSettlementRecord(
+            key: "theirs", outcome: .fulfilled, body: Array("2".utf8), settledAt: Date())
+        let program = StoreProgram.settle("p", with: mine, ifValueTypeIn: nil, now: 0) { _ in nil }
+        guard case .read(let read) = program.first, case .steps(let steps, let next) = read.afterTables(tables) else {
+            Issue.record("a settlement reads the promise, then settles it")
+            return
+        }
+        #expect(steps == [.settlePromise("p", mine)])
+        #expect(make([.settlePromise("p", theirs)]) == [1])  // the other transaction commits first
+        let counts = make(steps)
+        #expect(counts == [0])
+        let answer = tables.perform(StoreProgram("the rest", recordedAs: nil, next(counts)))
+        #expect(try answer.value.get()?.settlement == theirs)
+        #expect(answer.wakeUp == nil)
+        #expect(tables.promises["p"]?.settlement == theirs)
+    }
 }

@@ -112,7 +112,6 @@ enum PromiseProbe {
     /// Counts, for each promise, the waiters that received its value, the fallback's runs and the
     /// store's completions of its settlement delivery.
     private static func check(_ arguments: ProbeArguments, store: any SignalStore) async throws {
-        guard let promises = store as? any PromiseStore else { throw ProbeError("the store holds no promises") }
         let count = try arguments.int("promises")
         let lines = ProbeLog.lines(try arguments.string("log")).map { $0.split(separator: " ").map(String.init) }
         var waited: [String: Int] = [:]
@@ -129,7 +128,7 @@ enum PromiseProbe {
         var fallbackReruns = 0
         for index in 0..<count {
             let id = "p\(index)"
-            guard let record = try await promises.promise(id), let consumer = record.fallbackConsumer else {
+            guard let record = try await store.promise(id), let consumer = record.fallbackConsumer else {
                 throw ProbeError("promise \(id) is missing")
             }
             if !record.isSettled { unsettled += 1 }

@@ -119,9 +119,6 @@ final class FailingStore: SignalStore {
             return set
         }
     }
-    func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        try await base.post(signalID, payload: payload, keepUntil: keepUntil)
-    }
     func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
         try await base.read(read)
     }

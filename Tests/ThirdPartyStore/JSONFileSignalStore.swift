@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Several store objects, in one process or several, may share a folder. Every operation reads and
 /// writes the whole file: a store for tests and small tools, not for many deliveries a second.
-public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSignalStore {
+public final class JSONFileSignalStore: SignalStore, InspectableSignalStore {
     /// The store's folder.
     public let folder: String
     let file: StoreFile
@@ -65,14 +65,8 @@ public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSi
 
     @_spi(SignalStoreDriver)
     public func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
-        try change(program.purpose) { $0.perform(program) }
-    }
-
-    @_spi(SignalStoreDriver)
-    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        try change("posting \(signalID)", beforeCommit: postBeforeCommit) {
-            $0.post(signalID, payload: payload, keepUntil: keepUntil)
-        }
+        let beforeCommit = program.isPost ? postBeforeCommit : nil
+        return try change(program.purpose, beforeCommit: beforeCommit) { tables in tables.perform(program) }
     }
 
     @_spi(SignalStoreDriver)
@@ -83,18 +77,6 @@ public final class JSONFileSignalStore: SignalStore, PromiseStore, InspectableSi
     @_spi(SignalStoreDriver)
     public func makeWakeListener() throws(SignalError) -> any SignalWakeListener {
         PollingWakeListener(path: wakePath)
-    }
-
-    // MARK: PromiseStore
-
-    @_spi(SignalStoreDriver)
-    public func settlePromise(
-        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?,
-        thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
-    ) async throws(SignalError) -> PromiseRecord? {
-        try change("settling promise \(id)") { tables throws(SignalError) in
-            try tables.settlePromise(id, with: settlement, ifValueTypeIn: valueTypes, thenPosting: post)
-        }
     }
 
     // MARK: InspectableSignalStore

@@ -1,0 +1,72 @@
+import Foundation
+
+extension StoreProgram where Result == PostResult {
+    /// Posts `posting` at `now` (`SignalStore.post(_:payload:keepUntil:)`): reads the signal's record
+    /// and consumers (`StoreReads.postTargets(_:)`), then writes what `Posting.write(after:now:)`
+    /// says and wakes the runs of the consumers that take it. Recorded: a try after a lost
+    /// connection answers what the first one did instead of posting again.
+    package static func post(_ posting: Posting, now: Double) -> Self {
+        Self(
+            "posting signal '\(posting.signalID)'", recordedAs: .post(posting),
+            shortcut: .post(posting, now: now, answer: { $0 }),
+            .reading(StoreReads.postTargets(posting.signalID)) { targets in
+                let (steps, result, wakeUp) = posting.write(after: targets, now: now)
+                return .steps(steps) { _ in .done(result, wakeUp: wakeUp) }
+            })
+    }
+}
+
+extension RecordedText where Value == PostResult {
+    /// The revision a post of `posting` made and how many deliveries: `3 1`.
+    package static func post(_ posting: Posting) -> Self {
+        Self(
+            encode: { "\($0.revision) \($0.deliveries)" },
+            decode: { text in
+                guard let numbers = RecordedText<[Int]>.numbers.decode(text), numbers.count == 2 else { return nil }
+                return posting.result(revision: numbers[0], deliveries: numbers[1])
+            })
+    }
+}
+
+extension StoreProgram where Result == Swift.Result<PromiseRecord?, SignalError> {
+    /// Settles promise `id` with `settlement` when it is pending and its value type is one of
+    /// `valueTypes` (any when `nil`), then posts at `now` what `post` returns for the promise as it
+    /// then is, as ``post(_:now:)`` does (`SignalStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)`).
+    /// Answers the record (`nil` for an unknown promise, changing nothing), or the error `post`
+    /// threw, asked before anything changed. Wakes every center when it settled a promise without a
+    /// fallback consumer, else the runs the post wakes. Run again after a lost connection as it is:
+    /// a try that finds the promise settled by the lost one answers the same record, and its post
+    /// reaches a fallback consumer the first one served no more.
+    package static func settle(
+        _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?, now: Double,
+        thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
+    ) -> Self {
+        @Sendable func posting(_ record: PromiseRecord, _ request: PromiseSettlementPost?, wakeUp: WakeTarget?) -> Stage
+        {
+            guard let request else { return .done(.success(record), wakeUp: wakeUp) }
+            let posting = Posting(signalID: request.signalID, payload: request.payload, keepUntil: nil)
+            return .reading(StoreReads.postTargets(posting.signalID)) { targets in
+                let (steps, _, posted) = posting.write(after: targets, now: now)
+                return .steps(steps) { _ in .done(.success(record), wakeUp: wakeUp ?? posted) }
+            }
+        }
+        @Sendable func settling(_ stored: PromiseRecord?) -> Stage {
+            guard let stored else { return .done(.success(nil), wakeUp: nil) }
+            let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
+            let record = settled ?? stored
+            let request: PromiseSettlementPost?
+            do throws(SignalError) {
+                request = try post(record)
+            } catch {
+                return .done(.failure(error), wakeUp: nil)
+            }
+            guard settled != nil else { return posting(record, request, wakeUp: nil) }
+            return .steps([.settlePromise(id, settlement)]) { counts in
+                // Settled by another transaction since it was read (PostgreSQL): as settled before.
+                guard counts == [1] else { return .reading(StoreReads.promise(id), then: settling) }
+                return posting(record, request, wakeUp: record.settlementWakeUp)
+            }
+        }
+        return Self("settling promise '\(id)'", recordedAs: nil, .reading(StoreReads.promise(id), then: settling))
+    }
+}
