@@ -162,14 +162,3 @@ extension PromiseRecord {
     /// wakes: every center when the promise has no fallback consumer (its waiters may be anywhere).
     package var settlementWakeUp: WakeTarget? { fallbackConsumer == nil ? .everyCenter : nil }
 }
-
-extension PromiseOutcome {
-    /// The outcome stored in the `outcome` column of promise `promise`.
-    package init(stored text: String, promise: String) throws(SignalError) {
-        guard let outcome = PromiseOutcome(rawValue: text) else {
-            throw .malformedRecord(
-                table: "promises", key: promise, column: "outcome", reason: "unknown outcome '\(text)'")
-        }
-        self = outcome
-    }
-}

@@ -1,24 +1,34 @@
 import Foundation
 
 /// Reading the values the stores keep as text, with the same errors in every store.
+extension RawRepresentable where RawValue == String {
+    /// The value stored as `text` in column `column` of the row of `table` with key `key`.
+    fileprivate init(stored text: String, table: String, key: String, column: String) throws(SignalError) {
+        guard let value = Self(rawValue: text) else {
+            throw .malformedRecord(table: table, key: key, column: column, reason: "unknown \(column) '\(text)'")
+        }
+        self = value
+    }
+}
+
 extension ConsumerLifetime {
     /// The lifetime stored in the `lifetime` column of consumer `consumer`.
     package init(stored text: String, consumer: String) throws(SignalError) {
-        guard let lifetime = ConsumerLifetime(rawValue: text) else {
-            throw .malformedRecord(
-                table: "consumers", key: consumer, column: "lifetime", reason: "unknown lifetime '\(text)'")
-        }
-        self = lifetime
+        try self.init(stored: text, table: "consumers", key: consumer, column: "lifetime")
     }
 }
 
 extension DeliveryMode {
     /// The mode stored in the `mode` column of consumer `consumer`.
     package init(stored text: String, consumer: String) throws(SignalError) {
-        guard let mode = DeliveryMode(rawValue: text) else {
-            throw .malformedRecord(table: "consumers", key: consumer, column: "mode", reason: "unknown mode '\(text)'")
-        }
-        self = mode
+        try self.init(stored: text, table: "consumers", key: consumer, column: "mode")
+    }
+}
+
+extension PromiseOutcome {
+    /// The outcome stored in the `outcome` column of promise `promise`.
+    package init(stored text: String, promise: String) throws(SignalError) {
+        try self.init(stored: text, table: "promises", key: promise, column: "outcome")
     }
 }
 
