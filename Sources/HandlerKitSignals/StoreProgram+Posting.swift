@@ -28,6 +28,16 @@ extension RecordedText where Value == PostResult {
     }
 }
 
+/// What settling a promise makes of the promise as read (`StoreProgram.settle`): the steps that
+/// settle it (none when it stays as it is), the post of its settlement, the answer, and whom it wakes
+/// besides the runs the post wakes.
+package struct PromiseSettling: Sendable {
+    package var steps: [StoreStep]
+    package var post: Posting?
+    package var answer: Result<PromiseRecord?, SignalError>
+    package var wakeUp: WakeTarget?
+}
+
 extension StoreProgram where Result == Swift.Result<PromiseRecord?, SignalError> {
     /// Settles promise `id` with `settlement` when it is pending and its value type is one of
     /// `valueTypes` (any when `nil`), then posts at `now` what `post` returns for the promise as it
@@ -41,32 +51,40 @@ extension StoreProgram where Result == Swift.Result<PromiseRecord?, SignalError>
         _ id: String, with settlement: PromiseSettlementRecord, ifValueTypeIn valueTypes: [String]?, now: Double,
         thenPosting post: @escaping @Sendable (PromiseRecord) throws(SignalError) -> PromiseSettlementPost?
     ) -> Self {
-        @Sendable func posting(_ record: PromiseRecord, _ request: PromiseSettlementPost?, wakeUp: WakeTarget?) -> Stage
-        {
-            guard let request else { return .done(.success(record), wakeUp: wakeUp) }
-            let posting = Posting(signalID: request.signalID, payload: request.payload, keepUntil: nil)
-            return .reading(StoreReads.postTargets(posting.signalID)) { targets in
-                let (steps, _, posted) = posting.write(after: targets, now: now)
-                return .steps(steps) { _ in .done(.success(record), wakeUp: wakeUp ?? posted) }
-            }
-        }
-        @Sendable func settling(_ stored: PromiseRecord?) -> Stage {
-            guard let stored else { return .done(.success(nil), wakeUp: nil) }
+        @Sendable func decide(_ stored: PromiseRecord?) -> PromiseSettling {
+            guard let stored else { return PromiseSettling(steps: [], post: nil, answer: .success(nil), wakeUp: nil) }
             let settled = stored.settled(by: settlement, ifValueTypeIn: valueTypes)
             let record = settled ?? stored
             let request: PromiseSettlementPost?
             do throws(SignalError) {
                 request = try post(record)
             } catch {
-                return .done(.failure(error), wakeUp: nil)
+                return PromiseSettling(steps: [], post: nil, answer: .failure(error), wakeUp: nil)
             }
-            guard settled != nil else { return posting(record, request, wakeUp: nil) }
-            return .steps([.settlePromise(id, settlement)]) { counts in
-                // Settled by another transaction since it was read (PostgreSQL): as settled before.
-                guard counts == [1] else { return .reading(StoreReads.promise(id), then: settling) }
-                return posting(record, request, wakeUp: record.settlementWakeUp)
+            return PromiseSettling(
+                steps: settled == nil ? [] : [.settlePromise(id, settlement)],
+                post: request.map { Posting(signalID: $0.signalID, payload: $0.payload, keepUntil: nil) },
+                answer: .success(record), wakeUp: settled == nil ? nil : record.settlementWakeUp)
+        }
+        @Sendable func posting(_ decided: PromiseSettling) -> Stage {
+            guard let posting = decided.post else { return .done(decided.answer, wakeUp: decided.wakeUp) }
+            return .reading(StoreReads.postTargets(posting.signalID)) { targets in
+                let (steps, _, posted) = posting.write(after: targets, now: now)
+                return .steps(steps) { _ in .done(decided.answer, wakeUp: decided.wakeUp ?? posted) }
             }
         }
-        return Self("settling promise '\(id)'", recordedAs: nil, .reading(StoreReads.promise(id), then: settling))
+        @Sendable func settling(_ stored: PromiseRecord?) -> Stage {
+            let decided = decide(stored)
+            guard !decided.steps.isEmpty else { return posting(decided) }
+            return .steps(decided.steps) { counts in
+                // Settled by another transaction since it was read (PostgreSQL): as settled before.
+                guard counts == [1] else { return .reading(StoreReads.promise(id), then: settling) }
+                return posting(decided)
+            }
+        }
+        return Self(
+            "settling promise '\(id)'", recordedAs: nil,
+            shortcut: .settle(id, now: now, decide: decide, answer: { $0 }),
+            .reading(StoreReads.promise(id), then: settling))
     }
 }

@@ -24,9 +24,9 @@ public struct StoreProgram<Result: Sendable>: Sendable {
     /// The program without its marks, for a store whose check before a mark failed for a reason of
     /// its own (the SQLite store's run lock file) where the rest must stand; `nil`: the program fails.
     package let unmarked: (@Sendable () -> StoreProgram)?
-    /// The operation the program makes, for a store that makes it in one statement of its own (the
-    /// PostgreSQL store's claim and completion: one round trip each) with exactly the program's
-    /// effects, which the differential tests compare; `nil` for the others.
+    /// The operation the program makes, for a store that makes it in fewer round trips of its own
+    /// (the PostgreSQL store's post, claim and completion: one statement each) with exactly the
+    /// program's effects, which the differential tests compare; `nil` for the others.
     package let shortcut: Shortcut?
     /// A read a store may make first, in a read transaction, and the answer when it reads `false`:
     /// then the program would change nothing, and a store that takes a write lock for it (SQLite)
@@ -58,6 +58,12 @@ public struct StoreProgram<Result: Sendable>: Sendable {
         case claim(ClaimRequest, now: Double, answer: @Sendable (ClaimedBatch) -> Result)
         /// `SignalStore.post(_:payload:keepUntil:)` at `now`.
         case post(Posting, now: Double, answer: @Sendable (PostResult) -> Result)
+        /// `SignalStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)` of promise `id` at `now`: the
+        /// store reads the promise locked against other settlers, makes what `decide` makes of it,
+        /// and its post as the `post` shortcut does.
+        case settle(
+            String, now: Double, decide: @Sendable (PromiseRecord?) -> PromiseSettling,
+            answer: @Sendable (Swift.Result<PromiseRecord?, SignalError>) -> Result)
     }
 
     /// Whether the program posts a signal (`SignalStore.post(_:payload:keepUntil:)`), for a store's

@@ -15,9 +15,7 @@ extension PostgresSignalStore {
     /// core's post program (`StoreProgram.post(_:now:)`), which the differential test compares.
     func post(_ posting: Posting, now: Double) async throws(SignalError) -> PostResult {
         let signalID = posting.signalID
-        let statement = PostgresStatements.Post(
-            signalID: signalID, keepUntil: posting.keepUntil, storedPayload: ByteBuffer(bytes: posting.keptPayload),
-            now: now, payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: UUID().uuidString)
+        let statement = postStatement(posting, now: now)
         // The post's id, made with the statement, is recorded with its answer (as `transactionOnce`
         // records a write's, in the post's one statement): a try after a lost connection finds out
         // whether the lost one was applied (then returns its answer) instead of posting again.
@@ -45,6 +43,41 @@ extension PostgresSignalStore {
             return result
         }
         return posting.result(revision: revision, deliveries: deliveries)
+    }
+
+    /// The statement that makes `posting` at `now` (``post(_:now:)``), with a new post id.
+    private func postStatement(_ posting: Posting, now: Double) -> PostgresStatements.Post {
+        PostgresStatements.Post(
+            signalID: posting.signalID, keepUntil: posting.keepUntil,
+            storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,
+            payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: UUID().uuidString)
+    }
+
+    /// Settles promise `id` at `now` in one transaction with the core's decision
+    /// (`StoreProgram.settle`): the promise read with its row locked against other settlers, the
+    /// decision's steps, its post in the statement of ``post(_:now:)``, its wake-up. Three round trips
+    /// fewer than the program's stages; a try after a lost connection runs it again, as the program may.
+    func settle(
+        _ id: String, now: Double, decide: @escaping @Sendable (PromiseRecord?) -> PromiseSettling
+    ) async throws(SignalError) -> Result<PromiseRecord?, SignalError> {
+        let read = StoreReads.promise(id).sql
+        let locked = SQLStatement(read.statement.sql + " FOR UPDATE", read.statement.arguments, answer: .nothing)
+        let logger = options.logger
+        let history = options.completionHistory.seconds
+        return try await connections.transaction("settling promise '\(id)'") { connection in
+            let decided = decide(try read.decode(try await Self.rows(of: locked, connection, logger: logger)))
+            for step in decided.steps {
+                for statement in StepStatements.statements(for: step, history: history) {
+                    _ = try await self.execute(statement, connection)
+                }
+            }
+            if let posting = decided.post {
+                for try await _ in try await connection.execute(self.postStatement(posting, now: now), logger: logger) {
+                }
+            }
+            if decided.wakeUp != nil { try await self.notify(connection) }
+            return decided.answer
+        }
     }
 }
 #endif

@@ -177,6 +177,8 @@ extension PostgresSignalStore {
             return answer(try await claim(request, now: now))
         case .post(let posting, let now, let answer)?:
             return answer(try await post(posting, now: now))
+        case .settle(let id, let now, let decide, let answer)?:
+            return answer(try await settle(id, now: now, decide: decide))
         case nil: break
         }
         guard let record = program.record else {
