@@ -5,7 +5,7 @@ import SignalsTestSupport
 
 /// A kind of store a differential sequence runs on.
 struct DifferentialStoreKind: Sendable {
-    /// What it is called in reports (`memory`, `sqlite`, `postgres`).
+    /// What it is called in reports (`memory`, `sqlite`, `postgres`, `postgres-stages`).
     var name: String
     /// Opens a new, empty store whose files (if any) live in `folder`, and what closes it.
     var open: @Sendable (_ folder: String) async throws -> (any InspectableSignalStore, @Sendable () async -> Void)

@@ -11,7 +11,8 @@ import HandlerKitSignalsPostgres
 /// The stores side by side: seeded random sequences of operations (consumers registered and removed,
 /// posts, deliveries whose handlers succeed or throw, processes that crash and are taken over,
 /// suspensions, promises, dead deliveries requeued and discarded) run on the in-memory, SQLite and
-/// PostgreSQL stores, which must show the same after every step. A difference is reported with the
+/// PostgreSQL stores, and on the PostgreSQL store without its shortcuts (``StagesOnlyStore``), which
+/// must show the same after every step. A difference is reported with the
 /// seed that replays its sequence and the shortest sequence found that still makes the stores differ.
 ///
 /// - `HANDLERKIT_DIFFERENTIAL_SEED`: the seed (decimal or `0x…` hexadecimal; `random` draws one) of
@@ -100,6 +101,12 @@ struct DifferentialTests {
                 let store = try PostgresTestServer.store(
                     folder: folder, options: .init(livenessCheckInterval: .seconds(3_600)))
                 return (store, { await store.close() })
+            })
+        kinds.append(
+            DifferentialStoreKind(name: "postgres-stages") { folder in
+                let store = try PostgresTestServer.store(
+                    folder: folder + "-stages", options: .init(livenessCheckInterval: .seconds(3_600)))
+                return (StagesOnlyStore(store), { await store.close() })
             })
         return (kinds, nil)
         #else
