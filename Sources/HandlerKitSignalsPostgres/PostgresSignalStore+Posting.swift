@@ -6,7 +6,6 @@ import HandlerKit
 import Logging
 import NIOCore
 import PostgresNIO
-import SignalSQL
 
 extension PostgresSignalStore {
     // MARK: Posting
@@ -61,16 +60,12 @@ extension PostgresSignalStore {
         _ id: String, now: Double, decide: @escaping @Sendable (PromiseRecord?) -> PromiseSettling
     ) async throws(SignalError) -> Result<PromiseRecord?, SignalError> {
         let read = StoreReads.promise(id).sql
+        // The core's read of one promise by its key, its row locked until the commit.
         let locked = SQLStatement(read.statement.sql + " FOR UPDATE", read.statement.arguments, answer: .nothing)
         let logger = options.logger
-        let history = options.completionHistory.seconds
         return try await connections.transaction("settling promise '\(id)'") { connection in
             let decided = decide(try read.decode(try await Self.rows(of: locked, connection, logger: logger)))
-            for step in decided.steps {
-                for statement in StepStatements.statements(for: step, history: history) {
-                    _ = try await self.execute(statement, connection)
-                }
-            }
+            for step in decided.steps { _ = try await self.make(step, connection) }
             if let posting = decided.post {
                 for try await _ in try await connection.execute(self.postStatement(posting, now: now), logger: logger) {
                 }

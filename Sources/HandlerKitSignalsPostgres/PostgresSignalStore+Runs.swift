@@ -195,16 +195,9 @@ extension PostgresSignalStore {
     /// `StepStatements`), then sends the wake-up it names (at the commit); returns its answer.
     func run<Result: Sendable>(_ program: StoreProgram<Result>, _ connection: PostgresConnection) async throws -> Result
     {
-        let history = options.completionHistory.seconds
         let logger = options.logger
         let (result, wakeUp) = try await program.run(
-            step: { step in
-                var count = 0
-                for statement in StepStatements.statements(for: step, history: history) {
-                    count += try await self.execute(statement, connection)
-                }
-                return count
-            },
+            step: { step in try await self.make(step, connection) },
             rows: { statement in try await Self.rows(of: statement, connection, logger: logger) },
             change: HotPathStatements.statement(for:))
         switch wakeUp {
@@ -219,6 +212,15 @@ extension PostgresSignalStore {
     /// commit); returns the rows each step changed.
     func run(_ plan: StorePlan, _ connection: PostgresConnection) async throws -> [Int] {
         try await run(plan.program, connection)
+    }
+
+    /// Makes `step` with its statements (`StepStatements`); returns the rows it changed.
+    func make(_ step: StoreStep, _ connection: PostgresConnection) async throws -> Int {
+        var count = 0
+        for statement in StepStatements.statements(for: step, history: options.completionHistory.seconds) {
+            count += try await execute(statement, connection)
+        }
+        return count
     }
 
     /// Runs `statement`; returns what counts of it (`SQLStatement.Answer`). A release, on the path
