@@ -5,6 +5,7 @@
 //      swift run -c release handlerkit-bench extension.   (an app extension's start, delivery and exit)
 //      bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.   (the PostgreSQL signal store)
 //      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench rescue_pg.   (rescue times)
+//      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench pool_pg.   (the store's connections against PostgresClient)
 // Prints one figure per line as `name: value unit`. Each figure is the best of several rounds.
 import Foundation
 import HandlerKit
@@ -47,6 +48,17 @@ if let filter, filter.hasPrefix("signals_pg") {
     print(
         "signals_pg.: built without the package trait PostgreSQL; run `swift run -c release --traits PostgreSQL handlerkit-bench signals_pg.`"
     )
+    exit(1)
+    #endif
+}
+
+// The PostgreSQL store's connections against PostgresClient: PostgresPoolBench.swift.
+if let filter, filter.hasPrefix("pool_pg") {
+    #if PostgreSQL
+    try await PostgresPoolBench.main()
+    exit(0)
+    #else
+    print("pool_pg.: built without the package trait PostgreSQL; add `--traits PostgreSQL`")
     exit(1)
     #endif
 }

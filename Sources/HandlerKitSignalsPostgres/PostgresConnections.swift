@@ -21,7 +21,7 @@ import PostgresNIO
 /// longer than that (it was frozen, or starved of processor time): a try that took the whole budget
 /// and failed by itself leaves the call the budget again from that failure. Errors that retrying cannot mend (a
 /// refused password, a missing database) are thrown at once.
-final class PostgresConnections: Sendable {
+package final class PostgresConnections: Sendable {
     let settings: PostgresSettings
     let tls: PostgresTLS
     let logger: Logger
@@ -41,7 +41,7 @@ final class PostgresConnections: Sendable {
     /// The logger postgres-nio gets for each connection (`ConnectionLogHandler`).
     private let connectionLogger: Logger
 
-    init(
+    package init(
         settings: PostgresSettings, tls: PostgresTLS, logger: Logger, reconnectFor: Duration,
         connectionTimeout: Duration, reconnectForName: String = "Options.reconnectFor"
     ) {
@@ -122,7 +122,7 @@ final class PostgresConnections: Sendable {
     /// `operation`. `body` gets whether this is a retry after a lost connection, so one whose first try
     /// may have been applied (a completion, a post) finds out rather than applying it twice; the
     /// others are guarded (run again harmlessly) or only read.
-    func run<T: Sendable>(
+    package func run<T: Sendable>(
         _ operation: @autoclosure () -> String,
         within budget: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection, _ isRetry: Bool) async throws -> T
@@ -282,7 +282,7 @@ final class PostgresConnections: Sendable {
     }
 
     /// Closes the idle connections.
-    func closeIdle() async {
+    package func closeIdle() async {
         let connections = idle.withLock { list -> [PostgresConnection] in
             defer { list.removeAll() }
             return list

@@ -12,14 +12,14 @@ import Darwin
 
 /// How the store's connections use TLS, made once when the store is made: from the settings'
 /// libpq-style `sslmode` and certificate files, or the app's own `PostgresConnection` TLS.
-struct PostgresTLS: Sendable {
+package struct PostgresTLS: Sendable {
     /// What postgres-nio gets for every connection.
     let tls: PostgresConnection.Configuration.TLS
     /// The name sent with SNI and that the server's certificate must be made out to; `nil` for an
     /// IP address (SNI cannot carry one; the certificate's IP address entries are checked instead).
     let serverName: String?
 
-    init(settings: PostgresSettings, appTLS: PostgresConnection.Configuration.TLS?) throws(SignalError) {
+    package init(settings: PostgresSettings, appTLS: PostgresConnection.Configuration.TLS?) throws(SignalError) {
         serverName = Self.isIPAddress(settings.host) ? nil : settings.host
         if let appTLS {
             tls = appTLS
