@@ -135,6 +135,31 @@ enum SignalsBenchmark {
         report("signals.cross_process_latency_p50_us", latencies[latencies.count / 2], "us")
         report("signals.cross_process_latency_p99_us", latencies[latencies.count * 99 / 100], "us")
 
+        // Delayed posts: 200 posted at once, due one every 10 ms from 200 ms on; how late each handler
+        // starts in the other process after its time (its center sleeps until the earliest due one).
+        let delayed = 200
+        let first = monotonicNanoseconds() + 200_000_000
+        let firstDate = Date().addingTimeInterval(0.2)
+        for index in 0..<delayed {
+            _ = try await poster.post(
+                "bench.timed", payload: ["index": index],
+                notBefore: firstDate.addingTimeInterval(Double(index) * 0.01))
+        }
+        var lateness: [Double] = []
+        for _ in 0..<delayed {
+            guard let line = child.readLine() else { throw BenchmarkFailure("the consuming process stopped reporting") }
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let index = Int(fields[0]), let started = UInt64(fields[1]) else {
+                throw BenchmarkFailure("the consuming process reported '\(line)'")
+            }
+            let due = first + UInt64(index) * 10_000_000
+            lateness.append((Double(started) - Double(due)) / 1_000_000)
+        }
+        lateness.sort()
+        report("signals.delayed_start_lateness_p50_ms", lateness[lateness.count / 2], "ms")
+        report("signals.delayed_start_lateness_p99_ms", lateness[lateness.count * 99 / 100], "ms")
+        report("signals.delayed_start_earliest_ms", lateness[0], "ms")
+
         // Throughput: this process posts 10,000 signals as fast as it can; the other delivers them.
         let clock = ContinuousClock()
         let begin = clock.now

@@ -12,12 +12,18 @@ package struct Posting: Sendable {
     package var payload: [UInt8]
     /// Until when the signal is kept for consumers that register later (seconds since 1970), or `nil`.
     package var keepUntil: Double?
+    /// The time before which no delivery of the post starts (seconds since 1970), or `nil` for none.
+    package var notBefore: Double?
 
-    package init(signalID: String, payload: [UInt8], keepUntil: Date?) {
+    package init(signalID: String, payload: [UInt8], keepUntil: Date?, notBefore: Date? = nil) {
         self.signalID = signalID
         self.payload = payload
         self.keepUntil = keepUntil?.timeIntervalSince1970
+        self.notBefore = notBefore?.timeIntervalSince1970
     }
+
+    /// When the post's deliveries made at `now` are due: `now`, or its `notBefore` when later.
+    package func due(now: Double) -> Double { max(now, notBefore ?? now) }
 
     /// One consumer of the signal as the store read it: its stored mode, and whether it was served
     /// (a once consumer that received a revision).
@@ -106,14 +112,17 @@ package struct Posting: Sendable {
         var runs: Set<String> = []
         for (index, serves) in decision.deliveries {
             let target = targets.consumers[index]
-            steps.append(.insertDelivery(consumer: target.id, revision: decision.revision, payload: payload, now: now))
+            steps.append(
+                .insertDelivery(
+                    consumer: target.id, revision: decision.revision, payload: payload, now: now, due: due(now: now)))
             if serves { steps.append(.markServed(consumer: target.id)) }
             runs.insert(target.runID)
         }
         steps.append(
             decision.keepsRecord
                 ? .keepSignal(
-                    signalID, revision: decision.revision, payload: keptPayload, now: now, keepUntil: keepUntil)
+                    signalID, revision: decision.revision, payload: keptPayload, now: now, keepUntil: keepUntil,
+                    notBefore: notBefore)
                 : .removeSignal(signalID))
         let wakeUp: WakeTarget? = runs.count > 1 ? .everyCenter : runs.first.map { .run($0) }
         return (steps, result(revision: decision.revision, deliveries: decision.deliveries.count), wakeUp)

@@ -69,6 +69,9 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// nothing of the store open and takes nothing behind the app's back, so the call did nothing.
     /// Call `SignalCenter.resume()` first.
     case suspended(component: String, runID: String)
+    /// The time a post of `signal` was to be delivered not before is no time a store can record
+    /// (infinite or not a number). Nothing was posted.
+    case invalidDeliveryTime(signal: String, reason: String)
 
     public var description: String {
         switch self {
@@ -123,6 +126,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "run \(runID) of component '\(component)' was taken over by another process (it lost its proof of life); the deliveries it had claimed are the taker's, and none of their handlers was started here"
         case .suspended(let component, let runID):
             "the signal center of component '\(component)' (run \(runID)) is suspended and holds nothing of the store open, so nothing was done; call resume() first"
+        case .invalidDeliveryTime(let signal, let reason):
+            "post of signal '\(signal)': notBefore \(reason); nothing was posted. Give a time such as Date.now.addingTimeInterval(60)"
         }
     }
 }

@@ -109,10 +109,13 @@ extension SignalStore {
 
 extension SignalStore {
     /// Posts a revision of `signalID` with `payload` (a JSON object): one delivery per consumer that
-    /// takes it. `keepUntil` keeps it for consumers that register later (``perform(_:)``).
+    /// takes it, none started before `notBefore` when given. `keepUntil` keeps it for consumers that
+    /// register later (``perform(_:)``).
     @_spi(SignalStoreDriver)
-    public func post(_ signalID: String, payload: [UInt8], keepUntil: Date?) async throws(SignalError) -> PostResult {
-        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil)
+    public func post(
+        _ signalID: String, payload: [UInt8], keepUntil: Date?, notBefore: Date? = nil
+    ) async throws(SignalError) -> PostResult {
+        let posting = Posting(signalID: signalID, payload: payload, keepUntil: keepUntil, notBefore: notBefore)
         return try await perform(.post(posting, now: Date().timeIntervalSince1970))
     }
 

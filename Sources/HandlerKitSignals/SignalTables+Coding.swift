@@ -26,7 +26,7 @@ extension SignalTables: Codable {
         for signal in try container.decode([StoredSignal].self, forKey: .signals) {
             signals[signal.id] = Signal(
                 revision: signal.revision, postedAt: signal.postedAt, payload: [UInt8](signal.payload),
-                keepUntil: signal.keepUntil)
+                keepUntil: signal.keepUntil, notBefore: signal.notBefore)
         }
         for delivery in try container.decode([StoredDelivery].self, forKey: .deliveries) {
             deliveries[delivery.rowID] = try delivery.delivery()
@@ -51,7 +51,7 @@ extension SignalTables: Codable {
         let storedSignals = signals.sorted { $0.key < $1.key }.map { id, signal in
             StoredSignal(
                 id: id, revision: signal.revision, postedAt: signal.postedAt, payload: Data(signal.payload),
-                keepUntil: signal.keepUntil)
+                keepUntil: signal.keepUntil, notBefore: signal.notBefore)
         }
         try container.encode(storedSignals, forKey: .signals)
         let storedDeliveries = deliveries.sorted { $0.key < $1.key }.map { StoredDelivery($1, rowID: $0) }
@@ -97,6 +97,8 @@ private struct StoredSignal: Codable {
     var postedAt: Date
     var payload: Data
     var keepUntil: Date?
+    /// Absent in tables written before delayed posts.
+    var notBefore: Double?
 }
 
 private struct StoredDelivery: Codable {

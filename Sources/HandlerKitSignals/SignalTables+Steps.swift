@@ -93,7 +93,8 @@ extension SignalTables {
             else { return 0 }
             addDelivery(
                 for: consumer, revision: kept.revision, payload: kept.payload,
-                now: Date(timeIntervalSince1970: now))
+                now: Date(timeIntervalSince1970: now), due: Date(timeIntervalSince1970: max(now, kept.notBefore ?? now))
+            )
             return 1
         case .markServedWhenDelivered(let consumer):
             guard deliveries.values.contains(where: { $0.consumerID.rawValue == consumer }),
@@ -165,20 +166,20 @@ extension SignalTables {
             guard runs[run] != nil, claimedRow(row, run: run, attempt: attempt) != nil else { return 0 }
             deliveries[row]?.started = true
             return 1
-        case .insertDelivery(let consumer, let revision, let payload, let now):
+        case .insertDelivery(let consumer, let revision, let payload, let now, let due):
             guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }
             addDelivery(
                 for: consumers[index].record, revision: revision, payload: payload,
-                now: Date(timeIntervalSince1970: now))
+                now: Date(timeIntervalSince1970: now), due: Date(timeIntervalSince1970: due))
             return 1
         case .markServed(let consumer):
             guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }
             consumers[index].delivered = true
             return 1
-        case .keepSignal(let id, let revision, let payload, let now, let keepUntil):
+        case .keepSignal(let id, let revision, let payload, let now, let keepUntil, let notBefore):
             signals[id] = Signal(
                 revision: revision, postedAt: Date(timeIntervalSince1970: now), payload: payload,
-                keepUntil: keepUntil.map(Date.init(timeIntervalSince1970:)))
+                keepUntil: keepUntil.map(Date.init(timeIntervalSince1970:)), notBefore: notBefore)
             return 1
         case .removeSignal(let id):
             return signals.removeValue(forKey: id) == nil ? 0 : 1

@@ -26,6 +26,8 @@ public struct SignalTables: Sendable, Equatable {
         package var postedAt = Date()
         package var payload: [UInt8]
         package var keepUntil: Date?
+        /// Not delivered before this time (seconds since 1970), or `nil` for no such time.
+        package var notBefore: Double?
     }
 
     package struct Delivery: Sendable, Equatable {
@@ -91,13 +93,13 @@ public struct SignalTables: Sendable, Equatable {
         self.completionHistory = completionHistorySeconds
     }
 
-    mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date) {
+    mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date, due: Date) {
         deliveries[nextRowID] = Delivery(
             key: DeliveryKey(consumer: consumer.id.rawValue, revision: revision), consumerID: consumer.id,
             signalID: consumer.signalID, revision: revision, component: consumer.component,
             ownerRun: consumer.runID,
             lifetime: consumer.lifetime, handlerID: consumer.handlerID, handler: consumer.handler, payload: payload,
-            notBefore: now, madeAt: now)
+            notBefore: due, madeAt: now)
         nextRowID += 1
     }
 

@@ -93,15 +93,15 @@ package enum StoreStep: Sendable, Hashable {
     /// and no longer claimed. Counts it (0 or 1).
     case parkUnreadable(row: Int64, reason: String)
     /// When consumer `consumer` exists, makes a pending delivery of revision `revision` of its
-    /// signal for it, owned by its run, due at `now`, with no attempt made, whose body is the
-    /// consumer's handler and `payload`. Counts it (0 or 1).
-    case insertDelivery(consumer: String, revision: Int, payload: [UInt8], now: Double)
+    /// signal for it, owned by its run, made at `now` and due at `due`, with no attempt made, whose
+    /// body is the consumer's handler and `payload`. Counts it (0 or 1).
+    case insertDelivery(consumer: String, revision: Int, payload: [UInt8], now: Double, due: Double)
     /// Marks consumer `consumer` served: no later post delivers to it. Counts it (0 or 1).
     case markServed(consumer: String)
     /// Stores the record of signal `signal` at `revision`, posted at `now`, keeping `payload` until
-    /// `keepUntil` (`nil`: not kept for consumers that register later), in place of the record it
-    /// had. Counts it (1).
-    case keepSignal(String, revision: Int, payload: [UInt8], now: Double, keepUntil: Double?)
+    /// `keepUntil` (`nil`: not kept for consumers that register later), to be delivered not before
+    /// `notBefore` (`nil`: at once), in place of the record it had. Counts it (1).
+    case keepSignal(String, revision: Int, payload: [UInt8], now: Double, keepUntil: Double?, notBefore: Double?)
     /// Removes the record of signal `signal`. Counts it (0 or 1).
     case removeSignal(String)
     /// Settles promise `promise` with `settlement` when it is pending: it is kept for its retention

@@ -157,6 +157,11 @@ enum PostgresSchema {
         CREATE INDEX IF NOT EXISTS operations_by_time ON operations (done_at);
         DROP TABLE IF EXISTS posts;
         """,
+        // 8: the time before which a kept signal is not delivered (a delayed post), for consumers that
+        // register later.
+        """
+        ALTER TABLE signals ADD COLUMN IF NOT EXISTS not_before double precision;
+        """,
     ])
 
     /// Brings the store to `version` (creating its schema when missing), or refuses a newer one or a

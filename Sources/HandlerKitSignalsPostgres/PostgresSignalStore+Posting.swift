@@ -49,7 +49,8 @@ extension PostgresSignalStore {
         PostgresStatements.Post(
             signalID: posting.signalID, keepUntil: posting.keepUntil,
             storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,
-            payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: UUID().uuidString)
+            payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: UUID().uuidString,
+            due: posting.due(now: now), notBefore: posting.notBefore)
     }
 
     /// Settles promise `id` at `now` in one transaction with the core's decision

@@ -36,11 +36,12 @@ enum PostgresStatements {
             WITH prev AS (SELECT revision FROM signals WHERE signal_id = $1 FOR UPDATE),
             has AS (SELECT EXISTS (SELECT 1 FROM consumers WHERE signal_id = $1) AS found),
             gone AS (DELETE FROM signals WHERE signal_id = $1 AND NOT \(keepsRecord)),
-            sig AS (INSERT INTO signals AS x (signal_id, revision, payload, posted_at, keep_until)
-                    SELECT $1, \(Posting.revisionSQL(after: "(SELECT revision FROM prev)")), $3, $4, $2
+            sig AS (INSERT INTO signals AS x (signal_id, revision, payload, posted_at, keep_until, not_before)
+                    SELECT $1, \(Posting.revisionSQL(after: "(SELECT revision FROM prev)")), $3, $4, $2, $9
                     WHERE \(keepsRecord)
                     ON CONFLICT (signal_id) DO UPDATE SET revision = \(Posting.revisionSQL(after: "x.revision")),
-                        payload = excluded.payload, posted_at = excluded.posted_at, keep_until = excluded.keep_until
+                        payload = excluded.payload, posted_at = excluded.posted_at, keep_until = excluded.keep_until,
+                        not_before = excluded.not_before
                     RETURNING revision),
             c AS (SELECT consumer_id, component, run_id, lifetime, mode, handler, handler_id, created_at
                   FROM consumers WHERE signal_id = $1 AND \(Posting.receivesSQL(mode: "mode", served: "delivered"))
@@ -48,7 +49,7 @@ enum PostgresStatements {
             d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
                                           lifetime, handler_id, state, attempt, not_before, created_at)
                   SELECT \(DeliveryKey.sql(consumer: "c.consumer_id", revision: "sig.revision")), c.consumer_id, $1,
-                         sig.revision, c.component, c.run_id, c.lifetime, c.handler_id, \(pending), 0, $4, $4
+                         sig.revision, c.component, c.run_id, c.lifetime, c.handler_id, \(pending), 0, $8, $4
                   FROM c, sig ORDER BY c.created_at, c.consumer_id
                   RETURNING id, consumer_id),
             b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
@@ -64,7 +65,9 @@ enum PostgresStatements {
                   ON CONFLICT (operation_id) DO UPDATE SET answer = excluded.answer)
             SELECT r.revision::bigint, r.deliveries::bigint, (SELECT count(*) FROM n)::bigint FROM r
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .float8, .bytea, .float8, .bytea, .text, .text]
+        static let bindingDataTypes: [PostgresDataType] = [
+            .text, .float8, .bytea, .float8, .bytea, .text, .text, .float8, .float8,
+        ]
         typealias Row = (Int, Int, Int)
         /// Whether the signal's record is stored (`Posting.keepsRecord(hasConsumer:)`).
         private static let keepsRecord = Posting.keepsRecordSQL(
@@ -80,9 +83,13 @@ enum PostgresStatements {
         var channel: String
         /// The post's id, made before sending.
         var postID: String
+        /// When its deliveries are due (`Posting.due(now:)`).
+        var due: Double
+        /// The time before which the signal's record is not delivered to a later consumer, or nil.
+        var notBefore: Double?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 7)
+            var bindings = PostgresBindings(capacity: 9)
             bindings.append(signalID)
             bindings.append(keepUntil)
             bindings.append(storedPayload)
@@ -90,6 +97,8 @@ enum PostgresStatements {
             bindings.append(payload)
             bindings.append(channel)
             bindings.append(postID)
+            bindings.append(due)
+            bindings.append(notBefore)
             return bindings
         }
 

@@ -121,6 +121,11 @@ enum SQLiteSchema {
         """
         ALTER TABLE deliveries ADD COLUMN claimed_at REAL;
         """,
+        // 5: the time before which a kept signal is not delivered (a delayed post), for consumers that
+        // register later.
+        """
+        ALTER TABLE signals ADD COLUMN not_before REAL;
+        """,
     ])
 
     /// The schema version of the signal store in `db` (0 for an empty database).

@@ -12,6 +12,13 @@ extension ConformanceChecks {
             name:
                 "a post without a consumer or a keep removes the signal's record (revisions start again at 1); one with either keeps it",
             body: signalRecordOfAPost),
+        .init(
+            name:
+                "a delayed post's deliveries start not before its time, also after the consumer's run stopped and another took it over",
+            body: delayedPostStartsOnTime),
+        .init(
+            name: "a kept delayed post reaches a consumer that registers later not before its time",
+            body: keptDelayedPostWaitsForItsTime),
     ]
 
     static func onceConsumerReceivesOneRevision(_ c: ConformanceContext) async throws {
@@ -59,5 +66,51 @@ extension ConformanceChecks {
         try c.expectEqual(try await center.deliverDue(), 2, "deliveries completed (none for the late consumer)")
         try c.expectEqual(c.recorder.all.compactMap(\.item), [1, 2], "items received")
         try await center.stop()
+    }
+
+    static func delayedPostStartsOnTime(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        _ = try await center.register(try c.handler("Sink.receive"), for: "later", delivery: .everyRevision)
+        // One due in an hour (never in this check), one in a second.
+        let far = try await center.post("later", payload: ["item": 1], notBefore: Date().addingTimeInterval(3_600))
+        try c.expectEqual(far.deliveries, 1, "deliveries of the post due in an hour")
+        let soon = Date().addingTimeInterval(1)
+        _ = try await center.post("later", payload: ["item": 2], notBefore: soon)
+        let early = try await center.deliverDue()
+        // A pass that ended before the second post's time claimed before it: it must have started neither.
+        if Date() < soon { try c.expectEqual(early, 0, "deliveries started before their posts' times") }
+        try c.expectEqual(try await center.openDeliveries(), 2 - early, "open deliveries")
+
+        // The consumer's run stops; the next run of the component takes its deliveries over.
+        try await center.stop()
+        let next = try await c.center("app")
+        try await deliverUntilReceived(c, next, item: 2)
+        try c.expect(Date() >= soon, "the delayed delivery ran before its time")
+        try c.expectEqual(c.recorder.all.compactMap(\.item), [2], "items received")
+        try c.expectEqual(try await next.openDeliveries(), 1, "open deliveries (the one due in an hour)")
+        try await next.stop()
+    }
+
+    static func keptDelayedPostWaitsForItsTime(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        let soon = Date().addingTimeInterval(1)
+        let kept = try await center.post(
+            "kept", payload: ["item": 3], ifUnconsumed: .keep(for: .seconds(600)), notBefore: soon)
+        try c.expect(kept.kept && kept.hadNoConsumer, "kept without a consumer, found \(kept)")
+        _ = try await center.register(try c.handler("Sink.receive"), for: "kept")
+        let early = try await center.deliverDue()
+        if Date() < soon { try c.expectEqual(early, 0, "deliveries started before the post's time") }
+        try await deliverUntilReceived(c, center, item: 3)
+        try c.expect(Date() >= soon, "the kept delivery ran before its post's time")
+        try await center.stop()
+    }
+
+    /// Runs `center`'s delivery passes until a handler received `item` (at most a minute).
+    private static func deliverUntilReceived(_ c: ConformanceContext, _ center: SignalCenter, item: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !c.recorder.all.contains(where: { $0.item == item }) {
+            try c.expect(ContinuousClock.now < deadline, "item \(item) was not delivered within a minute")
+            if try await center.deliverDue() == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        }
     }
 }

@@ -9,8 +9,9 @@ import HandlerKit
 ///              [--handler record|poison] [--stop]
 ///         registers one consumer per signal S0…S(N-1), printing `consumer <id> <signal> <mode>` for each,
 ///         and exits without stopping (the run dies with the process) unless --stop
-///     post --component C --signals N [--prefix S] [--from I] [--kill-at P --kill-after K]
-///         posts S(I)…S(N-1), payload item = index; prints `posted <signal> <revision> <deliveries>` after each
+///     post --component C --signals N [--prefix S] [--from I] [--delay-ms D] [--kill-at P --kill-after K]
+///         posts S(I)…S(N-1), payload item = index, delayed by D milliseconds (`notBefore`, also as the
+///         payload's `due`); prints `posted <signal> <revision> <deliveries>` after each
 ///     consume --component C [--kill-at P --kill-after K] [--stop-at P --ready FILE] [--max-attempts N] [--stop]
 ///         starts a run (taking over dead ones), prints `run <id> took over <dead runs> runs, <interrupted>
 ///         interrupted, <adopted> consumers adopted, <removed> run-tied consumers removed, <ended> ended runs`,
@@ -89,8 +90,15 @@ struct ProbeCommands {
         let center = try await SignalCenter.start(
             component: try component, store: store, options: .init(deliversAutomatically: false))
         let prefix = try prefix
+        let delay = try options.int("delay-ms", default: 0)
         for index in (try options.int("from", default: 0))..<(try options.int("signals")) {
-            let result = try await center.post(SignalID("\(prefix)\(index)"), payload: ["item": index])
+            var payload: SignalPayload = ["item": index]
+            var due: Date?
+            if delay > 0 {
+                due = Date().addingTimeInterval(Double(delay) / 1_000)
+                payload.set("due", due?.timeIntervalSince1970)
+            }
+            let result = try await center.post(SignalID("\(prefix)\(index)"), payload: payload, notBefore: due)
             say("posted \(prefix)\(index) \(result.revision) \(result.deliveries)")
         }
         try await center.stop()

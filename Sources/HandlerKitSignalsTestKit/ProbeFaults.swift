@@ -92,12 +92,16 @@ enum ProbeHandlers {
                         id: "SignalStoreProbe.record",
                         parameters: [
                             .required("log", String.self), .required("item", Int.self),
-                            .required("deliveryKey", String.self),
+                            .required("deliveryKey", String.self), .optional("due", Double.self),
                         ],
                         invokeAsync: { arguments in
                             let log: String = try arguments.required("log")
                             let item: Int = try arguments.required("item")
                             let key: String = try arguments.required("deliveryKey")
+                            // A delayed post's time (seconds since 1970): a start before it is early.
+                            if let due: Double = try arguments.optional("due"), Date().timeIntervalSince1970 < due {
+                                ProbeLog.append(log, "early \(key) \(item) \(getpid())")
+                            }
                             if let store = store.withLock({ $0 }),
                                 let completions = try? await store.completions(of: DeliveryKey(key)),
                                 !completions.isEmpty

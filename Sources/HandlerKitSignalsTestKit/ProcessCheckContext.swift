@@ -160,10 +160,13 @@ package struct HandlerLog {
     package var entries: [Entry]
     /// The keys of handler starts whose delivery had a completion already, one per such start.
     package var startedAfterCompletion: [String]
+    /// The keys of handler starts before their delayed post's time, one per such start.
+    package var startedEarly: [String]
 
     package init(path: String) {
         let lines = ProbeLog.lines(path).map { $0.split(separator: " ") }.filter { $0.count == 4 }
         startedAfterCompletion = lines.filter { $0[0] == "late" }.map { String($0[1]) }
+        startedEarly = lines.filter { $0[0] == "early" }.map { String($0[1]) }
         entries = lines.filter { $0[0] == "start" || $0[0] == "end" }.map { fields in
             Entry(isEnd: fields[0] == "end", key: String(fields[1]), pid: String(fields[3]))
         }

@@ -14,6 +14,10 @@ enum ProcessChecks {
         .init(
             name: "consumers tied to a killed run are removed by the next process and never delivered",
             body: runTiedConsumersRemoved),
+        .init(
+            name:
+                "delayed deliveries survive the processes killed before and inside them, and none starts before its time",
+            body: delayedDeliveriesSurviveKills),
     ]
 
     /// A serving process registers consumers and delivers by itself, woken by another process's posts.
@@ -101,6 +105,38 @@ enum ProcessChecks {
             "expected no handler to run, found the log:\n\(ProbeLog.lines(c.log).joined(separator: "\n"))")
         try c.expectEqual(try await c.store.statistics(), SignalStoreStatistics(), "what the store holds")
         return ""
+    }
+
+    /// Consumers registered by a process that exited get posts delayed by 1.5 s; the next process of
+    /// their component takes them over and is killed inside the first delayed handler it starts; the
+    /// one after it completes them. Each handler checks that it started at or after its post's time.
+    static func delayedDeliveriesSurviveKills(_ c: ProcessCheckContext) async throws -> String {
+        let consumers = try await c.register(3, prefix: "t")
+        let posted = try await c.probe([
+            "post", "--component", "sync", "--signals", "3", "--prefix", "t", "--delay-ms", "1500",
+        ])
+        try c.expectSuccess(posted, "posting 3 delayed signals")
+        let killed = try await c.probe([
+            "consume", "--component", "app", "--kill-at", "insideHandler", "--kill-after", "1",
+        ])
+        try c.expect(
+            killed.killed, "expected the first consumer process to be killed inside a handler:\n\(killed.output)")
+        let (kills, finished) = try await c.consumeUntilSettled(processes: 20) {
+            ["consume", "--component", "app", "--stop"]
+        }
+        try c.expect(
+            finished && kills == 0, "expected the next consumer process to settle the store, found \(kills) kills")
+        let handlerLog = HandlerLog(path: c.log)
+        try c.expectEqual(handlerLog.startedEarly, [], "handlers started before their post's time")
+        try c.expectEqual(handlerLog.startedAfterCompletion, [], "handlers started after their delivery was completed")
+        try c.expectEqual(
+            handlerLog.returnedKeys, Set(consumers.map { "\($0)/1" }), "deliveries whose handler returned")
+        for consumer in consumers {
+            try c.expectEqual(try await c.completions("\(consumer)/1"), 1, "completions of \(consumer)/1")
+        }
+        let interrupted = handlerLog.interruptedRuns.count
+        try c.expectEqual(interrupted, 1, "handler runs interrupted by the kill")
+        return "kills=1 deliveries=3 lost=0 completed_twice=0 started_early=0 interrupted=\(interrupted)"
     }
 }
 #endif

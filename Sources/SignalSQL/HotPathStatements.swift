@@ -11,10 +11,10 @@ package enum HotPathStatements {
     // MARK: Posting
 
     /// A post's pending delivery of revision $3 to consumer $2 (key $1), owned by the consumer's run,
-    /// due at $4 (`StoreStep.insertDelivery`), then its body: the consumer's handler and the post's
-    /// payload.
+    /// made at $4 and due at $5 (`StoreStep.insertDelivery`), then its body: the consumer's handler
+    /// and the post's payload.
     package static func insertDelivery(
-        consumer: String, revision: Int, payload: [UInt8], now: Double
+        consumer: String, revision: Int, payload: [UInt8], now: Double, due: Double
     ) -> [SQLStatement] {
         let key = DeliveryKey(consumer: consumer, revision: revision).rawValue
         return [
@@ -22,9 +22,9 @@ package enum HotPathStatements {
                 """
                 INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
                                         handler_id, state, attempt, not_before, created_at)
-                SELECT $1, consumer_id, signal_id, $3, component, run_id, lifetime, handler_id, \(pending), 0, $4, $4
+                SELECT $1, consumer_id, signal_id, $3, component, run_id, lifetime, handler_id, \(pending), 0, $5, $4
                 FROM consumers WHERE consumer_id = $2
-                """, [.init(key), .init(consumer), .init(revision), .init(now)]),
+                """, [.init(key), .init(consumer), .init(revision), .init(now), .init(due)]),
             SQLStatement(
                 """
                 INSERT INTO delivery_bodies (delivery_id, handler, payload)
@@ -40,17 +40,19 @@ package enum HotPathStatements {
         SQLStatement("UPDATE consumers SET delivered = 1 WHERE consumer_id = $1", [.init(consumer)])
     }
 
-    /// Stores the record of a post of signal $1 at revision $2 (payload $3, posted at $4, kept until $5),
-    /// replacing the record it had.
+    /// Stores the record of a post of signal $1 at revision $2 (payload $3, posted at $4, kept until $5,
+    /// delivered not before $6), replacing the record it had.
     package static func keepSignal(
-        _ signalID: String, revision: Int, payload: [UInt8], now: Double, keepUntil: Double?
+        _ signalID: String, revision: Int, payload: [UInt8], now: Double, keepUntil: Double?, notBefore: Double?
     ) -> SQLStatement {
         SQLStatement(
             """
-            INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until) VALUES ($1, $2, $3, $4, $5)
+            INSERT INTO signals (signal_id, revision, payload, posted_at, keep_until, not_before)
+            VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT (signal_id) DO UPDATE SET revision = excluded.revision, payload = excluded.payload,
-                posted_at = excluded.posted_at, keep_until = excluded.keep_until
-            """, [.init(signalID), .init(revision), .init(payload), .init(now), .init(keepUntil)])
+                posted_at = excluded.posted_at, keep_until = excluded.keep_until, not_before = excluded.not_before
+            """,
+            [.init(signalID), .init(revision), .init(payload), .init(now), .init(keepUntil), .init(notBefore)])
     }
 
     /// Removes the record of signal $1 (a post that keeps none).

@@ -125,12 +125,16 @@ package enum StepStatements {
             [HotPathStatements.removeBody(row)]
         case .recordCompletion(let delivery, let now):
             [HotPathStatements.recordCompletion(delivery, now: now)]
-        case .insertDelivery(let consumer, let revision, let payload, let now):
-            HotPathStatements.insertDelivery(consumer: consumer, revision: revision, payload: payload, now: now)
+        case .insertDelivery(let consumer, let revision, let payload, let now, let due):
+            HotPathStatements.insertDelivery(
+                consumer: consumer, revision: revision, payload: payload, now: now, due: due)
         case .markServed(let consumer):
             [HotPathStatements.markServed(consumer)]
-        case .keepSignal(let signal, let revision, let payload, let now, let keepUntil):
-            [HotPathStatements.keepSignal(signal, revision: revision, payload: payload, now: now, keepUntil: keepUntil)]
+        case .keepSignal(let signal, let revision, let payload, let now, let keepUntil, let notBefore):
+            [
+                HotPathStatements.keepSignal(
+                    signal, revision: revision, payload: payload, now: now, keepUntil: keepUntil, notBefore: notBefore)
+            ]
         case .removeSignal(let signal):
             [HotPathStatements.removeSignal(signal)]
         case .settlePromise(let promise, let settlement):
@@ -171,7 +175,8 @@ package enum StepStatements {
     }
 
     /// One pending delivery of the kept revision of `consumer`'s signal, when it is kept at `now`,
-    /// and its body (the consumer's handler, the record's payload); counts the delivery.
+    /// due at `now` or at the record's `not_before` when later, and its body (the consumer's
+    /// handler, the record's payload); counts the delivery.
     private static func deliveringKeptRevision(to consumer: ConsumerRecord, now: Double) -> [SQLStatement] {
         let key = DeliveryKey.sql(consumer: "$1", revision: "signals.revision")
         return [
@@ -179,7 +184,8 @@ package enum StepStatements {
                 """
                 INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
                                         handler_id, state, attempt, not_before, created_at)
-                SELECT \(key), $1, signal_id, revision, $3, $4, $5, $6, \(pending), 0, $7, $7
+                SELECT \(key), $1, signal_id, revision, $3, $4, $5, $6, \(pending), 0,
+                       CASE WHEN not_before > $7 THEN not_before ELSE $7 END, $7
                 FROM signals WHERE signal_id = $2 AND keep_until >= $7
                 """,
                 [

@@ -51,8 +51,9 @@ enum DifferentialOperation: Hashable, Sendable, CustomStringConvertible {
         slot: Int, consumer: Int, signal: Int, lifetime: ConsumerLifetime, mode: DeliveryMode, failures: Int)
     /// Removes consumer `c<consumer>`: with the slot's center, or as an operator (`discardConsumer`).
     case remove(slot: Int, consumer: Int, asOperator: Bool)
-    /// Posts to `s<signal>` with `item` (none: a payload the handlers cannot take), kept or not.
-    case post(slot: Int, signal: Int, item: Int?, keep: Bool)
+    /// Posts to `s<signal>` with `item` (none: a payload the handlers cannot take), kept or not,
+    /// delayed by an hour (never due within a sequence) or not.
+    case post(slot: Int, signal: Int, item: Int?, keep: Bool, delayed: Bool)
     /// `deliverDue()` of the slot's center.
     case deliver(slot: Int)
     /// Requeues the dead delivery at `pick` (modulo their number, in the store's order) with the
@@ -87,8 +88,9 @@ enum DifferentialOperation: Hashable, Sendable, CustomStringConvertible {
                 "register c\(consumer) for s\(signal) (\(lifetime.rawValue), \(mode.rawValue), fails \(failures)×), \(at(slot))"
         case .remove(let slot, let consumer, let asOperator):
             return asOperator ? "discard consumer c\(consumer) as an operator" : "remove c\(consumer), \(at(slot))"
-        case .post(let slot, let signal, let item, let keep):
-            return "post s\(signal) item \(item.map(String.init) ?? "none")\(keep ? " kept" : ""), \(at(slot))"
+        case .post(let slot, let signal, let item, let keep, let delayed):
+            return
+                "post s\(signal) item \(item.map(String.init) ?? "none")\(keep ? " kept" : "")\(delayed ? " delayed" : ""), \(at(slot))"
         case .deliver(let slot): return "deliver due, \(at(slot))"
         case .requeue(let slot, let pick): return "requeue dead delivery #\(pick), \(at(slot))"
         case .requeueAll: return "requeue every dead delivery as an operator"
@@ -164,7 +166,7 @@ struct DifferentialGenerator {
         case 16..<32:
             return .post(
                 slot: slot, signal: random.below(4), item: random.percent(92) ? random.below(100) : nil,
-                keep: random.percent(30))
+                keep: random.percent(30), delayed: random.percent(15))
         case 32..<50: return .deliver(slot: slot)
         case 50..<53:
             running[slot] = false

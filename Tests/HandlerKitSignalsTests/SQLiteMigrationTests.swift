@@ -30,6 +30,7 @@ struct SQLiteMigrationTests {
                     ALTER TABLE deliveries DROP COLUMN started;
                     ALTER TABLE deliveries DROP COLUMN crashed;
                     ALTER TABLE deliveries DROP COLUMN claimed_at;
+                    ALTER TABLE signals DROP COLUMN not_before;
                     PRAGMA user_version = 1;
                     """)
         }
@@ -38,7 +39,7 @@ struct SQLiteMigrationTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "PRAGMA user_version")
         }
-        #expect(version == 4)
+        #expect(version == 5)
         let center = try await manualCenter("app", store: store, registry: registry)
         #expect(center.takeover.adoptedConsumers == 1)
         #expect(try await center.deliverDue() == 1)

@@ -66,6 +66,13 @@ enum SignalCenterLifecycleArticle {
         // end snippet
     }
 
+    static func delayedPost(app: SignalCenter, noteID: String) async throws {
+        // snippet: delayed-post
+        // Remind the user in an hour, whichever process of the app then runs.
+        try await app.post("reminder.due", payload: ["noteID": noteID], notBefore: .now.addingTimeInterval(3_600))
+        // end snippet
+    }
+
     static func deliverByHand(store: SQLiteSignalStore) async throws {
         // snippet: deliver-by-hand
         var options = SignalCenter.Options()
