@@ -48,6 +48,25 @@ enum SignalsPostgresBench {
             "signals_pg.cross_process_latency_p99_us: \(String(format: "%.0f", latencies[latencies.count * 99 / 100])) us"
         )
 
+        // Delayed posts: 200 posted at once, due one every 10 ms from 300 ms on; how late each handler
+        // starts in the consumer process after its time (its center sleeps until the earliest due one).
+        // Each carries its time as `sentAt`, so the consumer's latency is the lateness.
+        let lateness = try await withConsumers(1, schema: schema, prefix: "delay", signalCount: 1, count: 200) {
+            let first = Date().addingTimeInterval(0.3)
+            for index in 0..<200 {
+                let due = first.addingTimeInterval(Double(index) * 0.01)
+                try await poster.post(
+                    SignalID("delay0-0"), payload: ["sentAt": due.timeIntervalSince1970], notBefore: due)
+            }
+        }.latencies.sorted()
+        print(
+            "signals_pg.delayed_start_lateness_p50_ms: \(String(format: "%.1f", lateness[lateness.count / 2] / 1_000)) ms"
+        )
+        print(
+            "signals_pg.delayed_start_lateness_p99_ms: \(String(format: "%.1f", lateness[lateness.count * 99 / 100] / 1_000)) ms"
+        )
+        print("signals_pg.delayed_start_earliest_ms: \(String(format: "%.1f", lateness[0] / 1_000)) ms")
+
         for consumers in [1, 4] {
             let start = Date().timeIntervalSince1970
             let result = try await withConsumers(
