@@ -73,7 +73,7 @@ extension SQLValue {
 }
 
 /// What differs between the SQL the stores run: how a placeholder is written, and the row locks only
-/// PostgreSQL takes (``lockingSkipLocked``, ``lockingForUpdate``). Everything else (`RETURNING`,
+/// PostgreSQL takes (``lockingSkipLocked``). Everything else (`RETURNING`,
 /// `ON CONFLICT`, `CASE`, `||`, `CAST(… AS TEXT)`) is written the way both SQLite and PostgreSQL
 /// read it.
 @_spi(SignalStoreDriver)
@@ -101,15 +101,6 @@ public enum SQLDialect: Sendable {
         switch self {
         case .postgres: " FOR UPDATE SKIP LOCKED"
         case .sqlite: ""
-        }
-    }
-
-    /// The condition that a row's `id` is not among the row ids bound to `placeholder`: on PostgreSQL
-    /// a `bigint[]`; on SQLite a JSON array of integers as text (`[3,7]`), read with `json_each`.
-    public func idNotAmong(_ placeholder: String) -> String {
-        switch self {
-        case .postgres: "NOT (id = ANY(\(placeholder)))"
-        case .sqlite: "id NOT IN (SELECT value FROM json_each(\(placeholder)))"
         }
     }
 }

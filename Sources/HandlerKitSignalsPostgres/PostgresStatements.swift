@@ -114,7 +114,7 @@ enum PostgresStatements {
             \(PostgresStatements.claimAndRead)
             """
         /// Run $1's deliveries due at $2, except those in progress ($3).
-        private static let due = HotPathStatements.claimCondition(reclaimingLost: false, .postgres)
+        private static let due = HotPathStatements.dueCondition
 
         var runID: String
         var now: Double
@@ -131,8 +131,8 @@ enum PostgresStatements {
             WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: dueOrLost, limit: "$4", .postgres))),
             \(PostgresStatements.claimAndRead)
             """
-        /// Run $1's deliveries due at $2 or claimed by it, except those in progress ($3).
-        private static let dueOrLost = HotPathStatements.claimCondition(reclaimingLost: true, .postgres)
+        /// Run $1's deliveries due at $2 or claimed by it, except those in progress ($3, a `bigint[]`).
+        private static let dueOrLost = HotPathStatements.claimCondition(reclaimingLostWhere: "NOT (id = ANY($3))")
 
         var runID: String
         var now: Double

@@ -62,8 +62,8 @@ package enum HotPathStatements {
 
     // MARK: Claiming
 
-    /// The statement of a change that answers the rows it changed, as SQLite reads it (the PostgreSQL
-    /// store claims with a statement of its own, `StoreProgram.shortcut`).
+    /// The statement of a change that answers the rows it changed, as both SQL stores read it (the
+    /// PostgreSQL store claims with a prepared statement of its own, `StoreProgram.shortcut`).
     package static func statement(for change: StoreChange) -> SQLStatement {
         switch change {
         case .claim(let request, let now): claim(request, now: now)
@@ -73,15 +73,14 @@ package enum HotPathStatements {
     /// Which deliveries are due for run $1 at $2.
     package static let dueCondition = StoreReads.dueCondition
 
-    /// Which deliveries a claim by run $1 at $2 takes (`ClaimRequest`): those due, and when
-    /// `reclaimingLost` also the run's own claims whose row ids are not among $3, the deliveries the
-    /// run holds in progress (``SQLDialect/idNotAmong(_:)``).
-    package static func claimCondition(reclaimingLost: Bool, _ dialect: SQLDialect) -> String {
-        guard reclaimingLost else { return dueCondition }
-        return """
-            owner_run = $1 AND ((state = \(pending) AND not_before <= $2)
-            OR (state = \(claimed) AND claimed_by = $1 AND \(dialect.idNotAmong("$3"))))
-            """
+    /// Which deliveries a claim by run $1 at $2 takes (`ClaimRequest`): those due, and also the
+    /// run's own claims for which `notInProgress` holds (a condition on their row `id`: not among the
+    /// deliveries the run holds in progress).
+    package static func claimCondition(reclaimingLostWhere notInProgress: String) -> String {
+        """
+        owner_run = $1 AND ((state = \(pending) AND not_before <= $2)
+        OR (state = \(claimed) AND claimed_by = $1 AND \(notInProgress)))
+        """
     }
 
     /// The `columns` of the deliveries that match `condition`, by row id, at most `limit` (a placeholder)
@@ -97,24 +96,26 @@ package enum HotPathStatements {
     package static let claimAssignments =
         "state = \(claimed), claimed_by = $1, attempt = attempt + 1, claimed_at = $2"
 
-    /// Claims up to $4 of the deliveries `request` takes at $2 (``claimCondition(reclaimingLost:_:)``:
-    /// $1 its run, $3 its deliveries in progress as a JSON array, read only when reclaiming), next
-    /// attempt, not started, while the run is recorded, and returns them with their bodies and
-    /// their consumers' modes (NULL when gone).
+    /// Claims up to $3 of the deliveries `request` takes at $2 (``dueCondition``, and with
+    /// `reclaimingLost` ``claimCondition(reclaimingLostWhere:)``, the ids of its deliveries in progress
+    /// written as literals), next attempt, not started, while run $1 is recorded, and returns them
+    /// with their bodies and their consumers' modes (NULL when gone).
     package static func claim(_ request: ClaimRequest, now: Double) -> SQLStatement {
-        let ids = request.reclaimingLost ? request.inProgress.sorted().map(String.init) : []
-        let inProgress = "[" + ids.joined(separator: ",") + "]"
-        let condition = claimCondition(reclaimingLost: request.reclaimingLost, .sqlite)
+        let inProgress = request.inProgress.sorted().map(String.init).joined(separator: ", ")
+        let condition =
+            !request.reclaimingLost
+            ? dueCondition
+            : claimCondition(reclaimingLostWhere: inProgress.isEmpty ? "1 = 1" : "id NOT IN (\(inProgress))")
         return SQLStatement(
             """
             UPDATE deliveries SET \(claimAssignments), started = 0
-            WHERE id IN (\(dueDeliveries("id", where: condition, limit: "$4", .sqlite)))
+            WHERE id IN (\(dueDeliveries("id", where: condition, limit: "$3", .sqlite)))
             AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
             RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed,
                 (SELECT handler FROM delivery_bodies WHERE delivery_id = deliveries.id) AS handler,
                 (SELECT payload FROM delivery_bodies WHERE delivery_id = deliveries.id) AS payload,
                 (SELECT mode FROM consumers WHERE consumers.consumer_id = deliveries.consumer_id) AS mode
-            """, [.init(request.runID), .init(now), .init(inProgress), .init(request.limit)], answer: .nothing)
+            """, [.init(request.runID), .init(now), .init(request.limit)], answer: .nothing)
     }
 
     /// Parks claimed delivery $2 (its row id), which cannot be read, as dead with reason $1.

@@ -117,6 +117,22 @@ struct PostgresConformanceTests {
         try await check.run { try PostgresTestServer.store(folder: folder, options: options) }
     }
 
+    /// The same checks on the store without its shortcuts (`StagesOnlyStore`): every program runs as
+    /// the core's stages, each step and read one statement written once for both SQL stores.
+    @Test(arguments: SignalStoreConformance.checks)
+    func stagesOnly(_ check: SignalStoreConformance.Check) async throws {
+        let folder = folder.path
+        let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
+        try await check.run { StagesOnlyStore(try PostgresTestServer.store(folder: folder, options: options)) }
+    }
+
+    @Test(arguments: SignalStoreConformance.inspectionChecks)
+    func stagesOnlyInspection(_ check: SignalStoreConformance.Check) async throws {
+        let folder = folder.path
+        let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
+        try await check.run { StagesOnlyStore(try PostgresTestServer.store(folder: folder, options: options)) }
+    }
+
     @Test(arguments: SignalStoreConformance.inspectionChecks)
     func inspection(_ check: SignalStoreConformance.Check) async throws {
         let folder = folder.path
