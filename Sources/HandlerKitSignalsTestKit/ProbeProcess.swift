@@ -53,14 +53,21 @@ package enum ProbeProcess {
         return process
     }
 
-    /// Waits for `process` to end, in a thread of its own.
-    package static func finish(_ process: Process) async {
+    /// Waits for `process` to end, in a thread of its own. One still running after `limit` is
+    /// killed (SIGKILL), so that a check waiting for a probe that never ends (one that waits for a
+    /// post that failed) fails on what it then finds instead of hanging.
+    package static func finish(_ process: Process, within limit: Duration = .seconds(600)) async {
+        let deadline = Task {
+            try await Task.sleep(for: limit)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 process.waitUntilExit()
                 continuation.resume()
             }
         }
+        deadline.cancel()
     }
 
     /// Runs `executable` with `arguments` and waits for it; its output goes through a file in

@@ -117,27 +117,28 @@ struct PostgresConformanceTests {
         try await check.run { try PostgresTestServer.store(folder: folder, options: options) }
     }
 
-    /// The same checks on the store without its shortcuts (`StagesOnlyStore`): every program runs as
-    /// the core's stages, each step and read one statement written once for both SQL stores.
-    @Test(arguments: SignalStoreConformance.checks)
-    func stagesOnly(_ check: SignalStoreConformance.Check) async throws {
-        let folder = folder.path
-        let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
-        try await check.run { StagesOnlyStore(try PostgresTestServer.store(folder: folder, options: options)) }
-    }
-
-    @Test(arguments: SignalStoreConformance.inspectionChecks)
-    func stagesOnlyInspection(_ check: SignalStoreConformance.Check) async throws {
-        let folder = folder.path
-        let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
-        try await check.run { StagesOnlyStore(try PostgresTestServer.store(folder: folder, options: options)) }
-    }
-
     @Test(arguments: SignalStoreConformance.inspectionChecks)
     func inspection(_ check: SignalStoreConformance.Check) async throws {
         let folder = folder.path
         let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
         try await check.run { try PostgresTestServer.store(folder: folder, options: options) }
+    }
+}
+
+/// The same checks on the store without its shortcuts (`StagesOnlyStore`): every program runs as the
+/// core's stages, each step and read one statement written once for both SQL stores. One check at a
+/// time: each holds connections of its own, and the server's are shared with every other test.
+@Suite(
+    "Signals: the conformance suite, on PostgreSQL without its shortcuts", .serialized,
+    .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
+struct PostgresStagesConformanceTests {
+    let folder = TemporaryFolder()
+
+    @Test(arguments: SignalStoreConformance.checks + SignalStoreConformance.inspectionChecks)
+    func stagesOnly(_ check: SignalStoreConformance.Check) async throws {
+        let folder = folder.path
+        let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
+        try await check.run { StagesOnlyStore(try PostgresTestServer.store(folder: folder, options: options)) }
     }
 }
 #endif
