@@ -240,62 +240,6 @@ public final class SignalCenter: Sendable {
         try await storeCall { () throws(SignalError) in try await store.consumers(of: component) }
     }
 
-    // MARK: Posting
-
-    /// Posts a new revision of `signal`. The result says how many consumers receive it; with none,
-    /// `ifUnconsumed` decides whether it is kept for a consumer that registers later.
-    ///
-    /// With `notBefore`, no delivery of the revision starts before that time (a delayed post): its
-    /// deliveries are stored at once, so they survive the processes that would run them, and the
-    /// center that runs them wakes for them at that time (see <doc:SignalCenterLifecycle#Delayed-posts>). A consumer that
-    /// registers later and receives a kept revision receives it not before that time either. A time
-    /// already past delivers at once.
-    ///
-    /// - Throws: `SignalError.invalidSignalID`, `.invalidPayload`; `.payloadTooDeep` or
-    ///   `.payloadTooLarge` for a payload a delivery could not read, `.invalidDeliveryTime` for a
-    ///   `notBefore` that is not a finite time (nothing was posted); `.storeBusy` (nothing was
-    ///   posted; safe to post again) and the other store errors.
-    @discardableResult
-    public func post(
-        _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
-        notBefore: Date? = nil
-    ) async throws(SignalError) -> PostResult {
-        try checkRunning()
-        let signalID = try signal.validated()
-        if let notBefore, !notBefore.timeIntervalSince1970.isFinite {
-            throw .invalidDeliveryTime(
-                signal: signalID, reason: "is \(notBefore.timeIntervalSince1970), not a finite time")
-        }
-        // A producer span, in the poster's trace; its context travels with the post, and the
-        // span of each delivery links to it.
-        let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
-        defer { span.end() }
-        span.attributes["handlerkit.component"] = component
-        span.attributes["handlerkit.signal"] = signalID
-        if let notBefore { span.attributes["handlerkit.not_before"] = notBefore.timeIntervalSince1970 }
-        do throws(SignalError) {
-            let encoded = try payload.encoded(for: signalID, context: Self.postContext(of: span))
-            var keepUntil: Date?
-            if case .keep(let duration) = ifUnconsumed { keepUntil = Date().addingTimeInterval(duration.seconds) }
-            let result = try await storeCall { () throws(SignalError) in
-                try await store.post(signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore)
-            }
-            metrics.posts.increment()
-            span.attributes["handlerkit.revision"] = result.revision
-            log(
-                .trace, "posted",
-                [
-                    SignalLogKey.signal: .string(signalID), SignalLogKey.revision: .stringConvertible(result.revision),
-                    "handlerkit.deliveries": .stringConvertible(result.deliveries),
-                ])
-            return result
-        } catch {
-            span.recordError(error)
-            span.setStatus(SpanStatus(code: .error))
-            throw error
-        }
-    }
-
     // MARK: Dead deliveries
 
     /// The dead deliveries of this component (or, with `allComponents`, of every component).
@@ -403,7 +347,7 @@ public final class SignalCenter: Sendable {
         return ending
     }
 
-    private func checkRunning() throws(SignalError) {
+    func checkRunning() throws(SignalError) {
         if isStopped { throw .centerStopped(component: component, runID: runID) }
     }
 

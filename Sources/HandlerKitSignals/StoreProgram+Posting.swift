@@ -16,6 +16,72 @@ extension StoreProgram where Result == PostResult {
     }
 }
 
+extension StoreProgram where Result == [PostResult] {
+    /// Posts `postings` in their order at `now`, each as ``post(_:now:)`` does (a later one sees what
+    /// an earlier one of the same signal made), in one transaction: all of them or none. Wakes the
+    /// run whose consumers take them when that is one run, every center when they are several.
+    /// Recorded, as a single post is.
+    package static func posts(_ postings: [Posting], now: Double) -> Self {
+        @Sendable func posting(from index: Int, made: PostResults, wakeUp: WakeTarget?) -> Stage {
+            guard index < postings.count else { return .done(made.inOrder, wakeUp: wakeUp) }
+            let next = postings[index]
+            return .reading(StoreReads.postTargets(next.signalID)) { targets in
+                let (steps, result, wakes) = next.write(after: targets, now: now)
+                return .steps(steps) { _ in
+                    posting(from: index + 1, made: .after(made, result), wakeUp: WakeTarget.either(wakeUp, wakes))
+                }
+            }
+        }
+        return Self(
+            "posting \(postings.count) signals", recordedAs: .posts(postings),
+            shortcut: .posts(postings, now: now, answer: { $0 }),
+            posting(from: 0, made: .none, wakeUp: nil))
+    }
+}
+
+/// The results of a bulk post so far, latest first: each stage adds one without copying the others.
+private indirect enum PostResults: Sendable {
+    case none
+    case after(PostResults, PostResult)
+
+    /// The results in the order they were made.
+    var inOrder: [PostResult] {
+        var results: [PostResult] = []
+        var rest = self
+        while case .after(let earlier, let result) = rest {
+            results.append(result)
+            rest = earlier
+        }
+        return results.reversed()
+    }
+}
+
+extension WakeTarget {
+    /// Whom to wake for two changes: the one run both name, or every center when they name several.
+    package static func either(_ first: WakeTarget?, _ second: WakeTarget?) -> WakeTarget? {
+        switch (first, second) {
+        case (nil, let only), (let only, nil): only
+        case (.run(let one)?, .run(let other)?) where one == other: .run(one)
+        default: .everyCenter
+        }
+    }
+}
+
+extension RecordedText where Value == [PostResult] {
+    /// The revision each post of `postings` made and how many deliveries, in their order: `3 1 1 2`.
+    package static func posts(_ postings: [Posting]) -> Self {
+        Self(
+            encode: { $0.map { "\($0.revision) \($0.deliveries)" }.joined(separator: " ") },
+            decode: { text in
+                guard let numbers = RecordedText<[Int]>.numbers.decode(text), numbers.count == 2 * postings.count
+                else { return nil }
+                return postings.indices.map {
+                    postings[$0].result(revision: numbers[2 * $0], deliveries: numbers[2 * $0 + 1])
+                }
+            })
+    }
+}
+
 extension RecordedText where Value == PostResult {
     /// The revision a post of `posting` made and how many deliveries: `3 1`.
     package static func post(_ posting: Posting) -> Self {

@@ -58,6 +58,8 @@ public struct StoreProgram<Result: Sendable>: Sendable {
         case claim(ClaimRequest, now: Double, answer: @Sendable (ClaimedBatch) -> Result)
         /// `SignalStore.post(_:payload:keepUntil:)` at `now`.
         case post(Posting, now: Double, answer: @Sendable (PostResult) -> Result)
+        /// Posts in order at `now`, in one transaction (`StoreProgram.posts(_:now:)`).
+        case posts([Posting], now: Double, answer: @Sendable ([PostResult]) -> Result)
         /// `SignalStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)` of promise `id` at `now`: the
         /// store reads the promise locked against other settlers, makes what `decide` makes of it,
         /// and its post as the `post` shortcut does.
@@ -66,10 +68,14 @@ public struct StoreProgram<Result: Sendable>: Sendable {
             answer: @Sendable (Swift.Result<PromiseRecord?, SignalError>) -> Result)
     }
 
-    /// Whether the program posts a signal (`SignalStore.post(_:payload:keepUntil:)`), for a store's
-    /// tests that stop a post before its commit (`SignalStoreProbe.Opening.postBeforeCommit`).
+    /// Whether the program posts signals (`SignalStore.post(_:payload:keepUntil:notBefore:)`, a bulk
+    /// post), for a store's tests that stop a post before its commit
+    /// (`SignalStoreProbe.Opening.postBeforeCommit`).
     @_spi(SignalStoreDriver) public var isPost: Bool {
-        if case .post? = shortcut { true } else { false }
+        switch shortcut {
+        case .post?, .posts?: true
+        default: false
+        }
     }
 
     /// What a program does next. Only the core's decisions choose the next stage, and they do not

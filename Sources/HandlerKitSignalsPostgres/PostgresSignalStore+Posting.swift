@@ -44,6 +44,27 @@ extension PostgresSignalStore {
         return posting.result(revision: revision, deliveries: deliveries)
     }
 
+    /// Makes `postings` at `now` in one transaction, each in the statement of ``post(_:now:)``, with
+    /// the effects of the core's bulk post (`StoreProgram.posts(_:now:)`), which the differential test
+    /// compares; its answer is recorded as that program records it.
+    func post(_ postings: [Posting], now: Double) async throws(SignalError) -> [PostResult] {
+        let statements = postings.map { postStatement($0, now: now) }
+        let hook = options.faultHook
+        let logger = options.logger
+        return try await transactionOnce(
+            "posting \(postings.count) signals", answer: RecordedAnswer(.posts(postings))
+        ) { connection in
+            var results: [PostResult] = []
+            for (posting, statement) in zip(postings, statements) {
+                for try await (revision, deliveries, _) in try await connection.execute(statement, logger: logger) {
+                    results.append(posting.result(revision: revision, deliveries: deliveries))
+                }
+            }
+            hook?(.postBeforeCommit)
+            return results
+        }
+    }
+
     /// The statement that makes `posting` at `now` (``post(_:now:)``), with a new post id.
     private func postStatement(_ posting: Posting, now: Double) -> PostgresStatements.Post {
         PostgresStatements.Post(

@@ -177,6 +177,8 @@ extension PostgresSignalStore {
             return answer(try await claim(request, now: now))
         case .post(let posting, let now, let answer)?:
             return answer(try await post(posting, now: now))
+        case .posts(let postings, let now, let answer)?:
+            return answer(try await post(postings, now: now))
         case .settle(let id, let now, let decide, let answer)?:
             return answer(try await settle(id, now: now, decide: decide))
         case nil: break

@@ -19,6 +19,10 @@ extension ConformanceChecks {
         .init(
             name: "a kept delayed post reaches a consumer that registers later not before its time",
             body: keptDelayedPostWaitsForItsTime),
+        .init(
+            name:
+                "a bulk post makes each post in its order, a later one of a signal its next revision",
+            body: bulkPostInOrder),
     ]
 
     static func onceConsumerReceivesOneRevision(_ c: ConformanceContext) async throws {
@@ -102,6 +106,27 @@ extension ConformanceChecks {
         if Date() < soon { try c.expectEqual(early, 0, "deliveries started before the post's time") }
         try await deliverUntilReceived(c, center, item: 3)
         try c.expect(Date() >= soon, "the kept delivery ran before its post's time")
+        try await center.stop()
+    }
+
+    static func bulkPostInOrder(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        let every = try await center.register(try c.handler("Sink.receive"), for: "a", delivery: .everyRevision)
+        let once = try await center.register(try c.handler("Sink.receive"), for: "b")
+        let results = try await center.post([
+            SignalPost("a", payload: ["item": 1]), SignalPost("b", payload: ["item": 2]),
+            SignalPost("a", payload: ["item": 3]), SignalPost("b", payload: ["item": 4]),
+            SignalPost("none", payload: ["item": 5], ifUnconsumed: .keep(for: .seconds(600))),
+        ])
+        try c.expectEqual(results.map(\.revision), [1, 1, 2, 2, 1], "revisions")
+        try c.expectEqual(results.map(\.deliveries), [1, 1, 1, 0, 0], "deliveries (the once consumer takes one)")
+        try c.expect(
+            results[4].kept && results[4].hadNoConsumer, "the last post kept without a consumer, found \(results[4])")
+        try c.expectEqual(try await center.deliverDue(), 3, "deliveries completed")
+        try c.expectEqual(
+            c.recorder.all.map { "\($0.deliveryKey) \($0.item ?? 0)" },
+            ["\(every.rawValue)/1 1", "\(once.rawValue)/1 2", "\(every.rawValue)/2 3"], "deliveries in posting order")
+        try c.expectEqual(try await center.post([]), [], "the results of an empty bulk post")
         try await center.stop()
     }
 

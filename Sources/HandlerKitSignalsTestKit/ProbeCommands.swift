@@ -9,9 +9,10 @@ import HandlerKit
 ///              [--handler record|poison] [--stop]
 ///         registers one consumer per signal S0…S(N-1), printing `consumer <id> <signal> <mode>` for each,
 ///         and exits without stopping (the run dies with the process) unless --stop
-///     post --component C --signals N [--prefix S] [--from I] [--delay-ms D] [--kill-at P --kill-after K]
+///     post --component C --signals N [--prefix S] [--from I] [--delay-ms D] [--bulk B] [--kill-at P --kill-after K]
 ///         posts S(I)…S(N-1), payload item = index, delayed by D milliseconds (`notBefore`, also as the
-///         payload's `due`); prints `posted <signal> <revision> <deliveries>` after each
+///         payload's `due`), B at a time in one bulk post when given; prints `posted <signal>
+///         <revision> <deliveries>` for each once it is stored
 ///     consume --component C [--kill-at P --kill-after K] [--stop-at P --ready FILE] [--max-attempts N] [--stop]
 ///         starts a run (taking over dead ones), prints `run <id> took over <dead runs> runs, <interrupted>
 ///         interrupted, <adopted> consumers adopted, <removed> run-tied consumers removed, <ended> ended runs`,
@@ -91,15 +92,23 @@ struct ProbeCommands {
             component: try component, store: store, options: .init(deliversAutomatically: false))
         let prefix = try prefix
         let delay = try options.int("delay-ms", default: 0)
-        for index in (try options.int("from", default: 0))..<(try options.int("signals")) {
-            var payload: SignalPayload = ["item": index]
-            var due: Date?
-            if delay > 0 {
-                due = Date().addingTimeInterval(Double(delay) / 1_000)
-                payload.set("due", due?.timeIntervalSince1970)
+        let bulk = max(1, try options.int("bulk", default: 1))
+        let indices = Array((try options.int("from", default: 0))..<(try options.int("signals")))
+        for start in stride(from: 0, to: indices.count, by: bulk) {
+            let posts = indices[start..<min(start + bulk, indices.count)].map { index in
+                var payload: SignalPayload = ["item": index]
+                var due: Date?
+                if delay > 0 {
+                    due = Date().addingTimeInterval(Double(delay) / 1_000)
+                    payload.set("due", due?.timeIntervalSince1970)
+                }
+                return SignalPost(SignalID("\(prefix)\(index)"), payload: payload, notBefore: due)
             }
-            let result = try await center.post(SignalID("\(prefix)\(index)"), payload: payload, notBefore: due)
-            say("posted \(prefix)\(index) \(result.revision) \(result.deliveries)")
+            let results =
+                bulk == 1
+                ? [try await center.post(posts[0].signal, payload: posts[0].payload, notBefore: posts[0].notBefore)]
+                : try await center.post(posts)
+            for result in results { say("posted \(result.signalID.rawValue) \(result.revision) \(result.deliveries)") }
         }
         try await center.stop()
     }

@@ -8,7 +8,12 @@ extension ProcessChecks {
             name: "three consumer processes at once, killed at random points, complete every delivery once",
             body: concurrentConsumers),
         .init(
-            name: "killed posts leave nothing behind, and posting again delivers once", body: killedPosts),
+            name: "killed posts leave nothing behind, and posting again delivers once",
+            body: { try await killedPosts($0, bulk: 1) }),
+        .init(
+            name:
+                "killed bulk posts (8 signals each) leave none of their posts behind, and posting again delivers once",
+            body: { try await killedPosts($0, bulk: 8) }),
         .init(
             name: "a poison delivery that kills its process is dead after its attempts and starves no other",
             body: poisonDelivery),
@@ -124,9 +129,9 @@ extension ProcessChecks {
             "concurrent consumers=3 kills=\(kills) deliveries=\(expected.count) lost=\(tally.lost.count) completed_twice=\(tally.completedTwice.count) dead=\(left.deadDeliveries) started_after_completion=\(handlerLog.startedAfterCompletion.count)"
     }
 
-    /// Kills posters inside the post's transaction: a killed post leaves nothing, so posting again
-    /// makes revision 1 and each consumer gets exactly one delivery.
-    static func killedPosts(_ c: ProcessCheckContext) async throws -> String {
+    /// Kills posters inside the post's transaction (of `bulk` posts): a killed post leaves nothing,
+    /// so posting again makes revision 1 and each consumer gets exactly one delivery.
+    static func killedPosts(_ c: ProcessCheckContext, bulk: Int) async throws -> String {
         var random = SeededRandom(seed: 42)
         let consumers = try await c.register(40, prefix: "m")
         var postedSignals: [Substring] = []
@@ -134,16 +139,18 @@ extension ProcessChecks {
         while postedSignals.count < 40 {
             let outcome = try await c.probe([
                 "post", "--component", "sync", "--signals", "40", "--prefix", "m",
-                "--from", "\(postedSignals.count)", "--kill-at", "postBeforeCommit",
+                "--from", "\(postedSignals.count)", "--bulk", "\(bulk)", "--kill-at", "postBeforeCommit",
                 "--kill-after", "\(Int.random(in: 1...2, using: &random))",
             ])
             postedSignals += outcome.lines.filter { $0.hasPrefix("posted ") }
             if outcome.killed { kills += 1 } else { try c.expectSuccess(outcome, "a poster") }
             if kills > 1_000 { break }
         }
+        // Each poster is killed in its first or second transaction: 40 posts take about 40 / bulk × 2 posters.
+        let expectedKills = bulk == 1 ? 20 : 4
         try c.expect(
-            kills >= 20,
-            "expected at least 20 posters killed inside their post, found \(kills) (a store kills there only "
+            kills >= expectedKills,
+            "expected at least \(expectedKills) posters killed inside their post, found \(kills) (a store kills there only "
                 + "when its post calls `SignalStoreProbe.Opening.postBeforeCommit` before its commit)")
         try c.expect(
             postedSignals.allSatisfy { $0.hasSuffix(" 1 1") },
@@ -157,7 +164,7 @@ extension ProcessChecks {
         let left = try await c.store.statistics()
         try c.expectEqual(left, .only(completions: 40), "what the store holds")
         return
-            "point=postBeforeCommit kills=\(kills) deliveries=40 lost=\(tally.lost.count) completed_twice=\(tally.completedTwice.count) dead=\(left.deadDeliveries)"
+            "point=postBeforeCommit bulk=\(bulk) kills=\(kills) deliveries=40 lost=\(tally.lost.count) completed_twice=\(tally.completedTwice.count) dead=\(left.deadDeliveries)"
     }
 
     /// A handler that kills its own process on every attempt, posted before five good deliveries:

@@ -95,7 +95,7 @@ public enum SignalStoreProbe {
 struct ProbeOptions: ProbeOptionValues {
     static let names: Set<String> = [
         "component", "log", "signals", "prefix", "mode", "lifetime", "handler", "from", "kill-at", "kill-after",
-        "stop-at", "ready", "max-attempts", "consumers", "posts",
+        "stop-at", "ready", "max-attempts", "consumers", "posts", "delay-ms", "bulk",
     ]
 
     var values: [String: String] = [:]

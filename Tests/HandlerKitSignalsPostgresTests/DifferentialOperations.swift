@@ -54,6 +54,8 @@ enum DifferentialOperation: Hashable, Sendable, CustomStringConvertible {
     /// Posts to `s<signal>` with `item` (none: a payload the handlers cannot take), kept or not,
     /// delayed by an hour (never due within a sequence) or not.
     case post(slot: Int, signal: Int, item: Int?, keep: Bool, delayed: Bool)
+    /// Posts `s<signals[i]>` with `items[i]`, in that order, in one bulk post.
+    case bulkPost(slot: Int, signals: [Int], items: [Int])
     /// `deliverDue()` of the slot's center.
     case deliver(slot: Int)
     /// Requeues the dead delivery at `pick` (modulo their number, in the store's order) with the
@@ -91,6 +93,9 @@ enum DifferentialOperation: Hashable, Sendable, CustomStringConvertible {
         case .post(let slot, let signal, let item, let keep, let delayed):
             return
                 "post s\(signal) item \(item.map(String.init) ?? "none")\(keep ? " kept" : "")\(delayed ? " delayed" : ""), \(at(slot))"
+        case .bulkPost(let slot, let signals, let items):
+            let posts = zip(signals, items).map { "s\($0) item \($1)" }.joined(separator: ", ")
+            return "bulk post \(posts), \(at(slot))"
         case .deliver(let slot): return "deliver due, \(at(slot))"
         case .requeue(let slot, let pick): return "requeue dead delivery #\(pick), \(at(slot))"
         case .requeueAll: return "requeue every dead delivery as an operator"
@@ -167,7 +172,12 @@ struct DifferentialGenerator {
             return .post(
                 slot: slot, signal: random.below(4), item: random.percent(92) ? random.below(100) : nil,
                 keep: random.percent(30), delayed: random.percent(15))
-        case 32..<50: return .deliver(slot: slot)
+        case 32..<35:
+            let count = 2 + random.below(3)
+            return .bulkPost(
+                slot: slot, signals: (0..<count).map { _ in random.below(4) },
+                items: (0..<count).map { _ in random.below(100) })
+        case 35..<50: return .deliver(slot: slot)
         case 50..<53:
             running[slot] = false
             return .crash(slot: slot)

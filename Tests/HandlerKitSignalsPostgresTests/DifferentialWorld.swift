@@ -145,6 +145,13 @@ actor DifferentialWorld {
                     notBefore: delayed ? Date().addingTimeInterval(3_600) : nil)
                 return "revision \(result.revision), deliveries \(result.deliveries), kept \(result.kept)"
             }
+        case .bulkPost(let slot, let signals, let items):
+            guard let center = slots[slot] else { return "no center" }
+            return await outcome {
+                let results = try await center.post(
+                    zip(signals, items).map { SignalPost(SignalID("s\($0)"), payload: ["item": $1]) })
+                return results.map { "revision \($0.revision), deliveries \($0.deliveries)" }.joined(separator: "; ")
+            }
         case .deliver(let slot):
             guard let center = slots[slot] else { return "no center" }
             return await outcome { "completed \(try await center.deliverDue())" }

@@ -73,6 +73,13 @@ enum SignalCenterLifecycleArticle {
         // end snippet
     }
 
+    static func bulkPost(app: SignalCenter, photoIDs: [String]) async throws {
+        // snippet: bulk-post
+        let results = try await app.post(photoIDs.map { SignalPost("thumbnail.make", payload: ["photoID": $0]) })
+        // end snippet
+        _ = results
+    }
+
     static func deliverByHand(store: SQLiteSignalStore) async throws {
         // snippet: deliver-by-hand
         var options = SignalCenter.Options()

@@ -1,0 +1,110 @@
+import Foundation
+import Tracing
+
+extension SignalCenter {
+    /// Posts a new revision of `signal`. The result says how many consumers receive it; with none,
+    /// `ifUnconsumed` decides whether it is kept for a consumer that registers later.
+    ///
+    /// With `notBefore`, no delivery of the revision starts before that time (a delayed post): its
+    /// deliveries are stored at once, so they survive the processes that would run them, and the
+    /// center that runs them wakes for them at that time (see <doc:SignalCenterLifecycle#Delayed-posts>). A consumer that
+    /// registers later and receives a kept revision receives it not before that time either. A time
+    /// already past delivers at once.
+    ///
+    /// - Throws: `SignalError.invalidSignalID`, `.invalidPayload`; `.payloadTooDeep` or
+    ///   `.payloadTooLarge` for a payload a delivery could not read, `.invalidDeliveryTime` for a
+    ///   `notBefore` that is not a finite time (nothing was posted); `.storeBusy` (nothing was
+    ///   posted; safe to post again) and the other store errors.
+    @discardableResult
+    public func post(
+        _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
+        notBefore: Date? = nil
+    ) async throws(SignalError) -> PostResult {
+        try checkRunning()
+        let signalID = try signal.validated()
+        try Self.checkTime(notBefore, of: signalID)
+        // A producer span, in the poster's trace; its context travels with the post, and the
+        // span of each delivery links to it.
+        let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
+        defer { span.end() }
+        span.attributes["handlerkit.component"] = component
+        span.attributes["handlerkit.signal"] = signalID
+        if let notBefore { span.attributes["handlerkit.not_before"] = notBefore.timeIntervalSince1970 }
+        do throws(SignalError) {
+            let encoded = try payload.encoded(for: signalID, context: Self.postContext(of: span))
+            var keepUntil: Date?
+            if case .keep(let duration) = ifUnconsumed { keepUntil = Date().addingTimeInterval(duration.seconds) }
+            let result = try await storeCall { () throws(SignalError) in
+                try await store.post(signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore)
+            }
+            metrics.posts.increment()
+            span.attributes["handlerkit.revision"] = result.revision
+            log(
+                .trace, "posted",
+                [
+                    SignalLogKey.signal: .string(signalID), SignalLogKey.revision: .stringConvertible(result.revision),
+                    "handlerkit.deliveries": .stringConvertible(result.deliveries),
+                ])
+            return result
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
+    /// Posts `posts` in their order, in one transaction: each as ``post(_:payload:ifUnconsumed:notBefore:)``
+    /// posts it (a later post of the same signal makes the next revision), and either all of them are
+    /// stored or, when the call throws, none. The results are in the same order. One wake-up goes out
+    /// for the whole batch. An empty list stores nothing and returns no result.
+    ///
+    /// - Throws: the first error any post would throw, before anything is stored (an invalid signal
+    ///   id, payload or time names its signal); `.storeBusy` (nothing was posted; safe to post again)
+    ///   and the other store errors.
+    @discardableResult
+    public func post(_ posts: [SignalPost]) async throws(SignalError) -> [PostResult] {
+        try checkRunning()
+        guard !posts.isEmpty else { return [] }
+        let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
+        defer { span.end() }
+        span.attributes["handlerkit.component"] = component
+        span.attributes["handlerkit.posts"] = posts.count
+        do throws(SignalError) {
+            let context = Self.postContext(of: span)
+            let now = Date()
+            var postings: [Posting] = []
+            postings.reserveCapacity(posts.count)
+            for post in posts {
+                let signalID = try post.signal.validated()
+                try Self.checkTime(post.notBefore, of: signalID)
+                var keepUntil: Date?
+                if case .keep(let duration) = post.ifUnconsumed { keepUntil = now.addingTimeInterval(duration.seconds) }
+                postings.append(
+                    Posting(
+                        signalID: signalID, payload: try post.payload.encoded(for: signalID, context: context),
+                        keepUntil: keepUntil, notBefore: post.notBefore))
+            }
+            let program = StoreProgram.posts(postings, now: now.timeIntervalSince1970)
+            let results = try await storeCall { () throws(SignalError) in try await store.perform(program) }
+            metrics.posts.increment(by: Int64(results.count))
+            log(
+                .trace, "posted in bulk",
+                [
+                    "handlerkit.posts": .stringConvertible(results.count),
+                    "handlerkit.deliveries": .stringConvertible(results.reduce(0) { $0 + $1.deliveries }),
+                ])
+            return results
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
+    /// Throws ``SignalError/invalidDeliveryTime(signal:reason:)`` for a post's `notBefore` that is no
+    /// time a store can record.
+    static func checkTime(_ notBefore: Date?, of signalID: String) throws(SignalError) {
+        guard let notBefore, !notBefore.timeIntervalSince1970.isFinite else { return }
+        throw .invalidDeliveryTime(signal: signalID, reason: "is \(notBefore.timeIntervalSince1970), not a finite time")
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// One post of a bulk post (``SignalCenter/post(_:)``): what
+/// ``SignalCenter/post(_:payload:ifUnconsumed:notBefore:)`` takes for one signal.
+///
+/// ```swift
+/// let results = try await center.post(thumbnails.map { SignalPost("thumbnail.make", payload: ["photo": $0.id]) })
+/// ```
+public struct SignalPost: Sendable {
+    /// The signal posted.
+    public var signal: SignalID
+    /// The named values its consumers' handlers receive.
+    public var payload: SignalPayload
+    /// Whether it is kept for a consumer that registers later when none receives it.
+    public var ifUnconsumed: UnconsumedPolicy
+    /// The time before which none of its deliveries starts, or `nil` for at once.
+    public var notBefore: Date?
+
+    public init(
+        _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
+        notBefore: Date? = nil
+    ) {
+        self.signal = signal
+        self.payload = payload
+        self.ifUnconsumed = ifUnconsumed
+        self.notBefore = notBefore
+    }
+}
