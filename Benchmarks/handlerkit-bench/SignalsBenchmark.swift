@@ -94,6 +94,12 @@ enum SignalsBenchmark {
         }
         report("signals.post_us", post, "us")
 
+        // The same posts 100 at a time in one bulk post: the cost per post.
+        let bulk = try await perOperation(20) { round in
+            _ = try await holder.post((0..<100).map { SignalPost("bench.post", payload: ["index": round * 100 + $0]) })
+        }
+        report("signals.bulk_post_per_signal_us", bulk / 100, "us")
+
         // Baseline: a plain GRDB transaction that inserts and deletes a row of a delivery's size.
         let baseline = try await baselineTransaction(folder: folder, rowSize: 220)
         report("signals.baseline_sqlite_txn_us", baseline, "us")

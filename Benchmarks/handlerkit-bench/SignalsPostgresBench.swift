@@ -138,6 +138,14 @@ enum SignalsPostgresBench {
         let start = clock.now
         for _ in 0..<rounds { try await center.post("post-cost", payload: ["sentAt": 0.0]) }
         print("signals_pg.post_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us")
+        // The same posts 100 at a time in one bulk post: the cost per post.
+        let bulkStart = clock.now
+        for round in 0..<(rounds / 100) {
+            try await center.post((0..<100).map { _ in SignalPost("post-cost", payload: ["sentAt": Double(round)]) })
+        }
+        print(
+            "signals_pg.bulk_post_per_signal_us: \(String(format: "%.0f", microseconds(clock.now - bulkStart) / Double(rounds))) us"
+        )
         _ = try await center.remove(consumer)
         try await center.stop()
     }
