@@ -1,4 +1,5 @@
 import Foundation
+import HandlerKit
 
 extension StoreProgram where Result == PostResult {
     /// Posts `posting` at `now` (`SignalStore.post(_:payload:keepUntil:)`): reads the signal's record
@@ -22,37 +23,23 @@ extension StoreProgram where Result == [PostResult] {
     /// run whose consumers take them when that is one run, every center when they are several.
     /// Recorded, as a single post is.
     package static func posts(_ postings: [Posting], now: Double) -> Self {
-        @Sendable func posting(from index: Int, made: PostResults, wakeUp: WakeTarget?) -> Stage {
-            guard index < postings.count else { return .done(made.inOrder, wakeUp: wakeUp) }
+        @Sendable func posting(from index: Int, into made: Locked<[PostResult]>, wakeUp: WakeTarget?) -> Stage {
+            guard index < postings.count else { return .done(made.withLock { $0 }, wakeUp: wakeUp) }
             let next = postings[index]
             return .reading(StoreReads.postTargets(next.signalID)) { targets in
                 let (steps, result, wakes) = next.write(after: targets, now: now)
                 return .steps(steps) { _ in
-                    posting(from: index + 1, made: .after(made, result), wakeUp: WakeTarget.either(wakeUp, wakes))
+                    made.withLock { $0.append(result) }
+                    return posting(from: index + 1, into: made, wakeUp: WakeTarget.either(wakeUp, wakes))
                 }
             }
         }
+        // The results are collected in a list made afresh each time the program runs (a store may
+        // run it again after a lost connection), by the stage that starts it.
         return Self(
             "posting \(postings.count) signals", recordedAs: .posts(postings),
             shortcut: .posts(postings, now: now, answer: { $0 }),
-            posting(from: 0, made: .none, wakeUp: nil))
-    }
-}
-
-/// The results of a bulk post so far, latest first: each stage adds one without copying the others.
-private indirect enum PostResults: Sendable {
-    case none
-    case after(PostResults, PostResult)
-
-    /// The results in the order they were made.
-    var inOrder: [PostResult] {
-        var results: [PostResult] = []
-        var rest = self
-        while case .after(let earlier, let result) = rest {
-            results.append(result)
-            rest = earlier
-        }
-        return results.reversed()
+            .steps([]) { _ in posting(from: 0, into: Locked([]), wakeUp: nil) })
     }
 }
 

@@ -46,6 +46,17 @@ struct BulkPostTests {
         try await center.stop()
     }
 
+    @Test func aLargeBulkPostIsMadeWholeInItsOrder() async throws {
+        let center = try await manualCenter("app", store: InMemorySignalStore(), registry: registry)
+        try await center.register(
+            try Handler(id: "Sink.receive", registry: registry), for: "a", delivery: .everyRevision)
+        let results = try await center.post((0..<20_000).map { SignalPost("a", payload: ["item": $0]) })
+        #expect(results.map(\.revision) == Array(1...20_000))
+        #expect(results.allSatisfy { $0.deliveries == 1 })
+        #expect(try await center.openDeliveries() == 20_000)
+        try await center.stop()
+    }
+
     @Test func aBulkPostWakesTheOneRunItsConsumersBelongToOrEveryCenter() {
         #expect(WakeTarget.either(nil, nil) == nil)
         #expect(WakeTarget.either(.run("r1"), nil) == .run("r1"))
