@@ -93,7 +93,8 @@ struct ProbeCommands {
         let prefix = try prefix
         let delay = try options.int("delay-ms", default: 0)
         let bulk = max(1, try options.int("bulk", default: 1))
-        let indices = Array((try options.int("from", default: 0))..<(try options.int("signals")))
+        let (first, end) = (try options.int("from", default: 0), try options.int("signals"))
+        let indices = first < end ? Array(first..<end) : []
         for start in stride(from: 0, to: indices.count, by: bulk) {
             let posts = indices[start..<min(start + bulk, indices.count)].map { index in
                 var payload: SignalPayload = ["item": index]

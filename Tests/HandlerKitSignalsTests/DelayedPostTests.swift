@@ -36,7 +36,7 @@ struct DelayedPostTests {
         let folder = TemporaryFolder()
         let store: any SignalStore =
             kind == "memory" ? InMemorySignalStore() : try SQLiteSignalStore(path: folder.path + "/signals.sqlite")
-        // No wake-up or rescan comes while the delivery waits: only its own time wakes the center.
+        // After the post's own wake-up (the center finds nothing due), only the delivery's time wakes it.
         let center = try await SignalCenter.start(component: "app", store: store, registry: registry)
         try await center.register(try Handler(id: "Delayed.record", registry: registry), for: "reminder")
         let due = Date().addingTimeInterval(0.5)
