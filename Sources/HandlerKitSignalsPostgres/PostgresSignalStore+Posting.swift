@@ -14,11 +14,11 @@ extension PostgresSignalStore {
     /// core's post program (`StoreProgram.post(_:now:)`), which the differential test compares.
     func post(_ posting: Posting, now: Double) async throws(SignalError) -> PostResult {
         let signalID = posting.signalID
-        let statement = postStatement(posting, now: now)
-        // The post's id, made with the statement, is recorded with its answer (as `transactionOnce`
-        // records a write's, in the post's one statement): a try after a lost connection finds out
-        // whether the lost one was applied (then returns its answer) instead of posting again.
-        let postID = statement.postID
+        // The post's id is recorded with its answer (as `transactionOnce` records a write's, in the
+        // post's one statement): a try after a lost connection finds out whether the lost one was
+        // applied (then returns its answer) instead of posting again.
+        let postID = UUID().uuidString
+        let statement = postStatement(posting, now: now, id: postID)
         let hook = options.faultHook
         let (revision, deliveries) = try await connections.run("posting signal '\(signalID)'") { connection, isRetry in
             if isRetry {
@@ -48,7 +48,7 @@ extension PostgresSignalStore {
     /// the effects of the core's bulk post (`StoreProgram.posts(_:now:)`), which the differential test
     /// compares; its answer is recorded as that program records it.
     func post(_ postings: [Posting], now: Double) async throws(SignalError) -> [PostResult] {
-        let statements = postings.map { postStatement($0, now: now) }
+        let statements = postings.map { postStatement($0, now: now, id: nil) }
         let hook = options.faultHook
         let logger = options.logger
         return try await transactionOnce(
@@ -65,12 +65,13 @@ extension PostgresSignalStore {
         }
     }
 
-    /// The statement that makes `posting` at `now` (``post(_:now:)``), with a new post id.
-    private func postStatement(_ posting: Posting, now: Double) -> PostgresStatements.Post {
+    /// The statement that makes `posting` at `now` (``post(_:now:)``), recorded under post id `id`
+    /// when given.
+    private func postStatement(_ posting: Posting, now: Double, id: String?) -> PostgresStatements.Post {
         PostgresStatements.Post(
             signalID: posting.signalID, keepUntil: posting.keepUntil,
             storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,
-            payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: UUID().uuidString,
+            payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: id,
             due: posting.due(now: now), notBefore: posting.notBefore)
     }
 
@@ -89,7 +90,9 @@ extension PostgresSignalStore {
             let decided = decide(try read.decode(try await Self.rows(of: locked, connection, logger: logger)))
             for step in decided.steps { _ = try await self.make(step, connection) }
             if let posting = decided.post {
-                for try await _ in try await connection.execute(self.postStatement(posting, now: now), logger: logger) {
+                for try await _ in try await connection.execute(
+                    self.postStatement(posting, now: now, id: nil), logger: logger)
+                {
                 }
             }
             if decided.wakeUp != nil { try await self.notify(connection) }

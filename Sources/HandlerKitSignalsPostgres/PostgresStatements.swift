@@ -20,8 +20,9 @@ enum PostgresStatements {
     /// A post (one statement): the signal's record (its revision serialises posts of the same
     /// signal), a delivery and its body per consumer that takes it, once consumers marked, a NOTIFY
     /// per run that receives a delivery (its id as payload), and the post's id with its result (so
-    /// a try after a lost connection can tell it was applied). Returns the revision, the number of
-    /// deliveries and of notifications.
+    /// a try after a lost connection can tell it was applied; not when the id is NULL, inside a
+    /// transaction that records its own). Returns the revision, the number of deliveries and of
+    /// notifications.
     ///
     /// The post's rules are the core's `Posting`, as SQL: the revision after the record's, which
     /// consumers receive it and which it serves, and whether the record is stored; the payload the
@@ -61,7 +62,7 @@ enum PostgresStatements {
                          AS revision,
                          (SELECT count(*) FROM d) AS deliveries),
             p AS (INSERT INTO operations (operation_id, answer, done_at)
-                  SELECT $7, r.revision || ' ' || r.deliveries, $4 FROM r
+                  SELECT $7, r.revision || ' ' || r.deliveries, $4 FROM r WHERE $7::text IS NOT NULL
                   ON CONFLICT (operation_id) DO UPDATE SET answer = excluded.answer)
             SELECT r.revision::bigint, r.deliveries::bigint, (SELECT count(*) FROM n)::bigint FROM r
             """
@@ -81,8 +82,9 @@ enum PostgresStatements {
         var now: Double
         var payload: ByteBuffer
         var channel: String
-        /// The post's id, made before sending.
-        var postID: String
+        /// The post's id, made before sending; `nil` when the transaction it runs in is recorded
+        /// otherwise (a bulk post) or may run again (a settlement).
+        var postID: String?
         /// When its deliveries are due (`Posting.due(now:)`).
         var due: Double
         /// The time before which the signal's record is not delivered to a later consumer, or nil.
