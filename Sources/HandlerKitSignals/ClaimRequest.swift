@@ -5,8 +5,11 @@
 /// later (a new property with a default) without breaking a store's source.
 @_spi(SignalStoreDriver)
 public struct ClaimRequest: Sendable, Hashable {
-    /// The run that claims: only its deliveries are claimed.
+    /// The run that claims.
     @_spi(SignalStoreDriver) public var runID: String
+    /// Whose due deliveries are claimed: the run's own (its id, the default), or those of its
+    /// component's work queue (the owner its queue's deliveries record).
+    @_spi(SignalStoreDriver) public var owner: String
     /// At most this many deliveries.
     @_spi(SignalStoreDriver) public var limit: Int
     /// Whether the first delivery, in `ClaimedDelivery.runningOrder(_:)`, is marked started in the
@@ -25,22 +28,25 @@ public struct ClaimRequest: Sendable, Hashable {
 
     @_spi(SignalStoreDriver)
     public init(
-        runID: String, limit: Int, startingFirst: Bool, inProgress: Set<Int64> = [], reclaimingLost: Bool = false
+        runID: String, owner: String? = nil, limit: Int, startingFirst: Bool, inProgress: Set<Int64> = [],
+        reclaimingLost: Bool = false
     ) {
         self.runID = runID
+        self.owner = owner ?? runID
         self.limit = limit
         self.startingFirst = startingFirst
         self.inProgress = inProgress
         self.reclaimingLost = reclaimingLost
     }
 
-    /// Whether the request takes the delivery in row `rowID`, in state `state` and claimed by
-    /// `claimedBy`: a pending delivery of the run when it `isDue`, or, when ``reclaimingLost``, one of
-    /// the run's claims not ``inProgress``. (The SQL stores say the same in their statements.)
+    /// Whether the request takes the delivery in row `rowID`, owned by `ownerRun`, in state `state`
+    /// and claimed by `claimedBy`: a delivery of ``owner``, pending and `isDue`, or, when
+    /// ``reclaimingLost``, claimed by the run and not ``inProgress``. (The SQL stores say the same in
+    /// their statements.)
     package func takes(
         rowID: Int64, ownerRun: String, state: DeliveryState, claimedBy: String?, isDue: Bool
     ) -> Bool {
-        guard ownerRun == runID else { return false }
+        guard ownerRun == owner else { return false }
         switch state {
         case .pending: return isDue
         case .claimed: return reclaimingLost && claimedBy == runID && !inProgress.contains(rowID)

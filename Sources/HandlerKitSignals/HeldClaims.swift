@@ -9,18 +9,22 @@
 package struct HeldClaims: Sendable {
     /// The row ids of the deliveries held.
     package private(set) var rows: Set<Int64> = []
-    /// Whether a claim, completion or release failed since the last claim that took back lost claims.
+    /// Whether a claim, completion or release failed since the run began.
     package private(set) var mayBeLost = false
+    /// The owners (the run, its component's work queue) whose claims took back lost claims since the
+    /// last failure: each owner's next claim after a failure does, once.
+    private var reclaimed: Set<String> = []
 
     package init() {}
 
-    /// The request of the run's next claim. It takes back lost claims when one may have been lost,
-    /// and counts on doing so: a claim that then fails calls ``failed()`` again.
-    package mutating func request(runID: String, limit: Int, startingFirst: Bool) -> ClaimRequest {
-        defer { mayBeLost = false }
+    /// The request of the run's next claim of `owner`'s deliveries. It takes back the run's lost
+    /// claims of `owner` when one may have been lost since its last such claim, and counts on doing
+    /// so: a claim that then fails calls ``failed()`` again.
+    package mutating func request(runID: String, owner: String, limit: Int, startingFirst: Bool) -> ClaimRequest {
+        let reclaiming = mayBeLost && reclaimed.insert(owner).inserted
         return ClaimRequest(
-            runID: runID, limit: limit, startingFirst: startingFirst, inProgress: mayBeLost ? rows : [],
-            reclaimingLost: mayBeLost)
+            runID: runID, owner: owner, limit: limit, startingFirst: startingFirst,
+            inProgress: reclaiming ? rows : [], reclaimingLost: reclaiming)
     }
 
     /// A claim returned these deliveries: they are held until settled.
@@ -37,11 +41,13 @@ package struct HeldClaims: Sendable {
     /// holding it.
     package mutating func failed() {
         mayBeLost = true
+        reclaimed = []
     }
 
     /// The center carries on as a new run: the old run's claims are the store's to give back.
     package mutating func runReplaced() {
         rows = []
         mayBeLost = false
+        reclaimed = []
     }
 }

@@ -5,11 +5,12 @@ import Tracing
 
 extension SignalCenter {
     /// Runs every delivery of this run that is due now, one at a time in the order posted (those
-    /// whose previous attempt's process died after the others claimed with them), and returns how
-    /// many were completed. With `Options.deliversAutomatically` a task does this whenever a
-    /// process posts. When the store gives a `SignalStore.livenessCheckInterval` (PostgreSQL),
-    /// a pass that comes that long after the last look first takes over the component's runs that
-    /// are gone.
+    /// whose previous attempt's process died after the others claimed with them), then the due
+    /// deliveries of the component's work queue, up to `Options.queueConcurrency` at once, waiting
+    /// for them; returns how many were completed. With `Options.deliversAutomatically` a task does
+    /// this whenever a process posts. When the store gives a `SignalStore.livenessCheckInterval`
+    /// (PostgreSQL), a pass that comes that long after the last look first takes over the
+    /// component's runs that are gone.
     ///
     /// - Throws: `SignalError.suspended` while the center is suspended (nothing is claimed then);
     ///   the store's errors.
@@ -17,15 +18,22 @@ extension SignalCenter {
     public func deliverDue() async throws(SignalError) -> Int {
         switch state.withLock({ $0.lifecycle.deliverDueRequested() }) {
         case .refuse(let error): throw error
-        case .pass(let generation): return try await deliverDue(generation: generation)
+        case .pass(let generation):
+            let before = state.withLock { $0.queueWorkers.completed }
+            let completed = try await deliverDue(generation: generation, fromQueue: false)
+            try await workQueue(generation: generation)
+            return completed + (await queueWorkersFinished() - before)
         }
     }
 
     /// One delivery pass; it claims and starts nothing once the center is stopped or suspended, or
     /// `generation` is no longer the current one (a suspension came between). When a look for dead
     /// runs is due, it takes them over first, so that their deliveries are claimed in this pass.
-    private func deliverDue(generation: Int) async throws(SignalError) -> Int {
+    /// With `fromQueue` it first gives the component's work queue's due deliveries to its free
+    /// workers.
+    private func deliverDue(generation: Int, fromQueue: Bool) async throws(SignalError) -> Int {
         try await takeOverDeadRunsWhenDue(generation: generation)
+        if fromQueue { try await workQueue(generation: generation) }
         var completed = 0
         // Settlements held for a task of this center that did not await their promises in time go
         // to their fallbacks first.
@@ -51,7 +59,7 @@ extension SignalCenter {
                     generation,
                     { runID throws(SignalError) in
                         claimant = runID
-                        return try await claim(for: runID)
+                        return try await claim(for: runID, owner: runID, limit: options.claimBatch)
                     })
             else { break }
             let claimed = batch.deliveries
@@ -107,11 +115,12 @@ extension SignalCenter {
         return completed
     }
 
-    /// Claims the next batch of `runID`'s deliveries, the first marked started; after a claim or a
-    /// settlement failed, also the run's claims this center no longer holds (`HeldClaims`).
-    private func claim(for runID: String) async throws(SignalError) -> ClaimedBatch {
+    /// Claims for `runID` up to `limit` due deliveries of `owner` (the run, or the component's work
+    /// queue), the first marked started; after a claim or a settlement failed, also the run's claims
+    /// this center no longer holds (`HeldClaims`).
+    func claim(for runID: String, owner: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         let request = state.withLock {
-            $0.claims.request(runID: runID, limit: options.claimBatch, startingFirst: true)
+            $0.claims.request(runID: runID, owner: owner, limit: limit, startingFirst: true)
         }
         do {
             let batch = try await store.claim(request)
@@ -140,13 +149,23 @@ extension SignalCenter {
         while state.withLock({ $0.lifecycle.allows(generation) }) {
             var deadline = ContinuousClock.now + .seconds(60)
             do {
-                _ = try await deliverDue(generation: generation)
+                let fromQueue = state.withLock { $0.queueWorkers.active }
+                _ = try await deliverDue(generation: generation, fromQueue: fromQueue)
                 let status = try await passCall(generation) { runID throws(SignalError) in
-                    try await store.runStatus(of: runID)
+                    try await store.runStatus(of: runID, queue: queueOwner)
+                }
+                if let status, noteQueue(status) && !fromQueue {
+                    // The queue has deliveries this pass did not look for: another pass, at once.
+                    deadline = .now
                 }
                 if let open = status?.openDeliveries { metrics.openDeliveries.record(open) }
                 if let retry = status?.nextDue {
                     deadline = min(deadline, .now + .seconds(max(0, retry.timeIntervalSinceNow)))
+                }
+                // The queue's deliveries due now are its workers' to claim as they free up: only a
+                // later one (delayed, or a retry) sets a time to look again.
+                if let later = status?.queueNextDue, later.timeIntervalSinceNow > 0 {
+                    deadline = min(deadline, .now + .seconds(later.timeIntervalSinceNow))
                 }
                 if let held = promiseWaiters.nextHoldEnd(generation: generation) { deadline = min(deadline, held) }
                 if let check = state.withLock({ $0.nextLivenessCheck }) { deadline = min(deadline, check) }
@@ -168,8 +187,11 @@ extension SignalCenter {
     /// of the store): takes over the runs of the component that are gone, as ``takeOverDeadRuns()``
     /// does, while the pass of `generation` may go on.
     private func takeOverDeadRunsWhenDue(generation: Int) async throws(SignalError) {
-        guard let every = store.livenessCheckInterval else { return }
         let due = state.withLock { state -> Bool in
+            guard
+                let every = store.livenessCheckInterval
+                    ?? (state.queueWorkers.active ? Self.queueLivenessInterval : nil)
+            else { return false }
             let now = ContinuousClock.now
             if let next = state.nextLivenessCheck, next > now { return false }
             state.nextLivenessCheck = now + every

@@ -36,6 +36,11 @@ public final class SignalCenter: Sendable {
         public var deliversAutomatically: Bool
         /// Deliveries claimed per transaction.
         public var claimBatch: Int
+        /// How many deliveries of the component's work queue (consumers registered with
+        /// `ConsumerLifetime.queue`) this center runs at once: 4 by default. It claims only as many
+        /// as it has free workers, so the rest go to the component's other processes. The other
+        /// deliveries of the run run one at a time, in the order posted, besides these.
+        public var queueConcurrency: Int
         /// Problems the center survives: those of the automatic delivery task (e.g. a store that stays
         /// busy), and this run found taken over by another process while delivering or when resumed
         /// (`SignalError.runTakenOver`).
@@ -57,12 +62,13 @@ public final class SignalCenter: Sendable {
 
         public init(
             retry: RetryPolicy = RetryPolicy(), deliversAutomatically: Bool = true, claimBatch: Int = 16,
-            onProblem: (@Sendable (SignalError) -> Void)? = nil, logger: Logger = Logger.current,
-            metricsFactory: any MetricsFactory = MetricsSystem.factory
+            queueConcurrency: Int = 4, onProblem: (@Sendable (SignalError) -> Void)? = nil,
+            logger: Logger = Logger.current, metricsFactory: any MetricsFactory = MetricsSystem.factory
         ) {
             self.retry = retry
             self.deliversAutomatically = deliversAutomatically
             self.claimBatch = max(1, claimBatch)
+            self.queueConcurrency = max(1, queueConcurrency)
             self.onProblem = onProblem
             self.logger = logger
             self.metricsFactory = metricsFactory
@@ -111,6 +117,8 @@ public final class SignalCenter: Sendable {
         var nextLivenessCheck: ContinuousClock.Instant?
         /// The deliveries the run holds claimed, and whether one of its claims may have been lost.
         var claims = HeldClaims()
+        /// The workers of the component's work queue.
+        var queueWorkers: QueueWorkers
 
         /// Takes the tasks waiting at the gate when `open`, to be resumed outside the lock.
         mutating func takeGate(if open: Bool) -> [CheckedContinuation<Bool, Never>] {
@@ -135,7 +143,8 @@ public final class SignalCenter: Sendable {
                     component: component, runID: runID, takeover: takeover,
                     deliversAutomatically: options.deliversAutomatically),
                 // The run's start took over what was gone then.
-                nextLivenessCheck: store.livenessCheckInterval.map { .now + $0 }))
+                nextLivenessCheck: store.livenessCheckInterval.map { .now + $0 },
+                queueWorkers: QueueWorkers(limit: options.queueConcurrency)))
     }
 
     /// Starts a run of `component`: records it with a fresh run id, takes over the component's runs
@@ -200,18 +209,34 @@ public final class SignalCenter: Sendable {
     // MARK: Consumers
 
     /// Registers `handler` as a consumer of `signal`, delivered by this run (or, when `durable` and
-    /// this run is gone, by the next process of this component). When the signal was posted with
+    /// this run is gone, by the next process of this component; when `queue`, by whichever live run
+    /// of this component has a free worker). When the signal was posted with
     /// `UnconsumedPolicy.keep` and is still kept, the consumer receives that revision at once.
+    ///
+    /// With an `id` of your own (say `thumbs.make`), registering is idempotent: when a consumer
+    /// with that id exists, for the same signal, component, lifetime, delivery mode and handler, it is
+    /// returned and nothing is registered, so every process of a component can register its work
+    /// queue's consumer as it starts, and a request tried again registers once. The existing
+    /// consumer keeps the handler's bound arguments it was registered with. Without an `id`, each
+    /// call registers a new consumer.
     ///
     /// - Throws: `SignalError.invalidHandler` for an invalidated handler or one whose document a
     ///   delivery could not read back (over a limit of `DecodingLimits.default`, e.g. a handler
-    ///   rebuilt with larger limits); `.invalidSignalID`; the store's errors. Nothing is stored then.
+    ///   rebuilt with larger limits); `.invalidSignalID`; `.invalidConsumerID` for an `id` that is
+    ///   empty or over 256 bytes, or that a different consumer has; the store's errors. Nothing is
+    ///   stored then.
     @discardableResult
     public func register(
-        _ handler: Handler, for signal: SignalID, lifetime: ConsumerLifetime = .durable, delivery: DeliveryMode = .once
+        _ handler: Handler, for signal: SignalID, lifetime: ConsumerLifetime = .durable, delivery: DeliveryMode = .once,
+        id: ConsumerID? = nil
     ) async throws(SignalError) -> ConsumerID {
         try checkRunning()
         let signalID = try signal.validated()
+        if let id, id.rawValue.isEmpty || id.rawValue.utf8.count > Self.maximumComponentLength {
+            throw .invalidConsumerID(
+                id.rawValue,
+                reason: id.rawValue.isEmpty ? "it is empty" : "it is over \(Self.maximumComponentLength) bytes long")
+        }
         if handler.isInvalidated { throw .invalidHandler(handler: handler.id, reason: "it has been invalidated") }
         let document: [UInt8]
         do {
@@ -221,10 +246,16 @@ public final class SignalCenter: Sendable {
         }
         return try await storeCall { () throws(SignalError) in
             let consumer = ConsumerRecord(
-                id: ConsumerID(UUID().uuidString), signalID: signalID, component: component, runID: runID,
-                lifetime: lifetime, mode: delivery, handler: document, handlerID: handler.id)
-            _ = try await store.apply(.register(consumer, now: Date().timeIntervalSince1970))
-            return consumer.id
+                id: id ?? ConsumerID(UUID().uuidString), signalID: signalID, component: component,
+                runID: lifetime == .queue ? queueOwner : runID, lifetime: lifetime, mode: delivery, handler: document,
+                handlerID: handler.id)
+            guard let existing = try await store.perform(.register(consumer, now: Date().timeIntervalSince1970)) else {
+                return consumer.id
+            }
+            if let difference = existing.differs(from: consumer) {
+                throw .invalidConsumerID(consumer.id.rawValue, reason: "a consumer with this id exists \(difference)")
+            }
+            return existing.id
         }
     }
 
@@ -339,7 +370,9 @@ public final class SignalCenter: Sendable {
         let (ending, gate) = state.withLock { state -> (Ending, [CheckedContinuation<Bool, Never>]) in
             guard state.lifecycle.stopped() == .endDelivery else { return (([], nil), []) }
             defer { state.formerLoops = [:] }
-            let loops = Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? [])
+            let loops =
+                Array(state.formerLoops.values) + (state.loop.map { [$0] } ?? [])
+                + Array(state.queueWorkers.tasks.values)
             return ((loops, state.listener), state.takeGate(if: true))
         }
         for waiting in gate { waiting.resume(returning: false) }

@@ -72,6 +72,10 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The time a post of `signal` was to be delivered not before is no time a store can record
     /// (infinite or not a number). Nothing was posted.
     case invalidDeliveryTime(signal: String, reason: String)
+    /// A consumer id given to `register` is empty or too long, or a consumer with that id exists
+    /// that is not the one asked for (another signal, component, lifetime, delivery mode or handler).
+    /// Nothing was registered.
+    case invalidConsumerID(String, reason: String)
 
     public var description: String {
         switch self {
@@ -128,6 +132,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "the signal center of component '\(component)' (run \(runID)) is suspended and holds nothing of the store open, so nothing was done; call resume() first"
         case .invalidDeliveryTime(let signal, let reason):
             "post of signal '\(signal)': notBefore \(reason); nothing was posted. Give a time such as Date.now.addingTimeInterval(60)"
+        case .invalidConsumerID(let id, let reason):
+            "consumer id '\(id.prefix(80))': \(reason); nothing was registered"
         }
     }
 }

@@ -6,6 +6,11 @@ public enum ConsumerLifetime: String, Sendable, Hashable {
     /// Ends with its run (ownCloud's behaviour): removed, with its pending deliveries, when the
     /// run stops or is found dead.
     case run
+    /// A work queue's consumer: it belongs to its component, not to a run, and lives until it is
+    /// removed. Every live run of the component claims its deliveries, each center running up to
+    /// `SignalCenter.Options.queueConcurrency` of them at once, so each post goes to whichever
+    /// process has a free worker.
+    case queue
 }
 
 /// How many revisions a consumer receives.

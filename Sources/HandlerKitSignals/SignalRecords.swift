@@ -25,15 +25,16 @@ public struct PostResult: Sendable, Hashable {
 
 /// A registered consumer as stored.
 public struct ConsumerRecord: Sendable, Hashable {
-    /// The consumer's id (a UUID).
+    /// The consumer's id (a UUID, or the id it was registered with).
     public var id: ConsumerID
     /// The signal it consumes.
     public var signalID: String
     /// The component whose processes deliver to it.
     public var component: String
-    /// The run that delivers to it: the registering run, or the run that took it over.
+    /// The run that delivers to it: the registering run, or the run that took it over (for a work
+    /// queue's consumer, the queue's owner: `queue:` and its component).
     public var runID: String
-    /// Durable, or tied to its run.
+    /// Durable, tied to its run, or its component's work queue's.
     public var lifetime: ConsumerLifetime
     /// Once, or every revision.
     public var mode: DeliveryMode
@@ -263,9 +264,11 @@ public struct RunsOfComponent: Sendable, Hashable {
         self.owningDeliveries = owningDeliveries
     }
 
-    /// Every run named, but `runID`, in order.
+    /// Every run named, but `runID`, in order; a work queue, named as its consumers' and deliveries'
+    /// owner, is not a run.
     package func all(besides runID: String) -> [String] {
-        recorded.union(namedByConsumers).union(owningDeliveries).subtracting([runID]).sorted()
+        recorded.union(namedByConsumers).union(owningDeliveries).subtracting([runID]).filter { !WorkQueue.isQueue($0) }
+            .sorted()
     }
 }
 
@@ -276,11 +279,17 @@ public struct RunStatus: Sendable, Hashable {
     @_spi(SignalStoreDriver) public var openDeliveries: Int
     /// When the earliest of its pending deliveries is due, if it has any.
     @_spi(SignalStoreDriver) public var nextDue: Date?
+    /// The deliveries of its component's work queue that are pending or claimed, when asked for.
+    @_spi(SignalStoreDriver) public var queueDeliveries: Int
+    /// When the earliest pending delivery of its component's work queue is due, when asked for.
+    @_spi(SignalStoreDriver) public var queueNextDue: Date?
 
     @_spi(SignalStoreDriver)
-    public init(openDeliveries: Int, nextDue: Date?) {
+    public init(openDeliveries: Int, nextDue: Date?, queueDeliveries: Int = 0, queueNextDue: Date? = nil) {
         self.openDeliveries = openDeliveries
         self.nextDue = nextDue
+        self.queueDeliveries = queueDeliveries
+        self.queueNextDue = queueNextDue
     }
 }
 

@@ -88,10 +88,11 @@ extension SignalStore {
         try await read(StoreReads.consumers(of: component))
     }
 
-    /// The deliveries of `runID` not yet completed, and when the earliest pending one is due.
+    /// The deliveries of `runID` not yet completed, and when the earliest pending one is due; with
+    /// `queue` (the owner of its component's work queue), also the queue's.
     @_spi(SignalStoreDriver)
-    public func runStatus(of runID: String) async throws(SignalError) -> RunStatus {
-        try await read(StoreReads.runStatus(of: runID))
+    public func runStatus(of runID: String, queue: String? = nil) async throws(SignalError) -> RunStatus {
+        try await read(StoreReads.runStatus(of: runID, queue: queue))
     }
 
     /// The dead deliveries of a component, or of all components.

@@ -85,6 +85,7 @@ extension SignalTables {
             completions.removeAll { $0.completedAt.timeIntervalSince1970 < now - completionHistory }
             return count - completions.count
         case .insertConsumer(let consumer, _):
+            if consumers.contains(where: { $0.record.id == consumer.id }) { return 0 }
             consumers.append(Consumer(record: consumer))
             return 1
         case .deliverKeptRevision(let consumer, let now):

@@ -334,7 +334,8 @@ extension StoreProgram where Result == ClaimedBatch {
             "claiming deliveries for run \(runID)", recordedAs: nil, marksStartsOf: request.startingFirst ? runID : nil,
             shortcut: .claim(request, now: now, answer: { $0 }),
             precheck: request.reclaimingLost
-                ? nil : (StoreReads.anyDue(run: runID, now: now), ClaimedBatch(deliveries: [], firstStart: nil)),
+                ? nil
+                : (StoreReads.anyDue(owner: request.owner, now: now), ClaimedBatch(deliveries: [], firstStart: nil)),
             .change(
                 PendingChange(
                     change: .claim(request, now: now),

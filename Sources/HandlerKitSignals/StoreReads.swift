@@ -42,45 +42,64 @@ package enum StoreReads {
                 """
                 SELECT consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id FROM consumers
                 WHERE CAST($1 AS TEXT) IS NULL OR component = $1 ORDER BY created_at, consumer_id
-                """, [.init(component)])
-        ) { (rows: [SQLRow]) throws(SignalError) -> [ConsumerRecord] in
-            var consumers: [ConsumerRecord] = []
-            for row in rows {
-                let key: String = try row.value("consumer_id", table: "consumers", key: "?")
-                func value<T: SQLDecodable>(_ name: String) throws(SignalError) -> T {
-                    try row.value(name, table: "consumers", key: key)
-                }
-                let handler: [UInt8] = try value("handler")
-                consumers.append(
-                    try ConsumerRecord(
-                        stored: key, signalID: try value("signal_id"), component: try value("component"),
-                        runID: try value("run_id"), lifetime: try value("lifetime"), mode: try value("mode"),
-                        handler: Data(handler), handlerID: try value("handler_id")))
-            }
-            return consumers
-        }
+                """, [.init(component)]),
+            decode: consumerRecords)
         return StoreRead(sql) { tables in
             tables.consumers.map(\.record).filter { component == nil || $0.component == component }
         }
     }
 
-    /// Which deliveries are due for run $1 at $2 (the SQL stores' claims select them too).
-    package static let dueCondition =
-        "owner_run = $1 AND state = \(DeliveryState.pending.sqlLiteral) AND not_before <= $2"
-
-    /// Whether run `run` has a delivery due at `now`: read before a claim (`StoreProgram.precheck`),
-    /// which then takes no write lock when there is none.
-    package static func anyDue(run: String, now: Double) -> StoreRead<Bool> {
+    /// The consumer with id `id`, if there is one.
+    package static func consumer(_ id: ConsumerID) -> StoreRead<ConsumerRecord?> {
         let sql = SQLRead(
-            "looking for deliveries due for run \(run)",
+            "finding consumer \(id)",
             SQLStatement(
-                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(dueCondition)) AS due", [.init(run), .init(now)])
+                """
+                SELECT consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id FROM consumers
+                WHERE consumer_id = $1
+                """, [.init(id.rawValue)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> ConsumerRecord? in try consumerRecords(rows).first }
+        return StoreRead(sql) { tables in tables.consumers.first { $0.record.id == id }?.record }
+    }
+
+    /// The consumers in `rows` of the `consumers` table.
+    private static func consumerRecords(_ rows: [SQLRow]) throws(SignalError) -> [ConsumerRecord] {
+        var consumers: [ConsumerRecord] = []
+        for row in rows {
+            let key: String = try row.value("consumer_id", table: "consumers", key: "?")
+            func value<T: SQLDecodable>(_ name: String) throws(SignalError) -> T {
+                try row.value(name, table: "consumers", key: key)
+            }
+            let handler: [UInt8] = try value("handler")
+            consumers.append(
+                try ConsumerRecord(
+                    stored: key, signalID: try value("signal_id"), component: try value("component"),
+                    runID: try value("run_id"), lifetime: try value("lifetime"), mode: try value("mode"),
+                    handler: Data(handler), handlerID: try value("handler_id")))
+        }
+        return consumers
+    }
+
+    /// Which deliveries of owner `owner` (a placeholder: a run, or a component's work queue) are due
+    /// at $2 (the SQL stores' claims select them too).
+    package static func dueCondition(owner: String) -> String {
+        "owner_run = \(owner) AND state = \(DeliveryState.pending.sqlLiteral) AND not_before <= $2"
+    }
+
+    /// Whether owner `owner` (a run, or a component's work queue) has a delivery due at `now`: read
+    /// before a claim (`StoreProgram.precheck`), which then takes no write lock when there is none.
+    package static func anyDue(owner: String, now: Double) -> StoreRead<Bool> {
+        let sql = SQLRead(
+            "looking for deliveries due for \(owner)",
+            SQLStatement(
+                "SELECT EXISTS (SELECT 1 FROM deliveries WHERE \(dueCondition(owner: "$1"))) AS due",
+                [.init(owner), .init(now)])
         ) { (rows: [SQLRow]) throws(SignalError) -> Bool in
             (rows.first.flatMap { $0.optional("due") as Int? } ?? 0) != 0
         }
         return StoreRead(sql) { tables in
             tables.deliveries.values.contains {
-                $0.ownerRun == run && $0.state == .pending && $0.notBefore.timeIntervalSince1970 <= now
+                $0.ownerRun == owner && $0.state == .pending && $0.notBefore.timeIntervalSince1970 <= now
             }
         }
     }
@@ -101,23 +120,33 @@ package enum StoreReads {
         return StoreRead(sql) { tables in tables.runs[run] != nil }
     }
 
-    /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is due.
-    package static func runStatus(of run: String) -> StoreRead<RunStatus> {
+    /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is
+    /// due; with `queue` (its component's work queue), the same of the queue's.
+    package static func runStatus(of run: String, queue: String? = nil) -> StoreRead<RunStatus> {
+        let pending = DeliveryState.pending.sqlLiteral
         let sql = SQLRead(
             "reading the status of run \(run)",
             SQLStatement(
                 """
-                SELECT COUNT(*) AS open, MIN(CASE WHEN state = \(DeliveryState.pending.sqlLiteral) THEN not_before END) AS due
-                FROM deliveries WHERE owner_run = $1
-                AND state IN (\(DeliveryState.pending.sqlLiteral), \(DeliveryState.claimed.sqlLiteral))
-                """, [.init(run)])
+                SELECT COUNT(CASE WHEN owner_run = $1 THEN 1 END) AS open,
+                    COUNT(CASE WHEN owner_run = $2 THEN 1 END) AS queued,
+                    MIN(CASE WHEN state = \(pending) AND owner_run = $1 THEN not_before END) AS due,
+                    MIN(CASE WHEN state = \(pending) AND owner_run = $2 THEN not_before END) AS queue_due
+                FROM deliveries WHERE owner_run IN ($1, $2)
+                AND state IN (\(pending), \(DeliveryState.claimed.sqlLiteral))
+                """, [.init(run), .init(queue ?? "")])
         ) { (rows: [SQLRow]) throws(SignalError) -> RunStatus in
-            RunStatus(stored: rows.first?.optional("open") ?? 0, nextDue: rows.first?.optional("due"))
+            RunStatus(
+                stored: rows.first?.optional("open") ?? 0, nextDue: rows.first?.optional("due"),
+                queued: rows.first?.optional("queued") ?? 0, queueNextDue: rows.first?.optional("queue_due"))
         }
         return StoreRead(sql) { tables in
             let open = tables.deliveries.values.filter { $0.ownerRun == run && $0.state != .dead }
+            let queued = tables.deliveries.values.filter { $0.ownerRun == queue && $0.state != .dead }
             return RunStatus(
-                openDeliveries: open.count, nextDue: open.filter { $0.state == .pending }.map(\.notBefore).min())
+                openDeliveries: open.count, nextDue: open.filter { $0.state == .pending }.map(\.notBefore).min(),
+                queueDeliveries: queued.count,
+                queueNextDue: queued.filter { $0.state == .pending }.map(\.notBefore).min())
         }
     }
 

@@ -44,7 +44,8 @@ package enum StoreStep: Sendable, Hashable {
     /// Removes the completions recorded longer ago than the store keeps its history of completions
     /// (a setting of the store), at `now`. Counts them.
     case forgetCompletions(now: Double)
-    /// Stores `consumer`, registered at `now`, not yet served. Counts it.
+    /// Stores `consumer`, registered at `now`, not yet served, unless a consumer with its id exists.
+    /// Counts it (0 when one existed).
     case insertConsumer(ConsumerRecord, now: Double)
     /// When the record of `consumer`'s signal is kept at `now` (its keep ends at `now` or later),
     /// makes one pending delivery of the kept revision and payload for `consumer`, owned by its run,

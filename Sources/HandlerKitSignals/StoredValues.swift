@@ -47,10 +47,13 @@ extension ConsumerRecord {
 }
 
 extension RunStatus {
-    /// A run's status from the values its store counted: its open deliveries, and when the earliest
-    /// pending one is due (seconds since 1970; `nil` when none is pending).
-    package init(stored openDeliveries: Int, nextDue: Double?) {
-        self.init(openDeliveries: openDeliveries, nextDue: nextDue.map(Date.init(timeIntervalSince1970:)))
+    /// A run's status from the values its store counted: its open deliveries and when the earliest
+    /// pending one is due (seconds since 1970; `nil` when none is pending), and the same of its work
+    /// queue.
+    package init(stored openDeliveries: Int, nextDue: Double?, queued: Int, queueNextDue: Double?) {
+        self.init(
+            openDeliveries: openDeliveries, nextDue: nextDue.map(Date.init(timeIntervalSince1970:)),
+            queueDeliveries: queued, queueNextDue: queueNextDue.map(Date.init(timeIntervalSince1970:)))
     }
 }
 

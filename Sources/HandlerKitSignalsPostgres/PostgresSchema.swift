@@ -162,6 +162,12 @@ enum PostgresSchema {
         """
         ALTER TABLE signals ADD COLUMN IF NOT EXISTS not_before double precision;
         """,
+        // 9: work queues. Their consumers and deliveries are owned by a queue, not by a run; the
+        // tables are unchanged, but code older than this would take a queue for a dead run and hand
+        // its consumers to one run, so it must refuse the store.
+        """
+        SELECT 1;
+        """,
     ])
 
     /// Brings the store to `version` (creating its schema when missing), or refuses a newer one or a

@@ -17,18 +17,20 @@ extension PostgresSignalStore {
     /// A claim tried again after its connection was lost also takes back what the lost try claimed
     /// (its answer never came).
     func claim(_ request: ClaimRequest, now: Double) async throws(SignalError) -> ClaimedBatch {
-        let (runID, limit, startsFirst) = (request.runID, request.limit, request.startingFirst)
+        let (runID, owner, limit, startsFirst) = (request.runID, request.owner, request.limit, request.startingFirst)
         let running = request.inProgress.sorted()
         return try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
             if request.reclaimingLost || isRetry {
                 try await self.claim(
                     PostgresStatements.ClaimWithLostClaims(
-                        runID: runID, now: now, running: running, limit: limit, startsFirst: startsFirst),
+                        runID: runID, owner: owner, now: now, running: running, limit: limit,
+                        startsFirst: startsFirst),
                     connection)
             } else {
                 try await self.claim(
                     PostgresStatements.Claim(
-                        runID: runID, now: now, running: running, limit: limit, startsFirst: startsFirst),
+                        runID: runID, owner: owner, now: now, running: running, limit: limit,
+                        startsFirst: startsFirst),
                     connection)
             }
         }

@@ -220,7 +220,7 @@ public final class PostgresSignalStore: SignalStore {
         return PostgresWakeListener(
             channel: wakeChannel, rescanInterval: options.rescanInterval, logger: connections.logger
         ) { run in
-            run.isEmpty || keepers.withLock { $0[run] != nil }
+            run.isEmpty || WorkQueue.isQueue(run) || keepers.withLock { $0[run] != nil }
         }
     }
 

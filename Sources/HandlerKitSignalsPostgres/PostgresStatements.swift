@@ -107,7 +107,8 @@ enum PostgresStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int, Int, Int).self) }
     }
 
-    /// Claims up to `limit` of a run's due deliveries (next attempt) and returns them with their
+    /// Claims up to `limit` of the due deliveries of `owner` (the run, or its component's work queue)
+    /// for a run (next attempt) and returns them with their
     /// bodies (nil when the body is missing), as `HotPathStatements.claim` does for the core's claim
     /// program, leaving the deliveries in progress in this process alone.
     struct Claim: ClaimStatement {
@@ -115,10 +116,11 @@ enum PostgresStatements {
             WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: due, limit: "$4", .postgres))),
             \(PostgresStatements.claimAndRead)
             """
-        /// Run $1's deliveries due at $2, except those in progress ($3).
-        private static let due = HotPathStatements.dueCondition
+        /// Owner $6's deliveries due at $2.
+        private static let due = HotPathStatements.dueCondition(owner: "$6")
 
         var runID: String
+        var owner: String
         var now: Double
         var running: [Int64]
         var limit: Int
@@ -133,10 +135,12 @@ enum PostgresStatements {
             WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: dueOrLost, limit: "$4", .postgres))),
             \(PostgresStatements.claimAndRead)
             """
-        /// Run $1's deliveries due at $2 or claimed by it, except those in progress ($3, a `bigint[]`).
-        private static let dueOrLost = HotPathStatements.claimCondition(reclaimingLostWhere: "NOT (id = ANY($3))")
+        /// Owner $6's deliveries due at $2, or run $1's claims except those in progress ($3, a `bigint[]`).
+        private static let dueOrLost = HotPathStatements.claimCondition(
+            owner: "$6", reclaimingLostWhere: "NOT (id = ANY($3))")
 
         var runID: String
+        var owner: String
         var now: Double
         var running: [Int64]
         var limit: Int
@@ -260,25 +264,28 @@ enum PostgresStatements {
 protocol ClaimStatement: PostgresPreparedStatement
 where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?, Bool, Bool, Bool) {
     var runID: String { get }
+    /// Whose due deliveries are claimed: the run's, or its component's work queue's.
+    var owner: String { get }
     var now: Double { get }
     /// The run's deliveries in progress in this process (never claimed again).
     var running: [Int64] { get }
     var limit: Int { get }
     /// Whether the delivery that runs first is marked started with the claim.
     var startsFirst: Bool { get }
-    init(runID: String, now: Double, running: [Int64], limit: Int, startsFirst: Bool)
+    init(runID: String, owner: String, now: Double, running: [Int64], limit: Int, startsFirst: Bool)
 }
 
 extension ClaimStatement {
-    static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8, .bool] }
+    static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8, .bool, .text] }
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 5)
+        var bindings = PostgresBindings(capacity: 6)
         bindings.append(runID)
         bindings.append(now)
         bindings.append(running)
         bindings.append(limit)
         bindings.append(startsFirst)
+        bindings.append(owner)
         return bindings
     }
 

@@ -9,8 +9,9 @@ import Logging
 /// makes a delivery due sends `NOTIFY` in its own transaction, so the listener wakes when it commits.
 /// As a fallback, `next` also returns every `rescanInterval`, so a notification that never arrives
 /// delays a delivery by at most that. A notification's payload is the run that has new deliveries
-/// (or empty: anything may have changed); the listener wakes only for runs of its own process
-/// (`accepts`), so posts for one host do not wake every other host.
+/// (or a work queue, whose deliveries every run of its component claims; or empty: anything may have
+/// changed); the listener wakes only for runs of its own process and for work queues (`accepts`), so
+/// posts for one host's runs do not wake every other host.
 final class PostgresWakeListener: SignalWakeListener, Sendable {
     private let signal = WakeSignal()
     private let channel: PostgresWakeChannel

@@ -126,6 +126,12 @@ enum SQLiteSchema {
         """
         ALTER TABLE signals ADD COLUMN not_before REAL;
         """,
+        // 6: work queues. Their consumers and deliveries are owned by a queue, not by a run; the
+        // tables are unchanged, but code older than this would take a queue for a dead run and hand
+        // its consumers to one run, so it must refuse the store.
+        """
+        SELECT 1;
+        """,
     ])
 
     /// The schema version of the signal store in `db` (0 for an empty database).

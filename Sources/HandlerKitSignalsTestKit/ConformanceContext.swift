@@ -18,11 +18,12 @@ struct ConformanceContext: Sendable {
 
     /// A center that delivers only when `deliverDue()` is called, so checks decide when.
     func center(
-        _ component: String, registry: HandlerRegistry? = nil, retry: RetryPolicy = RetryPolicy()
+        _ component: String, registry: HandlerRegistry? = nil, retry: RetryPolicy = RetryPolicy(),
+        queueConcurrency: Int = 4
     ) async throws -> SignalCenter {
         try await SignalCenter.start(
             component: component, store: store, registry: registry ?? self.registry,
-            options: .init(retry: retry, deliversAutomatically: false))
+            options: .init(retry: retry, deliversAutomatically: false, queueConcurrency: queueConcurrency))
     }
 
     /// A handler of the checks' registry.

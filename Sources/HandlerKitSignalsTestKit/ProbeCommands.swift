@@ -5,7 +5,7 @@ import HandlerKit
 
 /// The commands of ``SignalStoreProbe``, each followed by the store's arguments:
 ///
-///     register --component C --log LOG --signals N [--prefix S] [--mode once|every] [--lifetime durable|run]
+///     register --component C --log LOG --signals N [--prefix S] [--mode once|every] [--lifetime durable|run|queue]
 ///              [--handler record|poison] [--stop]
 ///         registers one consumer per signal S0…S(N-1), printing `consumer <id> <signal> <mode>` for each,
 ///         and exits without stopping (the run dies with the process) unless --stop
@@ -71,7 +71,10 @@ struct ProbeCommands {
             component: try component, store: store, options: .init(retry: try retry, deliversAutomatically: false))
         let log = try options.string("log")
         let mode = try options.string("mode", default: "once") == "every" ? DeliveryMode.everyRevision : .once
-        let lifetime = try options.string("lifetime", default: "durable") == "run" ? ConsumerLifetime.run : .durable
+        let lifetimeName = try options.string("lifetime", default: "durable")
+        guard let lifetime = ConsumerLifetime(rawValue: lifetimeName) else {
+            throw ProbeError("unknown lifetime \(lifetimeName): expected durable, run or queue")
+        }
         let handlerKind = try options.string("handler", default: "record")
         guard ["record", "poison"].contains(handlerKind) else {
             throw ProbeError("unknown handler \(handlerKind): expected record or poison")

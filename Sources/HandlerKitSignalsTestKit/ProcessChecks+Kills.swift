@@ -6,7 +6,11 @@ extension ProcessChecks {
     static let kills: [SignalStoreProcessChecks.Check] = [
         .init(
             name: "three consumer processes at once, killed at random points, complete every delivery once",
-            body: concurrentConsumers),
+            body: { try await concurrentConsumers($0, lifetime: "durable") }),
+        .init(
+            name:
+                "three worker processes of a work queue, each running up to four handlers at once and killed at random points, complete every delivery once",
+            body: { try await concurrentConsumers($0, lifetime: "queue") }),
         .init(
             name: "killed posts leave nothing behind, and posting again delivers once",
             body: { try await killedPosts($0, bulk: 1) }),
@@ -78,10 +82,11 @@ extension ProcessChecks {
     }
 
     /// Three consumer processes of the same component at once, each killed at random points: they
-    /// take over each other's dead runs while the others are alive.
-    static func concurrentConsumers(_ c: ProcessCheckContext) async throws -> String {
-        let once = try await c.register(30, prefix: "c")
-        let every = try await c.register(30, prefix: "c", mode: "every")
+    /// take over each other's dead runs while the others are alive. With `lifetime` `queue` the
+    /// consumers are the component's work queue's, whose deliveries all three processes claim.
+    static func concurrentConsumers(_ c: ProcessCheckContext, lifetime: String) async throws -> String {
+        let once = try await c.register(30, prefix: "c", lifetime: lifetime)
+        let every = try await c.register(30, prefix: "c", mode: "every", lifetime: lifetime)
         for _ in 0..<2 { _ = try await c.post(30, prefix: "c") }
         let expected = Set(once.map { "\($0)/1" } + every.flatMap { ["\($0)/1", "\($0)/2"] })
         let points = ["afterClaim", "insideHandler", "beforeCompletion"]
@@ -126,7 +131,7 @@ extension ProcessChecks {
         }
         try c.expectEqual(handlerLog.startedAfterCompletion, [], "handlers started after their delivery was completed")
         return
-            "concurrent consumers=3 kills=\(kills) deliveries=\(expected.count) lost=\(tally.lost.count) completed_twice=\(tally.completedTwice.count) dead=\(left.deadDeliveries) started_after_completion=\(handlerLog.startedAfterCompletion.count)"
+            "concurrent consumers=3 lifetime=\(lifetime) kills=\(kills) deliveries=\(expected.count) lost=\(tally.lost.count) completed_twice=\(tally.completedTwice.count) dead=\(left.deadDeliveries) started_after_completion=\(handlerLog.startedAfterCompletion.count)"
     }
 
     /// Kills posters inside the post's transaction (of `bulk` posts): a killed post leaves nothing,

@@ -70,15 +70,17 @@ package enum HotPathStatements {
         }
     }
 
-    /// Which deliveries are due for run $1 at $2.
-    package static let dueCondition = StoreReads.dueCondition
+    /// Which deliveries of owner `owner` (a placeholder: a run, or its component's work queue) are
+    /// due at $2.
+    package static func dueCondition(owner: String) -> String { StoreReads.dueCondition(owner: owner) }
 
-    /// Which deliveries a claim by run $1 at $2 takes (`ClaimRequest`): those due, and also the
-    /// run's own claims for which `notInProgress` holds (a condition on their row `id`: not among the
-    /// deliveries the run holds in progress).
-    package static func claimCondition(reclaimingLostWhere notInProgress: String) -> String {
+    /// Which deliveries of `owner` (a placeholder: a run, or its component's work queue) a claim by
+    /// run $1 at $2 takes (`ClaimRequest`): those that are due, and also those claimed by the run for
+    /// which `notInProgress` holds (a condition on their row `id`: not among the deliveries the run
+    /// holds in progress).
+    package static func claimCondition(owner: String, reclaimingLostWhere notInProgress: String) -> String {
         """
-        owner_run = $1 AND ((state = \(pending) AND not_before <= $2)
+        owner_run = \(owner) AND ((state = \(pending) AND not_before <= $2)
         OR (state = \(claimed) AND claimed_by = $1 AND \(notInProgress)))
         """
     }
@@ -96,26 +98,30 @@ package enum HotPathStatements {
     package static let claimAssignments =
         "state = \(claimed), claimed_by = $1, attempt = attempt + 1, claimed_at = $2"
 
-    /// Claims up to $3 of the deliveries `request` takes at $2 (``dueCondition``, and with
-    /// `reclaimingLost` ``claimCondition(reclaimingLostWhere:)``, the ids of its deliveries in progress
-    /// written as literals), next attempt, not started, while run $1 is recorded, and returns them
-    /// with their bodies and their consumers' modes (NULL when gone).
+    /// Claims up to $3 of the deliveries `request` takes at $2 (those of owner $4 that are due, and
+    /// with `reclaimingLost` ``claimCondition(owner:reclaimingLostWhere:)``, the ids of its
+    /// deliveries in progress written as literals), next attempt, not started, while run $1 is
+    /// recorded, and returns them with their bodies and their consumers' modes (NULL when gone).
+    ///
+    /// The condition is checked again on each row the update changes: on PostgreSQL, a claim that
+    /// waited for another's row lock sees the row as the other left it (claimed), and leaves it.
     package static func claim(_ request: ClaimRequest, now: Double) -> SQLStatement {
         let inProgress = request.inProgress.sorted().map(String.init).joined(separator: ", ")
         let condition =
             !request.reclaimingLost
-            ? dueCondition
-            : claimCondition(reclaimingLostWhere: inProgress.isEmpty ? "1 = 1" : "id NOT IN (\(inProgress))")
+            ? dueCondition(owner: "$4")
+            : claimCondition(
+                owner: "$4", reclaimingLostWhere: inProgress.isEmpty ? "1 = 1" : "id NOT IN (\(inProgress))")
         return SQLStatement(
             """
             UPDATE deliveries SET \(claimAssignments), started = 0
             WHERE id IN (\(dueDeliveries("id", where: condition, limit: "$3", .sqlite)))
-            AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
+            AND (\(condition)) AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
             RETURNING id, delivery_key, consumer_id, signal_id, revision, attempt, crashed,
                 (SELECT handler FROM delivery_bodies WHERE delivery_id = deliveries.id) AS handler,
                 (SELECT payload FROM delivery_bodies WHERE delivery_id = deliveries.id) AS payload,
                 (SELECT mode FROM consumers WHERE consumers.consumer_id = deliveries.consumer_id) AS mode
-            """, [.init(request.runID), .init(now), .init(request.limit)], answer: .nothing)
+            """, [.init(request.runID), .init(now), .init(request.limit), .init(request.owner)], answer: .nothing)
     }
 
     /// Parks claimed delivery $2 (its row id), which cannot be read, as dead with reason $1.

@@ -77,7 +77,7 @@ package enum StepStatements {
                     """
                     INSERT INTO consumers (consumer_id, signal_id, component, run_id, lifetime, mode, handler, handler_id,
                                            created_at)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (consumer_id) DO NOTHING
                     """,
                     [
                         .init(consumer.id.rawValue), .init(consumer.signalID), .init(consumer.component),

@@ -15,7 +15,7 @@ struct HeldClaimsTests {
         var claims = HeldClaims()
         claims.claimed([delivery(1), delivery(2)])
         #expect(
-            claims.request(runID: "run", limit: 8, startingFirst: true)
+            claims.request(runID: "run", owner: "run", limit: 8, startingFirst: true)
                 == ClaimRequest(runID: "run", limit: 8, startingFirst: true))
         #expect(claims.rows == [1, 2])
     }
@@ -26,12 +26,23 @@ struct HeldClaimsTests {
         claims.settled(delivery(2))
         claims.failed()
         #expect(
-            claims.request(runID: "run", limit: 8, startingFirst: true)
+            claims.request(runID: "run", owner: "run", limit: 8, startingFirst: true)
                 == ClaimRequest(runID: "run", limit: 8, startingFirst: true, inProgress: [1, 3], reclaimingLost: true))
         // Asked once: the claim after it takes nothing back unless it failed.
-        #expect(!claims.request(runID: "run", limit: 8, startingFirst: true).reclaimingLost)
+        #expect(!claims.request(runID: "run", owner: "run", limit: 8, startingFirst: true).reclaimingLost)
         claims.failed()
-        #expect(claims.request(runID: "run", limit: 8, startingFirst: false).reclaimingLost)
+        #expect(claims.request(runID: "run", owner: "run", limit: 8, startingFirst: false).reclaimingLost)
+    }
+
+    @Test func afterAFailureTheRunsClaimAndItsQueuesClaimEachTakeBackTheirOwnOnce() {
+        var claims = HeldClaims()
+        claims.claimed([delivery(1)])
+        claims.failed()
+        let queue = claims.request(runID: "run", owner: "queue:app", limit: 4, startingFirst: true)
+        #expect(queue.reclaimingLost && queue.owner == "queue:app" && queue.inProgress == [1])
+        #expect(claims.request(runID: "run", owner: "run", limit: 8, startingFirst: true).reclaimingLost)
+        #expect(!claims.request(runID: "run", owner: "queue:app", limit: 4, startingFirst: true).reclaimingLost)
+        #expect(!claims.request(runID: "run", owner: "run", limit: 8, startingFirst: true).reclaimingLost)
     }
 
     @Test func aNewRunHoldsNothingAndTakesNothingBack() {
@@ -40,6 +51,6 @@ struct HeldClaimsTests {
         claims.failed()
         claims.runReplaced()
         #expect(claims.rows.isEmpty && !claims.mayBeLost)
-        #expect(!claims.request(runID: "run-2", limit: 8, startingFirst: true).reclaimingLost)
+        #expect(!claims.request(runID: "run-2", owner: "run-2", limit: 8, startingFirst: true).reclaimingLost)
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import HandlerKit
+@_spi(SignalStoreDriver) import HandlerKitSignals
+
+/// The checks of a component's work queue (`ConsumerLifetime.queue`).
+extension ConformanceChecks {
+    static let queueChecks: [SignalStoreConformance.Check] = [
+        .init(
+            name:
+                "a work queue's deliveries go to any run of its component that claims them, each completed once; other components do not claim them",
+            body: queueSharedByTheRunsOfItsComponent),
+        .init(
+            name: "a work queue outlives the run that registered it and is never taken over as a run",
+            body: queueIsNotARun),
+        .init(
+            name:
+                "registering under an id that a consumer has returns it and stores nothing; a different consumer under it is refused",
+            body: registeringUnderAnIdIsIdempotent),
+    ]
+
+    static func queueSharedByTheRunsOfItsComponent(_ c: ConformanceContext) async throws {
+        let first = try await c.center("app")
+        let second = try await c.center("app", queueConcurrency: 2)
+        let other = try await c.center("other")
+        let queue = try await first.register(
+            try c.handler("Sink.receive"), for: "job", lifetime: .queue, delivery: .everyRevision)
+        let consumer = try c.require(try await first.consumers().first { $0.id == queue }, "the queue's consumer")
+        try c.expectEqual(consumer.lifetime, .queue, "the consumer's lifetime")
+        try c.expect(consumer.runID != first.runID, "the queue's consumer is not the run's, found \(consumer.runID)")
+        _ = try await first.post((1...6).map { SignalPost("job", payload: ["item": $0]) })
+        try c.expectEqual(try await other.deliverDue(), 0, "deliveries another component completed")
+        // The first run claims two of them and holds them (as a process that died after its claim would).
+        let held = try await c.store.claim(
+            ClaimRequest(runID: first.runID, owner: WorkQueue.owner(of: "app"), limit: 2, startingFirst: false))
+        try c.expectEqual(held.deliveries.count, 2, "deliveries the first run claimed")
+        try c.expect(held.deliveries.allSatisfy { $0.runID == first.runID }, "claims of the first run")
+        try c.expectEqual(try await second.deliverDue(), 4, "deliveries the second run completed")
+        try c.expectEqual(
+            try await second.deliverDue(), 0, "deliveries the second run completed while the first holds two")
+        // The first run ends: its claims go back to the queue, and the second run completes them.
+        try await first.stop()
+        try c.expectEqual(try await second.deliverDue(), 2, "deliveries the second run completed after the first ended")
+        try c.expectEqual(
+            c.recorder.all.map { $0.item ?? 0 }.sorted(), Array(1...6), "items received, each once")
+        try await second.stop()
+        try await other.stop()
+    }
+
+    static func queueIsNotARun(_ c: ConformanceContext) async throws {
+        let first = try await c.center("app")
+        let queue = try await first.register(
+            try c.handler("Sink.receive"), for: "job", lifetime: .queue, delivery: .everyRevision)
+        let owner = try c.require(try await first.consumers().first { $0.id == queue }, "the queue's consumer").runID
+        try await first.stop()
+        let second = try await c.center("app")
+        try c.expectEqual(second.takeover, TakeoverReport(), "what the next run took over")
+        _ = try await second.post("job", payload: ["item": 1])
+        let consumers = try await second.consumers()
+        try c.expectEqual(consumers.map(\.id), [queue], "consumers of the component")
+        try c.expectEqual(consumers.first?.runID, owner, "the owner of the queue's consumer")
+        try c.expectEqual(try await second.deliverDue(), 1, "deliveries the next run completed")
+        try c.expectEqual(try await second.takeOverDeadRuns(), TakeoverReport(), "what a look for dead runs took over")
+        try await second.stop()
+        try c.expectEqual(
+            try await c.store.consumers(of: "app").map(\.id), [queue], "consumers after the last run stopped")
+    }
+
+    static func registeringUnderAnIdIsIdempotent(_ c: ConformanceContext) async throws {
+        let first = try await c.center("app")
+        let second = try await c.center("app")
+        _ = try await first.post("job", payload: ["item": 1], ifUnconsumed: .keep(for: .seconds(600)))
+        let id = ConsumerID("thumbs.make")
+        let registered = try await first.register(
+            try c.handler("Sink.receive"), for: "job", lifetime: .queue, delivery: .everyRevision, id: id)
+        try c.expectEqual(registered, id, "the id of the consumer registered")
+        let again = try await second.register(
+            try c.handler("Sink.receive"), for: "job", lifetime: .queue, delivery: .everyRevision, id: id)
+        try c.expectEqual(again, id, "the id registering again returned")
+        try c.expectEqual(try await c.store.consumers(of: "app").map(\.id), [id], "consumers")
+        try c.expectEqual(try await c.store.statistics().pendingDeliveries, 1, "deliveries of the kept post (one)")
+        let refused = try await c.error("registering another consumer under the id") {
+            _ = try await second.register(try c.handler("Sink.receive"), for: "other", id: id)
+        }
+        guard case .invalidConsumerID(let refusedID, let reason) = refused else {
+            try c.expect(false, "expected invalidConsumerID, found \(refused)")
+            return
+        }
+        try c.expect(
+            refusedID == id.rawValue && reason.contains("signal 'job', not 'other'")
+                && reason.contains("lifetime queue"),
+            "the refusal names what differs, found: \(reason)")
+        try c.expectEqual(try await c.store.consumers(of: "app").map(\.id), [id], "consumers after the refusal")
+        try c.expectEqual(try await second.deliverDue(), 1, "deliveries completed")
+        try await first.stop()
+        try await second.stop()
+    }
+}

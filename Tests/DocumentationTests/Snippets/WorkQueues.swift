@@ -1,0 +1,88 @@
+// The code of the article "Work queues" (HandlerKitSignals.docc/WorkQueues.md), compiled: each region
+// between `// snippet: <name>` and `// end snippet` is one of the article's code blocks, character for
+// character, in the article's order (ArticleSnippetTests checks it). The worker pool needs the package
+// trait PostgreSQL; the iOS example uses `ProcessSignals` of the article "Signals in an iOS app and its
+// extensions" (SignalsOnIOS.swift) and the Apple stand-ins (IOSStandIns.swift). Nothing here runs.
+import Foundation
+import HandlerKit
+import HandlerKitSignals
+
+/// What renders a thumbnail, in the service of the first example.
+enum ThumbnailRenderer {
+    static func render(photoID: String) async throws {}
+}
+
+/// What uploads a file, in the app of the second example.
+enum UploadClient {
+    static func upload(file: String, idempotencyKey: String) async throws {}
+}
+
+#if PostgreSQL
+import HandlerKitSignalsPostgres
+
+// snippet: worker-pool
+/// The work: one handler, which any worker runs.
+enum Thumbnails {
+    static let requested: SignalID = "thumbnails.requested"
+
+    /// Renders the thumbnail of `photoID`. A retry after a crash runs it again with the same
+    /// `deliveryKey`, so it writes its result where a second run overwrites the first.
+    @handler static func render(photoID: String, deliveryKey: String) async throws {
+        try await ThumbnailRenderer.render(photoID: photoID)
+    }
+}
+
+/// Each worker host: a center of the workers' component that runs up to 8 renders at once.
+func startWorker() async throws -> SignalCenter {
+    let center = try await SignalCenter.start(
+        component: "thumbnail-workers", store: try PostgresSignalStore.fromEnvironment(),
+        options: .init(queueConcurrency: 8))
+    try await center.register(
+        try Thumbnails.renderHandler(), for: Thumbnails.requested, lifetime: .queue, delivery: .everyRevision,
+        id: ConsumerID("thumbnails.render"))
+    return center
+}
+
+/// The API host: its route for `POST /photos/{id}/thumbnail` calls this with its own center.
+func acceptThumbnailRequest(photoID: String, api: SignalCenter) async throws -> Bool {
+    let result = try await api.post(Thumbnails.requested, payload: ["photoID": photoID])
+    // No worker has ever registered the queue: answer 503 rather than accept work nobody takes.
+    return !result.hadNoConsumer
+}
+// end snippet
+#endif
+
+#if !canImport(Darwin)
+// snippet: shared-queue
+/// The uploads that the app and its File Provider extension both work on.
+enum UploadQueue {
+    static let requested: SignalID = "uploads.requested"
+    /// The center of the queue's component in this process (the app's, or the extension's).
+    static let signals = ProcessSignals(component: "uploads")
+
+    /// Starts (or resumes) the queue in this process, registering its consumer if no process has yet.
+    static func activate() async {
+        guard let center = await signals.activate() else { return }
+        do {
+            try await center.register(
+                try UploadJobs.uploadHandler(), for: requested, lifetime: .queue, delivery: .everyRevision,
+                id: ConsumerID("uploads.upload"))
+        } catch {
+            print("signals: the upload queue could not be registered: \(error)")
+        }
+    }
+
+    /// Queues the upload of `file`: whichever process runs next uploads it.
+    static func enqueue(file: String) async throws {
+        guard let center = await signals.activate() else { return }
+        try await center.post(requested, payload: ["file": file])
+    }
+}
+
+enum UploadJobs {
+    @handler static func upload(file: String, deliveryKey: String) async throws {
+        try await UploadClient.upload(file: file, idempotencyKey: deliveryKey)
+    }
+}
+// end snippet
+#endif
