@@ -53,6 +53,10 @@ extension SignalCenter {
             return handedOver
         }
         guard let (handler, context) = try await prepareOrPark(delivery) else { return (.notCompleted, nil) }
+        if let missing = options.context.missingValue(of: handler, in: registry) {
+            try await releaseForMissingValue(delivery, handler: handler, missing: missing)
+            return (.notCompleted, nil)
+        }
         if let fenced = try await startFence(delivery, marked: marked, generation: generation) {
             return (fenced, nil)
         }
@@ -149,10 +153,7 @@ extension SignalCenter {
         let began = ContinuousClock.now
         do {
             try await ServiceContext.withValue(span.context) {
-                try await handler.call([
-                    "deliveryKey": delivery.key.rawValue, "signalID": delivery.signalID,
-                    "signalRevision": delivery.revision,
-                ])
+                try await handler.call(options.context.arguments(delivery: delivery, center: self))
             }
             metrics.handlerDuration.recordNanoseconds(began.duration(to: .now).nanoseconds)
             span.end()
@@ -190,6 +191,28 @@ extension SignalCenter {
         } else if released {
             recordDead(delivery, handler: handler.id, reason: reason)
         }
+    }
+
+    /// Gives back a delivery whose handler needs a value this process does not provide
+    /// (``HandlerContext``), without calling it: reported as a problem, and retried (in this process
+    /// or another) like an attempt that failed, dead once its attempts are used up.
+    private func releaseForMissingValue(
+        _ delivery: ClaimedDelivery, handler: Handler, missing: HandlerParameter
+    ) async throws(SignalError) {
+        let reason =
+            "its parameter '\(missing.name)' (\(missing.typeName)) takes a value no post can carry, and this process's "
+            + "center provides none: give it with SignalCenter.Options.context.provide(_:as: \"\(missing.name)\")"
+        report(.invalidHandler(handler: handler.id, reason: reason))
+        let retryAt =
+            delivery.attempt >= options.retry.maximumAttempts
+            ? nil : Date().addingTimeInterval(options.retry.delay(after: delivery.attempt).seconds)
+        var released = false
+        try await settle { () throws(SignalError) in
+            released = try await self.store.release(
+                delivery, reason: "handler '\(handler.id)' was not called on attempt \(delivery.attempt): \(reason)",
+                retryAt: retryAt)
+        }
+        if released && retryAt == nil { recordDead(delivery, handler: handler.id, reason: reason) }
     }
 
     /// When a delivery whose handler threw `error` runs again; `nil` when it never does (its

@@ -11,7 +11,8 @@ import Tracing
 ///   and run (never a closure in memory).
 /// - `post` (from any process) stores a revision of a signal with a payload of named `Codable`
 ///   values; each consumer's handler receives them as call-time arguments, plus `deliveryKey`
-///   (`String`), `signalID` (`String`) and `signalRevision` (`Int`) when it declares them.
+///   (`String`), `signalID` (`String`), `signalRevision` (`Int`), `signalCenter` (this center) and
+///   the values of ``Options/context`` when it declares them.
 /// - Deliveries run in the registering process while its run is alive, otherwise in the next process
 ///   of the component that starts (it takes over the dead run's consumers and claims).
 ///
@@ -41,6 +42,9 @@ public final class SignalCenter: Sendable {
         /// as it has free workers, so the rest go to the component's other processes. The other
         /// deliveries of the run run one at a time, in the order posted, besides these.
         public var queueConcurrency: Int
+        /// The values of this process that every handler the center runs receives as call-time
+        /// arguments by parameter name: a database, an HTTP client (``HandlerContext``).
+        public var context: HandlerContext
         /// Problems the center survives: those of the automatic delivery task (e.g. a store that stays
         /// busy), and this run found taken over by another process while delivering or when resumed
         /// (`SignalError.runTakenOver`).
@@ -62,13 +66,15 @@ public final class SignalCenter: Sendable {
 
         public init(
             retry: RetryPolicy = RetryPolicy(), deliversAutomatically: Bool = true, claimBatch: Int = 16,
-            queueConcurrency: Int = 4, onProblem: (@Sendable (SignalError) -> Void)? = nil,
-            logger: Logger = Logger.current, metricsFactory: any MetricsFactory = MetricsSystem.factory
+            queueConcurrency: Int = 4, context: HandlerContext = HandlerContext(),
+            onProblem: (@Sendable (SignalError) -> Void)? = nil, logger: Logger = Logger.current,
+            metricsFactory: any MetricsFactory = MetricsSystem.factory
         ) {
             self.retry = retry
             self.deliversAutomatically = deliversAutomatically
             self.claimBatch = max(1, claimBatch)
             self.queueConcurrency = max(1, queueConcurrency)
+            self.context = context
             self.onProblem = onProblem
             self.logger = logger
             self.metricsFactory = metricsFactory

@@ -38,13 +38,3 @@ struct Thumbnail: Codable, Sendable {
 
     static func render(_ source: URL) async throws -> Thumbnail { Thumbnail(png: Data()) }
 }
-
-/// The worker process.
-enum Worker {
-    struct NotStarted: Error {}
-
-    /// Its signal center (started when the worker starts; never here).
-    static var center: SignalCenter {
-        get throws { throw NotStarted() }
-    }
-}

@@ -47,10 +47,12 @@ func thumbnail(of source: URL, center: SignalCenter) async throws -> Thumbnail {
 // snippet: worker
 enum ThumbnailJobs {
     @handler
-    static func render(source: URL, promise: DurablePromise<Thumbnail>, deliveryKey: String) async throws {
+    static func render(
+        source: URL, promise: DurablePromise<Thumbnail>, deliveryKey: String, signalCenter: SignalCenter
+    ) async throws {
         let thumbnail = try await Thumbnail.render(source)
         do {
-            try await Worker.center.fulfil(promise, with: thumbnail, settlementKey: deliveryKey)
+            try await signalCenter.fulfil(promise, with: thumbnail, settlementKey: deliveryKey)
         } catch PromiseError.alreadySettled {
             // Timed out or cancelled first: nobody awaits this thumbnail any more.
         }

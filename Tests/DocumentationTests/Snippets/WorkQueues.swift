@@ -7,9 +7,10 @@ import Foundation
 import HandlerKit
 import HandlerKitSignals
 
-/// What renders a thumbnail, in the service of the first example.
-enum ThumbnailRenderer {
-    static func render(photoID: String) async throws {}
+/// What renders thumbnails in a worker process of the first example (its image library, its
+/// storage client): made once per process, not `Codable`.
+final class ThumbnailRenderer: Sendable {
+    func render(photoID: String, as name: String) async throws {}
 }
 
 /// What uploads a file, in the app of the second example.
@@ -25,18 +26,20 @@ import HandlerKitSignalsPostgres
 enum Thumbnails {
     static let requested: SignalID = "thumbnails.requested"
 
-    /// Renders the thumbnail of `photoID`. A retry after a crash runs it again with the same
-    /// `deliveryKey`, so it writes its result where a second run overwrites the first.
-    @handler static func render(photoID: String, deliveryKey: String) async throws {
-        try await ThumbnailRenderer.render(photoID: photoID)
+    /// Renders the thumbnail of `photoID` with the worker's renderer. A retry after a crash runs it
+    /// again with the same `deliveryKey`, so it writes its result where a second run overwrites the first.
+    @handler static func render(photoID: String, deliveryKey: String, renderer: ThumbnailRenderer) async throws {
+        try await renderer.render(photoID: photoID, as: deliveryKey)
     }
 }
 
-/// Each worker host: a center of the workers' component that runs up to 8 renders at once.
-func startWorker() async throws -> SignalCenter {
+/// Each worker host: a center of the workers' component that runs up to 8 renders at once, and
+/// gives each its renderer.
+func startWorker(renderer: ThumbnailRenderer) async throws -> SignalCenter {
+    var options = SignalCenter.Options(queueConcurrency: 8)
+    options.context.provide(renderer, as: "renderer")
     let center = try await SignalCenter.start(
-        component: "thumbnail-workers", store: try PostgresSignalStore.fromEnvironment(),
-        options: .init(queueConcurrency: 8))
+        component: "thumbnail-workers", store: try PostgresSignalStore.fromEnvironment(), options: options)
     try await center.register(
         try Thumbnails.renderHandler(), for: Thumbnails.requested, lifetime: .queue, delivery: .everyRevision,
         id: ConsumerID("thumbnails.render"))
