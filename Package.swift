@@ -303,6 +303,7 @@ let package = Package(
                     condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Tests/SignalsProbe",
             plugins: ["HandlerKitPlugin"]
@@ -392,6 +393,7 @@ let package = Package(
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ],
             plugins: ["HandlerKitPlugin"]
         ),

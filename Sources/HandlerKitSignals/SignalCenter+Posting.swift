@@ -74,16 +74,7 @@ extension SignalCenter {
             let now = Date()
             var postings: [Posting] = []
             postings.reserveCapacity(posts.count)
-            for post in posts {
-                let signalID = try post.signal.validated()
-                try Self.checkTime(post.notBefore, of: signalID)
-                var keepUntil: Date?
-                if case .keep(let duration) = post.ifUnconsumed { keepUntil = now.addingTimeInterval(duration.seconds) }
-                postings.append(
-                    Posting(
-                        signalID: signalID, payload: try post.payload.encoded(for: signalID, context: context),
-                        keepUntil: keepUntil, notBefore: post.notBefore))
-            }
+            for post in posts { postings.append(try post.posting(at: now, context: context)) }
             let program = StoreProgram.posts(postings, now: now.timeIntervalSince1970)
             let results = try await storeCall { () throws(SignalError) in try await store.perform(program) }
             metrics.posts.increment(by: Int64(results.count))
@@ -94,6 +85,31 @@ extension SignalCenter {
                     "handlerkit.deliveries": .stringConvertible(results.reduce(0) { $0 + $1.deliveries }),
                 ])
             return results
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
+    /// Writes `posts` at once, in order, with `write` (in a transaction of the caller's): each checked
+    /// as ``post(_:)`` checks it (nothing is written when one fails), in a producer span whose
+    /// context travels with the posts. For a store's own entry point that posts in a transaction
+    /// of the application's (`PostgresSignalStore.post(_:in:)`).
+    package static func post(
+        _ posts: [SignalPost],
+        with write: (_ program: StoreProgram<[PostResult]>) async throws(SignalError) -> [PostResult]
+    ) async throws(SignalError) -> [PostResult] {
+        guard !posts.isEmpty else { return [] }
+        let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
+        defer { span.end() }
+        span.attributes["handlerkit.posts"] = posts.count
+        do throws(SignalError) {
+            let context = postContext(of: span)
+            let now = Date()
+            var postings: [Posting] = []
+            for post in posts { postings.append(try post.posting(at: now, context: context)) }
+            return try await write(.posts(postings, now: now.timeIntervalSince1970))
         } catch {
             span.recordError(error)
             span.setStatus(SpanStatus(code: .error))

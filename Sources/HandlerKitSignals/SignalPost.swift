@@ -26,3 +26,17 @@ public struct SignalPost: Sendable {
         self.notBefore = notBefore
     }
 }
+
+extension SignalPost {
+    /// The post as a store writes it, made at `now`: its signal id validated, its time checked, its
+    /// payload encoded with the post's `context`; the errors a post throws before storing anything.
+    func posting(at now: Date, context: PostContext) throws(SignalError) -> Posting {
+        let signalID = try signal.validated()
+        try SignalCenter.checkTime(notBefore, of: signalID)
+        var keepUntil: Date?
+        if case .keep(let duration) = ifUnconsumed { keepUntil = now.addingTimeInterval(duration.seconds) }
+        return Posting(
+            signalID: signalID, payload: try payload.encoded(for: signalID, context: context), keepUntil: keepUntil,
+            notBefore: notBefore)
+    }
+}

@@ -5,6 +5,8 @@
 import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsPostgres
+import Logging
+import PostgresNIO
 
 enum RunningAcrossHostsArticle {
     /// The daemon's handler of a finished job.
@@ -23,6 +25,17 @@ enum RunningAcrossHostsArticle {
         // Host B: does the work and posts the result.
         let worker = try await SignalCenter.start(component: "worker", store: try PostgresSignalStore.fromEnvironment())
         try await worker.post(job, payload: ["success": true, "count": 12])
+        // end snippet
+    }
+
+    static func postInTransaction(
+        client: PostgresClient, store: PostgresSignalStore, photoID: String, owner: String, logger: Logger
+    ) async throws {
+        // snippet: post-in-transaction
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("INSERT INTO photos (id, owner) VALUES (\(photoID), \(owner))", logger: logger)
+            try await store.post("thumbnails.requested", payload: ["photoID": photoID], in: connection)
+        }
         // end snippet
     }
 }
