@@ -394,6 +394,7 @@ let package = Package(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",
                     condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             plugins: ["HandlerKitPlugin"]
         ),

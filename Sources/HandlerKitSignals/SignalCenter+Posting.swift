@@ -101,20 +101,54 @@ extension SignalCenter {
         with write: (_ program: StoreProgram<[PostResult]>) async throws(SignalError) -> [PostResult]
     ) async throws(SignalError) -> [PostResult] {
         guard !posts.isEmpty else { return [] }
-        let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
+        let span = postSpan(of: posts)
         defer { span.end() }
-        span.attributes["handlerkit.posts"] = posts.count
         do throws(SignalError) {
-            let context = postContext(of: span)
-            let now = Date()
-            var postings: [Posting] = []
-            for post in posts { postings.append(try post.posting(at: now, context: context)) }
-            return try await write(.posts(postings, now: now.timeIntervalSince1970))
+            return try await write(try program(of: posts, in: span))
         } catch {
-            span.recordError(error)
-            span.setStatus(SpanStatus(code: .error))
+            record(error, in: span)
             throw error
         }
+    }
+
+    /// ``post(_:with:)`` for a store whose application transaction is synchronous
+    /// (`SQLiteSignalStore.post(_:in:)`, inside a GRDB write).
+    package static func postSynchronously(
+        _ posts: [SignalPost], with write: (_ program: StoreProgram<[PostResult]>) throws(SignalError) -> [PostResult]
+    ) throws(SignalError) -> [PostResult] {
+        guard !posts.isEmpty else { return [] }
+        let span = postSpan(of: posts)
+        defer { span.end() }
+        do throws(SignalError) {
+            return try write(try program(of: posts, in: span))
+        } catch {
+            record(error, in: span)
+            throw error
+        }
+    }
+
+    private static func postSpan(of posts: [SignalPost]) -> any Span {
+        let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
+        span.attributes["handlerkit.posts"] = posts.count
+        return span
+    }
+
+    /// The bulk post of `posts` at the present time, each checked, their context that of `span`.
+    private static func program(
+        of posts: [SignalPost], in span: any Span
+    ) throws(SignalError) -> StoreProgram<
+        [PostResult]
+    > {
+        let context = postContext(of: span)
+        let now = Date()
+        var postings: [Posting] = []
+        for post in posts { postings.append(try post.posting(at: now, context: context)) }
+        return .posts(postings, now: now.timeIntervalSince1970)
+    }
+
+    private static func record(_ error: SignalError, in span: any Span) {
+        span.recordError(error)
+        span.setStatus(SpanStatus(code: .error))
     }
 
     /// Throws ``SignalError/invalidDeliveryTime(signal:reason:)`` for a post's `notBefore` that is no

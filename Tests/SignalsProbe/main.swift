@@ -22,7 +22,7 @@
 //   hold --postgres URL --component C --log LOG --ready FILE --stop-file FILE …
 //       a host of the partition tests: delivers with slow handlers and times the store's answers (ProbeHold.swift)
 //   promise-… (ProbePromises.swift)
-//   post-in-transaction --postgres URL --signal S --table T --row ID [--kill-before-commit]
+//   post-in-transaction --db PATH | --postgres URL --signal S --table T --row ID [--kill-before-commit]
 //       posts inside a transaction of its own connection, then commits or is killed first (ProbeTransaction.swift)
 //   wait-locked --db PATH --stores N --seconds S
 //       posts from N stores while the database is locked, counting a task's ticks (ProbeWaitLocked.swift)
@@ -83,9 +83,7 @@ func run() async throws {
         if try await ServiceProbe.run(arguments, store: store) { return }
         if try await TakeoverProbe.run(arguments, store: store) { return }
         if try await WaitLockedProbe.run(arguments) { return }
-        #if PostgreSQL
         if try await TransactionProbe.run(arguments, store: store) { return }
-        #endif
         guard try await PartitionProbe.run(arguments) else { throw ProbeError("unknown command \(arguments.command)") }
     }
 }
