@@ -67,7 +67,7 @@ extension PostgresSignalStore {
 
     /// The statement that makes `posting` at `now` (``post(_:now:)``), recorded under post id `id`
     /// when given.
-    private func postStatement(_ posting: Posting, now: Double, id: String?) -> PostgresStatements.Post {
+    func postStatement(_ posting: Posting, now: Double, id: String?) -> PostgresStatements.Post {
         PostgresStatements.Post(
             signalID: posting.signalID, keepUntil: posting.keepUntil,
             storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,

@@ -56,10 +56,11 @@ extension PostgresSignalStore {
     }
 
     /// Runs `program` on `connection`, in a savepoint of the transaction it is in, with the store's
-    /// schema as the connection's `search_path`; rolls the savepoint back when it fails.
-    private func runInSavepoint<Result: Sendable>(
-        _ program: StoreProgram<Result>, _ connection: PostgresConnection
-    ) async throws(SignalError) -> Result {
+    /// schema as the connection's `search_path`; rolls the savepoint back when it fails. A bulk post
+    /// runs as the store's own bulk post does, one prepared statement per post.
+    private func runInSavepoint(
+        _ program: StoreProgram<[PostResult]>, _ connection: PostgresConnection
+    ) async throws(SignalError) -> [PostResult] {
         let logger = options.logger
         do {
             try await connection.query("SAVEPOINT handlerkit_post", logger: logger)
@@ -72,14 +73,26 @@ extension PostgresSignalStore {
         }
         do {
             var previous = ""
-            for try await path in try await connection.query(
-                "SELECT current_setting('search_path')", logger: logger
-            ).decode(String.self) { previous = path }
-            try await connection.query("SELECT set_config('search_path', \(schema), true)", logger: logger)
-            let result = try await run(program, connection)
+            for try await (path, _) in try await connection.query(
+                "SELECT current_setting('search_path'), set_config('search_path', \(schema), true)", logger: logger
+            ).decode((String, String).self) { previous = path }
+            let results: [PostResult]
+            if case .posts(let postings, let now, let answer)? = program.shortcut {
+                var made: [PostResult] = []
+                for posting in postings {
+                    for try await (revision, deliveries, _) in try await connection.execute(
+                        postStatement(posting, now: now, id: nil), logger: logger)
+                    {
+                        made.append(posting.result(revision: revision, deliveries: deliveries))
+                    }
+                }
+                results = answer(made)
+            } else {
+                results = try await run(program, connection)
+            }
             try await connection.query("SELECT set_config('search_path', \(previous), true)", logger: logger)
             try await connection.query("RELEASE SAVEPOINT handlerkit_post", logger: logger)
-            return result
+            return results
         } catch {
             // Back to where the application's transaction was, its search_path with it.
             _ = try? await connection.query("ROLLBACK TO SAVEPOINT handlerkit_post", logger: logger)
