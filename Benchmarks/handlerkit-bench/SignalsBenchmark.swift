@@ -233,11 +233,16 @@ final class Child: Sendable {
     private let input: Pipe
     private let reader: LineReader
 
-    init(database: String) throws {
+    convenience init(database: String) throws {
+        try self.init(arguments: [SignalsBenchmark.childFlag, database])
+    }
+
+    /// This executable started with `arguments`, once it said `ready`.
+    init(arguments: [String]) throws {
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         process = Process()
         process.executableURL = executable
-        process.arguments = [SignalsBenchmark.childFlag, database]
+        process.arguments = arguments
         input = Pipe()
         let output = Pipe()
         process.standardInput = input

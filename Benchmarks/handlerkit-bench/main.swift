@@ -6,6 +6,7 @@
 //      bash Scripts/with-postgres.sh swift run -c release handlerkit-bench signals_pg.   (the PostgreSQL signal store)
 //      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench rescue_pg.   (rescue times)
 //      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench pool_pg.   (the store's connections against PostgresClient)
+//      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench queue_pg.   (a work queue's workers)
 // Prints one figure per line as `name: value unit`. Each figure is the best of several rounds.
 import Foundation
 import HandlerKit
@@ -15,6 +16,7 @@ import HandlerKit
 if try await SignalsBenchmark.runChildIfAsked() { exit(0) }
 if try await PromiseBenchmark.runChildIfAsked() { exit(0) }
 if try await RescueBenchmark.runChildIfAsked() { exit(0) }
+if try await QueueBenchmark.runChildIfAsked() { exit(0) }
 
 /// Keeps results observable so the optimizer cannot drop the measured work.
 nonisolated(unsafe) var sink = 0
@@ -172,4 +174,5 @@ try eventFigures(registry: registry, callDictionary: callDictionary)
 try await SignalsBenchmark.run(filter: filter)
 try await PromiseBenchmark.run(filter: filter)
 try await RescueBenchmark.run(filter: filter)
+try await QueueBenchmark.run(filter: filter)
 try await ExtensionBudget.run(filter: filter)

@@ -1,0 +1,218 @@
+import Foundation
+import GRDB
+import HandlerKit
+@_spi(SignalStoreDriver) import HandlerKitSignals
+import HandlerKitSignalsSQLite
+
+#if PostgreSQL
+import HandlerKitSignalsPostgres
+import Logging
+import PostgresNIO
+#endif
+
+/// `queue.` (SQLite) and `queue_pg.` (PostgreSQL, through Scripts/with-postgres.sh): the throughput of
+/// one work queue worked by 1, 2 and 4 worker processes of one component, each running up to 4
+/// handlers at once. The jobs are posted in bulk while the workers run; the figure is jobs completed
+/// per second, from the first post to the last completion. Then the cost of a post inside the
+/// application's own transaction, against the same transaction without it (`post_in_transaction_us`,
+/// `baseline_transaction_us`): one row inserted and committed.
+enum QueueBenchmark {
+    static let childFlag = "--queue-worker"
+    static let signal: SignalID = "bench.queue.job"
+
+    /// Runs a worker and returns `true` when this process was started as one.
+    static func runChildIfAsked() async throws -> Bool {
+        let arguments = CommandLine.arguments
+        guard let index = arguments.firstIndex(of: childFlag) else { return false }
+        guard index + 1 < arguments.count else { throw BenchmarkFailure("\(childFlag) needs the store") }
+        try await work(store: try open(arguments[index + 1]))
+        return true
+    }
+
+    /// A worker (`--queue-worker STORE`): registers the queue's consumer under its id and runs the
+    /// queue's deliveries until its standard input closes.
+    static func work(store: any SignalStore) async throws {
+        let center = try await SignalCenter.start(
+            component: "bench-queue", store: store, registry: registry, options: .init(queueConcurrency: 4))
+        try await center.register(
+            try QueueJobs.jobHandler(registry: registry), for: signal, lifetime: .queue,
+            delivery: .everyRevision, id: ConsumerID("bench.queue.job"))
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        try await center.stop()
+    }
+
+    /// A PostgreSQL URL (`postgres://…`) or an SQLite file's path.
+    static func open(_ store: String) throws -> any SignalStore {
+        if store.hasPrefix("postgres") {
+            #if PostgreSQL
+            return try PostgresSignalStore(url: store)
+            #else
+            throw BenchmarkFailure("built without the package trait PostgreSQL")
+            #endif
+        }
+        return try SQLiteSignalStore(path: store)
+    }
+
+    static func run(filter: String?) async throws {
+        if filter.map({ "queue.".hasPrefix($0) || $0.hasPrefix("queue.") }) ?? true {
+            let folder = FileManager.default.temporaryDirectory.appending(path: "queue-bench-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            for workers in [1, 2, 4] {
+                let path = folder.appending(path: "queue\(workers).sqlite").path(percentEncoded: false)
+                let rate = try await throughput(workers: workers, jobs: 6_000, store: path)
+                report("queue.throughput_\(workers)_worker\(workers == 1 ? "" : "s")_per_s", rate)
+            }
+            try await transactionCost(sqlite: folder.appending(path: "transaction.sqlite").path(percentEncoded: false))
+        }
+        if let filter, filter.hasPrefix("queue_pg") {
+            guard let url = ProcessInfo.processInfo.environment["HANDLERKIT_POSTGRES_URL"] else {
+                print("queue_pg.: HANDLERKIT_POSTGRES_URL is not set; run it through Scripts/with-postgres.sh")
+                return
+            }
+            for workers in [1, 2, 4] {
+                let schema = "queue_bench_\(workers)_\(UUID().uuidString.prefix(8).lowercased())"
+                let rate = try await throughput(
+                    workers: workers, jobs: 6_000, store: SignalsBenchmark.postgresURL(url, schema: schema))
+                report("queue_pg.throughput_\(workers)_worker\(workers == 1 ? "" : "s")_per_s", rate)
+            }
+            #if PostgreSQL
+            let schema = "queue_bench_tx_\(UUID().uuidString.prefix(8).lowercased())"
+            try await transactionCost(postgres: SignalsBenchmark.postgresURL(url, schema: schema))
+            #endif
+        }
+    }
+
+    /// A store with the queue's consumer registered (by a center that does not deliver), for posts.
+    static func withConsumer(_ store: any SignalStore, _ body: () async throws -> Void) async throws {
+        let center = try await SignalCenter.start(
+            component: "bench-queue", store: store, registry: registry, options: .init(deliversAutomatically: false))
+        try await center.register(
+            try QueueJobs.jobHandler(registry: registry), for: signal, lifetime: .queue, delivery: .everyRevision)
+        try await body()
+        try await center.stop()
+    }
+
+    /// Microseconds per round of `body`, the best of 5 rounds of `count`, interleaved with `baseline`'s;
+    /// prints both under `prefix`.
+    static func compare(
+        _ prefix: String, count: Int = 1_000, baseline: (Int) async throws -> Void, withPost: (Int) async throws -> Void
+    ) async throws {
+        var (best, bestBaseline) = (Double.infinity, Double.infinity)
+        let clock = ContinuousClock()
+        var row = 0
+        for _ in 0..<5 {
+            var start = clock.now
+            for _ in 0..<count {
+                row += 1
+                try await baseline(row)
+            }
+            bestBaseline = min(bestBaseline, (clock.now - start).seconds * 1e6 / Double(count))
+            start = clock.now
+            for _ in 0..<count {
+                row += 1
+                try await withPost(row)
+            }
+            best = min(best, (clock.now - start).seconds * 1e6 / Double(count))
+        }
+        print("\(prefix).post_in_transaction_us: \(String(format: "%.0f", best)) us")
+        print("\(prefix).baseline_transaction_us: \(String(format: "%.0f", bestBaseline)) us")
+    }
+
+    /// On SQLite: the application's GRDB write of one row into its table in the store's file.
+    static func transactionCost(sqlite path: String) async throws {
+        let store = try SQLiteSignalStore(path: path)
+        try await withConsumer(store) {
+            let app = try DatabaseQueue(path: path)
+            try await app.write { db in try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY)") }
+            try await compare(
+                "queue",
+                baseline: { row in
+                    try await app.write { db in
+                        try db.execute(sql: "INSERT INTO photos (id) VALUES (?)", arguments: [row])
+                    }
+                },
+                withPost: { row in
+                    try await app.write { db in
+                        try db.execute(sql: "INSERT INTO photos (id) VALUES (?)", arguments: [row])
+                        try store.post(signal, payload: ["item": row], in: db)
+                    }
+                })
+        }
+    }
+
+    #if PostgreSQL
+    /// On PostgreSQL: the application's transaction on a postgres-nio connection of its own, inserting
+    /// one row into its table.
+    static func transactionCost(postgres url: String) async throws {
+        let store = try PostgresSignalStore(url: url)
+        try await withConsumer(store) {
+            let settings = store.settings
+            let logger = Logger(label: "bench")
+            let connection = try await PostgresConnection.connect(
+                configuration: .init(
+                    host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+                    database: settings.database, tls: .disable),
+                id: 1, logger: logger)
+            let table = "\(settings.schema).photos"
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE TABLE \(table) (id bigint)"), logger: logger)
+            func insert(_ row: Int) async throws {
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "INSERT INTO \(table) (id) VALUES (\(row))"), logger: logger)
+            }
+            try await compare(
+                "queue_pg",
+                baseline: { row in
+                    try await connection.query("BEGIN", logger: logger)
+                    try await insert(row)
+                    try await connection.query("COMMIT", logger: logger)
+                },
+                withPost: { row in
+                    try await connection.query("BEGIN", logger: logger)
+                    try await insert(row)
+                    try await store.post(signal, payload: ["item": row], in: connection)
+                    try await connection.query("COMMIT", logger: logger)
+                })
+            try await connection.close()
+        }
+        await store.close()
+    }
+    #endif
+
+    /// Jobs completed per second by `workers` worker processes on `store`.
+    static func throughput(workers: Int, jobs: Int, store: String) async throws -> Double {
+        let opened = try open(store)
+        // The first worker registers the queue's consumer; the others find it.
+        var children = [try Child(arguments: [childFlag, store])]
+        for _ in 1..<workers { children.append(try Child(arguments: [childFlag, store])) }
+        let poster = try await SignalCenter.start(
+            component: "bench-api", store: opened, registry: registry, options: .init(deliversAutomatically: false))
+        let clock = ContinuousClock()
+        let start = clock.now
+        for first in stride(from: 0, to: jobs, by: 200) {
+            try await poster.post((first..<min(first + 200, jobs)).map { SignalPost(signal, payload: ["item": $0]) })
+        }
+        while try await opened.statistics().completions < jobs { try await Task.sleep(for: .milliseconds(5)) }
+        let elapsed = clock.now - start
+        for child in children { child.finish() }
+        try await poster.stop()
+        return Double(jobs) / elapsed.seconds
+    }
+
+    static func report(_ name: String, _ rate: Double) {
+        print("\(name): \(String(format: "%.0f", rate)) jobs/s")
+    }
+
+    /// The benchmark's handlers, the workers' job among them.
+    static let registry: HandlerRegistry = {
+        let registry = HandlerRegistry()
+        try? registry.register(.handlerkit_bench)
+        return registry
+    }()
+}
+
+/// The workers' handler: a job that does nothing.
+enum QueueJobs {
+    @handler static func job(item: Int) {}
+}
