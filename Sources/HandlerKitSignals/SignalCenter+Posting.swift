@@ -2,6 +2,10 @@ import Foundation
 import Tracing
 
 extension SignalCenter {
+    /// How long a post's idempotency key is kept: a post with the same key within this time posts
+    /// nothing and returns the first post's result.
+    public static let idempotencyKeyRetention = Duration.seconds(86_400)
+
     /// Posts a new revision of `signal`. The result says how many consumers receive it; with none,
     /// `ifUnconsumed` decides whether it is kept for a consumer that registers later.
     ///
@@ -11,18 +15,30 @@ extension SignalCenter {
     /// registers later and receives a kept revision receives it not before that time either. A time
     /// already past delivers at once.
     ///
+    /// With an `idempotencyKey` (say, the id of the client's request), the post is made once per key:
+    /// a post with a key that an earlier post took within ``idempotencyKeyRetention`` (24 hours)
+    /// stores nothing and returns that post's result, so a request tried again (a client's retry, a
+    /// process that crashed before answering) posts once. Keys are shared by every process of the
+    /// store, whatever the signal.
+    ///
     /// - Throws: `SignalError.invalidSignalID`, `.invalidPayload`; `.payloadTooDeep` or
     ///   `.payloadTooLarge` for a payload a delivery could not read, `.invalidDeliveryTime` for a
-    ///   `notBefore` that is not a finite time (nothing was posted); `.storeBusy` (nothing was
-    ///   posted; safe to post again) and the other store errors.
+    ///   `notBefore` that is not a finite time, `.invalidIdempotencyKey` for a key that is empty or
+    ///   over 256 bytes (nothing was posted); `.storeBusy` (nothing was posted; safe to post again)
+    ///   and the other store errors.
     @discardableResult
     public func post(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
-        notBefore: Date? = nil
+        notBefore: Date? = nil, idempotencyKey: String? = nil
     ) async throws(SignalError) -> PostResult {
         try checkRunning()
         let signalID = try signal.validated()
         try Self.checkTime(notBefore, of: signalID)
+        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.utf8.count > Self.maximumComponentLength {
+            throw .invalidIdempotencyKey(
+                signal: signalID,
+                reason: idempotencyKey.isEmpty ? "is empty" : "is over \(Self.maximumComponentLength) bytes long")
+        }
         // A producer span, in the poster's trace; its context travels with the post, and the
         // span of each delivery links to it.
         let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
@@ -35,7 +51,14 @@ extension SignalCenter {
             var keepUntil: Date?
             if case .keep(let duration) = ifUnconsumed { keepUntil = Date().addingTimeInterval(duration.seconds) }
             let result = try await storeCall { () throws(SignalError) in
-                try await store.post(signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore)
+                guard let idempotencyKey else {
+                    return try await store.post(signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore)
+                }
+                let now = Date().timeIntervalSince1970
+                return try await store.perform(
+                    .post(
+                        Posting(signalID: signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore),
+                        now: now, key: idempotencyKey, keepUntil: now + Self.idempotencyKeyRetention.seconds))
             }
             metrics.posts.increment()
             span.attributes["handlerkit.revision"] = result.revision

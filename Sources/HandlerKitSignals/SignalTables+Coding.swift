@@ -7,7 +7,7 @@ import Foundation
 @_spi(SignalStoreDriver)
 extension SignalTables: Codable {
     private enum CodingKeys: String, CodingKey {
-        case completionHistory, nextRowID, runs, consumers, signals, deliveries, completions, promises
+        case completionHistory, nextRowID, runs, consumers, signals, deliveries, completions, promises, postKeys
     }
 
     /// Reads tables that ``encode(to:)`` wrote; throws a `DecodingError` (or the `SignalError` of a
@@ -35,6 +35,8 @@ extension SignalTables: Codable {
         for promise in try container.decode([StoredPromise].self, forKey: .promises) {
             promises[promise.id] = try promise.record()
         }
+        // Absent from tables written before posts had idempotency keys.
+        postKeys = try container.decodeIfPresent([String: PostKey].self, forKey: .postKeys) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -59,6 +61,7 @@ extension SignalTables: Codable {
         try container.encode(completions.map(StoredCompletion.init), forKey: .completions)
         try container.encode(
             promises.keys.sorted().compactMap { promises[$0].map(StoredPromise.init) }, forKey: .promises)
+        try container.encode(postKeys, forKey: .postKeys)
     }
 }
 

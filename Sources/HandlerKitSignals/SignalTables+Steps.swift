@@ -80,6 +80,18 @@ extension SignalTables {
                 used.contains(id) || (signal.keepUntil.map { $0.timeIntervalSince1970 >= now } ?? false)
             }
             return before - signals.count
+        case .takePostKey(let key, let now, let keepUntil):
+            if let kept = postKeys[key], kept.keepUntil >= now { return 0 }
+            postKeys[key] = PostKey(answer: "", keepUntil: keepUntil)
+            return 1
+        case .recordPostKey(let key, let answer):
+            guard postKeys[key] != nil else { return 0 }
+            postKeys[key]?.answer = answer
+            return 1
+        case .forgetPostKeys(let now):
+            let count = postKeys.count
+            postKeys = postKeys.filter { $0.value.keepUntil >= now }
+            return count - postKeys.count
         case .forgetCompletions(let now):
             let count = completions.count
             completions.removeAll { $0.completedAt.timeIntervalSince1970 < now - completionHistory }

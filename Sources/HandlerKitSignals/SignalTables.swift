@@ -79,6 +79,14 @@ public struct SignalTables: Sendable, Equatable {
     package var completions: [Completion] = []
     /// Durable promises by id.
     package var promises: [String: PromiseRecord] = [:]
+    /// The idempotency keys of posts, with the answer of the post that took each.
+    package var postKeys: [String: PostKey] = [:]
+
+    /// The idempotency key of a post: the post's answer, as text, and until when it is kept.
+    package struct PostKey: Sendable, Hashable, Codable {
+        package var answer: String
+        package var keepUntil: Double
+    }
     /// How long completions stay in the history, in seconds.
     package let completionHistory: Double
 

@@ -39,8 +39,8 @@ public struct StorePlan: Sendable, Hashable {
     /// A run starts: completions older than the history and signal records no one uses are forgotten.
     package static func startRun(now: Double) -> StorePlan {
         StorePlan(
-            "forgetting old completions and unused signals",
-            steps: [.forgetCompletions(now: now), .removeUnusedSignals(now: now)])
+            "forgetting old completions, unused signals and posts' idempotency keys",
+            steps: [.forgetCompletions(now: now), .removeUnusedSignals(now: now), .forgetPostKeys(now: now)])
     }
 
     /// `run` ends (`taker` is `nil`), or is gone and taken over by `taker`: its claims are no longer

@@ -49,6 +49,16 @@ package enum StoreReads {
         }
     }
 
+    /// The answer recorded with the idempotency key `key` of a post (its result as text), if a post
+    /// took the key.
+    package static func postKeyAnswer(_ key: String) -> StoreRead<String?> {
+        let sql = SQLRead(
+            "reading the post of idempotency key '\(key)'",
+            SQLStatement("SELECT answer FROM post_keys WHERE post_key = $1", [.init(key)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> String? in rows.first?.optional("answer") }
+        return StoreRead(sql) { tables in tables.postKeys[key]?.answer }
+    }
+
     /// The consumer with id `id`, if there is one.
     package static func consumer(_ id: ConsumerID) -> StoreRead<ConsumerRecord?> {
         let sql = SQLRead(

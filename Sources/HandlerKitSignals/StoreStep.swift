@@ -44,6 +44,13 @@ package enum StoreStep: Sendable, Hashable {
     /// Removes the completions recorded longer ago than the store keeps its history of completions
     /// (a setting of the store), at `now`. Counts them.
     case forgetCompletions(now: Double)
+    /// Takes the idempotency key `key` of a post for the post made at `now`, kept until `keepUntil`,
+    /// unless a post that is still kept has it. Counts it (0 when one has it).
+    case takePostKey(String, now: Double, keepUntil: Double)
+    /// Records `answer` (the post's result, as text) with the idempotency key `key`. Counts it.
+    case recordPostKey(String, answer: String)
+    /// Removes the idempotency keys of posts kept until before `now`. Counts them.
+    case forgetPostKeys(now: Double)
     /// Stores `consumer`, registered at `now`, not yet served, unless a consumer with its id exists.
     /// Counts it (0 when one existed).
     case insertConsumer(ConsumerRecord, now: Double)

@@ -18,7 +18,7 @@ enum PostgresSchema {
     /// The tables of a signal store; a schema that holds any other table is not a signal store.
     static let tables: Set<String> = [
         "schema_version", "runs", "consumers", "signals", "deliveries", "delivery_bodies", "completions", "posts",
-        "promises", "operations",
+        "promises", "operations", "post_keys",
     ]
 
     /// The steps: `steps[n]` migrates version n to n + 1. They name no schema: every connection's
@@ -162,11 +162,15 @@ enum PostgresSchema {
         """
         ALTER TABLE signals ADD COLUMN IF NOT EXISTS not_before double precision;
         """,
-        // 9: work queues. Their consumers and deliveries are owned by a queue, not by a run; the
-        // tables are unchanged, but code older than this would take a queue for a dead run and hand
-        // its consumers to one run, so it must refuse the store.
+        // 9: work queues (their consumers and deliveries are owned by a queue, not by a run: code
+        // older than this would take a queue for a dead run), and the idempotency keys of posts.
         """
-        SELECT 1;
+        CREATE TABLE IF NOT EXISTS post_keys (
+            post_key text PRIMARY KEY,
+            answer text NOT NULL,
+            keep_until double precision NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS post_keys_by_time ON post_keys (keep_until);
         """,
     ])
 

@@ -20,7 +20,7 @@ enum SQLiteSchema {
 
     /// The tables later versions added (a store of the current version whose mark was removed is
     /// still recognised).
-    static let laterTables: Set<String> = ["promises"]
+    static let laterTables: Set<String> = ["promises", "post_keys"]
 
     /// The steps: `steps[n]` migrates version n to n + 1.
     static let migration = SchemaMigration<String>(steps: [
@@ -126,11 +126,15 @@ enum SQLiteSchema {
         """
         ALTER TABLE signals ADD COLUMN not_before REAL;
         """,
-        // 6: work queues. Their consumers and deliveries are owned by a queue, not by a run; the
-        // tables are unchanged, but code older than this would take a queue for a dead run and hand
-        // its consumers to one run, so it must refuse the store.
+        // 6: work queues (their consumers and deliveries are owned by a queue, not by a run: code
+        // older than this would take a queue for a dead run), and the idempotency keys of posts.
         """
-        SELECT 1;
+        CREATE TABLE IF NOT EXISTS post_keys (
+            post_key TEXT PRIMARY KEY NOT NULL,
+            answer TEXT NOT NULL,
+            keep_until REAL NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS post_keys_by_time ON post_keys(keep_until);
         """,
     ])
 

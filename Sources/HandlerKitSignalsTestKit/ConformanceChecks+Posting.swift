@@ -23,6 +23,10 @@ extension ConformanceChecks {
             name:
                 "a bulk post makes each post in its order, a later one of a signal its next revision",
             body: bulkPostInOrder),
+        .init(
+            name:
+                "a post with an idempotency key another post took answers that post's result and stores nothing; another key posts",
+            body: idempotentPost),
     ]
 
     static func onceConsumerReceivesOneRevision(_ c: ConformanceContext) async throws {
@@ -128,6 +132,33 @@ extension ConformanceChecks {
             ["\(every.rawValue)/1 1", "\(once.rawValue)/1 2", "\(every.rawValue)/2 3"], "deliveries in posting order")
         try c.expectEqual(try await center.post([]), [], "the results of an empty bulk post")
         try await center.stop()
+    }
+
+    static func idempotentPost(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        let other = try await c.center("api")
+        try await center.register(try c.handler("Sink.receive"), for: "job", delivery: .everyRevision)
+        let first = try await other.post("job", payload: ["item": 1], idempotencyKey: "request-1")
+        try c.expect(first.revision == 1 && first.deliveries == 1, "the first post, found \(first)")
+        let again = try await other.post("job", payload: ["item": 2], idempotencyKey: "request-1")
+        try c.expectEqual(again, first, "the answer to the same key")
+        let fromElsewhere = try await center.post("job", payload: ["item": 2], idempotencyKey: "request-1")
+        try c.expectEqual(fromElsewhere, first, "the answer to the same key from another center")
+        try c.expectEqual(
+            try await c.store.statistics().pendingDeliveries, 1, "deliveries after three posts of one key")
+        let second = try await other.post("job", payload: ["item": 3], idempotencyKey: "request-2")
+        try c.expectEqual(second.revision, 2, "the revision another key posts")
+        try c.expectEqual(try await center.deliverDue(), 2, "deliveries completed")
+        try c.expectEqual(c.recorder.all.map { $0.item ?? 0 }, [1, 3], "items received")
+        // Two days later the keys are forgotten (as a run's start forgets them), and the key posts again.
+        let later = Date().timeIntervalSince1970 + 2 * SignalCenter.idempotencyKeyRetention.seconds
+        try c.expectEqual(
+            try await c.store.apply(StorePlan("forgetting keys", steps: [.forgetPostKeys(now: later)])), [2],
+            "keys forgotten")
+        let afterwards = try await other.post("job", payload: ["item": 4], idempotencyKey: "request-1")
+        try c.expectEqual(afterwards.revision, 3, "the revision a forgotten key posts")
+        try await center.stop()
+        try await other.stop()
     }
 
     /// Runs `center`'s delivery passes until a handler received `item` (at most a minute).

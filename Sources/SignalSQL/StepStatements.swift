@@ -69,6 +69,19 @@ package enum StepStatements {
                     AND NOT EXISTS (SELECT 1 FROM consumers WHERE consumers.signal_id = signals.signal_id)
                     """, [.init(now)])
             ]
+        case .takePostKey(let key, let now, let keepUntil):
+            [
+                SQLStatement(
+                    """
+                    INSERT INTO post_keys (post_key, answer, keep_until) VALUES ($1, '', $3)
+                    ON CONFLICT (post_key) DO UPDATE SET answer = '', keep_until = excluded.keep_until
+                    WHERE post_keys.keep_until < $2
+                    """, [.init(key), .init(now), .init(keepUntil)])
+            ]
+        case .recordPostKey(let key, let answer):
+            [SQLStatement("UPDATE post_keys SET answer = $2 WHERE post_key = $1", [.init(key), .init(answer)])]
+        case .forgetPostKeys(let now):
+            [SQLStatement("DELETE FROM post_keys WHERE keep_until < $1", [.init(now)])]
         case .forgetCompletions(let now):
             [SQLStatement("DELETE FROM completions WHERE completed_at < $1", [.init(now - history)])]
         case .insertConsumer(let consumer, let now):

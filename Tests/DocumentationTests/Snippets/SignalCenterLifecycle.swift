@@ -80,6 +80,13 @@ enum SignalCenterLifecycleArticle {
         _ = results
     }
 
+    static func idempotentPost(app: SignalCenter, orderID: String, requestID: String) async throws {
+        // snippet: idempotent-post
+        let result = try await app.post("order.placed", payload: ["orderID": orderID], idempotencyKey: requestID)
+        // end snippet
+        _ = result
+    }
+
     static func deliverByHand(store: SQLiteSignalStore) async throws {
         // snippet: deliver-by-hand
         var options = SignalCenter.Options()

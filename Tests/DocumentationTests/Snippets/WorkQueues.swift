@@ -46,9 +46,10 @@ func startWorker(renderer: ThumbnailRenderer) async throws -> SignalCenter {
     return center
 }
 
-/// The API host: its route for `POST /photos/{id}/thumbnail` calls this with its own center.
-func acceptThumbnailRequest(photoID: String, api: SignalCenter) async throws -> Bool {
-    let result = try await api.post(Thumbnails.requested, payload: ["photoID": photoID])
+/// The API host: its route for `POST /photos/{id}/thumbnail` calls this with its own center and the
+/// client's request id, so that a client's retry posts nothing new.
+func acceptThumbnailRequest(photoID: String, requestID: String, api: SignalCenter) async throws -> Bool {
+    let result = try await api.post(Thumbnails.requested, payload: ["photoID": photoID], idempotencyKey: requestID)
     // No worker has ever registered the queue: answer 503 rather than accept work nobody takes.
     return !result.hadNoConsumer
 }
