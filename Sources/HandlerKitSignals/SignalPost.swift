@@ -1,7 +1,7 @@
 import Foundation
 
 /// One post of a bulk post (``SignalCenter/post(_:)``): what
-/// ``SignalCenter/post(_:payload:ifUnconsumed:notBefore:)`` takes for one signal.
+/// ``SignalCenter/post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)`` takes for one signal.
 ///
 /// ```swift
 /// let results = try await center.post(thumbnails.map { SignalPost("thumbnail.make", payload: ["photo": $0.id]) })
