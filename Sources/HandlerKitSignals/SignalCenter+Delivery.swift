@@ -52,15 +52,7 @@ extension SignalCenter {
         while true {
             // A run found taken over is replaced first; another pass replacing it ends this one.
             guard try await carryOnIfTakenOver(generation) else { break }
-            let asked = ContinuousClock.now
-            var claimant = ""
-            guard
-                let batch = try await passCall(
-                    generation,
-                    { runID throws(SignalError) in
-                        claimant = runID
-                        return try await claim(for: runID, owner: runID, limit: options.claimBatch)
-                    })
+            guard let (batch, claimant, asked) = try await passClaim(generation, owner: nil, limit: options.claimBatch)
             else { break }
             let claimed = batch.deliveries
             if claimed.isEmpty {
@@ -113,6 +105,25 @@ extension SignalCenter {
             if claimed.count < options.claimBatch && !isTakenOver { break }
         }
         return completed
+    }
+
+    /// Claims up to `limit` due deliveries of `owner` (`nil`: the run's own) for the current run, in a
+    /// store call of the pass of `generation`: the batch, the run that claimed it, and when the claim
+    /// was asked for; `nil` when the pass may not go on.
+    func passClaim(
+        _ generation: Int, owner: String?, limit: Int
+    ) async throws(SignalError) -> (batch: ClaimedBatch, claimant: String, asked: ContinuousClock.Instant)? {
+        let asked = ContinuousClock.now
+        var claimant = ""
+        guard
+            let batch = try await passCall(
+                generation,
+                { runID throws(SignalError) in
+                    claimant = runID
+                    return try await claim(for: runID, owner: owner ?? runID, limit: limit)
+                })
+        else { return nil }
+        return (batch, claimant, asked)
     }
 
     /// Claims for `runID` up to `limit` due deliveries of `owner` (the run, or the component's work

@@ -19,15 +19,7 @@ extension SignalCenter {
             guard workers > 0 else { return }
             var taken = 0
             defer { state.withLock { $0.queueWorkers.free(workers - taken) } }
-            let asked = ContinuousClock.now
-            var claimant = ""
-            guard
-                let batch = try await passCall(
-                    generation,
-                    { runID throws(SignalError) in
-                        claimant = runID
-                        return try await claim(for: runID, owner: queueOwner, limit: workers)
-                    })
+            guard let (batch, claimant, asked) = try await passClaim(generation, owner: queueOwner, limit: workers)
             else { return }
             if batch.deliveries.isEmpty {
                 if batch.firstStart == .runTakenOver { noteTakenOver(claimant) }
