@@ -69,13 +69,15 @@ pg_prepare() {
     fi
 }
 
+# max_connections: the test suites run in parallel, each store with its pool, its runs' own
+# connections and its wake-up listener, and the process tests start probes with stores of their own.
 pg_start() {
     local data_root="$1" addresses="$2" port="$3"
     shift 3
     local as_user=()
     [[ -n "$server_user" ]] && as_user=(runuser -u "$server_user" --)
     "$@" "${as_user[@]}" "$bin_dir/pg_ctl" -D "$data_root/data" -l "$data_root/server.log" -w -t 60 \
-        -o "-c listen_addresses=$addresses -c port=$port -c unix_socket_directories= -c fsync=off -c max_connections=200$tls_options" \
+        -o "-c listen_addresses=$addresses -c port=$port -c unix_socket_directories= -c fsync=off -c max_connections=300$tls_options" \
         start >/dev/null 2>&1
 }
 

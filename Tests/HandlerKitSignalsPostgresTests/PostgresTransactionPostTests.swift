@@ -12,8 +12,10 @@ import Testing
 
 /// Posting inside the application's own transaction (`PostgresSignalStore.post(_:in:)`): the
 /// delivery exists if and only if that transaction commits.
+/// One test at a time: each holds a store's connections, an application connection and probe
+/// processes' connections, and the server's are shared with every other test.
 @Suite(
-    "Signals on PostgreSQL: posting inside the application's transaction",
+    "Signals on PostgreSQL: posting inside the application's transaction", .serialized,
     .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresTransactionPostTests {
     let folder = TemporaryFolder()
