@@ -34,10 +34,10 @@ extension SignalCenter {
         try checkRunning()
         let signalID = try signal.validated()
         try Self.checkTime(notBefore, of: signalID)
-        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.utf8.count > Self.maximumComponentLength {
+        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.utf8.count > Self.maximumKeyLength {
             throw .invalidIdempotencyKey(
                 signal: signalID,
-                reason: idempotencyKey.isEmpty ? "is empty" : "is over \(Self.maximumComponentLength) bytes long")
+                reason: idempotencyKey.isEmpty ? "is empty" : "is over \(Self.maximumKeyLength) bytes long")
         }
         // A producer span, in the poster's trace; its context travels with the post, and the
         // span of each delivery links to it.

@@ -84,6 +84,9 @@ public final class SignalCenter: Sendable {
     /// The longest component name, in UTF-8 bytes.
     public static let maximumComponentLength = 256
 
+    /// The longest consumer id given to `register` and idempotency key given to `post`, in UTF-8 bytes.
+    static let maximumKeyLength = 256
+
     /// The component this process runs as.
     public let component: String
     /// This run's id (a fresh UUID, never reused). It changes only when the run is found taken over
@@ -238,10 +241,10 @@ public final class SignalCenter: Sendable {
     ) async throws(SignalError) -> ConsumerID {
         try checkRunning()
         let signalID = try signal.validated()
-        if let id, id.rawValue.isEmpty || id.rawValue.utf8.count > Self.maximumComponentLength {
+        if let id, id.rawValue.isEmpty || id.rawValue.utf8.count > Self.maximumKeyLength {
             throw .invalidConsumerID(
                 id.rawValue,
-                reason: id.rawValue.isEmpty ? "it is empty" : "it is over \(Self.maximumComponentLength) bytes long")
+                reason: id.rawValue.isEmpty ? "it is empty" : "it is over \(Self.maximumKeyLength) bytes long")
         }
         if handler.isInvalidated { throw .invalidHandler(handler: handler.id, reason: "it has been invalidated") }
         let document: [UInt8]
