@@ -1,5 +1,5 @@
 /// What a center asks of `SignalStore.claim(_:)`: which run claims, how many deliveries, whether
-/// the first is marked started with the claim, and whether the run's lost claims are taken back.
+/// the first (or every one) is marked started with the claim, and whether the run's lost claims are taken back.
 ///
 /// A request is a value rather than a list of parameters so that the core can ask more of a claim
 /// later (a new property with a default) without breaking a store's source.
@@ -15,6 +15,10 @@ public struct ClaimRequest: Sendable, Hashable {
     /// Whether the first delivery, in `ClaimedDelivery.runningOrder(_:)`, is marked started in the
     /// same transaction, exactly as `SignalStore.start(_:)` does (`ClaimedBatch.firstStart`).
     @_spi(SignalStoreDriver) public var startingFirst: Bool
+    /// Whether every delivery claimed is marked started in the same transaction, exactly as
+    /// `SignalStore.start(_:)` does (`ClaimedBatch.allStarted`): a work queue's workers start them
+    /// all at once.
+    @_spi(SignalStoreDriver) public var startingAll: Bool
     /// The row ids of the run's deliveries that the center still holds (claimed and not yet settled:
     /// their handlers run, wait to run, or wait for a task that awaits their promise): a claim that
     /// takes back lost claims (``reclaimingLost``) leaves them alone.
@@ -28,13 +32,14 @@ public struct ClaimRequest: Sendable, Hashable {
 
     @_spi(SignalStoreDriver)
     public init(
-        runID: String, owner: String? = nil, limit: Int, startingFirst: Bool, inProgress: Set<Int64> = [],
-        reclaimingLost: Bool = false
+        runID: String, owner: String? = nil, limit: Int, startingFirst: Bool, startingAll: Bool = false,
+        inProgress: Set<Int64> = [], reclaimingLost: Bool = false
     ) {
         self.runID = runID
         self.owner = owner ?? runID
         self.limit = limit
         self.startingFirst = startingFirst
+        self.startingAll = startingAll
         self.inProgress = inProgress
         self.reclaimingLost = reclaimingLost
     }

@@ -20,10 +20,12 @@ package struct HeldClaims: Sendable {
     /// The request of the run's next claim of `owner`'s deliveries. It takes back the run's lost
     /// claims of `owner` when one may have been lost since its last such claim, and counts on doing
     /// so: a claim that then fails calls ``failed()`` again.
-    package mutating func request(runID: String, owner: String, limit: Int, startingFirst: Bool) -> ClaimRequest {
+    package mutating func request(
+        runID: String, owner: String, limit: Int, startingFirst: Bool, startingAll: Bool = false
+    ) -> ClaimRequest {
         let reclaiming = mayBeLost && reclaimed.insert(owner).inserted
         return ClaimRequest(
-            runID: runID, owner: owner, limit: limit, startingFirst: startingFirst,
+            runID: runID, owner: owner, limit: limit, startingFirst: startingFirst, startingAll: startingAll,
             inProgress: reclaiming ? rows : [], reclaimingLost: reclaiming)
     }
 

@@ -27,12 +27,36 @@ extension SignalCenter {
     func deliver(
         _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, generation: Int
     ) async throws(SignalError) -> (Delivered, Mark?) {
+        let outcome = try await deliver(delivery, marked: marked, next: next, inGroup: false, generation: generation)
+        return (outcome.delivered, outcome.mark)
+    }
+
+    /// Runs one claimed delivery of the component's work queue, as a worker of the queue: its
+    /// completion goes in the next group commit (``CompletionGroup``), which claims the worker's
+    /// next delivery with it (answered with its mark).
+    func deliverFromQueue(
+        _ delivery: ClaimedDelivery, marked: Mark?, generation: Int
+    ) async throws(SignalError) -> (Delivered, next: (delivery: ClaimedDelivery, marked: Mark?)?) {
+        let outcome = try await deliver(delivery, marked: marked, next: nil, inGroup: true, generation: generation)
+        return (outcome.delivered, outcome.following)
+    }
+
+    /// What became of a delivery: the mark of `next`, made with its completion, and for a delivery
+    /// completed in a group, the next delivery claimed for its worker.
+    private typealias Outcome = (
+        delivered: Delivered, mark: Mark?, following: (delivery: ClaimedDelivery, marked: Mark?)?
+    )
+
+    private func deliver(
+        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, inGroup: Bool, generation: Int
+    ) async throws(SignalError) -> Outcome {
         do {
-            let delivered = try await deliverClaimed(delivery, marked: marked, next: next, generation: generation)
+            let outcome = try await deliverClaimed(
+                delivery, marked: marked, next: next, inGroup: inGroup, generation: generation)
             // Settled, given back, lost, or left for the run's end: no longer held here, unless held
             // for a task that awaits its promise.
-            if delivered.0 != .held { state.withLock { $0.claims.settled(delivery) } }
-            return delivered
+            if outcome.delivered != .held { state.withLock { $0.claims.settled(delivery) } }
+            return outcome
         } catch {
             // The store failed to start, release or settle it: it may stay claimed by the run, with no
             // one to run it. The next claim takes it back (`HeldClaims`).
@@ -45,33 +69,38 @@ extension SignalCenter {
     }
 
     private func deliverClaimed(
-        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, generation: Int
-    ) async throws(SignalError) -> (Delivered, Mark?) {
-        guard state.withLock({ $0.lifecycle.allows(generation) }) else { return (.passEnded, nil) }
+        _ delivery: ClaimedDelivery, marked: Mark?, next: ClaimedDelivery?, inGroup: Bool, generation: Int
+    ) async throws(SignalError) -> Outcome {
+        guard state.withLock({ $0.lifecycle.allows(generation) }) else { return (.passEnded, nil, nil) }
         options.faultHook?(.afterClaim)
         if let handedOver = try await handToAwaitingTask(delivery, next: next, generation: generation) {
-            return handedOver
+            return (handedOver.0, handedOver.1, nil)
         }
-        guard let (handler, context) = try await prepareOrPark(delivery) else { return (.notCompleted, nil) }
+        guard let (handler, context) = try await prepareOrPark(delivery) else { return (.notCompleted, nil, nil) }
         if let missing = options.context.missingValue(of: handler, in: registry) {
             try await releaseForMissingValue(delivery, handler: handler, missing: missing)
-            return (.notCompleted, nil)
+            return (.notCompleted, nil, nil)
         }
         if let fenced = try await startFence(delivery, marked: marked, generation: generation) {
-            return (fenced, nil)
+            return (fenced, nil, nil)
         }
         // From here until it is settled the delivery counts as running: a suspension keeps its claim.
         let runs = state.withLock {
             $0.lifecycle.handlerStarting(row: delivery.rowID, key: delivery.key, generation: generation)
         }
-        guard runs else { return (.passEnded, nil) }
+        guard runs else { return (.passEnded, nil, nil) }
         defer { state.withLock { $0.lifecycle.handlerSettled(row: delivery.rowID) } }
         if let error = await callHandler(handler, for: delivery, context: context) {
             try await releaseAfterThrow(delivery, handler: handler, error: error)
-            return (.notCompleted, nil)
+            return (.notCompleted, nil, nil)
         }
         options.faultHook?(.beforeCompletion)
-        return try await complete(delivery, next: next, generation: generation)
+        if inGroup {
+            let completion = try await completeInGroup(delivery, generation: generation)
+            return (completion.completed ? .completed : .notCompleted, nil, completion.next)
+        }
+        let (delivered, mark) = try await complete(delivery, next: next, generation: generation)
+        return (delivered, mark, nil)
     }
 
     /// Hands the delivery to a task of this process that awaits the promise it settles, instead of
@@ -301,7 +330,7 @@ extension SignalCenter {
     /// settles it twice). While the center is suspended, it waits for `resume()` (or `stop()`)
     /// first: a suspended center touches no file of the store. Other errors are thrown; the delivery
     /// may then stay claimed by this run, and the run's next claim takes it back (``deliver(_:marked:next:generation:)``).
-    private func settle(_ operation: () async throws(SignalError) -> Void) async throws(SignalError) {
+    func settle(_ operation: () async throws(SignalError) -> Void) async throws(SignalError) {
         var wait = Duration.milliseconds(5)
         while true {
             await enterSettlement()

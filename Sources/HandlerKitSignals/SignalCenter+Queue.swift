@@ -28,8 +28,9 @@ extension SignalCenter {
             taken = batch.deliveries.count
             state.withLock { state in
                 for (index, delivery) in batch.deliveries.enumerated() {
-                    // The claim marked the first started.
-                    let marked: Mark? = index == 0 ? batch.firstStart.map { ($0, asked) } : nil
+                    // The claim marked them all started, or the first.
+                    let marked: Mark? =
+                        batch.allStarted ? (.started, asked) : index == 0 ? batch.firstStart.map { ($0, asked) } : nil
                     state.queueWorkers.add { task in
                         Task {
                             await self.runQueueDelivery(delivery, marked: marked, generation: generation, task: task)
@@ -41,16 +42,23 @@ extension SignalCenter {
         }
     }
 
-    /// A worker of the queue: runs `delivery`, frees its worker, and claims again for it.
+    /// A worker of the queue: runs `delivery`, and the next deliveries its completions claim for it;
+    /// then frees its worker, and claims again for it.
     private func runQueueDelivery(_ delivery: ClaimedDelivery, marked: Mark?, generation: Int, task: Int) async {
-        do {
-            switch try await deliver(delivery, marked: marked, next: nil, generation: generation).0 {
-            case .completed: state.withLock { $0.queueWorkers.countCompletion() }
-            case .runTakenOver: noteTakenOver(delivery.runID)
-            case .notCompleted, .held, .passEnded: break
+        var current: (delivery: ClaimedDelivery, marked: Mark?)? = (delivery, marked)
+        while let (delivery, marked) = current {
+            current = nil
+            do {
+                let (delivered, next) = try await deliverFromQueue(delivery, marked: marked, generation: generation)
+                switch delivered {
+                case .completed: state.withLock { $0.queueWorkers.countCompletion() }
+                case .runTakenOver: noteTakenOver(delivery.runID)
+                case .notCompleted, .held, .passEnded: break
+                }
+                current = next
+            } catch {
+                if state.withLock({ $0.lifecycle.allows(generation) }) { report(error) }
             }
-        } catch {
-            if state.withLock({ $0.lifecycle.allows(generation) }) { report(error) }
         }
         state.withLock { $0.queueWorkers.free(1) }
         if state.withLock({ $0.lifecycle.allows(generation) }) {

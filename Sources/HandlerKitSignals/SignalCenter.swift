@@ -128,6 +128,8 @@ public final class SignalCenter: Sendable {
         var claims = HeldClaims()
         /// The workers of the component's work queue.
         var queueWorkers: QueueWorkers
+        /// The completions of the queue's deliveries waiting to be committed together.
+        var completions = CompletionGroup()
 
         /// Takes the tasks waiting at the gate when `open`, to be resumed outside the lock.
         mutating func takeGate(if open: Bool) -> [CheckedContinuation<Bool, Never>] {

@@ -126,11 +126,16 @@ public struct ClaimedBatch: Sendable, Hashable {
     /// `StartOutcome.runTakenOver` with no deliveries: the run is no longer recorded, and the store
     /// claimed none of its due deliveries (the center then carries on as a new run).
     @_spi(SignalStoreDriver) public var firstStart: StartOutcome?
+    /// Whether every delivery claimed was marked started with the claim (`ClaimRequest.startingAll`);
+    /// when not, only ``firstStart`` tells of a mark, and the center marks the others with
+    /// `SignalStore.start(_:)`.
+    @_spi(SignalStoreDriver) public var allStarted: Bool
 
     @_spi(SignalStoreDriver)
-    public init(deliveries: [ClaimedDelivery], firstStart: StartOutcome?) {
+    public init(deliveries: [ClaimedDelivery], firstStart: StartOutcome?, allStarted: Bool = false) {
         self.deliveries = deliveries
         self.firstStart = firstStart
+        self.allStarted = allStarted
     }
 }
 

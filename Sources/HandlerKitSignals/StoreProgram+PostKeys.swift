@@ -25,28 +25,3 @@ extension StoreProgram where Result == PostResult {
             })
     }
 }
-
-extension StoreProgram.Stage {
-    /// This stage and the ones that follow it, with `next` in place of its answer: what `next`
-    /// makes of the answer and the wake-up follows in the same transaction.
-    package func then(_ next: @escaping @Sendable (Result, WakeTarget?) -> Self) -> Self {
-        switch self {
-        case .steps(let steps, let following):
-            return .steps(steps) { counts in following(counts).then(next) }
-        case .read(let read):
-            return .read(
-                StoreProgram.PendingRead(
-                    statement: read.statement,
-                    afterRows: { rows throws(SignalError) in try read.afterRows(rows).then(next) },
-                    afterTables: { tables in read.afterTables(tables).then(next) }))
-        case .change(let change):
-            return .change(
-                StoreProgram.PendingChange(
-                    change: change.change,
-                    afterRows: { rows throws(SignalError) in try change.afterRows(rows).then(next) },
-                    inTables: { tables in change.inTables(&tables).then(next) }))
-        case .done(let result, let wakeUp):
-            return next(result, wakeUp)
-        }
-    }
-}

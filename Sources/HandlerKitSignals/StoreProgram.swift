@@ -54,6 +54,10 @@ public struct StoreProgram<Result: Sendable>: Sendable {
         case complete(
             ClaimedDelivery, endingConsumer: Bool, next: ClaimedDelivery?, now: Double,
             answer: @Sendable (CompletionOutcome) -> Result)
+        /// Completions, then a claim, at `now` (`StoreProgram.completeGroup(_:thenClaiming:now:)`).
+        case completeGroup(
+            [(delivery: ClaimedDelivery, endingConsumer: Bool)], thenClaiming: ClaimRequest?, now: Double,
+            answer: @Sendable (GroupCompletion) -> Result)
         /// `SignalStore.claim(_:)` at `now`.
         case claim(ClaimRequest, now: Double, answer: @Sendable (ClaimedBatch) -> Result)
         /// `SignalStore.post(_:payload:keepUntil:)` at `now`.
@@ -121,6 +125,34 @@ extension StoreProgram.Stage {
                 statement: read.sql.statement,
                 afterRows: { rows throws(SignalError) in next(try read.sql.decode(rows)) },
                 afterTables: { tables in next(read.tables(tables)) }))
+    }
+}
+
+extension StoreProgram.Stage {
+    /// This stage and the ones that follow it, with `next` in place of its answer: what `next`
+    /// makes of the answer and the wake-up follows in the same transaction, and may answer a value
+    /// of another type (a program made of several).
+    package func then<Next: Sendable>(
+        _ next: @escaping @Sendable (Result, WakeTarget?) -> StoreProgram<Next>.Stage
+    ) -> StoreProgram<Next>.Stage {
+        switch self {
+        case .steps(let steps, let following):
+            return .steps(steps) { counts in following(counts).then(next) }
+        case .read(let read):
+            return .read(
+                StoreProgram<Next>.PendingRead(
+                    statement: read.statement,
+                    afterRows: { rows throws(SignalError) in try read.afterRows(rows).then(next) },
+                    afterTables: { tables in read.afterTables(tables).then(next) }))
+        case .change(let change):
+            return .change(
+                StoreProgram<Next>.PendingChange(
+                    change: change.change,
+                    afterRows: { rows throws(SignalError) in try change.afterRows(rows).then(next) },
+                    inTables: { tables in change.inTables(&tables).then(next) }))
+        case .done(let result, let wakeUp):
+            return next(result, wakeUp)
+        }
     }
 }
 
@@ -297,7 +329,7 @@ extension StoreProgram where Result == ClaimedBatch {
     /// Claims the deliveries `request` takes at `now`, oldest first (`StoreChange.claim`), parks as
     /// dead those whose record cannot be read, answers the others in their running order
     /// (`ClaimedDelivery.runningOrder(_:)`) and with `ClaimRequest.startingFirst` marks the first
-    /// started as ``start(_:)`` does (`SignalStore.claim(_:)`). A run that claimed nothing is read
+    /// (with `ClaimRequest.startingAll` every one) started as ``start(_:)`` does (`SignalStore.claim(_:)`). A run that claimed nothing is read
     /// again: when it is no longer recorded it was taken over, and the answer says so. Run again after
     /// a lost connection as it is: what the lost try claimed, the run's next claim that takes back
     /// lost claims finds.
@@ -305,11 +337,19 @@ extension StoreProgram where Result == ClaimedBatch {
         let runID = request.runID
         @Sendable func marking(_ claimed: [ClaimedDelivery]) -> Stage {
             let deliveries = ClaimedDelivery.runningOrder(claimed)
-            guard request.startingFirst, let first = deliveries.first else {
+            guard request.startingFirst || request.startingAll, let first = deliveries.first else {
                 return .done(ClaimedBatch(deliveries: deliveries, firstStart: nil), wakeUp: nil)
             }
-            return .steps([.startAttempt(row: first.rowID, run: runID, attempt: first.attempt)]) { counts in
-                if counts == [1] {
+            let marked = request.startingAll ? deliveries : [first]
+            let marks = marked.map { StoreStep.startAttempt(row: $0.rowID, run: runID, attempt: $0.attempt) }
+            return .steps(marks) { counts in
+                if counts.allSatisfy({ $0 == 1 }) {
+                    return .done(
+                        ClaimedBatch(deliveries: deliveries, firstStart: .started, allStarted: request.startingAll),
+                        wakeUp: nil)
+                }
+                // A mark that failed is told of the first; the others are marked by the center.
+                if counts.first == 1 {
                     return .done(ClaimedBatch(deliveries: deliveries, firstStart: .started), wakeUp: nil)
                 }
                 return .reading(StoreReads.isRecorded(runID)) { recorded in
@@ -331,7 +371,8 @@ extension StoreProgram where Result == ClaimedBatch {
             }
         }
         return Self(
-            "claiming deliveries for run \(runID)", recordedAs: nil, marksStartsOf: request.startingFirst ? runID : nil,
+            "claiming deliveries for run \(runID)", recordedAs: nil,
+            marksStartsOf: request.startingFirst || request.startingAll ? runID : nil,
             shortcut: .claim(request, now: now, answer: { $0 }),
             precheck: request.reclaimingLost
                 ? nil

@@ -17,20 +17,21 @@ extension PostgresSignalStore {
     /// A claim tried again after its connection was lost also takes back what the lost try claimed
     /// (its answer never came).
     func claim(_ request: ClaimRequest, now: Double) async throws(SignalError) -> ClaimedBatch {
-        let (runID, owner, limit, startsFirst) = (request.runID, request.owner, request.limit, request.startingFirst)
+        let (runID, owner, limit) = (request.runID, request.owner, request.limit)
+        let marks = request.startingAll ? limit : request.startingFirst ? 1 : 0
         let running = request.inProgress.sorted()
         return try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
             if request.reclaimingLost || isRetry {
                 try await self.claim(
                     PostgresStatements.ClaimWithLostClaims(
                         runID: runID, owner: owner, now: now, running: running, limit: limit,
-                        startsFirst: startsFirst),
+                        marks: marks),
                     connection)
             } else {
                 try await self.claim(
                     PostgresStatements.Claim(
                         runID: runID, owner: owner, now: now, running: running, limit: limit,
-                        startsFirst: startsFirst),
+                        marks: marks),
                     connection)
             }
         }
@@ -69,12 +70,46 @@ extension PostgresSignalStore {
             _ = try await execute(HotPathStatements.parkUnreadable(id, reason: reason), connection)
         }
         let deliveries = ClaimedDelivery.runningOrder(claimed)
-        guard statement.startsFirst, let first = deliveries.first else {
+        guard statement.marks > 0, let first = deliveries.first else {
             return ClaimedBatch(deliveries: deliveries, firstStart: nil)
         }
         let start: StartOutcome? =
             marked.contains(first.rowID) ? .started : recorded ? nil : StartOutcome(marked: false, runRecorded: false)
-        return ClaimedBatch(deliveries: deliveries, firstStart: start)
+        let allStarted = statement.marks >= statement.limit && deliveries.allSatisfy { marked.contains($0.rowID) }
+        return ClaimedBatch(deliveries: deliveries, firstStart: start, allStarted: allStarted)
+    }
+
+    /// A group of completions (`StoreProgram.completeGroup(_:thenClaiming:now:)`) in one statement
+    /// (`PostgresStatements.CompleteGroup`), then a one-statement claim: each completion checks its
+    /// own claim, so the effects are the group's. A group tried again after its connection was lost
+    /// finds out from the history of completions which the lost try completed.
+    func complete(
+        _ group: [(delivery: ClaimedDelivery, endingConsumer: Bool)], thenClaiming request: ClaimRequest?, now: Double
+    ) async throws(SignalError) -> GroupCompletion {
+        let statement = PostgresStatements.CompleteGroup(
+            rowIDs: group.map(\.delivery.rowID), runIDs: group.map(\.delivery.runID),
+            attempts: group.map(\.delivery.attempt), endingConsumers: group.map(\.endingConsumer), now: now)
+        let completed = try await connections.run("completing \(group.count) deliveries") { connection, isRetry in
+            var rows: Set<Int64> = []
+            for try await row in try await connection.execute(statement, logger: self.options.logger) {
+                rows.insert(row)
+            }
+            var completed: [Bool] = []
+            for (delivery, _) in group {
+                if rows.contains(delivery.rowID) {
+                    completed.append(true)
+                } else if isRetry {
+                    // The connection was lost while the first try committed: its completion is recorded.
+                    let history = try await self.run(StoreReads.completions(of: delivery.key).sql, on: connection)
+                    completed.append(history.contains { $0.runID == delivery.runID && $0.attempt == delivery.attempt })
+                } else {
+                    completed.append(false)
+                }
+            }
+            return completed
+        }
+        guard let request else { return GroupCompletion(completed: completed, claimed: nil) }
+        return GroupCompletion(completed: completed, claimed: try await claim(request, now: now))
     }
 
     /// A completion in one statement (`PostgresStatements.Complete`), with exactly the effects of the

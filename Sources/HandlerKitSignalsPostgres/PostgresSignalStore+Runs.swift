@@ -173,6 +173,8 @@ extension PostgresSignalStore {
         switch program.shortcut {
         case .complete(let delivery, let endingConsumer, let next, let now, let answer)?:
             return answer(try await complete(delivery, endingConsumer: endingConsumer, thenStarting: next, now: now))
+        case .completeGroup(let group, let request, let now, let answer)?:
+            return answer(try await complete(group, thenClaiming: request, now: now))
         case .claim(let request, let now, let answer)?:
             return answer(try await claim(request, now: now))
         case .post(let posting, let now, let answer)?:

@@ -124,7 +124,7 @@ enum PostgresStatements {
         var now: Double
         var running: [Int64]
         var limit: Int
-        var startsFirst: Bool
+        var marks: Int
     }
 
     /// `Claim`, and also the run's claims that no delivery in progress holds (claimed by a statement
@@ -144,16 +144,16 @@ enum PostgresStatements {
         var now: Double
         var running: [Int64]
         var limit: Int
-        var startsFirst: Bool
+        var marks: Int
     }
 
-    /// What both claim statements do with the deliveries `due` selects. With $5, the delivery that
-    /// runs first (`ClaimedDelivery.runningOrder`: by id, those whose previous attempt crashed last)
-    /// is marked started as `HotPathStatements.start` does, while the run is recorded. Each row also says whether it
+    /// What both claim statements do with the deliveries `due` selects. The $5 deliveries that run
+    /// first (`ClaimedDelivery.runningOrder`: by id, those whose previous attempt crashed last) are
+    /// marked started as `HotPathStatements.start` does, while the run is recorded. Each row also says whether it
     /// was marked and whether the run is recorded.
     static let claimAndRead = """
         r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $1) AS recorded),
-        h AS (SELECT id FROM due WHERE $5 AND (SELECT recorded FROM r) ORDER BY crashed, id LIMIT 1),
+        h AS (SELECT id FROM due WHERE (SELECT recorded FROM r) ORDER BY crashed, id LIMIT $5),
         c AS (UPDATE deliveries d SET \(HotPathStatements.claimAssignments),
                      started = CASE WHEN d.id IN (SELECT id FROM h) THEN 1 ELSE 0 END
               FROM due WHERE d.id = due.id
@@ -163,6 +163,51 @@ enum PostgresStatements {
         FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id LEFT JOIN consumers o ON o.consumer_id = c.consumer_id
         ORDER BY c.id
         """
+
+    /// Completes a group of deliveries (row ids $1, each claimed by run $2 with attempt $3, ending its
+    /// consumer when $4), as `Complete` completes one: each only while its run and attempt still
+    /// hold its claim. Returns the row ids completed.
+    ///
+    /// It stands for the core's group of completions (`StoreProgram.completeGroup`), one `Complete`
+    /// after the other, in one round trip. The conformance checks run both.
+    struct CompleteGroup: PostgresPreparedStatement {
+        static let sql = """
+            WITH g AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::boolean[])
+                       AS g(gid, grun, gattempt, gending)),
+            d AS (DELETE FROM deliveries USING g WHERE \(HotPathStatements.claimHeld(row: "g.gid", run: "g.grun", attempt: "g.gattempt"))
+                  RETURNING id, delivery_key, consumer_id, signal_id, revision, g.grun, g.gattempt, g.gending),
+            b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
+            h AS (INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
+                  SELECT delivery_key, consumer_id, signal_id, revision, grun, gattempt, $5 FROM d),
+            k AS (DELETE FROM consumers WHERE consumer_id IN (SELECT consumer_id FROM d WHERE gending)
+                  RETURNING consumer_id, signal_id),
+            x AS (DELETE FROM signals s WHERE s.signal_id IN (SELECT signal_id FROM k)
+                  AND (s.keep_until IS NULL OR s.keep_until < $5)
+                  AND NOT EXISTS (SELECT 1 FROM consumers o
+                                  WHERE o.signal_id = s.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
+            SELECT id FROM d
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.int8Array, .textArray, .int8Array, .boolArray, .float8]
+        typealias Row = Int64
+
+        var rowIDs: [Int64]
+        var runIDs: [String]
+        var attempts: [Int]
+        var endingConsumers: [Bool]
+        var now: Double
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 5)
+            bindings.append(rowIDs)
+            bindings.append(runIDs)
+            bindings.append(attempts)
+            bindings.append(endingConsumers)
+            bindings.append(now)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+    }
 
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
     /// and its body, records the completion, and when told to end its consumer ($5), removes the
@@ -270,13 +315,13 @@ where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?, Bo
     /// The run's deliveries in progress in this process (never claimed again).
     var running: [Int64] { get }
     var limit: Int { get }
-    /// Whether the delivery that runs first is marked started with the claim.
-    var startsFirst: Bool { get }
-    init(runID: String, owner: String, now: Double, running: [Int64], limit: Int, startsFirst: Bool)
+    /// How many of the claimed deliveries are marked started, those that run first: 0, 1 or all.
+    var marks: Int { get }
+    init(runID: String, owner: String, now: Double, running: [Int64], limit: Int, marks: Int)
 }
 
 extension ClaimStatement {
-    static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8, .bool, .text] }
+    static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8, .int8, .text] }
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 6)
@@ -284,7 +329,7 @@ extension ClaimStatement {
         bindings.append(now)
         bindings.append(running)
         bindings.append(limit)
-        bindings.append(startsFirst)
+        bindings.append(marks)
         bindings.append(owner)
         return bindings
     }

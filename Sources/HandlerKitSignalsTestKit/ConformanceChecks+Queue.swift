@@ -16,6 +16,10 @@ extension ConformanceChecks {
             name:
                 "registering under an id that a consumer has returns it and stores nothing; a different consumer under it is refused",
             body: registeringUnderAnIdIsIdempotent),
+        .init(
+            name:
+                "completions committed as a group complete each delivery still held, then claim the next ones, every one marked started",
+            body: completionsCommittedAsAGroup),
     ]
 
     static func queueSharedByTheRunsOfItsComponent(_ c: ConformanceContext) async throws {
@@ -93,5 +97,51 @@ extension ConformanceChecks {
         try c.expectEqual(try await second.deliverDue(), 1, "deliveries completed")
         try await first.stop()
         try await second.stop()
+    }
+
+    static func completionsCommittedAsAGroup(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        _ = try await center.register(
+            try c.handler("Sink.receive"), for: "job", lifetime: .queue, delivery: .everyRevision)
+        _ = try await center.post((1...5).map { SignalPost("job", payload: ["item": $0]) })
+        func request(limit: Int) -> ClaimRequest {
+            ClaimRequest(
+                runID: center.runID, owner: WorkQueue.owner(of: "app"), limit: limit, startingFirst: true,
+                startingAll: true)
+        }
+        let first = try await c.store.claim(request(limit: 3))
+        try c.expectEqual(first.deliveries.count, 3, "deliveries claimed")
+        try c.expect(first.allStarted && first.firstStart == .started, "every claimed delivery marked started")
+        // The second loses its claim before the group commits: it is given back for a retry.
+        let lost = first.deliveries[1]
+        try c.expect(
+            try await c.store.release(lost, reason: "given back", retryAt: Date()), "the release of the second")
+        let group = try await c.store.perform(
+            .completeGroup(
+                first.deliveries.map { ($0, false) }, thenClaiming: request(limit: 3),
+                now: Date().timeIntervalSince1970))
+        try c.expectEqual(group.completed, [true, false, true], "which deliveries of the group completed")
+        let next = try c.require(group.claimed, "the claim that followed the completions")
+        try c.expectEqual(
+            next.deliveries.count, 3, "deliveries claimed after the completions (the two left and the one given back)")
+        try c.expect(next.allStarted, "every delivery claimed after the completions marked started")
+        try c.expect(
+            next.deliveries.contains { $0.key == lost.key && $0.attempt == lost.attempt + 1 },
+            "the delivery given back claimed again, for its next attempt")
+        try c.expectEqual(try await c.store.statistics().completions, 2, "completions recorded")
+        for delivery in next.deliveries {
+            try c.expectEqual(try await c.store.start(delivery), .started, "marking \(delivery.key) again")
+        }
+        let last = try await c.store.perform(
+            .completeGroup(
+                next.deliveries.map { ($0, false) }, thenClaiming: request(limit: 3),
+                now: Date().timeIntervalSince1970))
+        try c.expectEqual(last.completed, [true, true, true], "which deliveries of the last group completed")
+        try c.expectEqual(last.claimed?.deliveries.count, 0, "deliveries claimed once none was left")
+        let statistics = try await c.store.statistics()
+        try c.expect(
+            statistics.completions == 5 && statistics.pendingDeliveries == 0 && statistics.claimedDeliveries == 0,
+            "completions and open deliveries at the end, found \(statistics)")
+        try await center.stop()
     }
 }

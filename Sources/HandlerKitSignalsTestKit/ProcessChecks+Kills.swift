@@ -83,8 +83,12 @@ extension ProcessChecks {
 
     /// Three consumer processes of the same component at once, each killed at random points: they
     /// take over each other's dead runs while the others are alive. With `lifetime` `queue` the
-    /// consumers are the component's work queue's, whose deliveries all three processes claim.
+    /// consumers are the component's work queue's, whose deliveries all three processes claim, up to
+    /// four at once each: a process is killed at the 1st to 6th time it reaches its point (its four
+    /// first handlers reach each point together), so that some die before their first completions
+    /// commit and some after.
     static func concurrentConsumers(_ c: ProcessCheckContext, lifetime: String) async throws -> String {
+        let latestKill = lifetime == "queue" ? 6 : 3
         let once = try await c.register(30, prefix: "c", lifetime: lifetime)
         let every = try await c.register(30, prefix: "c", mode: "every", lifetime: lifetime)
         for _ in 0..<2 { _ = try await c.post(30, prefix: "c") }
@@ -99,7 +103,7 @@ extension ProcessChecks {
                         let outcome = try await c.probe([
                             "consume", "--component", "app",
                             "--kill-at", points[Int.random(in: 0..<3, using: &random)],
-                            "--kill-after", "\(Int.random(in: 1...3, using: &random))",
+                            "--kill-after", "\(Int.random(in: 1...latestKill, using: &random))",
                         ])
                         if outcome.killed {
                             kills += 1

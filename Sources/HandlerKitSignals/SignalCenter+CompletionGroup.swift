@@ -1,0 +1,96 @@
+import Foundation
+
+extension SignalCenter {
+    /// What became of a work-queue delivery's completion (``CompletionGroup``): whether it completed,
+    /// and the delivery claimed for its worker in the same transaction, with its mark.
+    struct QueueCompletion: Sendable {
+        var completed: Bool
+        var next: (delivery: ClaimedDelivery, marked: Mark?)?
+    }
+
+    /// Completes a work-queue delivery whose handler returned, in the next group commit
+    /// (``CompletionGroup``), which also claims the next delivery for its worker while the pass of
+    /// `generation` may go on.
+    func completeInGroup(
+        _ delivery: ClaimedDelivery, generation: Int
+    ) async throws(SignalError) -> QueueCompletion {
+        let answer = await withCheckedContinuation { continuation in
+            let entry = CompletionGroup.Entry(
+                delivery: delivery, endingConsumer: delivery.mode == .once, generation: generation,
+                answer: continuation)
+            if state.withLock({ $0.completions.add(entry) }) {
+                // A task of its own commits, so that the completions that arrive before it runs join.
+                Task { await self.commitCompletions() }
+            }
+        }
+        let completion = try answer.get()
+        if completion.completed {
+            metrics.completed.increment()
+            log(.trace, "delivery completed", Self.metadata(of: delivery))
+        } else {
+            log(.debug, "delivery not completed: its claim was lost", Self.metadata(of: delivery))
+        }
+        return completion
+    }
+
+    /// Commits the waiting completions, a group a transaction, until none waits.
+    private func commitCompletions() async {
+        while case let entries = state.withLock({ $0.completions.next() }), !entries.isEmpty {
+            let answers = await commit(entries)
+            for (entry, answer) in zip(entries, answers) { entry.answer.resume(returning: answer) }
+        }
+    }
+
+    /// Completes `entries` in one transaction, with the claim of a next delivery for each worker
+    /// whose pass may go on; answers each entry's completion.
+    private func commit(_ entries: [CompletionGroup.Entry]) async -> [Result<QueueCompletion, SignalError>] {
+        let asked = ContinuousClock.now
+        let (request, continuing) = state.withLock { state -> (ClaimRequest?, [Int]) in
+            let continuing = entries.indices.filter { state.lifecycle.allows(entries[$0].generation) }
+            guard !continuing.isEmpty else { return (nil, []) }
+            let request = state.claims.request(
+                runID: state.lifecycle.runID, owner: queueOwner, limit: continuing.count, startingFirst: true,
+                startingAll: true)
+            return (request, continuing)
+        }
+        let group = entries.map { (delivery: $0.delivery, endingConsumer: $0.endingConsumer) }
+        var outcome = GroupCompletion(completed: [], claimed: nil)
+        do {
+            try await settle { () throws(SignalError) in
+                let now = Date().timeIntervalSince1970
+                if request == nil, let only = group.first, group.count == 1 {
+                    // A completion alone, without a claim: the plain one, which a store may shortcut.
+                    let completion = try await self.store.perform(
+                        StoreProgram<CompletionOutcome>.complete(
+                            only.delivery, endingConsumer: only.endingConsumer, thenStarting: nil, now: now))
+                    outcome = GroupCompletion(completed: [completion.completed], claimed: nil)
+                } else {
+                    outcome = try await self.store.perform(.completeGroup(group, thenClaiming: request, now: now))
+                }
+            }
+        } catch {
+            if request != nil { state.withLock { $0.claims.failed() } }
+            return entries.map { _ in .failure(error) }
+        }
+        var answers = entries.indices.map { index in
+            Result<QueueCompletion, SignalError>.success(
+                QueueCompletion(completed: index < outcome.completed.count && outcome.completed[index], next: nil))
+        }
+        guard let request else { return answers }
+        guard let batch = outcome.claimed else {
+            // Answered from the record of a try whose connection was lost: what it claimed, the next
+            // claim takes back.
+            state.withLock { $0.claims.failed() }
+            return answers
+        }
+        state.withLock { $0.claims.claimed(batch.deliveries) }
+        if batch.deliveries.isEmpty && batch.firstStart == .runTakenOver { noteTakenOver(request.runID) }
+        for (index, delivery) in zip(continuing, batch.deliveries) {
+            let first = delivery.rowID == batch.deliveries.first?.rowID
+            let marked: Mark? =
+                batch.allStarted ? (.started, asked) : first ? batch.firstStart.map { ($0, asked) } : nil
+            answers[index] = answers[index].map { QueueCompletion(completed: $0.completed, next: (delivery, marked)) }
+        }
+        return answers
+    }
+}
