@@ -1,12 +1,13 @@
 import Foundation
 @_spi(HandlerKitGenerated) import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+import SignalsTestSupport
 import TestWaiting
 import Testing
 
 /// An in-memory store that keeps the purpose of every program it runs, and holds the first
 /// completion's transaction until the test lets it go.
-private final class WatchedStore: SignalStore {
+private final class WatchedStore: ForwardingSignalStore {
     private struct State {
         var purposes: [String] = []
         var holding = false
@@ -14,10 +15,9 @@ private final class WatchedStore: SignalStore {
         var released = false
     }
 
-    private let base = InMemorySignalStore()
+    let wrapped: any SignalStore = InMemorySignalStore()
     private let state = Locked(State())
 
-    var location: String { base.location }
     var purposes: [String] { state.withLock { $0.purposes } }
     var completions: [String] { purposes.filter { $0.hasPrefix("completing") } }
     var isHolding: Bool { state.withLock { $0.holding } }
@@ -48,27 +48,7 @@ private final class WatchedStore: SignalStore {
                 if released { continuation.resume() }
             }
         }
-        return try await base.perform(program)
-    }
-    func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
-        try await base.read(read)
-    }
-    func makeWakeListener() throws(SignalError) -> any SignalWakeListener { try base.makeWakeListener() }
-
-    func beginRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
-        try await base.beginRun(runID, component: component, applying: plan)
-    }
-    func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
-        try await base.endRun(runID, component: component, applying: plan)
-    }
-    func suspendRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) -> [Int] {
-        try await base.suspendRun(runID, component: component, applying: plan)
-    }
-    func resumeRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) -> Bool {
-        try await base.resumeRun(runID, component: component, applying: plan)
-    }
-    func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]? {
-        try await base.takeOver(run, of: component, applying: plan)
+        return try await wrapped.perform(program)
     }
 }
 

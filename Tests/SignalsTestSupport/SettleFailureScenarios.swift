@@ -68,44 +68,23 @@ package struct SettleFailureScenarios {
 
 /// A store that throws `storeUnavailable` once when told to, from `complete` (changing nothing) or
 /// after a claim (which the store made), and otherwise forwards every call to the store it wraps.
-final class FailingStore: SignalStore {
-    private let base: any SignalStore
+final class FailingStore: ForwardingSignalStore {
+    let wrapped: any SignalStore
     private let failing = Locked(false)
     private let losingClaim = Locked(false)
 
-    init(_ base: any SignalStore) { self.base = base }
+    init(_ base: any SignalStore) { wrapped = base }
 
     func failNextCompletion() { failing.withLock { $0 = true } }
     func loseNextClaimAnswer() { losingClaim.withLock { $0 = true } }
 
-    var location: String { base.location }
-
-    func beginRun(
-        _ runID: String, component: String, applying plan: StorePlan
-    ) async throws(SignalError) {
-        try await base.beginRun(runID, component: component, applying: plan)
-    }
-    func endRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) {
-        try await base.endRun(runID, component: component, applying: plan)
-    }
-    func suspendRun(_ runID: String, component: String, applying plan: StorePlan) async throws(SignalError) -> [Int] {
-        try await base.suspendRun(runID, component: component, applying: plan)
-    }
-    func resumeRun(
-        _ runID: String, component: String, applying plan: StorePlan
-    ) async throws(SignalError) -> Bool {
-        try await base.resumeRun(runID, component: component, applying: plan)
-    }
-    func takeOver(_ run: String, of component: String, applying plan: StorePlan) async throws(SignalError) -> [Int]? {
-        try await base.takeOver(run, of: component, applying: plan)
-    }
     /// Fails the next completion (the core's completion program) when told to, and loses the answer
     /// of the next claim (made by the store).
     func perform<Result: Sendable>(_ program: StoreProgram<Result>) async throws(SignalError) -> Result {
         if case .complete? = program.shortcut, Self.take(failing) {
             throw .storeUnavailable(path: location, reason: "the test cut the store off")
         }
-        let answer = try await base.perform(program)
+        let answer = try await wrapped.perform(program)
         if case .claim? = program.shortcut, Self.take(losingClaim) {
             throw .storeUnavailable(path: location, reason: "the test lost the claim's answer")
         }
@@ -119,8 +98,4 @@ final class FailingStore: SignalStore {
             return set
         }
     }
-    func read<Value: Sendable>(_ read: StoreRead<Value>) async throws(SignalError) -> Value {
-        try await base.read(read)
-    }
-    func makeWakeListener() throws(SignalError) -> any SignalWakeListener { try base.makeWakeListener() }
 }
