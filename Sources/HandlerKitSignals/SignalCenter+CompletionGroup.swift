@@ -45,18 +45,15 @@ extension SignalCenter {
     /// whose pass may go on; answers each entry's completion.
     private func commit(_ entries: [CompletionGroup.Entry]) async -> [Result<QueueCompletion, SignalError>] {
         let asked = ContinuousClock.now
-        let (request, continuing) = state.withLock { state -> (ClaimRequest?, [Int]) in
-            let continuing = entries.indices.filter { state.lifecycle.allows(entries[$0].generation) }
-            guard !continuing.isEmpty else { return (nil, []) }
-            let request = state.claims.request(
-                runID: state.lifecycle.runID, owner: queueOwner, limit: continuing.count, startingFirst: true,
-                startingAll: true)
-            return (request, continuing)
-        }
         let group = entries.map { (delivery: $0.delivery, endingConsumer: $0.endingConsumer) }
         var outcome = GroupCompletion(completed: [], claimed: nil)
+        // Decided once the settlement may go on (after a suspension, the workers of the passes before
+        // it take nothing more), and again when the store was busy.
+        var request: ClaimRequest?
+        var continuing: [Int] = []
         do {
             try await settle { () throws(SignalError) in
+                (request, continuing) = self.claim(for: entries, asked: request)
                 let now = Date().timeIntervalSince1970
                 if request == nil, let only = group.first, group.count == 1 {
                     // A completion alone, without a claim: the plain one, which a store may shortcut.
@@ -92,5 +89,28 @@ extension SignalCenter {
             answers[index] = answers[index].map { QueueCompletion(completed: $0.completed, next: (delivery, marked)) }
         }
         return answers
+    }
+
+    /// The claim that goes with the completions of `entries`: one delivery for each worker whose pass
+    /// may go on now (their indices), none when no pass may. `asked` is the request of an earlier try
+    /// (the store was busy), kept so that what it asked of the run's lost claims is asked again.
+    private func claim(
+        for entries: [CompletionGroup.Entry], asked: ClaimRequest?
+    ) -> (ClaimRequest?, [Int]) {
+        state.withLock { state in
+            let continuing = entries.indices.filter { state.lifecycle.allows(entries[$0].generation) }
+            guard !continuing.isEmpty else {
+                // An earlier try's request that was to take back lost claims is not made: the next is.
+                if asked?.reclaimingLost == true { state.claims.failed() }
+                return (nil, [])
+            }
+            var request =
+                asked
+                ?? state.claims.request(
+                    runID: state.lifecycle.runID, owner: queueOwner, limit: continuing.count, startingFirst: true,
+                    startingAll: true)
+            request.limit = continuing.count
+            return (request, continuing)
+        }
     }
 }
