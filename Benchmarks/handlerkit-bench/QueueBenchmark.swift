@@ -13,7 +13,8 @@ import PostgresNIO
 /// `queue.` (SQLite) and `queue_pg.` (PostgreSQL, through Scripts/with-postgres.sh): the throughput of
 /// one work queue worked by 1, 2 and 4 worker processes of one component, each running up to 4
 /// handlers at once. The jobs are posted in bulk while the workers run; the figure is jobs completed
-/// per second, from the first post to the last completion. Then the cost of a post inside the
+/// per second, from the first post to the last completion, and for 2 and 4 workers also as a
+/// multiple of one's (`scaling_2_workers`, `scaling_4_workers`). Then the cost of a post inside the
 /// application's own transaction, against the same transaction without it (`post_in_transaction_us`,
 /// `baseline_transaction_us`): one row inserted and committed.
 enum QueueBenchmark {
@@ -59,10 +60,9 @@ enum QueueBenchmark {
             let folder = FileManager.default.temporaryDirectory.appending(path: "queue-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            for workers in [1, 2, 4] {
+            try await scaling("queue") { workers in
                 let path = folder.appending(path: "queue\(workers).sqlite").path(percentEncoded: false)
-                let rate = try await throughput(workers: workers, jobs: 6_000, store: path)
-                report("queue.throughput_\(workers)_worker\(workers == 1 ? "" : "s")_per_s", rate)
+                return try await throughput(workers: workers, jobs: 6_000, store: path)
             }
             try await transactionCost(sqlite: folder.appending(path: "transaction.sqlite").path(percentEncoded: false))
         }
@@ -71,11 +71,10 @@ enum QueueBenchmark {
                 print("queue_pg.: HANDLERKIT_POSTGRES_URL is not set; run it through Scripts/with-postgres.sh")
                 return
             }
-            for workers in [1, 2, 4] {
+            try await scaling("queue_pg") { workers in
                 let schema = "queue_bench_\(workers)_\(UUID().uuidString.prefix(8).lowercased())"
-                let rate = try await throughput(
+                return try await throughput(
                     workers: workers, jobs: 6_000, store: SignalsBenchmark.postgresURL(url, schema: schema))
-                report("queue_pg.throughput_\(workers)_worker\(workers == 1 ? "" : "s")_per_s", rate)
             }
             #if PostgreSQL
             let schema = "queue_bench_tx_\(UUID().uuidString.prefix(8).lowercased())"
@@ -200,8 +199,19 @@ enum QueueBenchmark {
         return Double(jobs) / elapsed.seconds
     }
 
-    static func report(_ name: String, _ rate: Double) {
-        print("\(name): \(String(format: "%.0f", rate)) jobs/s")
+    /// Prints the throughput of 1, 2 and 4 worker processes (`rate` of each) under `prefix`, then
+    /// that of 2 and 4 as a multiple of 1's (`scaling_2_workers`, `scaling_4_workers`).
+    static func scaling(_ prefix: String, rate: (Int) async throws -> Double) async throws {
+        var rates: [Int: Double] = [:]
+        for workers in [1, 2, 4] {
+            rates[workers] = try await rate(workers)
+            let name = "\(prefix).throughput_\(workers)_worker\(workers == 1 ? "" : "s")_per_s"
+            print("\(name): \(String(format: "%.0f", rates[workers] ?? 0)) jobs/s")
+        }
+        for workers in [2, 4] {
+            let multiple = (rates[workers] ?? 0) / max(rates[1] ?? 1, 1)
+            print("\(prefix).scaling_\(workers)_workers: \(String(format: "%.2f", multiple)) x")
+        }
     }
 
     /// The benchmark's handlers, the workers' job among them.
