@@ -34,11 +34,7 @@ extension SignalCenter {
         try checkRunning()
         let signalID = try signal.validated()
         try Self.checkTime(notBefore, of: signalID)
-        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.utf8.count > Self.maximumKeyLength {
-            throw .invalidIdempotencyKey(
-                signal: signalID,
-                reason: idempotencyKey.isEmpty ? "is empty" : "is over \(Self.maximumKeyLength) bytes long")
-        }
+        try Self.checkKey(idempotencyKey, of: signalID)
         // A producer span, in the poster's trace; its context travels with the post, and the
         // span of each delivery links to it.
         let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
@@ -77,7 +73,8 @@ extension SignalCenter {
     }
 
     /// Posts `posts` in their order, in one transaction: each as ``post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)``
-    /// posts it (a later post of the same signal makes the next revision), and either all of them are
+    /// posts it (a later post of the same signal makes the next revision; a post whose
+    /// ``SignalPost/idempotencyKey`` was taken stores nothing and answers the first post's result), and either all of them are
     /// stored or, when the call throws, none. The results are in the same order. One wake-up goes out
     /// for the whole batch. An empty list stores nothing and returns no result.
     ///
@@ -98,7 +95,7 @@ extension SignalCenter {
             var postings: [Posting] = []
             postings.reserveCapacity(posts.count)
             for post in posts { postings.append(try post.posting(at: now, context: context)) }
-            let program = StoreProgram.posts(postings, now: now.timeIntervalSince1970)
+            let program = Self.program(posting: postings, keys: posts.map(\.idempotencyKey), at: now)
             let results = try await storeCall { () throws(SignalError) in try await store.perform(program) }
             metrics.posts.increment(by: Int64(results.count))
             log(
@@ -166,12 +163,28 @@ extension SignalCenter {
         let now = Date()
         var postings: [Posting] = []
         for post in posts { postings.append(try post.posting(at: now, context: context)) }
-        return .posts(postings, now: now.timeIntervalSince1970)
+        return program(posting: postings, keys: posts.map(\.idempotencyKey), at: now)
+    }
+
+    /// The program that posts `postings` at `now`, each with its key in `keys` (by index), if any.
+    private static func program(
+        posting postings: [Posting], keys: [String?], at now: Date
+    ) -> StoreProgram<[PostResult]> {
+        let time = now.timeIntervalSince1970
+        return .posts(postings, now: time, keys: keys, keepUntil: time + idempotencyKeyRetention.seconds)
     }
 
     private static func record(_ error: SignalError, in span: any Span) {
         span.recordError(error)
         span.setStatus(SpanStatus(code: .error))
+    }
+
+    /// Throws ``SignalError/invalidIdempotencyKey(signal:reason:)`` for a post's key that is empty or
+    /// longer than a store keeps.
+    static func checkKey(_ key: String?, of signalID: String) throws(SignalError) {
+        guard let key, key.isEmpty || key.utf8.count > maximumKeyLength else { return }
+        throw .invalidIdempotencyKey(
+            signal: signalID, reason: key.isEmpty ? "is empty" : "is over \(maximumKeyLength) bytes long")
     }
 
     /// Throws ``SignalError/invalidDeliveryTime(signal:reason:)`` for a post's `notBefore` that is no

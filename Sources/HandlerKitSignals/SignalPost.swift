@@ -15,24 +15,30 @@ public struct SignalPost: Sendable {
     public var ifUnconsumed: UnconsumedPolicy
     /// The time before which none of its deliveries starts, or `nil` for at once.
     public var notBefore: Date?
+    /// A key that makes the post once: a post with a key that an earlier post took within
+    /// ``SignalCenter/idempotencyKeyRetention`` stores nothing and its result is that post's.
+    public var idempotencyKey: String?
 
     public init(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
-        notBefore: Date? = nil
+        notBefore: Date? = nil, idempotencyKey: String? = nil
     ) {
         self.signal = signal
         self.payload = payload
         self.ifUnconsumed = ifUnconsumed
         self.notBefore = notBefore
+        self.idempotencyKey = idempotencyKey
     }
 }
 
 extension SignalPost {
-    /// The post as a store writes it, made at `now`: its signal id validated, its time checked, its
-    /// payload encoded with the post's `context`; the errors a post throws before storing anything.
+    /// The post as a store writes it, made at `now`: its signal id validated, its time and key
+    /// checked, its payload encoded with the post's `context`; the errors a post throws before
+    /// storing anything.
     func posting(at now: Date, context: PostContext) throws(SignalError) -> Posting {
         let signalID = try signal.validated()
         try SignalCenter.checkTime(notBefore, of: signalID)
+        try SignalCenter.checkKey(idempotencyKey, of: signalID)
         var keepUntil: Date?
         if case .keep(let duration) = ifUnconsumed { keepUntil = now.addingTimeInterval(duration.seconds) }
         return Posting(

@@ -19,13 +19,23 @@ extension StoreProgram where Result == PostResult {
 
 extension StoreProgram where Result == [PostResult] {
     /// Posts `postings` in their order at `now`, each as ``post(_:now:)`` does (a later one sees what
-    /// an earlier one of the same signal made), in one transaction: all of them or none. Wakes the
-    /// run whose consumers take them when that is one run, every center when they are several.
-    /// Recorded, as a single post is.
-    package static func posts(_ postings: [Posting], now: Double) -> Self {
+    /// an earlier one of the same signal made), in one transaction: all of them or none. A posting
+    /// with a key in `keys` (by index) is made once per key, as ``post(_:now:key:keepUntil:)`` makes
+    /// it, its key kept until `keepUntil`. Wakes the run whose consumers take them when that is one
+    /// run, every center when they are several. Recorded, as a single post is.
+    package static func posts(
+        _ postings: [Posting], now: Double, keys: [String?] = [], keepUntil: Double = 0
+    ) -> Self {
         @Sendable func posting(from index: Int, into made: Locked<[PostResult]>, wakeUp: WakeTarget?) -> Stage {
             guard index < postings.count else { return .done(made.withLock { $0 }, wakeUp: wakeUp) }
             let next = postings[index]
+            if index < keys.count, let key = keys[index] {
+                return StoreProgram<PostResult>.post(next, now: now, key: key, keepUntil: keepUntil).first.then {
+                    result, wakes in
+                    made.withLock { $0.append(result) }
+                    return posting(from: index + 1, into: made, wakeUp: WakeTarget.either(wakeUp, wakes))
+                }
+            }
             return .reading(StoreReads.postTargets(next.signalID)) { targets in
                 let (steps, result, wakes) = next.write(after: targets, now: now)
                 return .steps(steps) { _ in
@@ -34,11 +44,13 @@ extension StoreProgram where Result == [PostResult] {
                 }
             }
         }
+        // A store's one-statement bulk post takes no keys.
+        let keyed = keys.contains { $0 != nil }
         // The results are collected in a list made afresh each time the program runs (a store may
         // run it again after a lost connection), by the stage that starts it.
         return Self(
             "posting \(postings.count) signals", recordedAs: .posts(postings),
-            shortcut: .posts(postings, now: now, answer: { $0 }),
+            shortcut: keyed ? nil : .posts(postings, now: now, answer: { $0 }),
             .steps([]) { _ in posting(from: 0, into: Locked([]), wakeUp: nil) })
     }
 }

@@ -27,6 +27,10 @@ extension ConformanceChecks {
             name:
                 "a post with an idempotency key another post took answers that post's result and stores nothing; another key posts",
             body: idempotentPost),
+        .init(
+            name:
+                "a bulk post makes each post with an idempotency key once, the others each time, and refuses a bad key before storing anything",
+            body: idempotentBulkPost),
     ]
 
     static func onceConsumerReceivesOneRevision(_ c: ConformanceContext) async throws {
@@ -168,5 +172,33 @@ extension ConformanceChecks {
             try c.expect(ContinuousClock.now < deadline, "item \(item) was not delivered within a minute")
             if try await center.deliverDue() == 0 { try await Task.sleep(for: .milliseconds(20)) }
         }
+    }
+
+    static func idempotentBulkPost(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        try await center.register(try c.handler("Sink.receive"), for: "job", delivery: .everyRevision)
+        let posts = [
+            SignalPost("job", payload: ["item": 1], idempotencyKey: "request-1"),
+            SignalPost("job", payload: ["item": 2]),
+            SignalPost("job", payload: ["item": 3], idempotencyKey: "request-3"),
+            // The same key again in the same bulk post: it answers the first's result.
+            SignalPost("job", payload: ["item": 4], idempotencyKey: "request-1"),
+        ]
+        let first = try await center.post(posts)
+        try c.expectEqual(first.map(\.revision), [1, 2, 3, 1], "revisions of the first bulk post")
+        try c.expectEqual(first.map(\.deliveries), [1, 1, 1, 1], "deliveries each post answered")
+        try c.expectEqual(try await c.store.statistics().pendingDeliveries, 3, "deliveries stored")
+        // Posted again (a client's retry): only the post without a key is made again.
+        let again = try await center.post(posts)
+        try c.expectEqual(again.map(\.revision), [1, 4, 3, 1], "revisions of the bulk post made again")
+        try c.expectEqual(try await c.store.statistics().pendingDeliveries, 4, "deliveries stored after it")
+        let refused = try await c.error("a bulk post with an empty key") {
+            _ = try await center.post([SignalPost("job", payload: ["item": 5]), SignalPost("job", idempotencyKey: "")])
+        }
+        try c.expectEqual(refused, .invalidIdempotencyKey(signal: "job", reason: "is empty"), "the refusal")
+        try c.expectEqual(try await c.store.statistics().pendingDeliveries, 4, "deliveries after the refusal")
+        try c.expectEqual(try await center.deliverDue(), 4, "deliveries completed")
+        try c.expectEqual(c.recorder.all.map { $0.item ?? 0 }, [1, 2, 3, 2], "items received")
+        try await center.stop()
     }
 }
