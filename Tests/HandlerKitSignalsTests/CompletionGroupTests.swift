@@ -79,17 +79,26 @@ struct CompletionGroupTests {
         return registry
     }
 
+    /// A center of component `thumbs` on `store` whose work queue takes `thumbs.make` with `Queue.work`.
+    private static func queueCenter(
+        on store: any SignalStore, registry: HandlerRegistry, options: SignalCenter.Options
+    ) async throws -> SignalCenter {
+        let center = try await SignalCenter.start(
+            component: "thumbs", store: store, registry: registry, options: options)
+        try await center.register(
+            try Handler(id: "Queue.work", registry: registry), for: "thumbs.make", lifetime: .queue,
+            delivery: .everyRevision)
+        return center
+    }
+
     @Test func completionsThatFinishWhileOneCommitsGoTogetherInTheNext() async throws {
         let store = WatchedStore()
         let items = Locked<[Int]>([])
         let arrived = Locked(0)
         var options = SignalCenter.Options(deliversAutomatically: false, queueConcurrency: 4)
         options.faultHook = { point in if point == .beforeCompletion { arrived.withLock { $0 += 1 } } }
-        let center = try await SignalCenter.start(
-            component: "thumbs", store: store, registry: try Self.registry(recordingInto: items), options: options)
-        try await center.register(
-            try Handler(id: "Queue.work", registry: center.registry), for: "thumbs.make", lifetime: .queue,
-            delivery: .everyRevision)
+        let center = try await Self.queueCenter(
+            on: store, registry: try Self.registry(recordingInto: items), options: options)
         _ = try await center.post((1...4).map { SignalPost("thumbs.make", payload: ["item": $0]) })
         let delivering = Task { try await center.deliverDue() }
         // The first completion's transaction is held while the handlers return: the completions that
@@ -111,12 +120,9 @@ struct CompletionGroupTests {
         let store = WatchedStore()
         store.release()
         let items = Locked<[Int]>([])
-        let center = try await SignalCenter.start(
-            component: "thumbs", store: store, registry: try Self.registry(recordingInto: items),
+        let center = try await Self.queueCenter(
+            on: store, registry: try Self.registry(recordingInto: items),
             options: .init(deliversAutomatically: false, queueConcurrency: 4))
-        try await center.register(
-            try Handler(id: "Queue.work", registry: center.registry), for: "thumbs.make", lifetime: .queue,
-            delivery: .everyRevision)
         for item in 1...3 {
             _ = try await center.post("thumbs.make", payload: ["item": item])
             #expect(try await center.deliverDue() == 1)
@@ -130,12 +136,9 @@ struct CompletionGroupTests {
         let store = WatchedStore()
         store.release()
         let items = Locked<[Int]>([])
-        let center = try await SignalCenter.start(
-            component: "thumbs", store: store, registry: try Self.registry(recordingInto: items),
+        let center = try await Self.queueCenter(
+            on: store, registry: try Self.registry(recordingInto: items),
             options: .init(deliversAutomatically: false, queueConcurrency: 1))
-        try await center.register(
-            try Handler(id: "Queue.work", registry: center.registry), for: "thumbs.make", lifetime: .queue,
-            delivery: .everyRevision)
         _ = try await center.post((1...2).map { SignalPost("thumbs.make", payload: ["item": $0]) })
         // The first job's completion finds the store busy, and is tried again until it is not.
         store.setBusy(true)
@@ -176,12 +179,8 @@ struct CompletionGroupTests {
                             items.withLock { $0.append(item) }
                         })
                 ]))
-        let center = try await SignalCenter.start(
-            component: "thumbs", store: store, registry: registry,
-            options: .init(deliversAutomatically: false, queueConcurrency: 1))
-        try await center.register(
-            try Handler(id: "Queue.work", registry: registry), for: "thumbs.make", lifetime: .queue,
-            delivery: .everyRevision)
+        let center = try await Self.queueCenter(
+            on: store, registry: registry, options: .init(deliversAutomatically: false, queueConcurrency: 1))
         _ = try await center.post((1...2).map { SignalPost("thumbs.make", payload: ["item": $0]) })
         let first = Task { try await center.deliverDue() }
         try await TestWait.until("the first job's handler running") { started.withLock { $0 } }
