@@ -127,8 +127,8 @@ extension SignalCenter {
     }
 
     /// Claims for `runID` up to `limit` due deliveries of `owner` (the run, or the component's work
-    /// queue), the first marked started (of the queue's, every one); after a claim or a settlement failed, also the run's claims
-    /// this center no longer holds (`HeldClaims`).
+    /// queue), the first marked started (of the queue's, every one); after a claim or a settlement
+    /// failed, also the run's claims this center no longer holds (`HeldClaims`).
     func claim(for runID: String, owner: String, limit: Int) async throws(SignalError) -> ClaimedBatch {
         let request = state.withLock {
             // A work queue's workers start what is claimed at once: every delivery is marked.

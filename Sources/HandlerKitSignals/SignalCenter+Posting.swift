@@ -74,8 +74,8 @@ extension SignalCenter {
 
     /// Posts `posts` in their order, in one transaction: each as ``post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)``
     /// posts it (a later post of the same signal makes the next revision; a post whose
-    /// ``SignalPost/idempotencyKey`` was taken stores nothing and answers the first post's result), and either all of them are
-    /// stored or, when the call throws, none. The results are in the same order. One wake-up goes out
+    /// ``SignalPost/idempotencyKey`` was taken stores nothing and answers the first post's result),
+    /// and either all of them are stored or, when the call throws, none. The results are in the same order. One wake-up goes out
     /// for the whole batch. An empty list stores nothing and returns no result.
     ///
     /// - Throws: the first error any post would throw, before anything is stored (an invalid signal

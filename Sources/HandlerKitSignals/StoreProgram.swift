@@ -329,8 +329,9 @@ extension StoreProgram where Result == ClaimedBatch {
     /// Claims the deliveries `request` takes at `now`, oldest first (`StoreChange.claim`), parks as
     /// dead those whose record cannot be read, answers the others in their running order
     /// (`ClaimedDelivery.runningOrder(_:)`) and with `ClaimRequest.startingFirst` marks the first
-    /// (with `ClaimRequest.startingAll` every one) started as ``start(_:)`` does (`SignalStore.claim(_:)`). A run that claimed nothing is read
-    /// again: when it is no longer recorded it was taken over, and the answer says so. Run again after
+    /// (with `ClaimRequest.startingAll` every one) started as ``start(_:)`` does
+    /// (`SignalStore.claim(_:)`). A run that claimed nothing is read again: when it is no longer
+    /// recorded it was taken over, and the answer says so. Run again after
     /// a lost connection as it is: what the lost try claimed, the run's next claim that takes back
     /// lost claims finds.
     package static func claim(_ request: ClaimRequest, now: Double) -> Self {
