@@ -75,8 +75,10 @@ extension SignalCenter {
         }
         guard let request else { return answers }
         guard let batch = outcome.claimed else {
-            // Answered from the record of a try whose connection was lost: what it claimed, the next
-            // claim takes back.
+            // No claim answered although one was asked: a try after a lost connection answered from
+            // the first try's record (what that try claimed, the next claim takes back), or the store
+            // ran the group without its claim (`StoreProgram.unmarked`); either way the next claim
+            // looks for claims of the run that no worker holds.
             state.withLock { $0.claims.failed() }
             return answers
         }

@@ -5,9 +5,10 @@ package struct GroupCompletion: Sendable, Hashable {
     /// Whether each delivery was completed, in the order given (`false`: its claim was lost, and
     /// nothing of it changed).
     package var completed: [Bool]
-    /// What the claim that followed the completions claimed; `nil` when none was asked, and when a
-    /// try after a lost connection answered from the first try's record, which keeps no claims
-    /// (what that try claimed, the run's next claim that takes back lost claims finds).
+    /// What the claim that followed the completions claimed; `nil` when none was asked, when a try
+    /// after a lost connection answered from the first try's record, which keeps no claims (what
+    /// that try claimed, the run's next claim that takes back lost claims finds), and when the store
+    /// ran the group without its claim (`StoreProgram.unmarked`).
     package var claimed: ClaimedBatch?
 
     package init(completed: [Bool], claimed: ClaimedBatch?) {
