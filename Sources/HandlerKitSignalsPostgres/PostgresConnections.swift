@@ -81,7 +81,9 @@ package final class PostgresConnections: Sendable {
         configuration.options.connectTimeout = timeout
         configuration.options.tlsServerName = tls.serverName
         // The store's schema first: the prepared statements (PostgresStatements) name its tables unqualified.
-        configuration.options.additionalStartupParameters = [("search_path", settings.schema)]
+        configuration.options.additionalStartupParameters = [
+            ("search_path", settings.schema), PostgresStatements.planSetting,
+        ]
         let id = nextID.withLock { value -> Int in
             value += 1
             return value

@@ -18,10 +18,11 @@ extension PostgresSignalStore {
     ///
     /// `connection` must be in a transaction (between `BEGIN` and `COMMIT`, as inside
     /// `PostgresClient.withTransaction`) on the store's database. The post runs in a savepoint, with
-    /// the store's schema as `search_path` (the connection's own is set back afterwards): when it
-    /// throws, the savepoint is rolled back and the transaction can go on. The centers of the
-    /// consumers are woken when the transaction commits (PostgreSQL sends a transaction's
-    /// notifications at its commit), never before, and not at all when it rolls back.
+    /// the store's schema as `search_path` and `enable_seqscan` off, as on the store's own connections
+    /// (the connection's own settings are set back afterwards): when it throws, the savepoint is
+    /// rolled back and the transaction can go on. The centers of the consumers are woken when the
+    /// transaction commits (PostgreSQL sends a transaction's notifications at its commit), never
+    /// before, and not at all when it rolls back.
     ///
     /// A post behaves as `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)`, and throws what it
     /// throws before storing anything; it is not tried again after a lost connection (the application's
@@ -56,7 +57,8 @@ extension PostgresSignalStore {
     }
 
     /// Runs `program` on `connection`, in a savepoint of the transaction it is in, with the store's
-    /// schema as the connection's `search_path`; rolls the savepoint back when it fails. A bulk post
+    /// schema as the connection's `search_path` and `PostgresStatements.planSetting`; rolls the
+    /// savepoint back when it fails. A bulk post
     /// runs as the store's own bulk post does, one prepared statement per post.
     private func runInSavepoint(
         _ program: StoreProgram<[PostResult]>, _ connection: PostgresConnection
@@ -72,10 +74,14 @@ extension PostgresSignalStore {
             )
         }
         do {
-            var previous = ""
-            for try await (path, _) in try await connection.query(
-                "SELECT current_setting('search_path'), set_config('search_path', \(schema), true)", logger: logger
-            ).decode((String, String).self) { previous = path }
+            let (name, value) = PostgresStatements.planSetting
+            var previous = ("", "")
+            for try await (path, plans, _, _) in try await connection.query(
+                """
+                SELECT current_setting('search_path'), current_setting(\(name)),
+                       set_config('search_path', \(schema), true), set_config(\(name), \(value), true)
+                """, logger: logger
+            ).decode((String, String, String, String).self) { previous = (path, plans) }
             let results: [PostResult]
             if case .posts(let postings, let now, let answer)? = program.shortcut {
                 var made: [PostResult] = []
@@ -90,11 +96,13 @@ extension PostgresSignalStore {
             } else {
                 results = try await run(program, connection)
             }
-            try await connection.query("SELECT set_config('search_path', \(previous), true)", logger: logger)
+            try await connection.query(
+                "SELECT set_config('search_path', \(previous.0), true), set_config(\(name), \(previous.1), true)",
+                logger: logger)
             try await connection.query("RELEASE SAVEPOINT handlerkit_post", logger: logger)
             return results
         } catch {
-            // Back to where the application's transaction was, its search_path with it.
+            // Back to where the application's transaction was, its search_path and plan setting with it.
             _ = try? await connection.query("ROLLBACK TO SAVEPOINT handlerkit_post", logger: logger)
             _ = try? await connection.query("RELEASE SAVEPOINT handlerkit_post", logger: logger)
             if let signal = error as? SignalError { throw signal }

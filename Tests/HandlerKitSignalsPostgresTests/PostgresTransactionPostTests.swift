@@ -76,18 +76,19 @@ struct PostgresTransactionPostTests {
         await store.close()
     }
 
-    @Test func theApplicationsSearchPathStaysAndAFailedPostLeavesItsTransactionUsable() async throws {
+    @Test func theApplicationsSettingsStayAndAFailedPostLeavesItsTransactionUsable() async throws {
         let (store, center, recorder, connection) = try await setUp()
         try await connection.query("BEGIN", logger: logger)
         try await connection.query("SET LOCAL search_path TO pg_catalog", logger: logger)
         let invalid = SignalPost(SignalID(" padded "))
         await #expect(throws: SignalError.self) { try await store.post([invalid], in: connection) }
         try await store.post("job", payload: ["item": 3], in: connection)
-        var path = ""
-        for try await value in try await connection.query("SHOW search_path", logger: logger).decode(String.self) {
-            path = value
-        }
-        #expect(path == "pg_catalog")
+        // The store's statements ran with its own search_path and enable_seqscan; the application's are back.
+        var settings: [String] = []
+        for try await value in try await connection.query(
+            "SELECT current_setting('search_path') || ' ' || current_setting('enable_seqscan')", logger: logger
+        ).decode(String.self) { settings.append(value) }
+        #expect(settings == ["pg_catalog on"])
         try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(table) VALUES (3)"), logger: logger)
         try await connection.query("COMMIT", logger: logger)
         #expect(try await center.deliverDue() == 1)
