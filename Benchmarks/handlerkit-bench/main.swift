@@ -7,6 +7,7 @@
 //      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench rescue_pg.   (rescue times)
 //      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench pool_pg.   (the store's connections against PostgresClient)
 //      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench queue_pg.   (a work queue's workers)
+//      bash Scripts/with-postgres.sh swift run -c release --traits PostgreSQL handlerkit-bench backlog_pg.   (a store holding 1,000,000 pending deliveries)
 // Prints one figure per line as `name: value unit`. Each figure is the best of several rounds.
 import Foundation
 import HandlerKit
@@ -17,6 +18,7 @@ if try await SignalsBenchmark.runChildIfAsked() { exit(0) }
 if try await PromiseBenchmark.runChildIfAsked() { exit(0) }
 if try await RescueBenchmark.runChildIfAsked() { exit(0) }
 if try await QueueBenchmark.runChildIfAsked() { exit(0) }
+if try await BacklogBenchmark.runChildIfAsked() { exit(0) }
 
 /// Keeps results observable so the optimizer cannot drop the measured work.
 nonisolated(unsafe) var sink = 0
@@ -175,4 +177,5 @@ try await SignalsBenchmark.run(filter: filter)
 try await PromiseBenchmark.run(filter: filter)
 try await RescueBenchmark.run(filter: filter)
 try await QueueBenchmark.run(filter: filter)
+try await BacklogBenchmark.run(filter: filter)
 try await ExtensionBudget.run(filter: filter)
