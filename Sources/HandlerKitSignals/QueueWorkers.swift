@@ -18,6 +18,11 @@ struct QueueWorkers {
     /// delivery task claims from the queue only then, and then looks for dead runs of the component
     /// even on a store that does not ask for it (a dead run may hold claims of the queue).
     var active = false
+    /// Whether the component has a work queue, as far as the center knows: it registered a consumer
+    /// of the queue, or saw deliveries of it. The automatic delivery task then claims from the queue
+    /// first in every pass, so that a wake-up for an idle queue starts its handler after one claim,
+    /// not after a look at the run's status and a second pass.
+    var known = false
 
     init(limit: Int) {
         self.limit = max(1, limit)

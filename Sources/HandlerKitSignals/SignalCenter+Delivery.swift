@@ -162,7 +162,7 @@ extension SignalCenter {
         while state.withLock({ $0.lifecycle.allows(generation) }) {
             var deadline = ContinuousClock.now + .seconds(60)
             do {
-                let fromQueue = state.withLock { $0.queueWorkers.active }
+                let fromQueue = state.withLock { $0.queueWorkers.active || $0.queueWorkers.known }
                 _ = try await deliverDue(generation: generation, fromQueue: fromQueue)
                 let status = try await passCall(generation) { runID throws(SignalError) in
                     try await store.runStatus(of: runID, queue: queueOwner)

@@ -79,6 +79,7 @@ extension SignalCenter {
         let active = status.queueDeliveries > 0
         state.withLock { state in
             state.queueWorkers.active = active
+            if active { state.queueWorkers.known = true }
             guard store.livenessCheckInterval == nil else { return }
             if !active {
                 state.nextLivenessCheck = nil

@@ -260,6 +260,7 @@ public final class SignalCenter: Sendable {
                 id: id ?? ConsumerID(UUID().uuidString), signalID: signalID, component: component,
                 runID: lifetime == .queue ? queueOwner : runID, lifetime: lifetime, mode: delivery, handler: document,
                 handlerID: handler.id)
+            if lifetime == .queue { state.withLock { $0.queueWorkers.known = true } }
             guard let existing = try await store.perform(.register(consumer, now: Date().timeIntervalSince1970)) else {
                 return consumer.id
             }
