@@ -210,11 +210,7 @@ enum BacklogBenchmark {
     /// Vacuums and analyzes the tables of the store at `settings`.
     static func vacuum(_ settings: PostgresSettings) async throws {
         let logger = Logger(label: "bench")
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(
-                host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-                database: settings.database, tls: .disable),
-            id: 1, logger: logger)
+        let connection = try await QueueBenchmark.connect(to: settings, logger: logger)
         var tables: [String] = []
         for try await table in try await connection.query(
             "SELECT tablename FROM pg_tables WHERE schemaname = \(settings.schema)", logger: logger

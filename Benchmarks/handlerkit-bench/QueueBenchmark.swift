@@ -142,6 +142,15 @@ enum QueueBenchmark {
     }
 
     #if PostgreSQL
+    /// A postgres-nio connection of the application's own (without TLS) to the server of `settings`.
+    static func connect(to settings: PostgresSettings, logger: Logger) async throws -> PostgresConnection {
+        try await PostgresConnection.connect(
+            configuration: .init(
+                host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+                database: settings.database, tls: .disable),
+            id: 1, logger: logger)
+    }
+
     /// On PostgreSQL: the application's transaction on a postgres-nio connection of its own, inserting
     /// one row into its table.
     static func transactionCost(postgres url: String) async throws {
@@ -149,11 +158,7 @@ enum QueueBenchmark {
         try await withConsumer(store) {
             let settings = store.settings
             let logger = Logger(label: "bench")
-            let connection = try await PostgresConnection.connect(
-                configuration: .init(
-                    host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-                    database: settings.database, tls: .disable),
-                id: 1, logger: logger)
+            let connection = try await connect(to: settings, logger: logger)
             let table = "\(settings.schema).photos"
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE TABLE \(table) (id bigint)"), logger: logger)
             func insert(_ row: Int) async throws {
