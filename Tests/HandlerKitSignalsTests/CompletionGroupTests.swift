@@ -1,5 +1,5 @@
 import Foundation
-@_spi(HandlerKitGenerated) import HandlerKit
+import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalsTestSupport
 import TestWaiting
@@ -64,19 +64,7 @@ private final class WatchedStore: ForwardingSignalStore {
 struct CompletionGroupTests {
     /// A registry whose `Queue.work` handler records the items it ran.
     private static func registry(recordingInto items: Locked<[Int]>) throws -> HandlerRegistry {
-        let registry = HandlerRegistry()
-        try registry.register(
-            HandlerTable(
-                module: "Queue",
-                handlers: [
-                    HandlerDescriptor(
-                        id: "Queue.work", parameters: [.required("item", Int.self)],
-                        invoke: { arguments in
-                            let item: Int = try arguments.required("item")
-                            items.withLock { $0.append(item) }
-                        })
-                ]))
-        return registry
+        try queueWorkRegistry { item in items.withLock { $0.append(item) } }
     }
 
     /// A center of component `thumbs` on `store` whose work queue takes `thumbs.make` with `Queue.work`.
@@ -165,20 +153,11 @@ struct CompletionGroupTests {
         store.release()
         let items = Locked<[Int]>([])
         let (started, open) = (Locked(false), Locked(false))
-        let registry = HandlerRegistry()
-        try registry.register(
-            HandlerTable(
-                module: "Queue",
-                handlers: [
-                    HandlerDescriptor(
-                        id: "Queue.work", parameters: [.required("item", Int.self)],
-                        invokeAsync: { arguments in
-                            let item: Int = try arguments.required("item")
-                            started.withLock { $0 = true }
-                            while item == 1 && !open.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
-                            items.withLock { $0.append(item) }
-                        })
-                ]))
+        let registry = try queueWorkRegistry { item in
+            started.withLock { $0 = true }
+            while item == 1 && !open.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+            items.withLock { $0.append(item) }
+        }
         let center = try await Self.queueCenter(
             on: store, registry: registry, options: .init(deliversAutomatically: false, queueConcurrency: 1))
         _ = try await center.post((1...2).map { SignalPost("thumbs.make", payload: ["item": $0]) })

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(HandlerKitGenerated) import HandlerKit
+import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
 import SignalsTestSupport
 import TestWaiting
@@ -60,15 +60,7 @@ struct QueueWakeUpTests {
     /// store holds every read of the run's status from the post on: the handler still starts.
     @Test func aPostToAnIdleQueueStartsItsHandlerWithoutReadingTheRunsStatus() async throws {
         let store = LoggingStore()
-        let registry = HandlerRegistry()
-        try registry.register(
-            HandlerTable(
-                module: "Queue",
-                handlers: [
-                    HandlerDescriptor(
-                        id: "Queue.work", parameters: [.required("item", Int.self)],
-                        invoke: { _ in store.log.withLock { $0.append("handler") } })
-                ]))
+        let registry = try queueWorkRegistry { _ in store.log.withLock { $0.append("handler") } }
         let center = try await SignalCenter.start(
             component: "thumbs", store: store, registry: registry, options: .init(queueConcurrency: 2))
         try await center.register(

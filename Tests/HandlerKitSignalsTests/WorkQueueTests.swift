@@ -1,5 +1,5 @@
 import Foundation
-@_spi(HandlerKitGenerated) import HandlerKit
+import HandlerKit
 import HandlerKitSignals
 import HandlerKitSignalsSQLite
 import HandlerKitSignalsTestKit
@@ -40,21 +40,11 @@ struct WorkQueueTests {
     /// A registry whose `Queue.work` handler records into `workers`: each center gets its own, so
     /// that a test sees which center ran what.
     private static func registry(recordingInto workers: Workers) throws -> HandlerRegistry {
-        let registry = HandlerRegistry()
-        try registry.register(
-            HandlerTable(
-                module: "Queue",
-                handlers: [
-                    HandlerDescriptor(
-                        id: "Queue.work", parameters: [.required("item", Int.self)],
-                        invokeAsync: { arguments in
-                            let item: Int = try arguments.required("item")
-                            workers.started()
-                            try await Task.sleep(for: .milliseconds(5))
-                            workers.finished(item)
-                        })
-                ]))
-        return registry
+        try queueWorkRegistry { item in
+            workers.started()
+            try await Task.sleep(for: .milliseconds(5))
+            workers.finished(item)
+        }
     }
 
     private static func store(_ kind: String, in folder: TemporaryFolder) throws -> any SignalStore {

@@ -75,3 +75,18 @@ extension SignalStoreStatistics {
         self.completions = completions
     }
 }
+
+/// A registry with one handler, `Queue.work(item: Int)`, that runs `work` with its item: the work
+/// queue tests' handler, each test saying what it does.
+package func queueWorkRegistry(_ work: @escaping @Sendable (Int) async throws -> Void) throws -> HandlerRegistry {
+    let registry = HandlerRegistry()
+    try registry.register(
+        HandlerTable(
+            module: "Queue",
+            handlers: [
+                HandlerDescriptor(
+                    id: "Queue.work", parameters: [.required("item", Int.self)],
+                    invokeAsync: { arguments in try await work(try arguments.required("item")) })
+            ]))
+    return registry
+}
