@@ -80,7 +80,8 @@ package final class PostgresConnections: Sendable {
             database: settings.database)
         configuration.options.connectTimeout = timeout
         configuration.options.tlsServerName = tls.serverName
-        // The store's schema first: the prepared statements (PostgresStatements) name its tables unqualified.
+        // The store's schema first: the prepared statements (PostgresStatements) name its tables
+        // unqualified. And no plan that reads a table whole (`PostgresStatements.planSetting`).
         configuration.options.additionalStartupParameters = [
             ("search_path", settings.schema), PostgresStatements.planSetting,
         ]

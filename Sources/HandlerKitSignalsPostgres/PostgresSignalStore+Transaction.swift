@@ -58,8 +58,8 @@ extension PostgresSignalStore {
 
     /// Runs `program` on `connection`, in a savepoint of the transaction it is in, with the store's
     /// schema as the connection's `search_path` and `PostgresStatements.planSetting`; rolls the
-    /// savepoint back when it fails. A bulk post
-    /// runs as the store's own bulk post does, one prepared statement per post.
+    /// savepoint back when it fails. A bulk post runs as the store's own bulk post does, one prepared
+    /// statement per post.
     private func runInSavepoint(
         _ program: StoreProgram<[PostResult]>, _ connection: PostgresConnection
     ) async throws(SignalError) -> [PostResult] {
