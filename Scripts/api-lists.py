@@ -19,6 +19,11 @@ import re
 import sys
 
 
+# The most declarations (conformance lines not counted) a product's plain-import API may have: the
+# app-facing signals API is kept small on purpose, and a change that grows it past this is discussed
+# first (CONTRIBUTING.md, "Public API and SPI").
+BUDGETS = {"HandlerKitSignals": 250}
+
 # Conformances every type has unless it opts out, which toolchains list differently: not API changes.
 IMPLIED = {"Swift.Copyable", "Swift.Escapable", "Swift.SendableMetatype", "Swift.BitwiseCopyable"}
 
@@ -107,6 +112,7 @@ def main():
     package = json.load(sys.stdin)
     products = [product for product in package["products"] if "library" in product["type"]]
     failed = False
+    over_budget = False
     expected_files = set()
     for product in products:
         modules = product["targets"]
@@ -129,6 +135,13 @@ def main():
                       file=sys.stderr)
                 sys.exit(1)
             lists[f"{product['name']}+{names[0]}.txt"] = spi
+        budget = BUDGETS.get(product["name"])
+        declared = sum(1 for line in public if ": conforms to " not in line and ": inherits from " not in line)
+        if budget is not None and declared > budget:
+            print(f"api.sh: {product['name']} declares {declared} public symbols, more than its budget of {budget}: "
+                  "make what only stores need `@_spi(SignalStoreDriver) public` and what only the package needs "
+                  "`package`, or raise the budget in Scripts/api-lists.py with a reason", file=sys.stderr)
+            over_budget = True
         for name, lines in lists.items():
             expected_files.add(name)
             failed = write_or_compare(os.path.join(directory, name), lines, update) or failed
@@ -145,6 +158,8 @@ def main():
     if failed:
         print("api.sh: the public API differs from API/. If the change is intended, run "
               "`bash Scripts/api.sh --update` and commit API/ with it; otherwise restore the API.", file=sys.stderr)
+        sys.exit(1)
+    if over_budget:
         sys.exit(1)
     if not update:
         print(f"api.sh: the public API of {len(products)} library products matches API/")

@@ -454,5 +454,5 @@ public struct PromiseUpkeep: Sendable, Hashable {
     /// Settled promises removed after their retention.
     public var removed = 0
 
-    public init() {}
+    init() {}
 }

@@ -14,7 +14,7 @@ import Foundation
 /// // … the app, awaiting:
 /// let url = try await center.value(of: upload)
 /// ```
-public struct DurablePromise<Value: Codable & Sendable>: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct DurablePromise<Value: Codable & Sendable>: Sendable, Hashable, Codable {
     /// The promise's id, unique in its store.
     public let id: String
 
@@ -32,8 +32,6 @@ public struct DurablePromise<Value: Codable & Sendable>: Sendable, Hashable, Cod
         var container = encoder.singleValueContainer()
         try container.encode(id)
     }
-
-    public var description: String { "promise \(id)" }
 
     /// The name a promise of `Value` stores its value type under.
     static var valueTypeName: String { String(reflecting: Value.self) }

@@ -36,9 +36,6 @@ public struct HandlerContext: Sendable {
         values[name] = value
     }
 
-    /// The names values are provided under, in order.
-    public var names: [String] { values.keys.sorted() }
-
     /// The names a center gives every handler itself.
     static let centerNames: Set<String> = ["deliveryKey", "signalID", "signalRevision", "signalCenter"]
 

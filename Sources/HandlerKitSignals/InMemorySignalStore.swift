@@ -14,9 +14,7 @@ import HandlerKit
 /// ```
 public final class InMemorySignalStore: SignalStore {
     /// A name for messages (``location``).
-    public let name: String
-    /// How long completions stay in the history (`completions(of:)`).
-    public let completionHistory: Duration
+    private let name: String
     public var location: String { "memory:\(name)" }
     /// The tables, behind their lock (the inspection reads of `HandlerKitSignalsInspection` read them too).
     package let state: Locked<SignalTables>
@@ -25,7 +23,6 @@ public final class InMemorySignalStore: SignalStore {
     /// An empty store; `name` only appears in messages.
     public init(name: String = "signals", completionHistory: Duration = .seconds(86_400)) {
         self.name = name
-        self.completionHistory = completionHistory
         state = Locked(SignalTables(completionHistory: completionHistory))
     }
 

@@ -56,8 +56,8 @@ public struct PromiseRecord: Sendable, Hashable {
     public var createdAt: Date
     /// When it times out, if it does.
     public var deadline: Date?
-    /// How long it is kept once settled, in seconds.
-    public var retention: Double
+    /// How long it is kept once settled, in seconds (``keptUntil`` is when that ends).
+    @_spi(SignalStoreDriver) public var retention: Double
     /// How it was settled; `nil` while it is pending.
     public var settlement: PromiseSettlementRecord?
 

@@ -21,7 +21,7 @@ public struct StopReport: Sendable, Hashable {
     public var wasStopped = false
 
     /// A report of the stop of run `runID`.
-    public init(runID: String) {
+    init(runID: String) {
         self.runID = runID
     }
 }

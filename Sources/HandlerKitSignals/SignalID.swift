@@ -15,11 +15,6 @@ public struct SignalID: Hashable, Sendable, CustomStringConvertible, Expressible
         rawValue = UUID().uuidString
     }
 
-    /// The id of a UUID.
-    public init(_ uuid: UUID) {
-        rawValue = uuid.uuidString
-    }
-
     /// An id from a string; checked when it is used (`SignalError.invalidSignalID`).
     public init(_ rawValue: String) {
         self.rawValue = rawValue

@@ -14,7 +14,7 @@ import HandlerKit
 /// them the handler document's object and its `bound` object). `post` refuses others.
 public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
     /// The names HandlerKitSignals passes to handlers itself: not allowed in a payload.
-    public static let reservedNames: Set<String> = ["deliveryKey", "signalID", "signalRevision", PostContext.member]
+    static let reservedNames: Set<String> = ["deliveryKey", "signalID", "signalRevision", PostContext.member]
 
     private(set) var values: [String: HandlerValue] = [:]
     private var failures: [(name: String, failure: Failure)] = []

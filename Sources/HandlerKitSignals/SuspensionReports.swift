@@ -17,7 +17,7 @@ public struct SuspensionReport: Sendable, Hashable {
     /// `true` when the center was suspended already: nothing was done.
     public var wasSuspended = false
 
-    public init(runID: String) {
+    init(runID: String) {
         self.runID = runID
     }
 }
@@ -43,7 +43,7 @@ public struct ResumeReport: Sendable, Hashable {
     /// `false` when the center was not suspended: nothing was done.
     public var wasSuspended = true
 
-    public init(runID: String, suspendedRunID: String) {
+    init(runID: String, suspendedRunID: String) {
         self.runID = runID
         self.suspendedRunID = suspendedRunID
     }

@@ -157,7 +157,7 @@ enum PromiseChecks {
             try await Task.sleep(for: .milliseconds(5))
         }
         throw ConformanceFailure(
-            check: c.check, message: "no task of run \(center.runID) awaits \(promise)", line: #line)
+            check: c.check, message: "no task of run \(center.runID) awaits promise \(promise.id)", line: #line)
     }
 
     static func racingSettlers(_ c: ConformanceContext) async throws {

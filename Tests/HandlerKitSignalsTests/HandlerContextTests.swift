@@ -42,7 +42,6 @@ struct HandlerContextTests {
         let library = PhotoLibrary()
         var options = SignalCenter.Options(deliversAutomatically: false)
         options.context.provide(library, as: "library")
-        #expect(options.context.names == ["library"])
         let center = try await SignalCenter.start(
             component: "photos", store: InMemorySignalStore(), registry: registry, options: options)
         try await center.register(try Handler(id: "Context.save", registry: registry), for: "photo.taken")
