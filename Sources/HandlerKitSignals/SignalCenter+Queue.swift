@@ -76,7 +76,7 @@ extension SignalCenter {
     /// hold its claims (every ``queueLivenessInterval`` on a store that does not ask for looks of its
     /// own). Answers whether it has.
     func noteQueue(_ status: RunStatus) -> Bool {
-        let active = status.queueDeliveries > 0
+        let active = status.queueHasDeliveries
         state.withLock { state in
             state.queueWorkers.active = active
             if active { state.queueWorkers.known = true }

@@ -284,16 +284,18 @@ public struct RunStatus: Sendable, Hashable {
     @_spi(SignalStoreDriver) public var openDeliveries: Int
     /// When the earliest of its pending deliveries is due, if it has any.
     @_spi(SignalStoreDriver) public var nextDue: Date?
-    /// The deliveries of its component's work queue that are pending or claimed, when asked for.
-    @_spi(SignalStoreDriver) public var queueDeliveries: Int
+    /// Whether its component's work queue has a delivery that is pending or claimed, when asked for.
+    /// Not a count: a read of a run's status comes after every delivery pass, and counting a long
+    /// queue would cost as much as the queue is long.
+    @_spi(SignalStoreDriver) public var queueHasDeliveries: Bool
     /// When the earliest pending delivery of its component's work queue is due, when asked for.
     @_spi(SignalStoreDriver) public var queueNextDue: Date?
 
     @_spi(SignalStoreDriver)
-    public init(openDeliveries: Int, nextDue: Date?, queueDeliveries: Int = 0, queueNextDue: Date? = nil) {
+    public init(openDeliveries: Int, nextDue: Date?, queueHasDeliveries: Bool = false, queueNextDue: Date? = nil) {
         self.openDeliveries = openDeliveries
         self.nextDue = nextDue
-        self.queueDeliveries = queueDeliveries
+        self.queueHasDeliveries = queueHasDeliveries
         self.queueNextDue = queueNextDue
     }
 }

@@ -89,7 +89,8 @@ extension SignalStore {
     }
 
     /// The deliveries of `runID` not yet completed, and when the earliest pending one is due; with
-    /// `queue` (the owner of its component's work queue), also the queue's.
+    /// `queue` (the owner of its component's work queue), whether the queue has such deliveries and
+    /// when its earliest pending one is due.
     @_spi(SignalStoreDriver)
     public func runStatus(of runID: String, queue: String? = nil) async throws(SignalError) -> RunStatus {
         try await read(StoreReads.runStatus(of: runID, queue: queue))

@@ -131,31 +131,34 @@ package enum StoreReads {
     }
 
     /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is
-    /// due; with `queue` (its component's work queue), the same of the queue's.
+    /// due; with `queue` (its component's work queue), whether the queue has such deliveries and when
+    /// its earliest pending one is due. Each part reads through the index on owner, state and due
+    /// time; the queue's part stops at its first delivery, so a long queue costs no more than a
+    /// short one (the run's own deliveries are counted, for `SignalMetricNames.openDeliveries`).
     package static func runStatus(of run: String, queue: String? = nil) -> StoreRead<RunStatus> {
         let pending = DeliveryState.pending.sqlLiteral
+        let open = "\(pending), \(DeliveryState.claimed.sqlLiteral)"
         let sql = SQLRead(
             "reading the status of run \(run)",
             SQLStatement(
                 """
-                SELECT COUNT(CASE WHEN owner_run = $1 THEN 1 END) AS open,
-                    COUNT(CASE WHEN owner_run = $2 THEN 1 END) AS queued,
-                    MIN(CASE WHEN state = \(pending) AND owner_run = $1 THEN not_before END) AS due,
-                    MIN(CASE WHEN state = \(pending) AND owner_run = $2 THEN not_before END) AS queue_due
-                FROM deliveries WHERE owner_run IN ($1, $2)
-                AND state IN (\(pending), \(DeliveryState.claimed.sqlLiteral))
+                SELECT (SELECT COUNT(*) FROM deliveries WHERE owner_run = $1 AND state IN (\(open))) AS open,
+                    (SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE owner_run = $2 AND state IN (\(open)) LIMIT 1) q)
+                        AS queued,
+                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $1 AND state = \(pending)) AS due,
+                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $2 AND state = \(pending)) AS queue_due
                 """, [.init(run), .init(queue ?? "")])
         ) { (rows: [SQLRow]) throws(SignalError) -> RunStatus in
             RunStatus(
                 stored: rows.first?.optional("open") ?? 0, nextDue: rows.first?.optional("due"),
-                queued: rows.first?.optional("queued") ?? 0, queueNextDue: rows.first?.optional("queue_due"))
+                queued: (rows.first?.optional("queued") ?? 0) > 0, queueNextDue: rows.first?.optional("queue_due"))
         }
         return StoreRead(sql) { tables in
             let open = tables.deliveries.values.filter { $0.ownerRun == run && $0.state != .dead }
             let queued = tables.deliveries.values.filter { $0.ownerRun == queue && $0.state != .dead }
             return RunStatus(
                 openDeliveries: open.count, nextDue: open.filter { $0.state == .pending }.map(\.notBefore).min(),
-                queueDeliveries: queued.count,
+                queueHasDeliveries: !queued.isEmpty,
                 queueNextDue: queued.filter { $0.state == .pending }.map(\.notBefore).min())
         }
     }

@@ -47,13 +47,13 @@ extension ConsumerRecord {
 }
 
 extension RunStatus {
-    /// A run's status from the values its store counted: its open deliveries and when the earliest
-    /// pending one is due (seconds since 1970; `nil` when none is pending), and the same of its work
-    /// queue.
-    package init(stored openDeliveries: Int, nextDue: Double?, queued: Int, queueNextDue: Double?) {
+    /// A run's status from the values its store read: its open deliveries and when the earliest
+    /// pending one is due (seconds since 1970; `nil` when none is pending), and whether its work queue
+    /// has open deliveries and when its earliest pending one is due.
+    package init(stored openDeliveries: Int, nextDue: Double?, queued: Bool, queueNextDue: Double?) {
         self.init(
             openDeliveries: openDeliveries, nextDue: nextDue.map(Date.init(timeIntervalSince1970:)),
-            queueDeliveries: queued, queueNextDue: queueNextDue.map(Date.init(timeIntervalSince1970:)))
+            queueHasDeliveries: queued, queueNextDue: queueNextDue.map(Date.init(timeIntervalSince1970:)))
     }
 }
 
