@@ -43,15 +43,22 @@ extension PostgresSignalStore {
     private func claim<Statement: ClaimStatement>(
         _ statement: Statement, _ connection: PostgresConnection
     ) async throws -> ClaimedBatch {
+        var rows: [Statement.Row] = []
+        for try await row in try await connection.execute(statement, logger: options.logger) { rows.append(row) }
+        return try await batch(of: rows, claimedBy: statement, connection)
+    }
+
+    /// The batch of the rows a claim statement returned; deliveries the core finds unreadable are
+    /// parked as dead (``claim(_:_:)``).
+    private func batch<Statement: ClaimStatement>(
+        of rows: [Statement.Row], claimedBy statement: Statement, _ connection: PostgresConnection
+    ) async throws -> ClaimedBatch {
         let runID = statement.runID
-        let rows = try await connection.execute(statement, logger: options.logger)
         var claimed: [ClaimedDelivery] = []
         var marked: Set<Int64> = []
         var recorded = true
         var unreadable: [(id: Int64, reason: String)] = []
-        for try await (
-            id, key, consumer, signal, revision, attempt, handler, payload, mode, crashed, started, runRecorded
-        )
+        for (id, key, consumer, signal, revision, attempt, handler, payload, mode, crashed, started, runRecorded)
             in rows
         {
             if started { marked.insert(id) }
@@ -79,37 +86,94 @@ extension PostgresSignalStore {
         return ClaimedBatch(deliveries: deliveries, firstStart: start, allStarted: allStarted)
     }
 
-    /// A group of completions (`StoreProgram.completeGroup(_:thenClaiming:now:)`) in one statement
-    /// (`PostgresStatements.CompleteGroup`), then a one-statement claim: each completion checks its
-    /// own claim, so the effects are the group's. A group tried again after its connection was lost
-    /// finds out from the history of completions which the lost try completed.
+    /// A group of completions (`StoreProgram.completeGroup(_:thenClaiming:now:)`): with its claim, in
+    /// one statement (`PostgresStatements.CompleteGroupThenClaim`); without one, or with one that
+    /// takes back lost claims, in one statement (`PostgresStatements.CompleteGroup`) and then the
+    /// claim in another. Each completion checks its own claim, so the effects are the group's. A
+    /// group tried again after its connection was lost finds out from the history of completions
+    /// which the lost try completed.
     func complete(
         _ group: [(delivery: ClaimedDelivery, endingConsumer: Bool)], thenClaiming request: ClaimRequest?, now: Double
     ) async throws(SignalError) -> GroupCompletion {
         let statement = PostgresStatements.CompleteGroup(
             rowIDs: group.map(\.delivery.rowID), runIDs: group.map(\.delivery.runID),
             attempts: group.map(\.delivery.attempt), endingConsumers: group.map(\.endingConsumer), now: now)
+        if let request, !request.reclaimingLost {
+            return try await complete(group, statement, thenClaiming: request, now: now)
+        }
         let completed = try await connections.run("completing \(group.count) deliveries") { connection, isRetry in
             var rows: Set<Int64> = []
             for try await row in try await connection.execute(statement, logger: self.options.logger) {
                 rows.insert(row)
             }
-            var completed: [Bool] = []
-            for (delivery, _) in group {
-                if rows.contains(delivery.rowID) {
-                    completed.append(true)
-                } else if isRetry {
-                    // The connection was lost while the first try committed: its completion is recorded.
-                    let history = try await self.run(StoreReads.completions(of: delivery.key).sql, on: connection)
-                    completed.append(history.contains { $0.runID == delivery.runID && $0.attempt == delivery.attempt })
-                } else {
-                    completed.append(false)
-                }
-            }
-            return completed
+            return try await self.completions(of: group, found: rows, isRetry: isRetry, connection)
         }
         guard let request else { return GroupCompletion(completed: completed, claimed: nil) }
         return GroupCompletion(completed: completed, claimed: try await claim(request, now: now))
+    }
+
+    /// The group `statement` completes, and the claim `request` asks for, in one statement
+    /// (`PostgresStatements.CompleteGroupThenClaim`) and one round trip. Tried again after its
+    /// connection was lost, the two run apart as above: the completions the lost try made are found
+    /// in the history, and the claim takes back what the lost try claimed.
+    private func complete(
+        _ group: [(delivery: ClaimedDelivery, endingConsumer: Bool)], _ statement: PostgresStatements.CompleteGroup,
+        thenClaiming request: ClaimRequest, now: Double
+    ) async throws(SignalError) -> GroupCompletion {
+        let marks = request.startingAll ? request.limit : request.startingFirst ? 1 : 0
+        let claim = PostgresStatements.Claim(
+            runID: request.runID, owner: request.owner, now: now, running: request.inProgress.sorted(),
+            limit: request.limit, marks: marks)
+        let both = PostgresStatements.CompleteGroupThenClaim(claim: claim, group: statement)
+        return try await connections.run("completing \(group.count) deliveries and claiming") { connection, isRetry in
+            if isRetry {
+                var rows: Set<Int64> = []
+                for try await row in try await connection.execute(statement, logger: self.options.logger) {
+                    rows.insert(row)
+                }
+                let completed = try await self.completions(of: group, found: rows, isRetry: true, connection)
+                let lost = PostgresStatements.ClaimWithLostClaims(
+                    runID: claim.runID, owner: claim.owner, now: now, running: claim.running, limit: claim.limit,
+                    marks: marks)
+                return GroupCompletion(completed: completed, claimed: try await self.claim(lost, connection))
+            }
+            var done: Set<Int64> = []
+            var claimed: [PostgresStatements.Claim.Row] = []
+            for try await row in try await connection.execute(both, logger: self.options.logger) {
+                guard let key = row.1, let consumer = row.2, let signal = row.3, let revision = row.4,
+                    let attempt = row.5, let crashed = row.9, let started = row.10, let recorded = row.11
+                else {
+                    done.insert(row.0)
+                    continue
+                }
+                claimed.append(
+                    (row.0, key, consumer, signal, revision, attempt, row.6, row.7, row.8, crashed, started, recorded))
+            }
+            let completed = try await self.completions(of: group, found: done, isRetry: false, connection)
+            return GroupCompletion(
+                completed: completed, claimed: try await self.batch(of: claimed, claimedBy: claim, connection))
+        }
+    }
+
+    /// Whether each delivery of `group` was completed: its row among those `found` completed, or, in
+    /// a try after a lost connection (`isRetry`), its completion by its run and attempt recorded.
+    private func completions(
+        of group: [(delivery: ClaimedDelivery, endingConsumer: Bool)], found: Set<Int64>, isRetry: Bool,
+        _ connection: PostgresConnection
+    ) async throws -> [Bool] {
+        var completed: [Bool] = []
+        for (delivery, _) in group {
+            if found.contains(delivery.rowID) {
+                completed.append(true)
+            } else if isRetry {
+                // The connection was lost while the first try committed: its completion is recorded.
+                let history = try await run(StoreReads.completions(of: delivery.key).sql, on: connection)
+                completed.append(history.contains { $0.runID == delivery.runID && $0.attempt == delivery.attempt })
+            } else {
+                completed.append(false)
+            }
+        }
+        return completed
     }
 
     /// A completion in one statement (`PostgresStatements.Complete`), with exactly the effects of the

@@ -125,11 +125,14 @@ enum PostgresStatements {
     /// program, leaving the deliveries in progress in this process alone.
     struct Claim: ClaimStatement {
         static let sql = """
-            WITH due AS (\(HotPathStatements.dueDeliveries("id, crashed", where: due, limit: "$4", .postgres))),
+            WITH \(dueRows),
             \(PostgresStatements.claimAndRead)
             """
-        /// Owner $6's deliveries due at $2.
-        private static let due = HotPathStatements.dueCondition(owner: "$6")
+        /// Owner $6's deliveries due at $2, the first $4 of them by id, locked (`due`).
+        static let dueRows = """
+            due AS (\(HotPathStatements.dueDeliveries(
+                "id, crashed", where: HotPathStatements.dueCondition(owner: "$6"), limit: "$4", .postgres)))
+            """
 
         var runID: String
         var owner: String
@@ -163,13 +166,20 @@ enum PostgresStatements {
     /// first (`ClaimedDelivery.runningOrder`: by id, those whose previous attempt crashed last) are
     /// marked started as `HotPathStatements.start` does, while the run is recorded. Each row also says whether it
     /// was marked and whether the run is recorded.
-    static let claimAndRead = """
+    static let claimAndRead = claimChanges + "\n" + claimedRows
+
+    /// The changes of ``claimAndRead``: `r`, `h` and `c`, the claimed rows.
+    static let claimChanges = """
         r AS (SELECT EXISTS (SELECT 1 FROM runs WHERE run_id = $1) AS recorded),
         h AS (SELECT id FROM due WHERE (SELECT recorded FROM r) ORDER BY crashed, id LIMIT $5),
         c AS (UPDATE deliveries d SET \(HotPathStatements.claimAssignments),
                      started = CASE WHEN d.id IN (SELECT id FROM h) THEN 1 ELSE 0 END
               FROM due WHERE d.id = due.id
               RETURNING d.id, d.delivery_key, d.consumer_id, d.signal_id, d.revision, d.attempt, d.crashed, d.started)
+        """
+
+    /// What ``claimAndRead`` returns of the rows `c` claimed.
+    static let claimedRows = """
         SELECT c.id, c.delivery_key, c.consumer_id, c.signal_id, c.revision::bigint, c.attempt::bigint, b.handler, b.payload,
                o.mode, c.crashed <> 0, c.started <> 0, (SELECT recorded FROM r)
         FROM c LEFT JOIN delivery_bodies b ON b.delivery_id = c.id LEFT JOIN consumers o ON o.consumer_id = c.consumer_id
@@ -184,21 +194,31 @@ enum PostgresStatements {
     /// after the other, in one round trip. The conformance checks run both.
     struct CompleteGroup: PostgresPreparedStatement {
         static let sql = """
-            WITH g AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::boolean[])
-                       AS g(gid, grun, gattempt, gending)),
-            d AS (DELETE FROM deliveries USING g WHERE \(HotPathStatements.claimHeld(row: "g.gid", run: "g.grun", attempt: "g.gattempt"))
-                  RETURNING id, delivery_key, consumer_id, signal_id, revision, g.grun, g.gattempt, g.gending),
-            b AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM d)),
-            h AS (INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt, completed_at)
-                  SELECT delivery_key, consumer_id, signal_id, revision, grun, gattempt, $5 FROM d),
-            k AS (DELETE FROM consumers WHERE consumer_id IN (SELECT consumer_id FROM d WHERE gending)
-                  RETURNING consumer_id, signal_id),
-            x AS (DELETE FROM signals s WHERE s.signal_id IN (SELECT signal_id FROM k)
-                  AND (s.keep_until IS NULL OR s.keep_until < $5)
-                  AND NOT EXISTS (SELECT 1 FROM consumers o
-                                  WHERE o.signal_id = s.signal_id AND o.consumer_id NOT IN (SELECT consumer_id FROM k)))
-            SELECT id FROM d
+            WITH \(changes(rows: "$1", runs: "$2", attempts: "$3", ending: "$4", now: "$5"))
+            SELECT id FROM done
             """
+
+        /// The group's changes, with its arrays and time at the placeholders given: `done` holds the
+        /// deliveries completed.
+        static func changes(rows: String, runs: String, attempts: String, ending: String, now: String) -> String {
+            """
+            g AS (SELECT * FROM unnest(\(rows)::bigint[], \(runs)::text[], \(attempts)::bigint[], \(ending)::boolean[])
+                  AS g(gid, grun, gattempt, gending)),
+            done AS (DELETE FROM deliveries USING g
+                     WHERE \(HotPathStatements.claimHeld(row: "g.gid", run: "g.grun", attempt: "g.gattempt"))
+                     RETURNING id, delivery_key, consumer_id, signal_id, revision, g.grun, g.gattempt, g.gending),
+            done_bodies AS (DELETE FROM delivery_bodies WHERE delivery_id IN (SELECT id FROM done)),
+            done_history AS (INSERT INTO completions (delivery_key, consumer_id, signal_id, revision, run_id, attempt,
+                                                      completed_at)
+                             SELECT delivery_key, consumer_id, signal_id, revision, grun, gattempt, \(now) FROM done),
+            ended AS (DELETE FROM consumers WHERE consumer_id IN (SELECT consumer_id FROM done WHERE gending)
+                      RETURNING consumer_id, signal_id),
+            unused AS (DELETE FROM signals s WHERE s.signal_id IN (SELECT signal_id FROM ended)
+                       AND (s.keep_until IS NULL OR s.keep_until < \(now))
+                       AND NOT EXISTS (SELECT 1 FROM consumers o WHERE o.signal_id = s.signal_id
+                                       AND o.consumer_id NOT IN (SELECT consumer_id FROM ended)))
+            """
+        }
         static let bindingDataTypes: [PostgresDataType] = [.int8Array, .textArray, .int8Array, .boolArray, .float8]
         typealias Row = Int64
 
@@ -219,6 +239,46 @@ enum PostgresStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+    }
+
+    /// `CompleteGroup` (arrays $7 to $10, at $2), then `Claim` (its parameters), in one statement
+    /// and one round trip: the rows claimed as `Claim` returns them, then one row per delivery
+    /// completed with only its id (its key NULL). The group's rows are claimed and the claim's are
+    /// pending, so neither part changes a row the other reads.
+    ///
+    /// It stands for the core's group of completions with the next claim
+    /// (`StoreProgram.completeGroup(_:thenClaiming:now:)`), as the two statements do one after the
+    /// other. The conformance checks run both.
+    struct CompleteGroupThenClaim: PostgresPreparedStatement {
+        static let sql = """
+            WITH \(CompleteGroup.changes(rows: "$7", runs: "$8", attempts: "$9", ending: "$10", now: "$2")),
+            \(Claim.dueRows),
+            \(claimChanges)
+            (\(claimedRows))
+            UNION ALL
+            SELECT id, NULL::text, NULL::text, NULL::text, NULL::bigint, NULL::bigint, NULL::bytea, NULL::bytea,
+                   NULL::text, NULL::boolean, NULL::boolean, NULL::boolean FROM done
+            """
+        static let bindingDataTypes: [PostgresDataType] =
+            [.text, .float8, .int8Array, .int8, .int8, .text, .int8Array, .textArray, .int8Array, .boolArray]
+        typealias Row = (Int64, String?, String?, String?, Int?, Int?, Data?, Data?, String?, Bool?, Bool?, Bool?)
+
+        var claim: Claim
+        var group: CompleteGroup
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = try claim.makeBindings()
+            bindings.append(group.rowIDs)
+            bindings.append(group.runIDs)
+            bindings.append(group.attempts)
+            bindings.append(group.endingConsumers)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode(
+                (Int64, String?, String?, String?, Int?, Int?, Data?, Data?, String?, Bool?, Bool?, Bool?).self)
+        }
     }
 
     /// Completes a delivery if it is still claimed by the run and attempt that ran it: removes it
