@@ -12,9 +12,11 @@ import PostgresNIO
 
 /// `queue.` (SQLite) and `queue_pg.` (PostgreSQL, through Scripts/with-postgres.sh): the throughput of
 /// one work queue worked by 1, 2 and 4 worker processes of one component, each running up to 4
-/// handlers at once. The jobs are posted in bulk while the workers run; the figure is jobs completed
-/// per second, from the first post to the last completion, and for 2 and 4 workers also as a
-/// multiple of one's (`scaling_2_workers`, `scaling_4_workers`). Then the cost of a post inside the
+/// handlers at once, in jobs completed per second, and for 2 and 4 workers also as a multiple of
+/// one's. First the workers drain a backlog: 20,000 jobs bulk-posted before they start, timed from
+/// their start to the last completion (`throughput_1_worker_per_s`, …, `scaling_4_workers`). Then
+/// 6,000 jobs bulk-posted while they run, timed from the first post (`…_while_posting`): there the
+/// one posting process is part of what is measured. Then the cost of a post inside the
 /// application's own transaction, against the same transaction without it (`post_in_transaction_us`,
 /// `baseline_transaction_us`): one row inserted and committed.
 enum QueueBenchmark {
@@ -28,19 +30,27 @@ enum QueueBenchmark {
         let arguments = CommandLine.arguments
         guard let index = arguments.firstIndex(of: childFlag) else { return false }
         guard index + 1 < arguments.count else { throw BenchmarkFailure("\(childFlag) needs the store") }
-        try await work(store: try open(arguments[index + 1]))
+        try await work(store: try open(arguments[index + 1]), waitingForGo: arguments.contains(goFlag))
         return true
     }
 
-    /// A worker (`--queue-worker STORE`): registers the queue's consumer under its id and runs the
-    /// queue's deliveries until its standard input closes.
-    static func work(store: any SignalStore) async throws {
+    /// A worker's flag: say `ready` at once, and start working when a line arrives on standard input.
+    static let goFlag = "--on-go"
+
+    /// A worker (`--queue-worker STORE [--on-go]`): registers the queue's consumer under its id and
+    /// runs the queue's deliveries until its standard input closes. With `waitingForGo`, it says
+    /// `ready` before it starts and starts when a line arrives (so that workers start together).
+    static func work(store: any SignalStore, waitingForGo: Bool) async throws {
+        if waitingForGo {
+            FileHandle.standardOutput.write(Data("ready\n".utf8))
+            _ = readLine()
+        }
         let center = try await SignalCenter.start(
             component: component, store: store, registry: registry, options: .init(queueConcurrency: 4))
         try await center.register(
             try QueueJobs.jobHandler(registry: registry), for: signal, lifetime: .queue,
             delivery: .everyRevision, id: ConsumerID("bench.queue.job"))
-        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        if !waitingForGo { FileHandle.standardOutput.write(Data("ready\n".utf8)) }
         _ = FileHandle.standardInput.readDataToEndOfFile()
         try await center.stop()
     }
@@ -62,9 +72,12 @@ enum QueueBenchmark {
             let folder = FileManager.default.temporaryDirectory.appending(path: "queue-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            try await scaling("queue") { workers in
-                let path = folder.appending(path: "queue\(workers).sqlite").path(percentEncoded: false)
-                return try await throughput(workers: workers, jobs: 6_000, store: path)
+            for posting in Posting.allCases {
+                try await scaling("queue", posting) { workers in
+                    let name = "queue\(workers)\(posting.suffix).sqlite"
+                    let path = folder.appending(path: name).path(percentEncoded: false)
+                    return try await throughput(workers: workers, posting: posting, store: path)
+                }
             }
             try await transactionCost(sqlite: folder.appending(path: "transaction.sqlite").path(percentEncoded: false))
         }
@@ -73,10 +86,12 @@ enum QueueBenchmark {
                 print("queue_pg.: HANDLERKIT_POSTGRES_URL is not set; run it through Scripts/with-postgres.sh")
                 return
             }
-            try await scaling("queue_pg") { workers in
-                let schema = "queue_bench_\(workers)_\(UUID().uuidString.prefix(8).lowercased())"
-                return try await throughput(
-                    workers: workers, jobs: 6_000, store: SignalsBenchmark.postgresURL(url, schema: schema))
+            for posting in Posting.allCases {
+                try await scaling("queue_pg", posting) { workers in
+                    let schema = "queue_bench_\(workers)_\(UUID().uuidString.prefix(8).lowercased())"
+                    return try await throughput(
+                        workers: workers, posting: posting, store: SignalsBenchmark.postgresURL(url, schema: schema))
+                }
             }
             #if PostgreSQL
             let schema = "queue_bench_tx_\(UUID().uuidString.prefix(8).lowercased())"
@@ -186,18 +201,46 @@ enum QueueBenchmark {
     }
     #endif
 
-    /// Jobs completed per second by `workers` worker processes on `store`.
-    static func throughput(workers: Int, jobs: Int, store: String) async throws -> Double {
+    /// When the jobs are posted: all before the workers start (a backlog they drain), or while they run.
+    enum Posting: CaseIterable {
+        case before, during
+
+        var jobs: Int { self == .before ? 20_000 : 6_000 }
+        /// What the figures' names end with.
+        var suffix: String { self == .before ? "" : "_while_posting" }
+    }
+
+    /// Jobs completed per second by `workers` worker processes on `store`, the jobs posted as `posting` says.
+    static func throughput(workers: Int, posting: Posting, store: String) async throws -> Double {
         let opened = try open(store)
-        // The first worker registers the queue's consumer; the others find it.
-        var children = [try Child(arguments: [childFlag, store])]
-        for _ in 1..<workers { children.append(try Child(arguments: [childFlag, store])) }
+        let jobs = posting.jobs
+        func post(with poster: SignalCenter) async throws {
+            for first in stride(from: 0, to: jobs, by: 200) {
+                try await poster.post(
+                    (first..<min(first + 200, jobs)).map { SignalPost(signal, payload: ["item": $0]) })
+            }
+        }
+        // A backlog's poster is a center of the workers' component that registers the queue's
+        // consumer itself and does not deliver; otherwise the first worker registers it.
         let poster = try await SignalCenter.start(
-            component: "bench-api", store: opened, registry: registry, options: .init(deliversAutomatically: false))
+            component: posting == .before ? component : "bench-api", store: opened, registry: registry,
+            options: .init(deliversAutomatically: false))
+        if posting == .before {
+            try await poster.register(
+                try QueueJobs.jobHandler(registry: registry), for: signal, lifetime: .queue,
+                delivery: .everyRevision, id: ConsumerID("bench.queue.job"))
+            try await post(with: poster)
+        }
+        // Draining a backlog, the workers start together once all are running, and the time begins then.
+        var children: [Child] = []
+        for _ in 0..<workers {
+            children.append(try Child(arguments: [childFlag, store] + (posting == .before ? [goFlag] : [])))
+        }
         let clock = ContinuousClock()
         let start = clock.now
-        for first in stride(from: 0, to: jobs, by: 200) {
-            try await poster.post((first..<min(first + 200, jobs)).map { SignalPost(signal, payload: ["item": $0]) })
+        switch posting {
+        case .before: for child in children { child.send("go") }
+        case .during: try await post(with: poster)
         }
         // Done when the queue has no delivery left, a read that costs the same however long the queue
         // is (counting the completions, as `statistics()` does, cost the server more than the
@@ -213,17 +256,18 @@ enum QueueBenchmark {
     }
 
     /// Prints the throughput of 1, 2 and 4 worker processes (`rate` of each) under `prefix`, then
-    /// that of 2 and 4 as a multiple of 1's (`scaling_2_workers`, `scaling_4_workers`).
-    static func scaling(_ prefix: String, rate: (Int) async throws -> Double) async throws {
+    /// that of 2 and 4 as a multiple of 1's (`scaling_2_workers`, `scaling_4_workers`), each name
+    /// ending as `posting` says.
+    static func scaling(_ prefix: String, _ posting: Posting, rate: (Int) async throws -> Double) async throws {
         var rates: [Int: Double] = [:]
         for workers in [1, 2, 4] {
             rates[workers] = try await rate(workers)
-            let name = "\(prefix).throughput_\(workers)_worker\(workers == 1 ? "" : "s")_per_s"
+            let name = "\(prefix).throughput_\(workers)_worker\(workers == 1 ? "" : "s")\(posting.suffix)_per_s"
             print("\(name): \(String(format: "%.0f", rates[workers] ?? 0)) jobs/s")
         }
         for workers in [2, 4] {
             let multiple = (rates[workers] ?? 0) / max(rates[1] ?? 1, 1)
-            print("\(prefix).scaling_\(workers)_workers: \(String(format: "%.2f", multiple)) x")
+            print("\(prefix).scaling_\(workers)_workers\(posting.suffix): \(String(format: "%.2f", multiple)) x")
         }
     }
 

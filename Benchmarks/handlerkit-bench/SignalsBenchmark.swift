@@ -254,6 +254,11 @@ final class Child: Sendable {
 
     func readLine() -> String? { reader.next() }
 
+    /// Writes `line` to the child's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
     /// The child's CPU time (user + system) over `duration`, as a percentage of one core (Linux only).
     func cpuPercent(over duration: Duration) async throws -> Double? {
         #if os(Linux)
