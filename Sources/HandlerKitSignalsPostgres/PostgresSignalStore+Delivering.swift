@@ -17,22 +17,11 @@ extension PostgresSignalStore {
     /// A claim tried again after its connection was lost also takes back what the lost try claimed
     /// (its answer never came).
     func claim(_ request: ClaimRequest, now: Double) async throws(SignalError) -> ClaimedBatch {
-        let (runID, owner, limit) = (request.runID, request.owner, request.limit)
-        let marks = request.startingAll ? limit : request.startingFirst ? 1 : 0
-        let running = request.inProgress.sorted()
-        return try await connections.run("claiming deliveries for run \(runID)") { connection, isRetry in
+        try await connections.run("claiming deliveries for run \(request.runID)") { connection, isRetry in
             if request.reclaimingLost || isRetry {
-                try await self.claim(
-                    PostgresStatements.ClaimWithLostClaims(
-                        runID: runID, owner: owner, now: now, running: running, limit: limit,
-                        marks: marks),
-                    connection)
+                try await self.claim(PostgresStatements.ClaimWithLostClaims(request, now: now), connection)
             } else {
-                try await self.claim(
-                    PostgresStatements.Claim(
-                        runID: runID, owner: owner, now: now, running: running, limit: limit,
-                        marks: marks),
-                    connection)
+                try await self.claim(PostgresStatements.Claim(request, now: now), connection)
             }
         }
     }
@@ -102,11 +91,7 @@ extension PostgresSignalStore {
             return try await complete(group, statement, thenClaiming: request, now: now)
         }
         let completed = try await connections.run("completing \(group.count) deliveries") { connection, isRetry in
-            var rows: Set<Int64> = []
-            for try await row in try await connection.execute(statement, logger: self.options.logger) {
-                rows.insert(row)
-            }
-            return try await self.completions(of: group, found: rows, isRetry: isRetry, connection)
+            try await self.complete(group, statement, isRetry: isRetry, connection)
         }
         guard let request else { return GroupCompletion(completed: completed, claimed: nil) }
         return GroupCompletion(completed: completed, claimed: try await claim(request, now: now))
@@ -120,21 +105,12 @@ extension PostgresSignalStore {
         _ group: [(delivery: ClaimedDelivery, endingConsumer: Bool)], _ statement: PostgresStatements.CompleteGroup,
         thenClaiming request: ClaimRequest, now: Double
     ) async throws(SignalError) -> GroupCompletion {
-        let marks = request.startingAll ? request.limit : request.startingFirst ? 1 : 0
-        let claim = PostgresStatements.Claim(
-            runID: request.runID, owner: request.owner, now: now, running: request.inProgress.sorted(),
-            limit: request.limit, marks: marks)
+        let claim = PostgresStatements.Claim(request, now: now)
         let both = PostgresStatements.CompleteGroupThenClaim(claim: claim, group: statement)
         return try await connections.run("completing \(group.count) deliveries and claiming") { connection, isRetry in
             if isRetry {
-                var rows: Set<Int64> = []
-                for try await row in try await connection.execute(statement, logger: self.options.logger) {
-                    rows.insert(row)
-                }
-                let completed = try await self.completions(of: group, found: rows, isRetry: true, connection)
-                let lost = PostgresStatements.ClaimWithLostClaims(
-                    runID: claim.runID, owner: claim.owner, now: now, running: claim.running, limit: claim.limit,
-                    marks: marks)
+                let completed = try await self.complete(group, statement, isRetry: true, connection)
+                let lost = PostgresStatements.ClaimWithLostClaims(request, now: now)
                 return GroupCompletion(completed: completed, claimed: try await self.claim(lost, connection))
             }
             var done: Set<Int64> = []
@@ -153,6 +129,16 @@ extension PostgresSignalStore {
             return GroupCompletion(
                 completed: completed, claimed: try await self.batch(of: claimed, claimedBy: claim, connection))
         }
+    }
+
+    /// Runs `statement`, the completion of `group`; answers whether each delivery was completed.
+    private func complete(
+        _ group: [(delivery: ClaimedDelivery, endingConsumer: Bool)], _ statement: PostgresStatements.CompleteGroup,
+        isRetry: Bool, _ connection: PostgresConnection
+    ) async throws -> [Bool] {
+        var rows: Set<Int64> = []
+        for try await row in try await connection.execute(statement, logger: options.logger) { rows.insert(row) }
+        return try await completions(of: group, found: rows, isRetry: isRetry, connection)
     }
 
     /// Whether each delivery of `group` was completed: its row among those `found` completed, or, in

@@ -393,6 +393,14 @@ where Row == (Int64, String, String, String, Int, Int, Data?, Data?, String?, Bo
 }
 
 extension ClaimStatement {
+    /// The statement that claims what `request` asks at `now`: the first delivery marked started, or
+    /// with `ClaimRequest.startingAll` every one.
+    init(_ request: ClaimRequest, now: Double) {
+        self.init(
+            runID: request.runID, owner: request.owner, now: now, running: request.inProgress.sorted(),
+            limit: request.limit, marks: request.startingAll ? request.limit : request.startingFirst ? 1 : 0)
+    }
+
     static var bindingDataTypes: [PostgresDataType] { [.text, .float8, .int8Array, .int8, .int8, .text] }
 
     func makeBindings() throws -> PostgresBindings {
