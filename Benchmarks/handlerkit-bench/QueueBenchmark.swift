@@ -72,7 +72,7 @@ enum QueueBenchmark {
             let folder = FileManager.default.temporaryDirectory.appending(path: "queue-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            for posting in Posting.allCases {
+            for posting in JobPosting.allCases {
                 try await scaling("queue", posting) { workers in
                     let name = "queue\(workers)\(posting.suffix).sqlite"
                     let path = folder.appending(path: name).path(percentEncoded: false)
@@ -86,7 +86,7 @@ enum QueueBenchmark {
                 print("queue_pg.: HANDLERKIT_POSTGRES_URL is not set; run it through Scripts/with-postgres.sh")
                 return
             }
-            for posting in Posting.allCases {
+            for posting in JobPosting.allCases {
                 try await scaling("queue_pg", posting) { workers in
                     let schema = "queue_bench_\(workers)_\(UUID().uuidString.prefix(8).lowercased())"
                     return try await throughput(
@@ -202,7 +202,7 @@ enum QueueBenchmark {
     #endif
 
     /// When the jobs are posted: all before the workers start (a backlog they drain), or while they run.
-    enum Posting: CaseIterable {
+    enum JobPosting: CaseIterable {
         case before, during
 
         var jobs: Int { self == .before ? 20_000 : 6_000 }
@@ -211,7 +211,7 @@ enum QueueBenchmark {
     }
 
     /// Jobs completed per second by `workers` worker processes on `store`, the jobs posted as `posting` says.
-    static func throughput(workers: Int, posting: Posting, store: String) async throws -> Double {
+    static func throughput(workers: Int, posting: JobPosting, store: String) async throws -> Double {
         let opened = try open(store)
         let jobs = posting.jobs
         func post(with poster: SignalCenter) async throws {
@@ -258,7 +258,7 @@ enum QueueBenchmark {
     /// Prints the throughput of 1, 2 and 4 worker processes (`rate` of each) under `prefix`, then
     /// that of 2 and 4 as a multiple of 1's (`scaling_2_workers`, `scaling_4_workers`), each name
     /// ending as `posting` says.
-    static func scaling(_ prefix: String, _ posting: Posting, rate: (Int) async throws -> Double) async throws {
+    static func scaling(_ prefix: String, _ posting: JobPosting, rate: (Int) async throws -> Double) async throws {
         var rates: [Int: Double] = [:]
         for workers in [1, 2, 4] {
             rates[workers] = try await rate(workers)
