@@ -35,6 +35,21 @@ extension ConformanceChecks {
                 : RetryPolicy(maximumAttempts: 1))
     }
 
+    /// The store's run records once `runID` is no longer alive, or after 10 seconds. A store whose
+    /// proof of life is a file lock frees it when the run is suspended, but a process being spawned
+    /// meanwhile (by another test) holds a copy of the descriptor until it executes its program.
+    static func recordsOnceGone(
+        _ runID: String, _ store: any InspectableSignalStore
+    ) async throws -> [RunRecord] {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let runs = try await store.runRecords()
+            let alive = runs.first { $0.runID == runID }?.isAlive ?? false
+            if !alive || ContinuousClock.now >= deadline { return runs }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     static func inspectionReads(_ c: ConformanceContext) async throws {
         let store = try inspectable(c)
         let started = Date()
@@ -77,7 +92,7 @@ extension ConformanceChecks {
         try c.expectEqual(
             status.runs.first { $0.runID == worker.runID }?.component, "worker", "the component of worker's run")
         _ = try await worker.suspend(finishingWithin: .zero)
-        let runs = try await store.runRecords()
+        let runs = try await recordsOnceGone(worker.runID, store)
         try c.expectEqual(
             runs.first { $0.runID == worker.runID }?.isAlive, false, "the suspended run is gone (still recorded)")
         try c.expectEqual(runs.first { $0.runID == app.runID }?.isAlive, true, "the other run is alive")
