@@ -118,14 +118,18 @@ package struct Posting: Sendable {
             if serves { steps.append(.markServed(consumer: target.id)) }
             runs.insert(target.runID)
         }
-        steps.append(
-            decision.keepsRecord
-                ? .keepSignal(
-                    signalID, revision: decision.revision, payload: keptPayload, now: now, keepUntil: keepUntil,
-                    notBefore: notBefore)
-                : .removeSignal(signalID))
+        steps.append(recordStep(decision, now: now))
         let wakeUp: WakeTarget? = runs.count > 1 ? .everyCenter : runs.first.map { .run($0) }
         return (steps, result(revision: decision.revision, deliveries: decision.deliveries.count), wakeUp)
+    }
+
+    /// The step that leaves the signal's record as `decision` says: stored, or removed.
+    func recordStep(_ decision: Decision, now: Double) -> StoreStep {
+        decision.keepsRecord
+            ? .keepSignal(
+                signalID, revision: decision.revision, payload: keptPayload, now: now, keepUntil: keepUntil,
+                notBefore: notBefore)
+            : .removeSignal(signalID)
     }
 
     /// ``revision(after:)`` in SQL: `previous` is an SQL expression of an integer, NULL without a record.

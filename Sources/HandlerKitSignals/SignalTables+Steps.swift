@@ -185,6 +185,14 @@ extension SignalTables {
                 for: consumers[index].record, revision: revision, payload: payload,
                 now: Date(timeIntervalSince1970: now), due: Date(timeIntervalSince1970: due))
             return 1
+        case .insertDeliveries(let made, let now):
+            return made.reduce(0) { count, delivery in
+                count
+                    + apply(
+                        .insertDelivery(
+                            consumer: delivery.consumer, revision: delivery.revision, payload: delivery.payload,
+                            now: now, due: delivery.due))
+            }
         case .markServed(let consumer):
             guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }
             consumers[index].delivered = true

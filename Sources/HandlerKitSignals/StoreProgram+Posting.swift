@@ -44,14 +44,47 @@ extension StoreProgram where Result == [PostResult] {
                 }
             }
         }
-        // A store's one-statement bulk post takes no keys.
-        let keyed = keys.contains { $0 != nil }
         // The results are collected in a list made afresh each time the program runs (a store may
         // run it again after a lost connection), by the stage that starts it.
+        guard !keys.contains(where: { $0 != nil }) else {
+            return Self(
+                "posting \(postings.count) signals", recordedAs: .posts(postings),
+                .steps([]) { _ in posting(from: 0, into: Locked([]), wakeUp: nil) })
+        }
         return Self(
             "posting \(postings.count) signals", recordedAs: .posts(postings),
-            shortcut: keyed ? nil : .posts(postings, now: now, answer: { $0 }),
-            .steps([]) { _ in posting(from: 0, into: Locked([]), wakeUp: nil) })
+            shortcut: .posts(postings, now: now, answer: { $0 }),
+            .steps([]) { _ in writing(postings[...], now: now, into: Locked([]), wakeUp: nil) })
+    }
+
+    /// Writes `postings` without keys as ``posts(_:now:keys:keepUntil:)`` does, a part at a time: a
+    /// part's signals read together (at most `StoreReads.postTargetsPerRead` of them), then its
+    /// writes (`Posting.write(_:after:now:)`).
+    private static func writing(
+        _ postings: ArraySlice<Posting>, now: Double, into made: Locked<[PostResult]>, wakeUp: WakeTarget?
+    ) -> Stage {
+        guard !postings.isEmpty else { return .done(made.withLock { $0 }, wakeUp: wakeUp) }
+        var signals: [String] = []
+        var seen: Set<String> = []
+        var end = postings.startIndex
+        while end < postings.endIndex {
+            let signalID = postings[end].signalID
+            if !seen.contains(signalID) {
+                guard signals.count < StoreReads.postTargetsPerRead else { break }
+                seen.insert(signalID)
+                signals.append(signalID)
+            }
+            end += 1
+        }
+        let part = Array(postings[..<end])
+        let rest = postings[end...]
+        return .reading(StoreReads.postTargets(signals)) { targets in
+            let (steps, results, wakes) = Posting.write(part, after: targets, now: now)
+            return .steps(steps) { _ in
+                made.withLock { $0 += results }
+                return writing(rest, now: now, into: made, wakeUp: WakeTarget.either(wakeUp, wakes))
+            }
+        }
     }
 }
 

@@ -62,7 +62,10 @@ public struct StoreProgram<Result: Sendable>: Sendable {
         case claim(ClaimRequest, now: Double, answer: @Sendable (ClaimedBatch) -> Result)
         /// `SignalStore.post(_:payload:keepUntil:)` at `now`.
         case post(Posting, now: Double, answer: @Sendable (PostResult) -> Result)
-        /// Posts in order at `now`, in one transaction (`StoreProgram.posts(_:now:)`).
+        /// Posts in order at `now`, in one transaction (`StoreProgram.posts(_:now:keys:keepUntil:)`):
+        /// `post`'s statement for each, or the program's own stages, which a store whose
+        /// transactions run side by side runs once it holds the records of the signals posted
+        /// locked against other posts.
         case posts([Posting], now: Double, answer: @Sendable ([PostResult]) -> Result)
         /// `SignalStore.settlePromise(_:with:ifValueTypeIn:thenPosting:)` of promise `id` at `now`: the
         /// store reads the promise locked against other settlers, makes what `decide` makes of it,

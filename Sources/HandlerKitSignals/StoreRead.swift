@@ -17,4 +17,14 @@ public struct StoreRead<Value: Sendable>: Sendable {
         self.sql = sql
         self.tables = tables
     }
+
+    /// The same read, its value made into another with `transform`.
+    package func map<Other>(_ transform: @escaping @Sendable (Value) -> Other) -> StoreRead<Other> {
+        let decode = sql.decode
+        return StoreRead<Other>(
+            SQLRead(sql.purpose, sql.statement) { (rows: [SQLRow]) throws(SignalError) -> Other in
+                transform(try decode(rows))
+            },
+            tables: { [tables] in transform(tables($0)) })
+    }
 }

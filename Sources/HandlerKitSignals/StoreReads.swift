@@ -262,41 +262,61 @@ package enum StoreReads {
     /// What a post of `signalID` reads before it writes: the revision of the signal's record and
     /// its consumers, in the order they registered (the order of their deliveries).
     package static func postTargets(_ signalID: String) -> StoreRead<Posting.Targets> {
+        postTargets([signalID]).map { $0[signalID] ?? Posting.Targets(previousRevision: nil, consumers: []) }
+    }
+
+    /// What the posts of `signalIDs` (distinct; a bulk post reads at most ``postTargetsPerRead``) read
+    /// before they write: each signal's ``postTargets(_:)-(String)``, by signal id.
+    package static func postTargets(_ signalIDs: [String]) -> StoreRead<[String: Posting.Targets]> {
+        let posted = signalIDs.indices.map { "(CAST($\($0 + 1) AS TEXT))" }.joined(separator: ", ")
         let sql = SQLRead(
-            "posting signal '\(signalID)'",
+            signalIDs.count == 1 ? "posting signal '\(signalIDs[0])'" : "posting \(signalIDs.count) signals",
             SQLStatement(
                 """
-                SELECT signals.revision AS previous, consumers.consumer_id, consumers.run_id, consumers.mode,
-                       consumers.delivered
-                FROM (SELECT CAST($1 AS TEXT) AS signal_id) AS posted
-                LEFT JOIN signals ON signals.signal_id = posted.signal_id
-                LEFT JOIN consumers ON consumers.signal_id = posted.signal_id
+                SELECT posted.column1 AS signal_id, signals.revision AS previous, consumers.consumer_id,
+                       consumers.run_id, consumers.mode, consumers.delivered
+                FROM (VALUES \(posted)) AS posted
+                LEFT JOIN signals ON signals.signal_id = posted.column1
+                LEFT JOIN consumers ON consumers.signal_id = posted.column1
                 ORDER BY consumers.created_at, consumers.consumer_id
-                """, [.init(signalID)])
-        ) { (rows: [SQLRow]) throws(SignalError) -> Posting.Targets in
-            var targets = Posting.Targets(previousRevision: nil, consumers: [])
+                """, signalIDs.map { .init($0) }, answer: .changes, textVaries: signalIDs.count > 1)
+        ) { (rows: [SQLRow]) throws(SignalError) -> [String: Posting.Targets] in
+            var targets: [String: Posting.Targets] = [:]
             for row in rows {
+                let signalID: String = try row.value("signal_id", table: "signals", key: "?")
+                var target = targets[signalID] ?? Posting.Targets(previousRevision: nil, consumers: [])
                 if let stored = row["previous"], stored != .null {
-                    targets.previousRevision = try row.value("previous", table: "signals", key: signalID)
+                    target.previousRevision = try row.value("previous", table: "signals", key: signalID)
                 }
-                guard let id: String = row.optional("consumer_id") else { continue }
-                func value<T: SQLDecodable>(_ name: String) throws(SignalError) -> T {
-                    try row.value(name, table: "consumers", key: id)
+                if let id: String = row.optional("consumer_id") {
+                    func value<T: SQLDecodable>(_ name: String) throws(SignalError) -> T {
+                        try row.value(name, table: "consumers", key: id)
+                    }
+                    let consumer = Posting.Consumer(
+                        mode: try value("mode"), served: (try value("delivered") as Int) != 0)
+                    target.consumers.append((id, try value("run_id"), consumer))
                 }
-                let consumer = Posting.Consumer(mode: try value("mode"), served: (try value("delivered") as Int) != 0)
-                targets.consumers.append((id, try value("run_id"), consumer))
+                targets[signalID] = target
             }
             return targets
         }
         return StoreRead(sql) { tables in
-            Posting.Targets(
-                previousRevision: tables.signals[signalID]?.revision,
-                consumers: tables.consumers.filter { $0.record.signalID == signalID }.map { stored in
-                    let consumer = Posting.Consumer(mode: stored.record.mode.rawValue, served: stored.delivered)
-                    return (stored.record.id.rawValue, stored.record.runID, consumer)
-                })
+            var targets: [String: Posting.Targets] = [:]
+            for signalID in signalIDs {
+                targets[signalID] = Posting.Targets(
+                    previousRevision: tables.signals[signalID]?.revision,
+                    consumers: tables.consumers.filter { $0.record.signalID == signalID }.map { stored in
+                        let consumer = Posting.Consumer(mode: stored.record.mode.rawValue, served: stored.delivered)
+                        return (stored.record.id.rawValue, stored.record.runID, consumer)
+                    })
+            }
+            return targets
         }
     }
+
+    /// The most signals one ``postTargets(_:)-([String])`` reads (a statement binds at most 32,766
+    /// values on SQLite).
+    package static let postTargetsPerRead = 500
 
     // MARK: Promises
 

@@ -104,6 +104,9 @@ package enum StoreStep: Sendable, Hashable {
     /// signal for it, owned by its run, made at `now` and due at `due`, with no attempt made, whose
     /// body is the consumer's handler and `payload`. Counts it (0 or 1).
     case insertDelivery(consumer: String, revision: Int, payload: [UInt8], now: Double, due: Double)
+    /// Makes each of `deliveries`, in their order, as ``insertDelivery(consumer:revision:payload:now:due:)``
+    /// makes one, all at `now`: the many deliveries of a bulk post in few statements. Counts them.
+    case insertDeliveries([NewDelivery], now: Double)
     /// Marks consumer `consumer` served: no later post delivers to it. Counts it (0 or 1).
     case markServed(consumer: String)
     /// Stores the record of signal `signal` at `revision`, posted at `now`, keeping `payload` until
@@ -115,6 +118,22 @@ package enum StoreStep: Sendable, Hashable {
     /// Settles promise `promise` with `settlement` when it is pending: it is kept for its retention
     /// from then on. Counts it (0 or 1).
     case settlePromise(String, PromiseSettlementRecord)
+}
+
+/// A pending delivery a post makes (`StoreStep.insertDeliveries(_:now:)`): of revision `revision`
+/// of its consumer's signal, for consumer `consumer`, due at `due`, with `payload`.
+package struct NewDelivery: Sendable, Hashable {
+    package var consumer: String
+    package var revision: Int
+    package var payload: [UInt8]
+    package var due: Double
+
+    package init(consumer: String, revision: Int, payload: [UInt8], due: Double) {
+        self.consumer = consumer
+        self.revision = revision
+        self.payload = payload
+        self.due = due
+    }
 }
 
 /// What happens to the started attempts of a run that is retired (`StoreStep.interruptClaims(run:attempts:)`):

@@ -44,25 +44,50 @@ extension PostgresSignalStore {
         return posting.result(revision: revision, deliveries: deliveries)
     }
 
-    /// Makes `postings` at `now` in one transaction, each in the statement of ``post(_:now:)``, with
-    /// the effects of the core's bulk post (`StoreProgram.posts(_:now:)`), which the differential test
-    /// compares; its answer is recorded as that program records it.
-    func post(_ postings: [Posting], now: Double) async throws(SignalError) -> [PostResult] {
-        let statements = postings.map { postStatement($0, now: now, id: nil) }
+    /// Makes `postings` at `now` in one transaction, with the effects of the core's bulk post
+    /// `program` (`StoreProgram.posts(_:now:keys:keepUntil:)`) and recorded as it records its answer:
+    /// one post in the statement of ``post(_:now:)``; several with the program's stages, once their
+    /// signals' records are locked against other posts (``lockSignals(_:_:)``).
+    func post<Result: Sendable>(
+        _ postings: [Posting], now: Double, answer: @escaping @Sendable ([PostResult]) -> Result,
+        program: StoreProgram<Result>
+    ) async throws(SignalError) -> Result {
+        guard let record = program.record else {
+            throw .database(path: location, operation: program.purpose, detail: "a bulk post records its answer")
+        }
         let hook = options.faultHook
-        let logger = options.logger
-        return try await transactionOnce(
-            "posting \(postings.count) signals", answer: RecordedAnswer(.posts(postings))
-        ) { connection in
-            var results: [PostResult] = []
-            for (posting, statement) in zip(postings, statements) {
-                for try await (revision, deliveries, _) in try await connection.execute(statement, logger: logger) {
-                    results.append(posting.result(revision: revision, deliveries: deliveries))
-                }
+        return try await transactionOnce(program.purpose, answer: RecordedAnswer(record)) { connection in
+            let result: Result
+            if postings.count == 1 {
+                result = answer([try await self.post(postings[0], now: now, connection)])
+            } else {
+                try await self.lockSignals(postings, connection)
+                result = try await self.run(program, connection)
             }
             hook?(.postBeforeCommit)
-            return results
+            return result
         }
+    }
+
+    /// Makes `posting` at `now` in the statement of ``post(_:now:)``, in the caller's transaction.
+    func post(_ posting: Posting, now: Double, _ connection: PostgresConnection) async throws -> PostResult {
+        var result = posting.result(revision: 0, deliveries: 0)
+        for try await (revision, deliveries, _) in try await connection.execute(
+            postStatement(posting, now: now, id: nil), logger: options.logger)
+        {
+            result = posting.result(revision: revision, deliveries: deliveries)
+        }
+        return result
+    }
+
+    /// Locks the records of the signals `postings` post until the transaction ends
+    /// (`PostgresStatements.lockSignals`): another post of one of them waits for the commit, and
+    /// the revisions the bulk post reads next are the last ones committed.
+    func lockSignals(_ postings: [Posting], _ connection: PostgresConnection) async throws {
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(Set(postings.map(\.signalID)).sorted())
+        try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresStatements.lockSignals, binds: binds), logger: options.logger)
     }
 
     /// The statement that makes `posting` at `now` (``post(_:now:)``), recorded under post id `id`
@@ -89,12 +114,7 @@ extension PostgresSignalStore {
         return try await connections.transaction("settling promise '\(id)'") { connection in
             let decided = decide(try read.decode(try await Self.rows(of: locked, connection, logger: logger)))
             for step in decided.steps { _ = try await self.make(step, connection) }
-            if let posting = decided.post {
-                for try await _ in try await connection.execute(
-                    self.postStatement(posting, now: now, id: nil), logger: logger)
-                {
-                }
-            }
+            if let posting = decided.post { _ = try await self.post(posting, now: now, connection) }
             if decided.wakeUp != nil { try await self.notify(connection) }
             return decided.answer
         }

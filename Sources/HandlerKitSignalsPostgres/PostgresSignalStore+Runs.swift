@@ -180,7 +180,7 @@ extension PostgresSignalStore {
         case .post(let posting, let now, let answer)?:
             return answer(try await post(posting, now: now))
         case .posts(let postings, let now, let answer)?:
-            return answer(try await post(postings, now: now))
+            return try await post(postings, now: now, answer: answer, program: program)
         case .settle(let id, let now, let decide, let answer)?:
             return answer(try await settle(id, now: now, decide: decide))
         case nil: break

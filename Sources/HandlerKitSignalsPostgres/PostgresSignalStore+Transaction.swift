@@ -58,8 +58,8 @@ extension PostgresSignalStore {
 
     /// Runs `program` on `connection`, in a savepoint of the transaction it is in, with the store's
     /// schema as the connection's `search_path` and `PostgresStatements.planSetting`; rolls the
-    /// savepoint back when it fails. A bulk post runs as the store's own bulk post does, one prepared
-    /// statement per post.
+    /// savepoint back when it fails. A post runs as the store's own post does: one in its prepared
+    /// statement, several after locking their signals' records.
     private func runInSavepoint(
         _ program: StoreProgram<[PostResult]>, _ connection: PostgresConnection
     ) async throws(SignalError) -> [PostResult] {
@@ -83,17 +83,13 @@ extension PostgresSignalStore {
                 """, logger: logger
             ).decode((String, String, String, String).self) { previous = (path, plans) }
             let results: [PostResult]
-            if case .posts(let postings, let now, let answer)? = program.shortcut {
-                var made: [PostResult] = []
-                for posting in postings {
-                    for try await (revision, deliveries, _) in try await connection.execute(
-                        postStatement(posting, now: now, id: nil), logger: logger)
-                    {
-                        made.append(posting.result(revision: revision, deliveries: deliveries))
-                    }
-                }
-                results = answer(made)
-            } else {
+            switch program.shortcut {
+            case .posts(let postings, let now, let answer)? where postings.count == 1:
+                results = answer([try await post(postings[0], now: now, connection)])
+            case .posts(let postings, _, _)?:
+                try await lockSignals(postings, connection)
+                results = try await run(program, connection)
+            default:
                 results = try await run(program, connection)
             }
             try await connection.query(

@@ -360,6 +360,16 @@ enum PostgresStatements {
         ON CONFLICT (operation_id) DO NOTHING
         """
 
+    /// Locks the records of signals $1 (text[]) against other posts until the transaction ends,
+    /// making the missing ones, in the order of their ids. A record made here has revision 0, which
+    /// a post reads as no record (`Posting.revision(after:)`), and every bulk post of the signal
+    /// then stores or removes it (`Posting.write(_:after:now:)`), so it is never committed.
+    static let lockSignals = """
+        INSERT INTO signals (signal_id, revision, payload, posted_at)
+        SELECT id, 0, '', 0 FROM unnest($1::text[]) AS id ORDER BY id
+        ON CONFLICT (signal_id) DO UPDATE SET revision = signals.revision
+        """
+
     /// The answer recorded with operation id $1.
     static let operationAnswer = "SELECT answer FROM operations WHERE operation_id = $1"
 

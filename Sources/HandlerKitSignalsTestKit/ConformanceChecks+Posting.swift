@@ -24,6 +24,9 @@ extension ConformanceChecks {
                 "a bulk post makes each post in its order, a later one of a signal its next revision",
             body: bulkPostInOrder),
         .init(
+            name: "posts and bulk posts of one signal made at once each make their own revision, the first one too",
+            body: postsAtOnce),
+        .init(
             name:
                 "a post with an idempotency key another post took answers that post's result and stores nothing; another key posts",
             body: idempotentPost),
@@ -135,7 +138,60 @@ extension ConformanceChecks {
             c.recorder.all.map { "\($0.deliveryKey) \($0.item ?? 0)" },
             ["\(every.rawValue)/1 1", "\(once.rawValue)/1 2", "\(every.rawValue)/2 3"], "deliveries in posting order")
         try c.expectEqual(try await center.post([]), [], "the results of an empty bulk post")
+        let more = try await center.post([
+            SignalPost("gone"), SignalPost("gone"), SignalPost("b", payload: ["item": 6]),
+            SignalPost("none", payload: ["item": 7], ifUnconsumed: .keep(for: .seconds(600))),
+            SignalPost("a", payload: ["item": 8]),
+        ])
+        try c.expectEqual(
+            more.map(\.revision), [1, 1, 1, 2, 3], "revisions of the second bulk post (the once consumer ended)")
+        try c.expectEqual(more.map(\.deliveries), [0, 0, 0, 0, 1], "deliveries of the second bulk post")
+
+        // More signals than one read takes and more deliveries than one statement makes.
+        let many = (0..<1_200).map { (index: Int) -> SignalPost in
+            index.isMultiple(of: 2)
+                ? SignalPost("a", payload: ["item": index])
+                : SignalPost(SignalID("x\(index)"), ifUnconsumed: .keep(for: .seconds(600)))
+        }
+        let manyResults = try await center.post(many)
+        try c.expectEqual(
+            manyResults.map(\.revision),
+            (0..<1_200).map { (index: Int) in index.isMultiple(of: 2) ? 4 + index / 2 : 1 },
+            "revisions of 1,200 posts")
+        try c.expectEqual(
+            try await c.store.statistics().pendingDeliveries, 601, "deliveries waiting after 600 more posts of a")
+        let claimed = try await c.store.claim(for: center.runID, limit: 3)
+        try c.expectEqual(
+            claimed.map(\.key.rawValue), [3, 4, 5].map { "\(every.rawValue)/\($0)" }, "the first deliveries claimed")
         try await center.stop()
+    }
+
+    static func postsAtOnce(_ c: ConformanceContext) async throws {
+        let center = try await c.center("app")
+        let others = [try await c.center("api"), try await c.center("web")]
+        try await center.register(try c.handler("Sink.receive"), for: "job", delivery: .everyRevision)
+        let revisions = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for (index, poster) in ([center] + others).enumerated() {
+                group.addTask {
+                    var made: [Int] = []
+                    for round in 0..<10 {
+                        if (index + round).isMultiple(of: 2) {
+                            made.append(try await poster.post("job", payload: ["item": round]).revision)
+                        } else {
+                            made += try await poster.post(
+                                (0..<5).map { SignalPost("job", payload: ["item": round * 10 + $0]) }
+                            ).map(\.revision)
+                        }
+                    }
+                    return made
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        try c.expectEqual(revisions.sorted(), Array(1...revisions.count), "revisions made by three posters at once")
+        try c.expectEqual(
+            try await c.store.statistics().pendingDeliveries, revisions.count, "deliveries made by three posters")
+        for each in [center] + others { try await each.stop() }
     }
 
     static func idempotentPost(_ c: ConformanceContext) async throws {

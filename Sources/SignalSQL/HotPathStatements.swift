@@ -35,6 +35,52 @@ package enum HotPathStatements {
         ]
     }
 
+    /// The deliveries of a bulk post (`StoreStep.insertDeliveries`), made at $1, each as
+    /// ``insertDelivery(consumer:revision:payload:now:due:)`` makes one: their rows in the order given,
+    /// then their bodies, a few hundred per pair of statements (a statement binds at most 32,766
+    /// values on SQLite, 65,535 on PostgreSQL).
+    package static func insertDeliveries(_ made: [NewDelivery], now: Double) -> [SQLStatement] {
+        stride(from: 0, to: made.count, by: deliveriesPerStatement).flatMap { start in
+            var rows: [String] = []
+            var rowArguments: [SQLValue] = [.init(now)]
+            var bodies: [String] = []
+            var bodyArguments: [SQLValue] = []
+            for (offset, delivery) in made[start..<min(start + deliveriesPerStatement, made.count)].enumerated() {
+                let key = DeliveryKey(consumer: delivery.consumer, revision: delivery.revision).rawValue
+                let row = rowArguments.count
+                rows.append("(\(offset), $\(row + 1), $\(row + 2), $\(row + 3), $\(row + 4))")
+                rowArguments += [.init(key), .init(delivery.consumer), .init(delivery.revision), .init(delivery.due)]
+                let body = bodyArguments.count
+                bodies.append("($\(body + 1), $\(body + 2))")
+                bodyArguments += [.init(key), .init(delivery.payload)]
+            }
+            // A list of values names its columns column1, column2, … in both SQLite and PostgreSQL.
+            return [
+                SQLStatement(
+                    """
+                    INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
+                                            handler_id, state, attempt, not_before, created_at)
+                    SELECT made.column2, consumers.consumer_id, consumers.signal_id, made.column4, consumers.component,
+                           consumers.run_id, consumers.lifetime, consumers.handler_id, \(pending), 0, made.column5, $1
+                    FROM (VALUES \(rows.joined(separator: ", "))) AS made
+                    JOIN consumers ON consumers.consumer_id = made.column3
+                    ORDER BY made.column1
+                    """, rowArguments, answer: .changes, textVaries: true),
+                SQLStatement(
+                    """
+                    INSERT INTO delivery_bodies (delivery_id, handler, payload)
+                    SELECT deliveries.id, consumers.handler, made.column2
+                    FROM (VALUES \(bodies.joined(separator: ", "))) AS made
+                    JOIN deliveries ON deliveries.delivery_key = made.column1
+                    JOIN consumers ON consumers.consumer_id = deliveries.consumer_id
+                    """, bodyArguments, answer: .nothing, textVaries: true),
+            ]
+        }
+    }
+
+    /// How many deliveries one statement of ``insertDeliveries(_:now:)`` makes.
+    static let deliveriesPerStatement = 500
+
     /// Marks consumer $1 served (a `once` consumer receives no later post).
     package static func markServed(_ consumer: String) -> SQLStatement {
         SQLStatement("UPDATE consumers SET delivered = 1 WHERE consumer_id = $1", [.init(consumer)])

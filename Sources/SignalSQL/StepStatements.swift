@@ -141,6 +141,8 @@ package enum StepStatements {
         case .insertDelivery(let consumer, let revision, let payload, let now, let due):
             HotPathStatements.insertDelivery(
                 consumer: consumer, revision: revision, payload: payload, now: now, due: due)
+        case .insertDeliveries(let made, let now):
+            HotPathStatements.insertDeliveries(made, now: now)
         case .markServed(let consumer):
             [HotPathStatements.markServed(consumer)]
         case .keepSignal(let signal, let revision, let payload, let now, let keepUntil, let notBefore):
