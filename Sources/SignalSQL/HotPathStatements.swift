@@ -54,7 +54,8 @@ package enum HotPathStatements {
                 bodies.append("($\(body + 1), $\(body + 2))")
                 bodyArguments += [.init(key), .init(delivery.payload)]
             }
-            // A list of values names its columns column1, column2, … in both SQLite and PostgreSQL.
+            // A list of values names its columns column1, column2, … in both SQLite and PostgreSQL. The
+            // text of one delivery's statements is always the same (a store may keep it prepared).
             return [
                 SQLStatement(
                     """
@@ -65,7 +66,7 @@ package enum HotPathStatements {
                     FROM (VALUES \(rows.joined(separator: ", "))) AS made
                     JOIN consumers ON consumers.consumer_id = made.column3
                     ORDER BY made.column1
-                    """, rowArguments, answer: .changes, textVaries: true),
+                    """, rowArguments, answer: .changes, textVaries: rows.count > 1),
                 SQLStatement(
                     """
                     INSERT INTO delivery_bodies (delivery_id, handler, payload)
@@ -73,7 +74,7 @@ package enum HotPathStatements {
                     FROM (VALUES \(bodies.joined(separator: ", "))) AS made
                     JOIN deliveries ON deliveries.delivery_key = made.column1
                     JOIN consumers ON consumers.consumer_id = deliveries.consumer_id
-                    """, bodyArguments, answer: .nothing, textVaries: true),
+                    """, bodyArguments, answer: .nothing, textVaries: rows.count > 1),
             ]
         }
     }

@@ -128,13 +128,17 @@ struct PostgresConformanceTests {
 /// The same checks on the store without its shortcuts (`StagesOnlyStore`): every program runs as the
 /// core's stages, each step and read one statement written once for both SQL stores. One check at a
 /// time: each holds connections of its own, and the server's are shared with every other test.
+/// Posts made at once from several centers are left out: the stages take no row locks (on SQLite the
+/// write lock orders them), the store's own post statements do.
 @Suite(
     "Signals: the conformance suite, on PostgreSQL without its shortcuts", .serialized,
     .disabled(if: !PostgresTestServer.isExpected, Comment(rawValue: PostgresTestServer.howToRun)))
 struct PostgresStagesConformanceTests {
     let folder = TemporaryFolder()
 
-    @Test(arguments: SignalStoreConformance.checks + SignalStoreConformance.inspectionChecks)
+    @Test(
+        arguments: SignalStoreConformance.checks.filter { !$0.name.hasPrefix("posts and bulk posts of one signal") }
+            + SignalStoreConformance.inspectionChecks)
     func stagesOnly(_ check: SignalStoreConformance.Check) async throws {
         let folder = folder.path
         let options = PostgresSignalStore.Options(livenessCheckInterval: .seconds(3_600))
