@@ -72,7 +72,7 @@ enum QueueBenchmark {
             let folder = FileManager.default.temporaryDirectory.appending(path: "queue-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            for posting in JobPosting.allCases {
+            for posting in JobPosting.measured {
                 try await scaling("queue", posting) { workers in
                     let name = "queue\(workers)\(posting.suffix).sqlite"
                     let path = folder.appending(path: name).path(percentEncoded: false)
@@ -86,7 +86,7 @@ enum QueueBenchmark {
                 print("queue_pg.: HANDLERKIT_POSTGRES_URL is not set; run it through Scripts/with-postgres.sh")
                 return
             }
-            for posting in JobPosting.allCases {
+            for posting in JobPosting.measured {
                 try await scaling("queue_pg", posting) { workers in
                     let schema = "queue_bench_\(workers)_\(UUID().uuidString.prefix(8).lowercased())"
                     return try await throughput(
@@ -202,10 +202,22 @@ enum QueueBenchmark {
     #endif
 
     /// When the jobs are posted: all before the workers start (a backlog they drain), or while they run.
-    enum JobPosting: CaseIterable {
-        case before, during
+    /// When and how the jobs are posted: `before` the workers start (20,000 in bulk posts of 200),
+    /// `during` their work (6,000 in bulk posts of 200), or `singly` during their work (10,000 posts
+    /// of one job, made by four tasks at once: `signals_pg.throughput_4_consumers_per_s`).
+    enum JobPosting {
+        case before, during, singly
 
-        var jobs: Int { self == .before ? 20_000 : 6_000 }
+        /// The postings of the `queue.` and `queue_pg.` figures.
+        static let measured: [Self] = [.before, .during]
+
+        var jobs: Int {
+            switch self {
+            case .before: 20_000
+            case .during: 6_000
+            case .singly: 10_000
+            }
+        }
         /// What the figures' names end with.
         var suffix: String { self == .before ? "" : "_while_posting" }
     }
@@ -215,6 +227,19 @@ enum QueueBenchmark {
         let opened = try open(store)
         let jobs = posting.jobs
         func post(with poster: SignalCenter) async throws {
+            if posting == .singly {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for task in 0..<4 {
+                        group.addTask {
+                            for item in stride(from: task, to: jobs, by: 4) {
+                                try await poster.post(signal, payload: ["item": item])
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                return
+            }
             for first in stride(from: 0, to: jobs, by: 200) {
                 try await poster.post(
                     (first..<min(first + 200, jobs)).map { SignalPost(signal, payload: ["item": $0]) })
@@ -240,7 +265,7 @@ enum QueueBenchmark {
         let start = clock.now
         switch posting {
         case .before: for child in children { child.send("go") }
-        case .during: try await post(with: poster)
+        case .during, .singly: try await post(with: poster)
         }
         // Done when the queue has no delivery left, a read that costs the same however long the queue
         // is (counting the completions, as `statistics()` does, cost the server more than the

@@ -67,32 +67,30 @@ enum SignalsPostgresBench {
         )
         print("signals_pg.delayed_start_earliest_ms: \(String(format: "%.1f", lateness[0] / 1_000)) ms")
 
-        for consumers in [1, 4] {
-            let start = Date().timeIntervalSince1970
-            let result = try await withConsumers(
-                consumers, schema: schema, prefix: "tp\(consumers)", signalCount: 8,
-                count: signals / consumers
-            ) {
-                // Four posting tasks, round robin over every consumer process's 8 signals.
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for task in 0..<4 {
-                        group.addTask {
-                            for index in stride(from: task, to: signals, by: 4) {
-                                let signal = "tp\(consumers)\(index % consumers)-\(index / consumers % 8)"
-                                try await poster.post(
-                                    SignalID(signal), payload: ["sentAt": Date().timeIntervalSince1970])
-                            }
+        // One consumer process with 8 signals of its own, posted round robin by four posting tasks.
+        let start = Date().timeIntervalSince1970
+        let result = try await withConsumers(1, schema: schema, prefix: "tp1", signalCount: 8, count: signals) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<4 {
+                    group.addTask {
+                        for index in stride(from: task, to: signals, by: 4) {
+                            try await poster.post(
+                                SignalID("tp10-\(index % 8)"), payload: ["sentAt": Date().timeIntervalSince1970])
                         }
                     }
-                    try await group.waitForAll()
                 }
+                try await group.waitForAll()
             }
-            let rate = Double(signals) / (result.end - start)
-            let name = consumers == 1 ? "signals_pg.throughput_per_s" : "signals_pg.throughput_4_consumers_per_s"
-            print("\(name): \(String(format: "%.0f", rate)) signals/s")
         }
+        print(
+            "signals_pg.throughput_per_s: \(String(format: "%.0f", Double(signals) / (result.end - start))) signals/s")
         try await poster.stop()
         await store.close()
+
+        // Four worker processes sharing one work queue, its jobs posted one at a time by four tasks.
+        let shared = try await QueueBenchmark.throughput(
+            workers: 4, posting: .singly, store: SignalsBenchmark.postgresURL(url, schema: schema + "_queue"))
+        print("signals_pg.throughput_4_consumers_per_s: \(String(format: "%.0f", shared)) signals/s")
     }
 
     /// Baseline: one transaction inserting and deleting a row of a delivery's size, through postgres-nio.
