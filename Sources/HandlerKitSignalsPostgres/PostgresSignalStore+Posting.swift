@@ -52,11 +52,8 @@ extension PostgresSignalStore {
         _ postings: [Posting], now: Double, answer: @escaping @Sendable ([PostResult]) -> Result,
         program: StoreProgram<Result>
     ) async throws(SignalError) -> Result {
-        guard let record = program.record else {
-            throw .database(path: location, operation: program.purpose, detail: "a bulk post records its answer")
-        }
         let hook = options.faultHook
-        return try await transactionOnce(program.purpose, answer: RecordedAnswer(record)) { connection in
+        let body: @Sendable (PostgresConnection) async throws -> Result = { connection in
             let result: Result
             if postings.count == 1 {
                 result = answer([try await self.post(postings[0], now: now, connection)])
@@ -67,6 +64,9 @@ extension PostgresSignalStore {
             hook?(.postBeforeCommit)
             return result
         }
+        // The core's bulk post records its answer; a program that did not would be tried again as it is.
+        guard let record = program.record else { return try await connections.transaction(program.purpose, body) }
+        return try await transactionOnce(program.purpose, answer: RecordedAnswer(record), body)
     }
 
     /// Makes `posting` at `now` in the statement of ``post(_:now:)``, in the caller's transaction.
