@@ -100,9 +100,15 @@ enum SignalsBenchmark {
         }
         report("signals.bulk_post_per_signal_us", bulk / 100, "us")
 
-        // Baseline: a plain GRDB transaction that inserts and deletes a row of a delivery's size.
-        let baseline = try await baselineTransaction(folder: folder, rowSize: 220)
+        // The floors: a plain GRDB transaction that inserts and deletes one row of a delivery's size,
+        // and one that inserts and deletes 64 of them; as deliveries per second, the most a store
+        // could do that spends one such transaction on each delivery, or on each 64.
+        let baseline = try await baselineTransaction(folder: folder, rowSize: 220, rows: 1)
         report("signals.baseline_sqlite_txn_us", baseline, "us")
+        let batchBaseline = try await baselineTransaction(folder: folder, rowSize: 220, rows: 64)
+        report("signals.baseline_sqlite_txn_64_rows_us", batchBaseline, "us")
+        report("signals.floor_1_row_per_s", 1e6 / baseline, "rows/s")
+        report("signals.floor_64_rows_per_s", 64e6 / batchBaseline, "rows/s")
 
         // Post and deliver in the same process: the handler runs and the delivery is completed.
         let local = try await SignalCenter.start(
@@ -196,20 +202,27 @@ enum SignalsBenchmark {
         return best
     }
 
-    static func baselineTransaction(folder: String, rowSize: Int) async throws -> Double {
+    /// Microseconds per plain GRDB transaction (WAL, `synchronous = NORMAL`, as the store) that
+    /// inserts `rows` rows of `rowSize` bytes and deletes them.
+    static func baselineTransaction(folder: String, rowSize: Int, rows: Int) async throws -> Double {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        let queue = try DatabaseQueue(path: folder + "/baseline.sqlite", configuration: configuration)
+        let queue = try DatabaseQueue(path: folder + "/baseline-\(rows).sqlite", configuration: configuration)
         try await queue.write { db in
             try db.execute(sql: "CREATE TABLE rows (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
         }
         let body = Data(repeating: 0x61, count: rowSize)
-        return try await perOperation(2_000) { _ in
+        return try await perOperation(max(20, 2_000 / rows)) { _ in
             try await queue.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
-                    try db.execute(sql: "INSERT INTO rows (body) VALUES (?)", arguments: [body])
-                    try db.execute(sql: "DELETE FROM rows WHERE id = ?", arguments: [db.lastInsertedRowID])
+                    let insert = try db.cachedStatement(sql: "INSERT INTO rows (body) VALUES (?)")
+                    var first: Int64?
+                    for _ in 0..<rows {
+                        try insert.execute(arguments: [body])
+                        if first == nil { first = db.lastInsertedRowID }
+                    }
+                    try db.execute(sql: "DELETE FROM rows WHERE id >= ?", arguments: [first])
                     return .commit
                 }
             }

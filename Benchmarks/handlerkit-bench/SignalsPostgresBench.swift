@@ -29,29 +29,49 @@ enum SignalsPostgresBench {
                 url: url, schema: arguments[1], prefix: arguments[2], signalCount: signalCount, count: count)
             return
         }
+        for pass in passes(url) { try await run(url: pass.url, names: pass.names) }
+    }
+
+    /// The runs of the figures: with the URL as given, as users run the store (TLS when the server
+    /// offers it: `sslmode=prefer`, as libpq), named `signals_pg.…`; then, when the URL names no
+    /// `sslmode`, without TLS (`sslmode=disable`), named `signals_pg.no_tls.…`.
+    static func passes(_ url: String) -> [(url: String, names: String)] {
+        let setsMode = URLComponents(string: url)?.queryItems?.contains { $0.name == "sslmode" } ?? false
+        if setsMode { return [(url, "signals_pg.")] }
+        return [
+            (url, "signals_pg."), (url + (url.contains("?") ? "&" : "?") + "sslmode=disable", "signals_pg.no_tls."),
+        ]
+    }
+
+    /// Every figure, over connections made from `url`, each printed as `names` + its name.
+    static func run(url: String, names: String) async throws {
         let schema = "bench_\(UInt32.random(in: 0...UInt32.max))"
-        try await baseline(url: url)
+        try await baseline(url: url, names: names)
         let store = try PostgresSignalStore(url: SignalsBenchmark.postgresURL(url, schema: schema))
-        try await postCost(store)
+        try await postCost(store, names: names)
         let poster = try await SignalCenter.start(
             component: "bench-poster", store: store, options: .init(deliversAutomatically: false))
 
         // Latency: one consumer process, posts paced 2 ms apart so none waits behind another.
-        let latencies = try await withConsumers(1, schema: schema, prefix: "lat", signalCount: 1, count: 2_000) {
+        let latencies = try await withConsumers(
+            1, url: url, schema: schema, prefix: "lat", signalCount: 1, count: 2_000
+        ) {
             for _ in 0..<2_000 {
                 try await poster.post(SignalID("lat0-0"), payload: ["sentAt": Date().timeIntervalSince1970])
                 try await Task.sleep(for: .milliseconds(2))
             }
         }.latencies.sorted()
-        print("signals_pg.cross_process_latency_p50_us: \(String(format: "%.0f", latencies[latencies.count / 2])) us")
         print(
-            "signals_pg.cross_process_latency_p99_us: \(String(format: "%.0f", latencies[latencies.count * 99 / 100])) us"
+            "\(names)cross_process_latency_p50_us: \(String(format: "%.0f", latencies[latencies.count / 2])) us")
+        print(
+            "\(names)cross_process_latency_p99_us: \(String(format: "%.0f", latencies[latencies.count * 99 / 100])) us"
         )
 
         // Delayed posts: 200 posted at once, due one every 10 ms from 300 ms on; how late each handler
         // starts in the consumer process after its time (its center sleeps until the earliest due one).
         // Each carries its time as `sentAt`, so the consumer's latency is the lateness.
-        let lateness = try await withConsumers(1, schema: schema, prefix: "delay", signalCount: 1, count: 200) {
+        let lateness = try await withConsumers(1, url: url, schema: schema, prefix: "delay", signalCount: 1, count: 200)
+        {
             let first = Date().addingTimeInterval(0.3)
             for index in 0..<200 {
                 let due = first.addingTimeInterval(Double(index) * 0.01)
@@ -60,16 +80,18 @@ enum SignalsPostgresBench {
             }
         }.latencies.sorted()
         print(
-            "signals_pg.delayed_start_lateness_p50_ms: \(String(format: "%.1f", lateness[lateness.count / 2] / 1_000)) ms"
+            "\(names)delayed_start_lateness_p50_ms: \(String(format: "%.1f", lateness[lateness.count / 2] / 1_000)) ms"
         )
         print(
-            "signals_pg.delayed_start_lateness_p99_ms: \(String(format: "%.1f", lateness[lateness.count * 99 / 100] / 1_000)) ms"
+            "\(names)delayed_start_lateness_p99_ms: \(String(format: "%.1f", lateness[lateness.count * 99 / 100] / 1_000)) ms"
         )
-        print("signals_pg.delayed_start_earliest_ms: \(String(format: "%.1f", lateness[0] / 1_000)) ms")
+        print(
+            "\(names)delayed_start_earliest_ms: \(String(format: "%.1f", lateness[0] / 1_000)) ms")
 
         // One consumer process with 8 signals of its own, posted round robin by four posting tasks.
         let start = Date().timeIntervalSince1970
-        let result = try await withConsumers(1, schema: schema, prefix: "tp1", signalCount: 8, count: signals) {
+        let result = try await withConsumers(1, url: url, schema: schema, prefix: "tp1", signalCount: 8, count: signals)
+        {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<4 {
                     group.addTask {
@@ -83,49 +105,89 @@ enum SignalsPostgresBench {
             }
         }
         print(
-            "signals_pg.throughput_per_s: \(String(format: "%.0f", Double(signals) / (result.end - start))) signals/s")
+            "\(names)throughput_per_s: \(String(format: "%.0f", Double(signals) / (result.end - start))) signals/s")
         try await poster.stop()
         await store.close()
 
         // Four worker processes sharing one work queue, its jobs posted one at a time by four tasks.
         let shared = try await QueueBenchmark.throughput(
             workers: 4, posting: .singly, store: SignalsBenchmark.postgresURL(url, schema: schema + "_queue"))
-        print("signals_pg.throughput_4_consumers_per_s: \(String(format: "%.0f", shared)) signals/s")
+        print(
+            "\(names)throughput_4_consumers_per_s: \(String(format: "%.0f", shared)) signals/s")
     }
 
-    /// Baseline: one transaction inserting and deleting a row of a delivery's size, through postgres-nio.
-    static func baseline(url: String) async throws {
+    /// The baseline and the floors, through postgres-nio on a connection made as the store makes its
+    /// own (TLS as `url` says). The baseline: a transaction of four round trips (`BEGIN`, insert a row
+    /// of a delivery's size, delete it, `COMMIT`). The floors: one statement, committed on its own,
+    /// that inserts one row (or 64) and deletes the row (or 64) the previous one inserted; as rows per
+    /// second, the most a store could do that spends one such transaction on each delivery, or on
+    /// each 64. Also says whether the connection uses TLS.
+    static func baseline(url: String, names: String) async throws {
         let settings = try PostgresSettings(url: url)
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(
-                host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-                database: settings.database, tls: .disable),
-            id: 1, logger: Logger(label: "bench"))
+        let tls = try PostgresTLS(settings: settings, appTLS: nil)
+        var configuration = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+            database: settings.database, tls: tls.tls)
+        configuration.options.tlsServerName = tls.serverName
         let logger = Logger(label: "bench")
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        var usesTLS = false
+        for try await value in try await connection.query(
+            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: logger
+        ).decode(Bool.self) { usesTLS = value }
+        print("\(names): connections \(usesTLS ? "with" : "without") TLS (sslmode=\(settings.tlsMode.rawValue))")
         try await connection.query(
             "CREATE TEMPORARY TABLE baseline (id bigserial PRIMARY KEY, body bytea NOT NULL)", logger: logger)
         let body = ByteBuffer(repeating: 7, count: 160)
-        let rounds = 2_000
+        let rounds = 1_000
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0..<rounds {
             try await connection.query("BEGIN", logger: logger)
             var id: Int64 = 0
             for try await value in try await connection.query(
-                "INSERT INTO baseline (body) VALUES (\(body)) RETURNING id",
-                logger: logger
+                "INSERT INTO baseline (body) VALUES (\(body)) RETURNING id", logger: logger
             ).decode(Int64.self) { id = value }
             try await connection.query("DELETE FROM baseline WHERE id = \(id)", logger: logger)
             try await connection.query("COMMIT", logger: logger)
         }
         print(
-            "signals_pg.baseline_pg_txn_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us"
+            "\(names)baseline_pg_txn_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us"
         )
+        let one = try await floorTime(rows: 1, rounds: rounds, body: body, connection)
+        let batch = try await floorTime(rows: 64, rounds: rounds / 4, body: body, connection)
+        print("\(names)floor_txn_1_row_us: \(String(format: "%.0f", one)) us")
+        print("\(names)floor_txn_64_rows_us: \(String(format: "%.0f", batch)) us")
+        print("\(names)floor_1_row_per_s: \(String(format: "%.0f", 1e6 / one)) rows/s")
+        print("\(names)floor_64_rows_per_s: \(String(format: "%.0f", 64e6 / batch)) rows/s")
         try await connection.close()
     }
 
+    /// Microseconds per statement, committed on its own, that inserts `rows` rows holding `body` and
+    /// deletes those the previous one inserted: the mean over `rounds`.
+    static func floorTime(
+        rows: Int, rounds: Int, body: ByteBuffer, _ connection: PostgresConnection
+    ) async throws -> Double {
+        let logger = Logger(label: "bench")
+        let clock = ContinuousClock()
+        var previous: [Int64] = []
+        let start = clock.now
+        for _ in 0..<rounds {
+            var inserted: [Int64] = []
+            for try await value in try await connection.query(
+                """
+                WITH gone AS (DELETE FROM baseline WHERE id = ANY(\(previous)))
+                INSERT INTO baseline (body) SELECT \(body) FROM generate_series(1, \(rows)) RETURNING id
+                """,
+                logger: logger
+            ).decode(Int64.self) { inserted.append(value) }
+            previous = inserted
+        }
+        return microseconds(clock.now - start) / Double(rounds)
+    }
+
     /// A post with one consumer (in this process, not delivering), committed.
-    static func postCost(_ store: PostgresSignalStore) async throws {
+    static func postCost(_ store: PostgresSignalStore, names: String) async throws {
         let center = try await SignalCenter.start(
             component: "bench-post", store: store, options: .init(deliversAutomatically: false))
         let consumer = try await center.register(
@@ -135,14 +197,15 @@ enum SignalsPostgresBench {
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0..<rounds { try await center.post("post-cost", payload: ["sentAt": 0.0]) }
-        print("signals_pg.post_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us")
+        print(
+            "\(names)post_us: \(String(format: "%.0f", microseconds(clock.now - start) / Double(rounds))) us")
         // The same posts 100 at a time in one bulk post: the cost per post.
         let bulkStart = clock.now
         for round in 0..<(rounds / 100) {
             try await center.post((0..<100).map { _ in SignalPost("post-cost", payload: ["sentAt": Double(round)]) })
         }
         print(
-            "signals_pg.bulk_post_per_signal_us: \(String(format: "%.0f", microseconds(clock.now - bulkStart) / Double(rounds))) us"
+            "\(names)bulk_post_per_signal_us: \(String(format: "%.0f", microseconds(clock.now - bulkStart) / Double(rounds))) us"
         )
         _ = try await center.remove(consumer)
         try await center.stop()
@@ -154,9 +217,10 @@ enum SignalsPostgresBench {
         var end = 0.0
     }
 
-    /// Starts `processes` consumer processes, runs `posting`, and collects what they measured.
+    /// Starts `processes` consumer processes on the server of `url`, runs `posting`, and collects what
+    /// they measured.
     static func withConsumers(
-        _ processes: Int, schema: String, prefix: String, signalCount: Int, count: Int,
+        _ processes: Int, url: String, schema: String, prefix: String, signalCount: Int, count: Int,
         _ posting: () async throws -> Void
     ) async throws -> Result {
         var children: [(Process, URL)] = []
@@ -167,6 +231,8 @@ enum SignalsPostgresBench {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
             process.arguments = ["signals_pg.child", schema, "\(prefix)\(index)", "\(signalCount)", "\(count)"]
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                [PostgresSettings.urlVariable: url], uniquingKeysWith: { $1 })
             process.standardOutput = try FileHandle(forWritingTo: output)
             try process.run()
             children.append((process, output))

@@ -14,10 +14,10 @@ import Darwin
 /// libpq-style `sslmode` and certificate files, or the app's own `PostgresConnection` TLS.
 package struct PostgresTLS: Sendable {
     /// What postgres-nio gets for every connection.
-    let tls: PostgresConnection.Configuration.TLS
+    package let tls: PostgresConnection.Configuration.TLS
     /// The name sent with SNI and that the server's certificate must be made out to; `nil` for an
     /// IP address (SNI cannot carry one; the certificate's IP address entries are checked instead).
-    let serverName: String?
+    package let serverName: String?
 
     package init(settings: PostgresSettings, appTLS: PostgresConnection.Configuration.TLS?) throws(SignalError) {
         serverName = Self.isIPAddress(settings.host) ? nil : settings.host
