@@ -27,7 +27,7 @@ extension Posting {
                 made.append(
                     NewDelivery(
                         consumer: consumer.id, revision: decision.revision, payload: posting.payload,
-                        due: posting.due(now: now)))
+                        due: posting.due(now: now), orderKey: posting.orderKey))
                 if serves {
                     target.consumers[index].consumer.served = true
                     served.append(consumer.id)

@@ -14,10 +14,16 @@ package struct Posting: Sendable {
     package var keepUntil: Double?
     /// The time before which no delivery of the post starts (seconds since 1970), or `nil` for none.
     package var notBefore: Double?
+    /// The ordering key of the post's deliveries: a consumer runs its deliveries of one key one at a
+    /// time, in the order posted (`StoreReads.orderCondition`); `nil` for none.
+    package var orderKey: String?
 
-    package init(signalID: String, payload: [UInt8], keepUntil: Date?, notBefore: Date? = nil) {
+    package init(
+        signalID: String, payload: [UInt8], keepUntil: Date?, notBefore: Date? = nil, orderKey: String? = nil
+    ) {
         self.signalID = signalID
         self.payload = payload
+        self.orderKey = orderKey
         self.keepUntil = keepUntil?.timeIntervalSince1970
         self.notBefore = notBefore?.timeIntervalSince1970
     }
@@ -114,7 +120,8 @@ package struct Posting: Sendable {
             let target = targets.consumers[index]
             steps.append(
                 .insertDelivery(
-                    consumer: target.id, revision: decision.revision, payload: payload, now: now, due: due(now: now)))
+                    consumer: target.id, revision: decision.revision, payload: payload, now: now, due: due(now: now),
+                    orderKey: orderKey))
             if serves { steps.append(.markServed(consumer: target.id)) }
             runs.insert(target.runID)
         }

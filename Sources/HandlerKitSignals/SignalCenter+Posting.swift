@@ -15,6 +15,11 @@ extension SignalCenter {
     /// registers later and receives a kept revision receives it not before that time either. A time
     /// already past delivers at once.
     ///
+    /// With an `orderingKey` (say, the id of a conversation, or of a file), the deliveries of this
+    /// post run after those of earlier posts with the same key to the same consumer: one at a time,
+    /// in the order posted, across all processes of the consumer's component, while deliveries of
+    /// other keys and without a key overtake them (see <doc:WorkQueues#Ordering-keys>).
+    ///
     /// With an `idempotencyKey` (say, the id of the client's request), the post is made once per key:
     /// a post with a key that an earlier post took within ``idempotencyKeyRetention`` (24 hours)
     /// stores nothing and returns that post's result, so a request tried again (a client's retry, a
@@ -23,18 +28,19 @@ extension SignalCenter {
     ///
     /// - Throws: `SignalError.invalidSignalID`, `.invalidPayload`; `.payloadTooDeep` or
     ///   `.payloadTooLarge` for a payload a delivery could not read, `.invalidDeliveryTime` for a
-    ///   `notBefore` that is not a finite time, `.invalidIdempotencyKey` for a key that is empty or
-    ///   over 256 bytes (nothing was posted); `.storeBusy` (nothing was posted; safe to post again)
+    ///   `notBefore` that is not a finite time, `.invalidPostKey` for an idempotency or ordering key
+    ///   that is empty or over 256 bytes (nothing was posted); `.storeBusy` (nothing was posted; safe to post again)
     ///   and the other store errors.
     @discardableResult
     public func post(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
-        notBefore: Date? = nil, idempotencyKey: String? = nil
+        notBefore: Date? = nil, idempotencyKey: String? = nil, orderingKey: String? = nil
     ) async throws(SignalError) -> PostResult {
         try checkRunning()
         let signalID = try signal.validated()
         try Self.checkTime(notBefore, of: signalID)
         try Self.checkKey(idempotencyKey, of: signalID)
+        try Self.checkOrderingKey(orderingKey, of: signalID)
         // A producer span, in the poster's trace; its context travels with the post, and the
         // span of each delivery links to it.
         let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
@@ -42,19 +48,20 @@ extension SignalCenter {
         span.attributes["handlerkit.component"] = component
         span.attributes["handlerkit.signal"] = signalID
         if let notBefore { span.attributes["handlerkit.not_before"] = notBefore.timeIntervalSince1970 }
+        if let orderingKey { span.attributes["handlerkit.ordering_key"] = orderingKey }
         do throws(SignalError) {
             let encoded = try payload.encoded(for: signalID, context: Self.postContext(of: span))
             var keepUntil: Date?
             if case .keep(let duration) = ifUnconsumed { keepUntil = Date().addingTimeInterval(duration.seconds) }
             let result = try await storeCall { () throws(SignalError) in
-                guard let idempotencyKey else {
-                    return try await store.post(signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore)
-                }
+                let posting = Posting(
+                    signalID: signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore,
+                    orderKey: orderingKey)
                 let now = Date().timeIntervalSince1970
+                guard let idempotencyKey else { return try await store.perform(.post(posting, now: now)) }
                 return try await store.perform(
-                    .post(
-                        Posting(signalID: signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore),
-                        now: now, key: idempotencyKey, keepUntil: now + Self.idempotencyKeyRetention.seconds))
+                    .post(posting, now: now, key: idempotencyKey, keepUntil: now + Self.idempotencyKeyRetention.seconds)
+                )
             }
             metrics.posts.increment()
             span.attributes["handlerkit.revision"] = result.revision
@@ -72,7 +79,7 @@ extension SignalCenter {
         }
     }
 
-    /// Posts `posts` in their order, in one transaction: each as ``post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)``
+    /// Posts `posts` in their order, in one transaction: each as ``post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)``
     /// posts it (a later post of the same signal makes the next revision; a post whose
     /// ``SignalPost/idempotencyKey`` was taken stores nothing and answers the first post's result),
     /// and either all of them are stored or, when the call throws, none. The results are in the same order. One wake-up goes out
@@ -179,12 +186,22 @@ extension SignalCenter {
         span.setStatus(SpanStatus(code: .error))
     }
 
-    /// Throws ``SignalError/invalidIdempotencyKey(signal:reason:)`` for a post's key that is empty or
-    /// longer than a store keeps.
+    /// Throws ``SignalError/invalidPostKey(signal:kind:reason:)`` for a post's idempotency key that
+    /// is empty or longer than a store keeps.
     static func checkKey(_ key: String?, of signalID: String) throws(SignalError) {
+        try check(key, kind: "idempotency key", of: signalID)
+    }
+
+    /// Throws ``SignalError/invalidPostKey(signal:kind:reason:)`` for a post's ordering key that is
+    /// empty or longer than a store keeps.
+    static func checkOrderingKey(_ key: String?, of signalID: String) throws(SignalError) {
+        try check(key, kind: "ordering key", of: signalID)
+    }
+
+    private static func check(_ key: String?, kind: String, of signalID: String) throws(SignalError) {
         guard let key, key.isEmpty || key.utf8.count > maximumKeyLength else { return }
-        throw .invalidIdempotencyKey(
-            signal: signalID, reason: key.isEmpty ? "is empty" : "is over \(maximumKeyLength) bytes long")
+        throw .invalidPostKey(
+            signal: signalID, kind: kind, reason: key.isEmpty ? "is empty" : "is over \(maximumKeyLength) bytes long")
     }
 
     /// Throws ``SignalError/invalidDeliveryTime(signal:reason:)`` for a post's `notBefore` that is no

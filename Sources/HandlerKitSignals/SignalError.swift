@@ -76,8 +76,9 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// that is not the one asked for (another signal, component, lifetime, delivery mode or handler).
     /// Nothing was registered.
     case invalidConsumerID(String, reason: String)
-    /// The idempotency key of a post of `signal` is empty or too long. Nothing was posted.
-    case invalidIdempotencyKey(signal: String, reason: String)
+    /// A key of a post of `signal` — its `"idempotency key"` or its `"ordering key"` (`kind`) — is
+    /// empty or too long. Nothing was posted.
+    case invalidPostKey(signal: String, kind: String, reason: String)
 
     public var description: String {
         switch self {
@@ -136,8 +137,8 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
             "post of signal '\(signal)': notBefore \(reason); nothing was posted. Give a time such as Date.now.addingTimeInterval(60)"
         case .invalidConsumerID(let id, let reason):
             "consumer id '\(id.prefix(80))': \(reason); nothing was registered"
-        case .invalidIdempotencyKey(let signal, let reason):
-            "post of signal '\(signal)': its idempotency key \(reason); nothing was posted"
+        case .invalidPostKey(let signal, let kind, let reason):
+            "post of signal '\(signal)': its \(kind) \(reason); nothing was posted. Give a key of 1 to \(SignalCenter.maximumKeyLength) bytes"
         }
     }
 }

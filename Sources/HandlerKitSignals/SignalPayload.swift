@@ -50,9 +50,6 @@ public struct SignalPayload: Sendable, ExpressibleByDictionaryLiteral {
         }
     }
 
-    /// The names that have a value.
-    public var names: [String] { values.keys.sorted() }
-
     /// The stored form: one JSON object.
     func encoded(for signal: String) throws(SignalError) -> [UInt8] {
         try validate(for: signal)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One post of a bulk post (``SignalCenter/post(_:)``): what
-/// ``SignalCenter/post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)`` takes for one signal.
+/// ``SignalCenter/post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)`` takes for one signal.
 ///
 /// ```swift
 /// let results = try await center.post(thumbnails.map { SignalPost("thumbnail.make", payload: ["photo": $0.id]) })
@@ -18,16 +18,20 @@ public struct SignalPost: Sendable {
     /// A key that makes the post once: a post with a key that an earlier post took within
     /// ``SignalCenter/idempotencyKeyRetention`` stores nothing and its result is that post's.
     public var idempotencyKey: String?
+    /// A key whose deliveries a consumer runs one at a time, in the order posted (for example the id
+    /// of a conversation), or `nil` for none.
+    public var orderingKey: String?
 
     public init(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
-        notBefore: Date? = nil, idempotencyKey: String? = nil
+        notBefore: Date? = nil, idempotencyKey: String? = nil, orderingKey: String? = nil
     ) {
         self.signal = signal
         self.payload = payload
         self.ifUnconsumed = ifUnconsumed
         self.notBefore = notBefore
         self.idempotencyKey = idempotencyKey
+        self.orderingKey = orderingKey
     }
 }
 
@@ -39,10 +43,11 @@ extension SignalPost {
         let signalID = try signal.validated()
         try SignalCenter.checkTime(notBefore, of: signalID)
         try SignalCenter.checkKey(idempotencyKey, of: signalID)
+        try SignalCenter.checkOrderingKey(orderingKey, of: signalID)
         var keepUntil: Date?
         if case .keep(let duration) = ifUnconsumed { keepUntil = now.addingTimeInterval(duration.seconds) }
         return Posting(
             signalID: signalID, payload: try payload.encoded(for: signalID, context: context), keepUntil: keepUntil,
-            notBefore: notBefore)
+            notBefore: notBefore, orderKey: orderingKey)
     }
 }

@@ -113,6 +113,8 @@ private struct StoredDelivery: Codable {
     var claimedAt: Date?
     var notBefore, madeAt: Date
     var started, crashed: Bool
+    /// Absent in tables written before ordering keys.
+    var orderKey: String?
 
     init(_ row: SignalTables.Delivery, rowID: Int64) {
         self.rowID = rowID
@@ -125,6 +127,7 @@ private struct StoredDelivery: Codable {
         (revision, attempt, handler, payload) = (row.revision, row.attempt, Data(row.handler), Data(row.payload))
         (claimedBy, lastError, claimedAt) = (row.claimedBy, row.lastError, row.claimedAt)
         (notBefore, madeAt, started, crashed) = (row.notBefore, row.madeAt, row.started, row.crashed)
+        orderKey = row.orderKey
     }
 
     func delivery() throws -> SignalTables.Delivery {
@@ -136,7 +139,8 @@ private struct StoredDelivery: Codable {
             key: DeliveryKey(key), consumerID: ConsumerID(consumerID), signalID: signalID, revision: revision,
             component: component, ownerRun: ownerRun,
             lifetime: try ConsumerLifetime(stored: lifetime, consumer: consumerID), handlerID: handlerID,
-            handler: [UInt8](handler), payload: [UInt8](payload), notBefore: notBefore, madeAt: madeAt)
+            handler: [UInt8](handler), payload: [UInt8](payload), notBefore: notBefore, madeAt: madeAt,
+            orderKey: orderKey)
         (row.state, row.claimedBy, row.claimedAt, row.attempt) = (state, claimedBy, claimedAt, attempt)
         (row.lastError, row.started, row.crashed) = (lastError, started, crashed)
         return row

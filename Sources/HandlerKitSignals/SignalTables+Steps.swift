@@ -179,11 +179,11 @@ extension SignalTables {
             guard runs[run] != nil, claimedRow(row, run: run, attempt: attempt) != nil else { return 0 }
             deliveries[row]?.started = true
             return 1
-        case .insertDelivery(let consumer, let revision, let payload, let now, let due):
+        case .insertDelivery(let consumer, let revision, let payload, let now, let due, let orderKey):
             guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }
             addDelivery(
                 for: consumers[index].record, revision: revision, payload: payload,
-                now: Date(timeIntervalSince1970: now), due: Date(timeIntervalSince1970: due))
+                now: Date(timeIntervalSince1970: now), due: Date(timeIntervalSince1970: due), orderKey: orderKey)
             return 1
         case .insertDeliveries(let made, let now):
             return made.reduce(0) { count, delivery in
@@ -191,7 +191,7 @@ extension SignalTables {
                     + apply(
                         .insertDelivery(
                             consumer: delivery.consumer, revision: delivery.revision, payload: delivery.payload,
-                            now: now, due: delivery.due))
+                            now: now, due: delivery.due, orderKey: delivery.orderKey))
             }
         case .markServed(let consumer):
             guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }

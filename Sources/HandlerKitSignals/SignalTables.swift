@@ -52,6 +52,8 @@ public struct SignalTables: Sendable, Equatable {
         package var started = false
         /// Whether the previous attempt was started and its run retired before settling it.
         package var crashed = false
+        /// The post's ordering key, or `nil` for none (``isHeldBack(_:)``).
+        package var orderKey: String?
     }
 
     package struct Completion: Sendable, Equatable {
@@ -101,14 +103,26 @@ public struct SignalTables: Sendable, Equatable {
         self.completionHistory = completionHistorySeconds
     }
 
-    mutating func addDelivery(for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date, due: Date) {
+    mutating func addDelivery(
+        for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date, due: Date, orderKey: String? = nil
+    ) {
         deliveries[nextRowID] = Delivery(
             key: DeliveryKey(consumer: consumer.id.rawValue, revision: revision), consumerID: consumer.id,
             signalID: consumer.signalID, revision: revision, component: consumer.component,
             ownerRun: consumer.runID,
             lifetime: consumer.lifetime, handlerID: consumer.handlerID, handler: consumer.handler, payload: payload,
-            notBefore: due, madeAt: now)
+            notBefore: due, madeAt: now, orderKey: orderKey)
         nextRowID += 1
+    }
+
+    /// Whether the delivery in row `rowID` waits for an earlier delivery of its consumer with the same
+    /// ordering key, in whatever state (pending, waiting for a retry, claimed or dead): then it is
+    /// neither claimed nor due (`StoreReads.orderCondition` in SQL).
+    func isHeldBack(_ rowID: Int64) -> Bool {
+        guard let row = deliveries[rowID], let key = row.orderKey else { return false }
+        return deliveries.contains { id, other in
+            id < rowID && other.orderKey == key && other.consumerID == row.consumerID
+        }
     }
 
     /// Claims up to `request.limit` deliveries that `request` takes, oldest first.
@@ -120,7 +134,7 @@ public struct SignalTables: Sendable, Equatable {
             .filter { id, row in
                 request.takes(
                     rowID: id, ownerRun: row.ownerRun, state: row.state, claimedBy: row.claimedBy,
-                    isDue: row.notBefore <= now)
+                    isDue: row.notBefore <= now && !isHeldBack(id))
             }
             .keys.sorted().prefix(max(0, request.limit))
         return due.compactMap { id -> ClaimedDelivery? in

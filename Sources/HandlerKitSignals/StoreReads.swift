@@ -91,10 +91,22 @@ package enum StoreReads {
     }
 
     /// Which deliveries of owner `owner` (a placeholder: a run, or a component's work queue) are due
-    /// at $2 (the SQL stores' claims select them too).
+    /// at $2 (the SQL stores' claims select them too): pending, their time come, and not held back
+    /// by an earlier delivery of the same ordering key (``orderCondition``).
     package static func dueCondition(owner: String) -> String {
-        "owner_run = \(owner) AND state = \(DeliveryState.pending.sqlLiteral) AND not_before <= $2"
+        "owner_run = \(owner) AND state = \(DeliveryState.pending.sqlLiteral) AND not_before <= $2 AND \(orderCondition)"
     }
+
+    /// The rule of ordering keys, as a condition on a row of `deliveries`: a delivery with a key waits
+    /// while its consumer has an earlier delivery (a smaller row id, so posted before it) with the
+    /// same key, in whatever state — pending, waiting for a retry, claimed, or dead until an operator
+    /// requeues or discards it. Posts of one signal are serialised by its record, so row ids follow
+    /// the order of the posts that reach a consumer. `SignalTables.isHeldBack(_:)` in Swift.
+    package static let orderCondition = """
+        (order_key IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries AS earlier
+            WHERE earlier.consumer_id = deliveries.consumer_id AND earlier.order_key = deliveries.order_key
+            AND earlier.id < deliveries.id))
+        """
 
     /// Whether owner `owner` (a run, or a component's work queue) has a delivery due at `now`: read
     /// before a claim (`StoreProgram.precheck`), which then takes no write lock when there is none.
@@ -108,8 +120,9 @@ package enum StoreReads {
             (rows.first.flatMap { $0.optional("due") as Int? } ?? 0) != 0
         }
         return StoreRead(sql) { tables in
-            tables.deliveries.values.contains {
-                $0.ownerRun == owner && $0.state == .pending && $0.notBefore.timeIntervalSince1970 <= now
+            tables.deliveries.contains { id, row in
+                row.ownerRun == owner && row.state == .pending && row.notBefore.timeIntervalSince1970 <= now
+                    && !tables.isHeldBack(id)
             }
         }
     }
@@ -132,7 +145,8 @@ package enum StoreReads {
 
     /// How many of run `run`'s deliveries are pending or claimed, and when its earliest pending one is
     /// due; with `queue` (its component's work queue), whether the queue has such deliveries and when
-    /// its earliest pending one is due. Each part reads through the index on owner, state and due
+    /// its earliest pending one is due. A delivery held back by its ordering key has no time of its
+    /// own (it is claimed after the delivery before it settles). Each part reads through the index on owner, state and due
     /// time; the queue's part stops at its first delivery, so a long queue costs no more than a
     /// short one (the run's own deliveries are counted, for `SignalMetricNames.openDeliveries`).
     package static func runStatus(of run: String, queue: String? = nil) -> StoreRead<RunStatus> {
@@ -145,8 +159,10 @@ package enum StoreReads {
                 SELECT (SELECT COUNT(*) FROM deliveries WHERE owner_run = $1 AND state IN (\(open))) AS open,
                     (SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE owner_run = $2 AND state IN (\(open)) LIMIT 1) q)
                         AS queued,
-                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $1 AND state = \(pending)) AS due,
-                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $2 AND state = \(pending)) AS queue_due
+                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $1 AND state = \(pending)
+                        AND \(orderCondition)) AS due,
+                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $2 AND state = \(pending)
+                        AND \(orderCondition)) AS queue_due
                 """, [.init(run), .init(queue ?? "")])
         ) { (rows: [SQLRow]) throws(SignalError) -> RunStatus in
             RunStatus(
@@ -154,12 +170,14 @@ package enum StoreReads {
                 queued: (rows.first?.optional("queued") ?? 0) > 0, queueNextDue: rows.first?.optional("queue_due"))
         }
         return StoreRead(sql) { tables in
-            let open = tables.deliveries.values.filter { $0.ownerRun == run && $0.state != .dead }
-            let queued = tables.deliveries.values.filter { $0.ownerRun == queue && $0.state != .dead }
+            let open = tables.deliveries.filter { $0.value.ownerRun == run && $0.value.state != .dead }
+            let queued = tables.deliveries.filter { $0.value.ownerRun == queue && $0.value.state != .dead }
+            func nextDue(_ rows: [Int64: SignalTables.Delivery]) -> Date? {
+                rows.filter { $0.value.state == .pending && !tables.isHeldBack($0.key) }.map(\.value.notBefore).min()
+            }
             return RunStatus(
-                openDeliveries: open.count, nextDue: open.filter { $0.state == .pending }.map(\.notBefore).min(),
-                queueHasDeliveries: !queued.isEmpty,
-                queueNextDue: queued.filter { $0.state == .pending }.map(\.notBefore).min())
+                openDeliveries: open.count, nextDue: nextDue(open), queueHasDeliveries: !queued.isEmpty,
+                queueNextDue: nextDue(queued))
         }
     }
 

@@ -102,9 +102,10 @@ package enum StoreStep: Sendable, Hashable {
     case parkUnreadable(row: Int64, reason: String)
     /// When consumer `consumer` exists, makes a pending delivery of revision `revision` of its
     /// signal for it, owned by its run, made at `now` and due at `due`, with no attempt made, whose
-    /// body is the consumer's handler and `payload`. Counts it (0 or 1).
-    case insertDelivery(consumer: String, revision: Int, payload: [UInt8], now: Double, due: Double)
-    /// Makes each of `deliveries`, in their order, as ``insertDelivery(consumer:revision:payload:now:due:)``
+    /// body is the consumer's handler and `payload`, with ordering key `orderKey` (`nil`: none).
+    /// Counts it (0 or 1).
+    case insertDelivery(consumer: String, revision: Int, payload: [UInt8], now: Double, due: Double, orderKey: String?)
+    /// Makes each of `deliveries`, in their order, as ``insertDelivery(consumer:revision:payload:now:due:orderKey:)``
     /// makes one, all at `now`: the many deliveries of a bulk post in few statements. Counts them.
     case insertDeliveries([NewDelivery], now: Double)
     /// Marks consumer `consumer` served: no later post delivers to it. Counts it (0 or 1).
@@ -121,18 +122,21 @@ package enum StoreStep: Sendable, Hashable {
 }
 
 /// A pending delivery a post makes (`StoreStep.insertDeliveries(_:now:)`): of revision `revision`
-/// of its consumer's signal, for consumer `consumer`, due at `due`, with `payload`.
+/// of its consumer's signal, for consumer `consumer`, due at `due`, with `payload` and ordering key
+/// `orderKey` (`nil`: none).
 package struct NewDelivery: Sendable, Hashable {
     package var consumer: String
     package var revision: Int
     package var payload: [UInt8]
     package var due: Double
+    package var orderKey: String?
 
-    package init(consumer: String, revision: Int, payload: [UInt8], due: Double) {
+    package init(consumer: String, revision: Int, payload: [UInt8], due: Double, orderKey: String? = nil) {
         self.consumer = consumer
         self.revision = revision
         self.payload = payload
         self.due = due
+        self.orderKey = orderKey
     }
 }
 

@@ -172,6 +172,13 @@ enum PostgresSchema {
         );
         CREATE INDEX IF NOT EXISTS post_keys_by_time ON post_keys (keep_until);
         """,
+        // 10: ordering keys (a consumer runs its deliveries of one key one at a time, in post order:
+        // code older than this would run them at once).
+        """
+        ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS order_key text;
+        CREATE INDEX IF NOT EXISTS deliveries_by_order_key ON deliveries (consumer_id, order_key, id)
+            WHERE order_key IS NOT NULL;
+        """,
     ])
 
     /// Brings the store to `version` (creating its schema when missing), or refuses a newer one or a

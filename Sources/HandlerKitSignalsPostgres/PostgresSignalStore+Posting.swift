@@ -97,7 +97,7 @@ extension PostgresSignalStore {
             signalID: posting.signalID, keepUntil: posting.keepUntil,
             storedPayload: ByteBuffer(bytes: posting.keptPayload), now: now,
             payload: ByteBuffer(bytes: posting.payload), channel: channel, postID: id,
-            due: posting.due(now: now), notBefore: posting.notBefore)
+            due: posting.due(now: now), notBefore: posting.notBefore, orderKey: posting.orderKey)
     }
 
     /// Settles promise `id` at `now` in one transaction with the core's decision

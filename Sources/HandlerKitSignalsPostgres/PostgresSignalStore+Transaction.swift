@@ -24,12 +24,12 @@ extension PostgresSignalStore {
     /// transaction commits (PostgreSQL sends a transaction's notifications at its commit), never
     /// before, and not at all when it rolls back.
     ///
-    /// A post behaves as `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)`, and throws what it
+    /// A post behaves as `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)`, and throws what it
     /// throws before storing anything; it is not tried again after a lost connection (the application's
     /// transaction is lost with it).
     ///
     /// - Throws: `SignalError.database` when `connection` is not in a transaction (nothing was posted)
-    ///   or a statement failed; the errors of `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:)`.
+    ///   or a statement failed; the errors of `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)`.
     @discardableResult
     public func post(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,

@@ -30,7 +30,8 @@ enum PostgresStatements {
     static let planSetting = (name: "enable_seqscan", value: "off")
 
     /// A post (one statement): the signal's record (its revision serialises posts of the same
-    /// signal), a delivery and its body per consumer that takes it, once consumers marked, a NOTIFY
+    /// signal), a delivery (with the post's ordering key $10) and its body per consumer that takes it,
+    /// once consumers marked, a NOTIFY
     /// per run that receives a delivery (its id as payload), and the post's id with its result (so
     /// a try after a lost connection can tell it was applied; not when the id is NULL, inside a
     /// transaction that records its own). Returns the revision, the number of deliveries and of
@@ -60,9 +61,9 @@ enum PostgresStatements {
                   FROM consumers WHERE signal_id = $1 AND \(Posting.receivesSQL(mode: "mode", served: "delivered"))
                   FOR UPDATE),
             d AS (INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run,
-                                          lifetime, handler_id, state, attempt, not_before, created_at)
+                                          lifetime, handler_id, state, attempt, not_before, created_at, order_key)
                   SELECT \(DeliveryKey.sql(consumer: "c.consumer_id", revision: "sig.revision")), c.consumer_id, $1,
-                         sig.revision, c.component, c.run_id, c.lifetime, c.handler_id, \(pending), 0, $8, $4
+                         sig.revision, c.component, c.run_id, c.lifetime, c.handler_id, \(pending), 0, $8, $4, $10
                   FROM c, sig ORDER BY c.created_at, c.consumer_id
                   RETURNING id, consumer_id),
             b AS (INSERT INTO delivery_bodies (delivery_id, handler, payload)
@@ -79,7 +80,7 @@ enum PostgresStatements {
             SELECT r.revision::bigint, r.deliveries::bigint, (SELECT count(*) FROM n)::bigint FROM r
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .text, .float8, .bytea, .float8, .bytea, .text, .text, .float8, .float8,
+            .text, .float8, .bytea, .float8, .bytea, .text, .text, .float8, .float8, .text,
         ]
         typealias Row = (Int, Int, Int)
         /// Whether the signal's record is stored (`Posting.keepsRecord(hasConsumer:)`).
@@ -101,9 +102,11 @@ enum PostgresStatements {
         var due: Double
         /// The time before which the signal's record is not delivered to a later consumer, or nil.
         var notBefore: Double?
+        /// The ordering key of the post's deliveries, or nil.
+        var orderKey: String?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 9)
+            var bindings = PostgresBindings(capacity: 10)
             bindings.append(signalID)
             bindings.append(keepUntil)
             bindings.append(storedPayload)
@@ -113,6 +116,7 @@ enum PostgresStatements {
             bindings.append(postID)
             bindings.append(due)
             bindings.append(notBefore)
+            bindings.append(orderKey)
             return bindings
         }
 

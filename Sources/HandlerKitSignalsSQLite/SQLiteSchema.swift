@@ -141,6 +141,13 @@ enum SQLiteSchema {
         """
         CREATE INDEX IF NOT EXISTS deliveries_in_order ON deliveries(owner_run, state, id, not_before);
         """,
+        // 8: ordering keys (a consumer runs its deliveries of one key one at a time, in post order:
+        // code older than this would run them at once).
+        """
+        ALTER TABLE deliveries ADD COLUMN order_key TEXT;
+        CREATE INDEX IF NOT EXISTS deliveries_by_order_key ON deliveries(consumer_id, order_key, id)
+            WHERE order_key IS NOT NULL;
+        """,
     ])
 
     /// The schema version of the signal store in `db` (0 for an empty database).

@@ -251,7 +251,8 @@ extension ConformanceChecks {
         let refused = try await c.error("a bulk post with an empty key") {
             _ = try await center.post([SignalPost("job", payload: ["item": 5]), SignalPost("job", idempotencyKey: "")])
         }
-        try c.expectEqual(refused, .invalidIdempotencyKey(signal: "job", reason: "is empty"), "the refusal")
+        try c.expectEqual(
+            refused, .invalidPostKey(signal: "job", kind: "idempotency key", reason: "is empty"), "the refusal")
         try c.expectEqual(try await c.store.statistics().pendingDeliveries, 4, "deliveries after the refusal")
         try c.expectEqual(try await center.deliverDue(), 4, "deliveries completed")
         try c.expectEqual(c.recorder.all.map { $0.item ?? 0 }, [1, 2, 3, 2], "items received")

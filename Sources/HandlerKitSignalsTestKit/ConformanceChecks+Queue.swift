@@ -20,7 +20,87 @@ extension ConformanceChecks {
             name:
                 "completions committed as a group complete each delivery still held, then claim the next ones, every one marked started",
             body: completionsCommittedAsAGroup),
+        .init(
+            name:
+                "deliveries of one ordering key are claimed one at a time in the order posted, by any run; other keys and deliveries without one overtake them",
+            body: orderingKeysKeepTheirOrder),
+        .init(
+            name:
+                "a delivery waiting for a retry or dead holds its ordering key back, and only its key, until it is discarded",
+            body: heldKeysWaitForTheirHead),
     ]
+
+    static func orderingKeysKeepTheirOrder(_ c: ConformanceContext) async throws {
+        let first = try await c.center("app")
+        let second = try await c.center("app")
+        let queue = WorkQueue.owner(of: "app")
+        _ = try await first.register(
+            try c.handler("Sink.receive"), for: "job", lifetime: .queue, delivery: .everyRevision)
+        // Revisions 1…6 in the order posted: keys a, b, a, none, a, b.
+        _ = try await first.post("job", payload: ["item": 1], orderingKey: "a")
+        _ = try await first.post([
+            SignalPost("job", payload: ["item": 2], orderingKey: "b"),
+            SignalPost("job", payload: ["item": 3], orderingKey: "a"),
+            SignalPost("job", payload: ["item": 4]),
+            SignalPost("job", payload: ["item": 5], orderingKey: "a"),
+            SignalPost("job", payload: ["item": 6], orderingKey: "b"),
+        ])
+        let heads = try await c.store.claim(
+            ClaimRequest(runID: first.runID, owner: queue, limit: 10, startingFirst: false))
+        try c.expectEqual(heads.deliveries.map(\.revision), [1, 2, 4], "the revisions a claim of ten took")
+        // While each key's first delivery is claimed, nothing more is due, for any run.
+        let none = try await c.store.claim(
+            ClaimRequest(runID: second.runID, owner: queue, limit: 10, startingFirst: false))
+        try c.expectEqual(none.deliveries.map(\.revision), [], "the revisions another run's claim took")
+        let status = try await c.store.runStatus(of: second.runID, queue: queue)
+        try c.expect(status.queueHasDeliveries, "the queue has deliveries")
+        try c.expectEqual(status.queueNextDue, nil, "when the queue's next delivery is due, all of them held back")
+        // The first run ends: its claims go back, and the second run runs all six, each key's in order.
+        try await first.stop()
+        try c.expectEqual(try await second.deliverDue(), 6, "deliveries the second run completed")
+        let items = c.recorder.all.compactMap(\.item)
+        try c.expectEqual(items.sorted(), Array(1...6), "items received, each once")
+        try c.expectEqual(items.filter { [1, 3, 5].contains($0) }, [1, 3, 5], "the order of key a's items")
+        try c.expectEqual(items.filter { [2, 6].contains($0) }, [2, 6], "the order of key b's items")
+        try await second.stop()
+    }
+
+    static func heldKeysWaitForTheirHead(_ c: ConformanceContext) async throws {
+        // Retried after an hour: the head of key k waits, the next delivery of k with it, key m runs.
+        let retrying = try await failing(c, "retries", retries: true)
+        let queue = WorkQueue.owner(of: "retries")
+        _ = try await retrying.register(
+            try c.handler("Sink.fail"), for: "flaky", lifetime: .queue, delivery: .everyRevision)
+        for key in ["k", "k", "m"] { _ = try await retrying.post("flaky", orderingKey: key) }
+        let before = Date()
+        try c.expectEqual(try await retrying.deliverDue(), 0, "deliveries completed")
+        let tried = c.recorder.all.map { $0.deliveryKey.split(separator: "/").last.map(String.init) ?? "" }
+        try c.expectEqual(tried.sorted(), ["1", "3"], "the revisions tried")
+        let status = try await c.store.runStatus(of: retrying.runID, queue: queue)
+        let next = try c.require(status.queueNextDue, "when the queue's next delivery is due")
+        try c.expect(
+            next.timeIntervalSince(before) > 3_000,
+            "the queue's next delivery is the retry an hour later, found \(next.timeIntervalSince(before)) s")
+        try await retrying.stop()
+
+        // Dead at the first failure: the dead head holds key k back until it is discarded.
+        let failing = try await failing(c, "fails", retries: false)
+        _ = try await failing.register(
+            try c.handler("Sink.fail"), for: "bad", lifetime: .queue, delivery: .everyRevision)
+        for key in ["k", "k", "m"] { _ = try await failing.post("bad", orderingKey: key) }
+        let triedBefore = c.recorder.all.count
+        try c.expectEqual(try await failing.deliverDue(), 0, "deliveries completed")
+        try c.expectEqual(try await failing.deliverDue(), 0, "deliveries completed by a second pass")
+        let dead = try await failing.deadDeliveries()
+        try c.expectEqual(dead.map(\.revision).sorted(), [1, 3], "the revisions dead")
+        try c.expectEqual(c.recorder.all.count - triedBefore, 2, "handlers run while the head of k is dead")
+        let head = try c.require(dead.first { $0.revision == 1 }, "the dead head of key k")
+        try c.expectEqual(try await c.store.apply(StorePlan.discard(head.key)), [1], "deliveries discarded")
+        try c.expectEqual(try await failing.deliverDue(), 0, "deliveries completed once the head was discarded")
+        try c.expectEqual(
+            try await failing.deadDeliveries().map(\.revision).sorted(), [2, 3], "the revisions dead at the end")
+        try await failing.stop()
+    }
 
     static func queueSharedByTheRunsOfItsComponent(_ c: ConformanceContext) async throws {
         let first = try await c.center("app")

@@ -11,20 +11,20 @@ package enum HotPathStatements {
     // MARK: Posting
 
     /// A post's pending delivery of revision $3 to consumer $2 (key $1), owned by the consumer's run,
-    /// made at $4 and due at $5 (`StoreStep.insertDelivery`), then its body: the consumer's handler
-    /// and the post's payload.
+    /// made at $4 and due at $5, with ordering key $6 (`StoreStep.insertDelivery`), then its body: the
+    /// consumer's handler and the post's payload.
     package static func insertDelivery(
-        consumer: String, revision: Int, payload: [UInt8], now: Double, due: Double
+        consumer: String, revision: Int, payload: [UInt8], now: Double, due: Double, orderKey: String?
     ) -> [SQLStatement] {
         let key = DeliveryKey(consumer: consumer, revision: revision).rawValue
         return [
             SQLStatement(
                 """
                 INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
-                                        handler_id, state, attempt, not_before, created_at)
-                SELECT $1, consumer_id, signal_id, $3, component, run_id, lifetime, handler_id, \(pending), 0, $5, $4
+                                        handler_id, state, attempt, not_before, created_at, order_key)
+                SELECT $1, consumer_id, signal_id, $3, component, run_id, lifetime, handler_id, \(pending), 0, $5, $4, $6
                 FROM consumers WHERE consumer_id = $2
-                """, [.init(key), .init(consumer), .init(revision), .init(now), .init(due)]),
+                """, [.init(key), .init(consumer), .init(revision), .init(now), .init(due), .init(orderKey)]),
             SQLStatement(
                 """
                 INSERT INTO delivery_bodies (delivery_id, handler, payload)
@@ -36,7 +36,7 @@ package enum HotPathStatements {
     }
 
     /// The deliveries of a bulk post (`StoreStep.insertDeliveries`), made at $1, each as
-    /// ``insertDelivery(consumer:revision:payload:now:due:)`` makes one: their rows in the order given,
+    /// ``insertDelivery(consumer:revision:payload:now:due:orderKey:)`` makes one: their rows in the order given,
     /// then their bodies, a few hundred per pair of statements (a statement binds at most 32,766
     /// values on SQLite, 65,535 on PostgreSQL).
     package static func insertDeliveries(_ made: [NewDelivery], now: Double) -> [SQLStatement] {
@@ -48,8 +48,11 @@ package enum HotPathStatements {
             for (offset, delivery) in made[start..<min(start + deliveriesPerStatement, made.count)].enumerated() {
                 let key = DeliveryKey(consumer: delivery.consumer, revision: delivery.revision).rawValue
                 let row = rowArguments.count
-                rows.append("(\(offset), $\(row + 1), $\(row + 2), $\(row + 3), $\(row + 4))")
-                rowArguments += [.init(key), .init(delivery.consumer), .init(delivery.revision), .init(delivery.due)]
+                rows.append("(\(offset), $\(row + 1), $\(row + 2), $\(row + 3), $\(row + 4), $\(row + 5))")
+                rowArguments += [
+                    .init(key), .init(delivery.consumer), .init(delivery.revision), .init(delivery.due),
+                    .init(delivery.orderKey),
+                ]
                 let body = bodyArguments.count
                 bodies.append("($\(body + 1), $\(body + 2))")
                 bodyArguments += [.init(key), .init(delivery.payload)]
@@ -60,9 +63,10 @@ package enum HotPathStatements {
                 SQLStatement(
                     """
                     INSERT INTO deliveries (delivery_key, consumer_id, signal_id, revision, component, owner_run, lifetime,
-                                            handler_id, state, attempt, not_before, created_at)
+                                            handler_id, state, attempt, not_before, created_at, order_key)
                     SELECT made.column2, consumers.consumer_id, consumers.signal_id, made.column4, consumers.component,
-                           consumers.run_id, consumers.lifetime, consumers.handler_id, \(pending), 0, made.column5, $1
+                           consumers.run_id, consumers.lifetime, consumers.handler_id, \(pending), 0, made.column5, $1,
+                           made.column6
                     FROM (VALUES \(rows.joined(separator: ", "))) AS made
                     JOIN consumers ON consumers.consumer_id = made.column3
                     ORDER BY made.column1

@@ -138,9 +138,9 @@ package enum StepStatements {
             [HotPathStatements.removeBody(row)]
         case .recordCompletion(let delivery, let now):
             [HotPathStatements.recordCompletion(delivery, now: now)]
-        case .insertDelivery(let consumer, let revision, let payload, let now, let due):
+        case .insertDelivery(let consumer, let revision, let payload, let now, let due, let orderKey):
             HotPathStatements.insertDelivery(
-                consumer: consumer, revision: revision, payload: payload, now: now, due: due)
+                consumer: consumer, revision: revision, payload: payload, now: now, due: due, orderKey: orderKey)
         case .insertDeliveries(let made, let now):
             HotPathStatements.insertDeliveries(made, now: now)
         case .markServed(let consumer):

@@ -11,11 +11,12 @@ struct IdempotentPostTests {
             component: "app", store: InMemorySignalStore(), registry: HandlerRegistry(),
             options: .init(deliversAutomatically: false))
         let reason = key.isEmpty ? "is empty" : "is over 256 bytes long"
-        await #expect(throws: SignalError.invalidIdempotencyKey(signal: "job", reason: reason)) {
+        await #expect(throws: SignalError.invalidPostKey(signal: "job", kind: "idempotency key", reason: reason)) {
             try await center.post("job", idempotencyKey: key)
         }
         #expect(
-            SignalError.invalidIdempotencyKey(signal: "job", reason: reason).description.hasSuffix("nothing was posted")
+            SignalError.invalidPostKey(signal: "job", kind: "idempotency key", reason: reason).description
+                == "post of signal 'job': its idempotency key \(reason); nothing was posted. Give a key of 1 to 256 bytes"
         )
         try await center.stop()
     }

@@ -31,6 +31,8 @@ struct SQLiteMigrationTests {
                     ALTER TABLE deliveries DROP COLUMN crashed;
                     ALTER TABLE deliveries DROP COLUMN claimed_at;
                     ALTER TABLE signals DROP COLUMN not_before;
+                    DROP INDEX deliveries_by_order_key;
+                    ALTER TABLE deliveries DROP COLUMN order_key;
                     PRAGMA user_version = 1;
                     """)
         }
@@ -39,7 +41,7 @@ struct SQLiteMigrationTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "PRAGMA user_version")
         }
-        #expect(version == 7)
+        #expect(version == 8)
         let center = try await manualCenter("app", store: store, registry: registry)
         #expect(center.takeover.adoptedConsumers == 1)
         #expect(try await center.deliverDue() == 1)

@@ -18,6 +18,23 @@ enum UploadClient {
     static func upload(file: String, idempotencyKey: String) async throws {}
 }
 
+/// A conversation and a message of the chat app in "Ordering keys".
+struct Conversation {
+    var id: String
+}
+
+struct ChatMessage {
+    var id: String
+}
+
+enum OrderingKeysExample {
+    static func send(_ message: ChatMessage, in conversation: Conversation, center: SignalCenter) async throws {
+        // snippet: ordering-keys
+        try await center.post("chat.send", payload: ["message": message.id], orderingKey: conversation.id)
+        // end snippet
+    }
+}
+
 #if PostgreSQL
 import HandlerKitSignalsPostgres
 
