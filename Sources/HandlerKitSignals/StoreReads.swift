@@ -159,10 +159,10 @@ package enum StoreReads {
                 SELECT (SELECT COUNT(*) FROM deliveries WHERE owner_run = $1 AND state IN (\(open))) AS open,
                     (SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE owner_run = $2 AND state IN (\(open)) LIMIT 1) q)
                         AS queued,
-                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $1 AND state = \(pending)
-                        AND \(orderCondition)) AS due,
-                    (SELECT MIN(not_before) FROM deliveries WHERE owner_run = $2 AND state = \(pending)
-                        AND \(orderCondition)) AS queue_due
+                    (SELECT not_before FROM deliveries WHERE owner_run = $1 AND state = \(pending)
+                        AND \(orderCondition) ORDER BY not_before LIMIT 1) AS due,
+                    (SELECT not_before FROM deliveries WHERE owner_run = $2 AND state = \(pending)
+                        AND \(orderCondition) ORDER BY not_before LIMIT 1) AS queue_due
                 """, [.init(run), .init(queue ?? "")])
         ) { (rows: [SQLRow]) throws(SignalError) -> RunStatus in
             RunStatus(

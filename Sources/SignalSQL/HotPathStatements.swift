@@ -131,7 +131,7 @@ package enum HotPathStatements {
     /// holds in progress).
     package static func claimCondition(owner: String, reclaimingLostWhere notInProgress: String) -> String {
         """
-        owner_run = \(owner) AND ((state = \(pending) AND not_before <= $2)
+        owner_run = \(owner) AND ((state = \(pending) AND not_before <= $2 AND \(StoreReads.orderCondition))
         OR (state = \(claimed) AND claimed_by = $1 AND \(notInProgress)))
         """
     }
@@ -142,7 +142,7 @@ package enum HotPathStatements {
     package static func dueDeliveries(
         _ columns: String, where condition: String, limit: String, _ dialect: SQLDialect
     ) -> String {
-        "SELECT \(columns) FROM deliveries WHERE \(condition) ORDER BY id LIMIT \(limit)\(dialect.lockingSkipLocked)"
+        "SELECT \(columns) FROM \(dialect.deliveriesInClaimOrder) WHERE \(condition) ORDER BY id LIMIT \(limit)\(dialect.lockingSkipLocked)"
     }
 
     /// What a claim sets on each delivery it takes, for run $1 at $2: the next attempt, not yet started.
