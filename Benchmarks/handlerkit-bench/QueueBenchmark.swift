@@ -222,8 +222,11 @@ enum QueueBenchmark {
         var suffix: String { self == .before ? "" : "_while_posting" }
     }
 
-    /// Jobs completed per second by `workers` worker processes on `store`, the jobs posted as `posting` says.
-    static func throughput(workers: Int, posting: JobPosting, store: String) async throws -> Double {
+    /// Jobs completed per second by `workers` worker processes on `store`, the jobs posted as `posting`
+    /// says; with `orderingKeys`, job `i` is posted with ordering key `i` modulo their number.
+    static func throughput(
+        workers: Int, posting: JobPosting, store: String, orderingKeys: Int? = nil
+    ) async throws -> Double {
         let opened = try open(store)
         let jobs = posting.jobs
         func post(with poster: SignalCenter) async throws {
@@ -232,7 +235,8 @@ enum QueueBenchmark {
                     for task in 0..<4 {
                         group.addTask {
                             for item in stride(from: task, to: jobs, by: 4) {
-                                try await poster.post(signal, payload: ["item": item])
+                                try await poster.post(
+                                    signal, payload: ["item": item], orderingKey: orderingKeys.map { "k\(item % $0)" })
                             }
                         }
                     }
@@ -242,7 +246,9 @@ enum QueueBenchmark {
             }
             for first in stride(from: 0, to: jobs, by: 200) {
                 try await poster.post(
-                    (first..<min(first + 200, jobs)).map { SignalPost(signal, payload: ["item": $0]) })
+                    (first..<min(first + 200, jobs)).map { item in
+                        SignalPost(signal, payload: ["item": item], orderingKey: orderingKeys.map { "k\(item % $0)" })
+                    })
             }
         }
         // A backlog's poster is a center of the workers' component that registers the queue's
