@@ -103,15 +103,4 @@ public enum SQLDialect: Sendable {
         case .sqlite: ""
         }
     }
-
-    /// The table a claim reads an owner's due deliveries from, first ones first: on SQLite through the
-    /// index of an owner's deliveries by state and row id (`deliveries_in_order`), named, because its
-    /// planner trades it for the index by due time and a sort of every due row once the condition of
-    /// ordering keys is part of the claim; PostgreSQL's planner picks the index by itself.
-    public var deliveriesInClaimOrder: String {
-        switch self {
-        case .postgres: "deliveries"
-        case .sqlite: "deliveries INDEXED BY deliveries_in_order"
-        }
-    }
 }

@@ -93,8 +93,14 @@ package enum StoreReads {
     /// Which deliveries of owner `owner` (a placeholder: a run, or a component's work queue) are due
     /// at $2 (the SQL stores' claims select them too): pending, their time come, and not held back
     /// by an earlier delivery of the same ordering key (``orderCondition``).
-    package static func dueCondition(owner: String) -> String {
-        "owner_run = \(owner) AND state = \(DeliveryState.pending.sqlLiteral) AND not_before <= $2 AND \(orderCondition)"
+    ///
+    /// With `timeUnindexed`, the due time is compared as `+not_before` (the same value): SQLite then
+    /// reads an owner's deliveries through its index in claim order (`deliveries_in_order`), where
+    /// its planner would otherwise take the index by due time and sort every due row by id.
+    package static func dueCondition(owner: String, timeUnindexed: Bool = false) -> String {
+        let time = timeUnindexed ? "+not_before" : "not_before"
+        return
+            "owner_run = \(owner) AND state = \(DeliveryState.pending.sqlLiteral) AND \(time) <= $2 AND \(orderCondition)"
     }
 
     /// The rule of ordering keys, as a condition on a row of `deliveries`: a delivery with a key waits

@@ -142,7 +142,7 @@ package enum HotPathStatements {
     package static func dueDeliveries(
         _ columns: String, where condition: String, limit: String, _ dialect: SQLDialect
     ) -> String {
-        "SELECT \(columns) FROM \(dialect.deliveriesInClaimOrder) WHERE \(condition) ORDER BY id LIMIT \(limit)\(dialect.lockingSkipLocked)"
+        "SELECT \(columns) FROM deliveries WHERE \(condition) ORDER BY id LIMIT \(limit)\(dialect.lockingSkipLocked)"
     }
 
     /// What a claim sets on each delivery it takes, for run $1 at $2: the next attempt, not yet started.
@@ -160,7 +160,7 @@ package enum HotPathStatements {
         let inProgress = request.inProgress.sorted().map(String.init).joined(separator: ", ")
         let condition =
             !request.reclaimingLost
-            ? dueCondition(owner: "$4")
+            ? StoreReads.dueCondition(owner: "$4", timeUnindexed: true)
             : claimCondition(
                 owner: "$4", reclaimingLostWhere: inProgress.isEmpty ? "1 = 1" : "id NOT IN (\(inProgress))")
         return SQLStatement(
