@@ -9,10 +9,12 @@ import HandlerKit
 ///              [--handler record|poison] [--stop]
 ///         registers one consumer per signal S0…S(N-1), printing `consumer <id> <signal> <mode>` for each,
 ///         and exits without stopping (the run dies with the process) unless --stop
-///     post --component C --signals N [--prefix S] [--from I] [--delay-ms D] [--bulk B] [--kill-at P --kill-after K]
+///     post --component C --signals N [--prefix S] [--from I] [--delay-ms D] [--bulk B] [--revisions R]
+///          [--ordering-keys K] [--kill-at P --kill-after K]
 ///         posts S(I)…S(N-1), payload item = index, delayed by D milliseconds (`notBefore`, also as the
-///         payload's `due`), B at a time in one bulk post when given; prints `posted <signal>
-///         <revision> <deliveries>` for each once it is stored
+///         payload's `due`), B at a time in one bulk post when given; with R, each signal R times in a
+///         row, payload item = the post's number (0…R-1); with K, ordering key `key<item % K>`;
+///         prints `posted <signal> <revision> <deliveries>` for each once it is stored
 ///     consume --component C [--kill-at P --kill-after K] [--stop-at P --ready FILE] [--max-attempts N] [--stop]
 ///         starts a run (taking over dead ones), prints `run <id> took over <dead runs> runs, <interrupted>
 ///         interrupted, <adopted> consumers adopted, <removed> run-tied consumers removed, <ended> ended runs`,
@@ -96,21 +98,33 @@ struct ProbeCommands {
         let prefix = try prefix
         let delay = try options.int("delay-ms", default: 0)
         let bulk = max(1, try options.int("bulk", default: 1))
+        let revisions = max(1, try options.int("revisions", default: 1))
+        let orderingKeys = try options.int("ordering-keys", default: 0)
         let (first, end) = (try options.int("from", default: 0), try options.int("signals"))
-        let indices = first < end ? Array(first..<end) : []
-        for start in stride(from: 0, to: indices.count, by: bulk) {
-            let posts = indices[start..<min(start + bulk, indices.count)].map { index in
-                var payload: SignalPayload = ["item": index]
+        // Each signal `revisions` times in a row; the payload's item is the signal's index, or, when
+        // a signal is posted more than once, the number of the post (0, 1, …), which picks its key.
+        let items = (first < end ? Array(first..<end) : []).flatMap { index in
+            (0..<revisions).map { post in (index: index, item: revisions == 1 ? index : post) }
+        }
+        for start in stride(from: 0, to: items.count, by: bulk) {
+            let posts = items[start..<min(start + bulk, items.count)].map { index, item in
+                var payload: SignalPayload = ["item": item]
                 var due: Date?
                 if delay > 0 {
                     due = Date().addingTimeInterval(Double(delay) / 1_000)
                     payload.set("due", due?.timeIntervalSince1970)
                 }
-                return SignalPost(SignalID("\(prefix)\(index)"), payload: payload, notBefore: due)
+                return SignalPost(
+                    SignalID("\(prefix)\(index)"), payload: payload, notBefore: due,
+                    orderingKey: orderingKeys > 0 ? "key\(item % orderingKeys)" : nil)
             }
             let results =
                 bulk == 1
-                ? [try await center.post(posts[0].signal, payload: posts[0].payload, notBefore: posts[0].notBefore)]
+                ? [
+                    try await center.post(
+                        posts[0].signal, payload: posts[0].payload, notBefore: posts[0].notBefore,
+                        orderingKey: posts[0].orderingKey)
+                ]
                 : try await center.post(posts)
             for result in results { say("posted \(result.signalID.rawValue) \(result.revision) \(result.deliveries)") }
         }

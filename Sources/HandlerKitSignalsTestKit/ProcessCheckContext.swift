@@ -95,6 +95,38 @@ struct ProcessCheckContext: Sendable {
         return (kills, false)
     }
 
+    /// Runs `workers` chains of consumer processes of component `app` at once, each process killed
+    /// at a random point (after a claim, inside a handler, before a completion) the 1st to
+    /// `latestKill`-th time it reaches it, until one finds nothing open; returns how many were killed.
+    func consumeWithKills(workers: Int, latestKill: Int) async throws -> Int {
+        let points = ["afterClaim", "insideHandler", "beforeCompletion"]
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var random = SeededRandom(seed: UInt64(worker) &+ 1_000)
+                    var kills = 0
+                    for _ in 0..<2_000 {
+                        let outcome = try await probe([
+                            "consume", "--component", "app",
+                            "--kill-at", points[Int.random(in: 0..<3, using: &random)],
+                            "--kill-after", "\(Int.random(in: 1...latestKill, using: &random))",
+                        ])
+                        if outcome.killed {
+                            kills += 1
+                        } else {
+                            try expectSuccess(outcome, "consumer process of worker \(worker)")
+                            if try await isSettled() { break }
+                            // What is left is another worker's, alive or not yet seen dead: look again.
+                            try await Task.sleep(for: .milliseconds(20))
+                        }
+                    }
+                    return kills
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
+
     /// Polls `condition` every 10 ms until it holds or `limit` has passed; whether it held.
     func poll(limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
@@ -154,6 +186,7 @@ package struct HandlerLog {
     package struct Entry: Hashable {
         package var isEnd: Bool
         package var key: String
+        package var item: Int
         package var pid: String
     }
 
@@ -168,7 +201,7 @@ package struct HandlerLog {
         startedAfterCompletion = lines.filter { $0[0] == "late" }.map { String($0[1]) }
         startedEarly = lines.filter { $0[0] == "early" }.map { String($0[1]) }
         entries = lines.filter { $0[0] == "start" || $0[0] == "end" }.map { fields in
-            Entry(isEnd: fields[0] == "end", key: String(fields[1]), pid: String(fields[3]))
+            Entry(isEnd: fields[0] == "end", key: String(fields[1]), item: Int(fields[2]) ?? -1, pid: String(fields[3]))
         }
     }
 
@@ -184,6 +217,33 @@ package struct HandlerLog {
             let returned = entries[(index + 1)...].contains { $0.isEnd && $0.key == entry.key && $0.pid == entry.pid }
             return returned ? nil : (entry.key, index)
         }
+    }
+
+    /// Where handlers broke the order of their ordering keys (each delivery's key given by
+    /// `orderingKey` from its payload's item): a start of an earlier item of a key after a later one
+    /// had started, or a start of a later item before the handler of the one before it had returned.
+    /// Runs of one item again (after a kill) keep the order.
+    package func orderViolations(orderingKey: (Int) -> String) -> [String] {
+        var started: [String: Int] = [:]
+        var returned: Set<Int> = []
+        var violations: [String] = []
+        for entry in entries {
+            if entry.isEnd {
+                returned.insert(entry.item)
+                continue
+            }
+            let key = orderingKey(entry.item)
+            if let previous = started[key] {
+                if entry.item < previous {
+                    violations.append("\(entry.key) (item \(entry.item)) started after item \(previous) of \(key) had")
+                } else if entry.item > previous && !returned.contains(previous) {
+                    violations.append(
+                        "\(entry.key) (item \(entry.item)) started before item \(previous) of \(key) had returned")
+                }
+            }
+            started[key] = max(started[key] ?? entry.item, entry.item)
+        }
+        return violations
     }
 
     /// Whether the handler of `key` returned after the line at `index`.

@@ -93,32 +93,7 @@ extension ProcessChecks {
         let every = try await c.register(30, prefix: "c", mode: "every", lifetime: lifetime)
         for _ in 0..<2 { _ = try await c.post(30, prefix: "c") }
         let expected = Set(once.map { "\($0)/1" } + every.flatMap { ["\($0)/1", "\($0)/2"] })
-        let points = ["afterClaim", "insideHandler", "beforeCompletion"]
-        let kills = try await withThrowingTaskGroup(of: Int.self) { group in
-            for worker in 0..<3 {
-                group.addTask {
-                    var random = SeededRandom(seed: UInt64(worker) &+ 1_000)
-                    var kills = 0
-                    for _ in 0..<2_000 {
-                        let outcome = try await c.probe([
-                            "consume", "--component", "app",
-                            "--kill-at", points[Int.random(in: 0..<3, using: &random)],
-                            "--kill-after", "\(Int.random(in: 1...latestKill, using: &random))",
-                        ])
-                        if outcome.killed {
-                            kills += 1
-                        } else {
-                            try c.expectSuccess(outcome, "consumer process of worker \(worker)")
-                            if try await c.isSettled() { break }
-                            // What is left is another worker's, alive or not yet seen dead: look again.
-                            try await Task.sleep(for: .milliseconds(20))
-                        }
-                    }
-                    return kills
-                }
-            }
-            return try await group.reduce(0, +)
-        }
+        let kills = try await c.consumeWithKills(workers: 3, latestKill: latestKill)
         try c.expect(kills >= 30, "expected at least 30 consumer processes killed, found \(kills)")
         let left = try await c.store.statistics()
         try c.expect(

@@ -95,7 +95,8 @@ public enum SignalStoreProbe {
 struct ProbeOptions: ProbeOptionValues {
     static let names: Set<String> = [
         "component", "log", "signals", "prefix", "mode", "lifetime", "handler", "from", "kill-at", "kill-after",
-        "stop-at", "ready", "max-attempts", "consumers", "posts", "delay-ms", "bulk",
+        "stop-at", "ready", "max-attempts", "consumers", "posts", "delay-ms", "bulk", "revisions",
+        "ordering-keys",
     ]
 
     var values: [String: String] = [:]

@@ -89,9 +89,10 @@ public enum SignalStoreProcessChecks {
     /// Every check: processes of two components exchange signals; a durable consumer is delivered in
     /// the next process of its component, run-tied ones are removed; consumers killed at each point
     /// (after a claim, inside a handler, before a completion) lose nothing and complete nothing twice,
-    /// alone and three at once; killed posts leave nothing; a poison delivery is dead after its attempts.
+    /// alone and three at once; killed posts leave nothing; a poison delivery is dead after its attempts;
+    /// worker processes killed at random points keep the order of each ordering key.
     public static let checks: [Check] =
         ProcessChecks.delivery + ["afterClaim", "insideHandler", "beforeCompletion"].map(ProcessChecks.killedConsumers)
-        + ProcessChecks.kills
+        + ProcessChecks.kills + ProcessChecks.order
 }
 #endif
