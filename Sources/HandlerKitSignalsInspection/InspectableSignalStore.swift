@@ -98,6 +98,8 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var handlerID: String?
     public var consumerID: ConsumerID?
     public var key: DeliveryKey?
+    /// Only those posted with this ordering key (stores of an older schema have none).
+    public var orderingKey: String?
     /// Only deliveries made before this time.
     public var madeBefore: Date?
     /// At most this many (`nil`: all).
@@ -107,8 +109,8 @@ public struct DeliveryFilter: Sendable, Hashable {
 
     public init(
         states: Set<State>? = nil, component: String? = nil, signalID: String? = nil, handlerID: String? = nil,
-        consumerID: ConsumerID? = nil, key: DeliveryKey? = nil, madeBefore: Date? = nil, limit: Int? = nil,
-        includesBodies: Bool = false
+        consumerID: ConsumerID? = nil, key: DeliveryKey? = nil, orderingKey: String? = nil, madeBefore: Date? = nil,
+        limit: Int? = nil, includesBodies: Bool = false
     ) {
         self.states = states
         self.component = component
@@ -116,6 +118,7 @@ public struct DeliveryFilter: Sendable, Hashable {
         self.handlerID = handlerID
         self.consumerID = consumerID
         self.key = key
+        self.orderingKey = orderingKey
         self.madeBefore = madeBefore
         self.limit = limit
         self.includesBodies = includesBodies
@@ -138,6 +141,7 @@ public struct DeliveryFilter: Sendable, Hashable {
             && (signalID.map { $0 == delivery.signalID } ?? true)
             && (handlerID.map { $0 == delivery.handlerID } ?? true)
             && (consumerID.map { $0 == delivery.consumerID } ?? true) && (key.map { $0 == delivery.key } ?? true)
+            && (orderingKey.map { $0 == delivery.orderingKey } ?? true)
             && (madeBefore.map { delivery.madeAt < $0 } ?? true)
     }
 }
@@ -173,6 +177,9 @@ public struct DeliveryRecord: Sendable, Hashable {
     public var lastError: String?
     /// When it was made (by a post, or by a consumer registering for a kept signal).
     public var madeAt: Date
+    /// The ordering key it was posted with: its consumer runs it only after every earlier delivery
+    /// with the same key is gone (completed, or discarded).
+    public var orderingKey: String?
     /// The handler's JSON document and the payload's JSON object, when asked for
     /// (``DeliveryFilter/includesBodies``).
     public var handler: [UInt8]?
@@ -184,7 +191,7 @@ public struct DeliveryRecord: Sendable, Hashable {
         signalID: String, revision: Int, state: DeliveryState, ownerRun: String, claimedBy: String?, claimedAt: Date?,
         attempts: Int,
         started: Bool, previousAttemptCrashed: Bool, dueAt: Date, lastError: String?, madeAt: Date,
-        handler: [UInt8]? = nil, payload: [UInt8]? = nil
+        orderingKey: String? = nil, handler: [UInt8]? = nil, payload: [UInt8]? = nil
     ) {
         self.key = key
         self.consumerID = consumerID
@@ -203,6 +210,7 @@ public struct DeliveryRecord: Sendable, Hashable {
         self.dueAt = dueAt
         self.lastError = lastError
         self.madeAt = madeAt
+        self.orderingKey = orderingKey
         self.handler = handler
         self.payload = payload
     }

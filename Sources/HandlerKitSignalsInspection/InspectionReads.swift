@@ -23,6 +23,7 @@ package enum InspectionReads {
         if let handler = filter.handlerID { add("d.handler_id", .init(handler)) }
         if let consumer = filter.consumerID { add("d.consumer_id", .init(consumer.rawValue)) }
         if let key = filter.key { add("d.delivery_key", .init(key.rawValue)) }
+        if let orderingKey = filter.orderingKey { add("d.order_key", .init(orderingKey)) }
         if let before = filter.madeBefore {
             arguments.append(.init(before.timeIntervalSince1970))
             conditions.append("d.created_at < $\(arguments.count)")
@@ -54,7 +55,8 @@ package enum InspectionReads {
                     claimedAt: row.state == .claimed ? row.claimedAt : nil,
                     attempts: row.attempt, started: row.started,
                     previousAttemptCrashed: row.crashed, dueAt: row.notBefore, lastError: row.lastError,
-                    madeAt: row.madeAt, handler: bodies ? row.handler : nil, payload: bodies ? row.payload : nil)
+                    madeAt: row.madeAt, orderingKey: row.orderKey, handler: bodies ? row.handler : nil,
+                    payload: bodies ? row.payload : nil)
             }
             .filter { filter.matches($0) }
             return Array(all.prefix(max(0, filter.limit ?? Int.max)))
@@ -91,8 +93,23 @@ package enum InspectionReads {
             attempts: try value("attempt"), started: row.optional("started") ?? false,
             previousAttemptCrashed: row.optional("crashed") ?? false,
             dueAt: Date(timeIntervalSince1970: try value("not_before")), lastError: row.optional("last_error"),
-            madeAt: Date(timeIntervalSince1970: try value("created_at")),
+            madeAt: Date(timeIntervalSince1970: try value("created_at")), orderingKey: row.optional("order_key"),
             handler: bodies ? row.optional("body_handler") : nil, payload: bodies ? row.optional("body_payload") : nil)
+    }
+
+    /// How many deliveries consumer `consumer` has with ordering key `key`, in any state.
+    package static func deliveries(of consumer: ConsumerID, orderingKey key: String) -> StoreRead<Int> {
+        let sql = SQLRead(
+            "counting the deliveries of an ordering key",
+            SQLStatement(
+                "SELECT count(*) AS count FROM deliveries WHERE consumer_id = $1 AND order_key = $2",
+                [.init(consumer.rawValue), .init(key)])
+        ) { (rows: [SQLRow]) throws(SignalError) -> Int in
+            try rows.first?.value("count", table: "deliveries", key: consumer.rawValue) ?? 0
+        }
+        return StoreRead(sql) { tables in
+            tables.deliveries.values.filter { $0.consumerID == consumer && $0.orderKey == key }.count
+        }
     }
 
     /// The deliveries counted by component and by the state `DeliveryFilter` shows (retrying apart

@@ -13,6 +13,10 @@ extension ConformanceChecks {
         .init(
             name: "an operator requeues dead deliveries, discards a delivery or a consumer, and purges completions",
             body: inspectionActions),
+        .init(
+            name:
+                "an operator sees the ordering keys held back by a dead or retrying first delivery, and releases one",
+            body: blockedOrderingKeys),
     ]
 
     /// The store under test as an inspectable one, or a failure saying it is not.
@@ -234,5 +238,45 @@ extension ConformanceChecks {
         try await app.stop()
         try c.expectEqual(try await store.statistics().completions, 0, "completions left")
         try c.expectEqual(try await inspector.status().deadDeliveries, 0, "dead deliveries left")
+    }
+
+    static func blockedOrderingKeys(_ c: ConformanceContext) async throws {
+        let inspector = SignalStoreInspector(store: try inspectable(c))
+        // Dead at the first failure: the heads of keys k and m, and a delivery without a key.
+        let dying = try await failing(c, "dies", retries: false)
+        _ = try await dying.register(
+            try c.handler("Sink.fail"), for: "bad", lifetime: .queue, delivery: .everyRevision)
+        for key in ["k", "k", "k", "m", nil] { _ = try await dying.post("bad", orderingKey: key) }
+        // Retried after an hour: the head of key r.
+        let retrying = try await failing(c, "retries", retries: true)
+        _ = try await retrying.register(
+            try c.handler("Sink.fail"), for: "flaky", lifetime: .queue, delivery: .everyRevision)
+        for _ in 1...2 { _ = try await retrying.post("flaky", orderingKey: "r") }
+        _ = try await dying.deliverDue()
+        _ = try await retrying.deliverDue()
+
+        let blocked = try await inspector.blockedOrderingKeys()
+        try c.expectEqual(
+            blocked.map { "\($0.orderingKey) \($0.head.revision) \($0.head.filterState.rawValue) \($0.waiting)" },
+            ["k 1 dead 2", "m 4 dead 0", "r 1 retrying 1"], "blocked keys (key, head's revision, state, waiting)")
+        try c.expectEqual(blocked.map(\.needsOperator), [true, true, false], "which need an operator")
+        try c.expectEqual(
+            try await inspector.blockedOrderingKeys(component: "retries").map(\.orderingKey), ["r"],
+            "blocked keys of component retries")
+        let keyed = try await inspector.deliveries(matching: DeliveryFilter(orderingKey: "k"))
+        try c.expectEqual(keyed.map(\.revision), [1, 2, 3], "the revisions of key k")
+        try c.expectEqual(Set(keyed.map(\.orderingKey)), ["k"], "their ordering key")
+        let unkeyed = try await inspector.deliveries(matching: DeliveryFilter(states: [.dead], signalID: "bad"))
+        try c.expectEqual(unkeyed.map(\.orderingKey), ["k", "m", nil], "the ordering keys of the dead deliveries")
+
+        // Requeued, the head of k is pending again and runs first: k is no longer blocked.
+        let head = try c.require(blocked.first, "the head of k")
+        try c.expectEqual(
+            try await inspector.requeue(matching: DeliveryFilter(orderingKey: "k")).map(\.key), [head.head.key],
+            "requeued by ordering key (its dead delivery only)")
+        try c.expectEqual(
+            try await inspector.blockedOrderingKeys().map(\.orderingKey), ["m", "r"], "blocked keys after the requeue")
+        try await retrying.stop()
+        try await dying.stop()
     }
 }

@@ -60,7 +60,18 @@ extension Dashboard {
             ("due", "\(HTML.ago(delivery.dueAt, now: now)) (\(HTML.time(delivery.dueAt)))"),
             ("made", "\(HTML.ago(delivery.madeAt, now: now)) (\(HTML.time(delivery.madeAt)))"),
         ]
-        return rows.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined()
+        var orderingKey: [(String, String)] = []
+        if let key = delivery.orderingKey {
+            let link = HTML.link(
+                "/deliveries", [("consumer", delivery.consumerID.rawValue), ("ordering-key", key)], key, class: "mono")
+            orderingKey = [
+                (
+                    "ordering key",
+                    "<span id=\"ordering-key\">\(link)</span> (its deliveries run one at a time, in order)"
+                )
+            ]
+        }
+        return (rows + orderingKey).map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined()
     }
 }
 #endif

@@ -5,10 +5,12 @@ import HandlerKitSignalsInspection
 import SignalStoreOpening
 
 /// The filters of the deliveries pages, from the query string: `state` (may repeat), `component`,
-/// `signal`, `handler`, `consumer`, `older-than` (`90s`, `15m`, `2h`, `3d`) and `limit`.
+/// `signal`, `handler`, `consumer`, `ordering-key`, `older-than` (`90s`, `15m`, `2h`, `3d`) and `limit`.
 struct DeliveryQuery: Sendable {
     /// The parameters the deliveries pages take.
-    static let names: Set<String> = ["state", "component", "signal", "handler", "consumer", "older-than", "limit"]
+    static let names: Set<String> = [
+        "state", "component", "signal", "handler", "consumer", "ordering-key", "older-than", "limit",
+    ]
     /// How many deliveries a page shows unless `limit` says otherwise, and at most.
     static let defaultLimit = 100
     static let maximumLimit = 1_000
@@ -18,6 +20,7 @@ struct DeliveryQuery: Sendable {
     var signal: String?
     var handler: String?
     var consumer: String?
+    var orderingKey: String?
     var olderThan: String?
     var age: Age?
     var limit = Self.defaultLimit
@@ -37,6 +40,7 @@ struct DeliveryQuery: Sendable {
         signal = parameters["signal"]
         handler = parameters["handler"]
         consumer = parameters["consumer"]
+        orderingKey = parameters["ordering-key"]
         if let text = parameters["older-than"] {
             guard let age = Age(text) else {
                 throw InputError("older-than '\(text)' is not an age such as 90s, 15m, 2h or 3d")
@@ -56,7 +60,8 @@ struct DeliveryQuery: Sendable {
     func filter(now: Date, limit: Int?) -> DeliveryFilter {
         DeliveryFilter(
             states: states, component: component, signalID: signal, handlerID: handler,
-            consumerID: consumer.map(ConsumerID.init), madeBefore: age.map { now.addingTimeInterval(-$0.seconds) },
+            consumerID: consumer.map(ConsumerID.init), orderingKey: orderingKey,
+            madeBefore: age.map { now.addingTimeInterval(-$0.seconds) },
             limit: limit)
     }
 
@@ -69,7 +74,7 @@ struct DeliveryQuery: Sendable {
         }
         for (name, value) in [
             ("component", component), ("signal", signal), ("handler", handler), ("consumer", consumer),
-            ("older-than", olderThan),
+            ("ordering-key", orderingKey), ("older-than", olderThan),
         ] {
             if let value { items.append((name, value)) }
         }

@@ -12,6 +12,7 @@ extension Dashboard {
     /// posts and completions per minute over the last hour.
     func overview(_ parameters: Parameters, now: Date) async throws -> Page {
         let status = try await reader.status(now: now)
+        let blocked = try await reader.blockedOrderingKeys()
         let states: [(DeliveryFilter.State, String)] = [
             (.pending, "pending"), (.retrying, "waiting for retry"), (.claimed, "claimed"), (.dead, "dead"),
         ]
@@ -20,6 +21,7 @@ extension Dashboard {
         let claimed = status.counts.filter { $0.state == .claimed }.reduce(0) { $0 + $1.count }
         for (label, value, id, link) in [
             ("dead letters", "\(status.deadDeliveries)", "dead-letters", "/dead"),
+            ("blocked ordering keys", "\(blocked.count)", "blocked-keys", blocked.isEmpty ? nil : "#blocked"),
             ("waiting", "\(waiting)", "waiting", "/deliveries?state=pending&state=retrying"),
             ("claimed", "\(claimed)", "claimed", "/deliveries?state=claimed"),
             ("consumers", "\(status.consumers)", "consumers", "/consumers"),
@@ -59,6 +61,8 @@ extension Dashboard {
                 + "process of \(HTML.escape(component)) starts.</p>"
         }
 
+        if !blocked.isEmpty { body += Self.blockedKeys(blocked, now: now) }
+
         body += "<h2>Runs</h2>"
         if status.runs.isEmpty {
             body += "<p id=\"runs\">No run is recorded.</p>"
@@ -94,6 +98,30 @@ extension Dashboard {
             body += "<p class=\"mono\" style=\"max-width:60em\">\(HTML.escape(ThroughputChart.definition))</p>"
         }
         return Page(title: "Overview", section: .overview, body: HTML(body))
+    }
+
+    /// The ordering keys whose first delivery is dead or waiting for its retry, and how to release them.
+    static func blockedKeys(_ blocked: [BlockedOrderingKey], now: Date) -> String {
+        var body = "<h2>Blocked ordering keys</h2>"
+        body +=
+            "<p>The deliveries of an ordering key run one at a time, in order: these wait behind their key's first "
+            + "delivery. Requeue a dead one to run it again first, or discard it to let the next one run.</p>"
+        body += "<table id=\"blocked\"><tr><th>ordering key</th><th>component</th><th>first delivery</th>"
+        body += "<th>state</th><th>waiting</th></tr>"
+        for key in blocked {
+            let head = key.head
+            let waiting = HTML.link(
+                "/deliveries", [("consumer", head.consumerID.rawValue), ("ordering-key", key.orderingKey)],
+                "\(key.waiting)")
+            let state =
+                key.needsOperator
+                ? "<span class=\"dead\">dead</span>" : "retry \(HTML.ago(head.dueAt, now: now))"
+            body +=
+                "<tr><td class=\"mono\">\(HTML.escape(key.orderingKey))</td><td>\(HTML.escape(head.component))</td>"
+                + "<td>\(HTML.link("/delivery", [("key", head.key.rawValue)], head.key.rawValue, class: "mono"))</td>"
+                + "<td>\(state)</td><td class=\"n\">\(waiting)</td></tr>"
+        }
+        return body + "</table>"
     }
 }
 #endif

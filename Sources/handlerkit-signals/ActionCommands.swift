@@ -54,7 +54,7 @@ struct RequeueCommand: AsyncParsableCommand {
     func validate() throws {
         let filtered =
             filter.component != nil || filter.signal != nil || filter.handler != nil || filter.consumer != nil
-            || filter.olderThan != nil
+            || filter.olderThan != nil || filter.orderingKey != nil
         guard key != nil || filtered || all else {
             throw ValidationError("say which dead deliveries to requeue: a KEY, filters (e.g. --component), or --all")
         }

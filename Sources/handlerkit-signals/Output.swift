@@ -196,8 +196,9 @@ struct StatusJSON: Encodable {
     var keptSignals: Int
     var completions: Int
     var componentsWithoutLiveRun: [String]
+    var blockedOrderingKeys: Int
 
-    init(_ status: SignalStoreInspector.Status) {
+    init(_ status: SignalStoreInspector.Status, blockedOrderingKeys: Int) {
         store = status.location
         runs = status.runs.map(RunJSON.init)
         counts = status.counts.map(CountJSON.init)
@@ -207,6 +208,7 @@ struct StatusJSON: Encodable {
         keptSignals = status.keptSignals
         completions = status.completions
         componentsWithoutLiveRun = status.componentsWithoutLiveRun
+        self.blockedOrderingKeys = blockedOrderingKeys
     }
 }
 
@@ -232,6 +234,20 @@ struct ConsumerJSON: Encodable {
     }
 }
 
+struct BlockedKeyJSON: Encodable {
+    var orderingKey: String
+    var waiting: Int
+    var needsOperator: Bool
+    var head: DeliveryJSON
+
+    init(_ key: BlockedOrderingKey) {
+        orderingKey = key.orderingKey
+        waiting = key.waiting
+        needsOperator = key.needsOperator
+        head = DeliveryJSON(key.head)
+    }
+}
+
 struct DeliveryJSON: Encodable {
     var key: String
     var state: String
@@ -250,6 +266,7 @@ struct DeliveryJSON: Encodable {
     var dueAt: Date
     var lastError: String?
     var madeAt: Date
+    var orderingKey: String?
     var handler: JSONValue?
     var payload: JSONValue?
 
@@ -271,6 +288,7 @@ struct DeliveryJSON: Encodable {
         dueAt = delivery.dueAt
         lastError = delivery.lastError
         madeAt = delivery.madeAt
+        orderingKey = delivery.orderingKey
         handler = Output.document(delivery.handler)
         payload = Output.document(delivery.payload)
     }

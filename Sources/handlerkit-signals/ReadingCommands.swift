@@ -12,8 +12,10 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let status = try await store.openForReading().status()
-        if store.json { return try Output.json(StatusJSON(status)) }
+        let inspector = try store.openForReading()
+        let status = try await inspector.status()
+        let blocked = try await inspector.blockedOrderingKeys()
+        if store.json { return try Output.json(StatusJSON(status, blockedOrderingKeys: blocked.count)) }
         let now = Date()
         print("store  \(Output.cut(status.location, Output.width - 7))")
         print("")
@@ -44,6 +46,7 @@ struct StatusCommand: AsyncParsableCommand {
         print("")
         print("oldest waiting  " + (status.oldestWaiting.map { "made \(Output.age($0, now: now))" } ?? "none"))
         print("dead letters    \(status.deadDeliveries)")
+        print("blocked keys    \(blocked.count)\(blocked.isEmpty ? "" : " (see `blocked-keys`)")")
         print("consumers       \(status.consumers)")
         print("kept signals    \(status.keptSignals)")
         print("completions     \(status.completions) in the history")
@@ -135,6 +138,39 @@ struct ShowCommand: AsyncParsableCommand {
     }
 }
 
+/// `blocked-keys`: the ordering keys whose first delivery is dead or waiting for a retry.
+struct BlockedKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "blocked-keys",
+        abstract: "Ordering keys held back by their first delivery: dead, or waiting for its retry.",
+        discussion: """
+            The deliveries of an ordering key run one at a time, in the order posted: while the first is \
+            dead, the others wait. Requeue it (it runs again, first) or discard it (the next one runs).
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: "Only those of this component.") var component: String?
+
+    func run() async throws {
+        let blocked = try await store.openForReading().blockedOrderingKeys(component: component)
+        if store.json { return try Output.json(blocked.map(BlockedKeyJSON.init)) }
+        print("blocked ordering keys (\(blocked.count))")
+        for key in blocked {
+            print(
+                Output.wrap(
+                    "'\(Output.cut(key.orderingKey, 60))' \(key.waiting) waiting · \(key.head.component)", indent: 4,
+                    first: 2))
+            print(DeliveryText.summary(key.head).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            if key.needsOperator {
+                print(
+                    Output.wrap(
+                        "release it: `requeue \(key.head.key)` runs it again first; `discard \(key.head.key)` "
+                            + "lets the next one run", indent: 6))
+            }
+        }
+    }
+}
+
 /// `completions`: the history of completions.
 struct CompletionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -172,6 +208,7 @@ enum DeliveryText {
             delivery.component, "signal '\(delivery.signalID)'", "handler \(delivery.handlerID)",
             "made \(Output.age(delivery.madeAt))",
         ]
+        if let key = delivery.orderingKey { facts.append("ordering key '\(key)'") }
         switch state {
         case .pending: facts.append("due \(Output.age(delivery.dueAt))")
         case .retrying:

@@ -12,13 +12,14 @@ struct SignalsTool: AsyncParsableCommand {
         abstract: "Look inside a HandlerKit signal store, and requeue or discard what is stuck.",
         discussion: """
             STORE is the path of an SQLite store's database file, or a postgres:// URL (with ?schema=NAME). \
-            status, consumers, deliveries, show and completions only read: the store is opened read-only. \
+            status, consumers, deliveries, show, blocked-keys and completions only read: the store is opened read-only. \
             requeue, discard and purge-completions change it: each says what it will change and asks for \
             confirmation on a terminal (--yes skips the question; without a terminal it is required).
             """,
         subcommands: [
             StatusCommand.self, ConsumersCommand.self, DeliveriesCommand.self, ShowCommand.self,
-            CompletionsCommand.self, RequeueCommand.self, DiscardCommand.self, PurgeCompletionsCommand.self,
+            BlockedKeysCommand.self, CompletionsCommand.self, RequeueCommand.self, DiscardCommand.self,
+            PurgeCompletionsCommand.self,
         ])
 }
 #else

@@ -64,6 +64,9 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "Only those of this consumer id.")
     var consumer: String?
 
+    @Option(help: "Only those posted with this ordering key.")
+    var orderingKey: String?
+
     @Option(
         help: ArgumentHelp(
             "Only those made longer ago than this: 90s, 15m, 2h or 3d.", valueName: "age"))
@@ -72,7 +75,7 @@ struct FilterOptions: ParsableArguments {
     func deliveries(states: Set<DeliveryFilter.State>?, limit: Int? = nil, now: Date) -> DeliveryFilter {
         DeliveryFilter(
             states: states, component: component, signalID: signal, handlerID: handler,
-            consumerID: consumer.map(ConsumerID.init),
+            consumerID: consumer.map(ConsumerID.init), orderingKey: orderingKey,
             madeBefore: olderThan.map { now.addingTimeInterval(-$0.seconds) },
             limit: limit)
     }

@@ -110,14 +110,52 @@ struct CommandLineTests {
     @Test func anOlderStoreIsReadAsItIsAndNotMigrated() async throws {
         _ = try await makeStore()
         try await DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "ALTER TABLE deliveries DROP COLUMN claimed_at; PRAGMA user_version = 3")
+            try db.execute(
+                sql: """
+                    ALTER TABLE deliveries DROP COLUMN claimed_at; DROP INDEX deliveries_by_order_key;
+                    ALTER TABLE deliveries DROP COLUMN order_key; PRAGMA user_version = 3
+                    """)
         }
         let listed = try await tool("deliveries", path, "--json")
         #expect(listed.status == 0, "\(listed.errors)")
         #expect((try json(listed) as? [[String: Any]])?.count == 3)
+        let status = try await tool("status", path)
+        #expect(status.status == 0, "\(status.errors)")
+        #expect(status.output.contains("blocked keys    0"), "\(status.output)")
         let version = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version")
         }
         #expect(version == 3, "the tool migrated nothing")
+    }
+
+    @Test func showsOrderingKeysAndTheKeysTheirFirstDeliveryBlocks() async throws {
+        let sending = try await makeBlockedKeyStore(at: path)
+        let status = try await tool("status", path)
+        #expect(status.output.contains("blocked keys    2 (see `blocked-keys`)"), "\(status.output)")
+        #expect(
+            (try json(try await tool("status", path, "--json")) as? [String: Any])?["blockedOrderingKeys"] as? Int == 2)
+
+        let text = try await tool("blocked-keys", path)
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.contains("blocked ordering keys (2)"), "\(text.output)")
+        #expect(text.output.contains("'conversation-1' 2 waiting · chat"), "\(text.output)")
+        #expect(text.output.contains("release it: `requeue \(sending.rawValue)/1`"), "\(text.output)")
+        #expect(text.output.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(text.output)")
+        let blocked = try #require(try json(try await tool("blocked-keys", path, "--json")) as? [[String: Any]])
+        #expect(
+            blocked.map { "\($0["orderingKey"] ?? "") \($0["waiting"] ?? "")" } == [
+                "conversation-1 2", "conversation-2 0",
+            ])
+        #expect((blocked.first?["head"] as? [String: Any])?["key"] as? String == "\(sending.rawValue)/1")
+
+        let keyed = try await tool("deliveries", path, "--ordering-key", "conversation-1")
+        #expect(keyed.output.contains("deliveries (3)"), "\(keyed.output)")
+        let unwrapped = keyed.output.replacingOccurrences(of: "\n    ", with: " ")
+        #expect(unwrapped.components(separatedBy: "ordering key 'conversation-1'").count == 4, "\(keyed.output)")
+        let requeued = try await tool("requeue", path, "--ordering-key", "conversation-1", "--yes")
+        #expect(requeued.status == 0, "\(requeued.errors)")
+        #expect(requeued.output.contains("requeued 1 delivery"), "\(requeued.output)")
+        let after = try #require(try json(try await tool("blocked-keys", path, "--json")) as? [[String: Any]])
+        #expect(after.map { $0["orderingKey"] as? String } == ["conversation-2"])
     }
 
     @Test func listsDeliveriesConsumersAndCompletions() async throws {

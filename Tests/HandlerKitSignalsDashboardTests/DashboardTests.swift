@@ -283,6 +283,27 @@ struct DashboardTests {
         #expect(after.text.contains("data-count=\"app/dead\">0<"), "none after: \(after.text)")
     }
 
+    @Test func theOverviewShowsTheOrderingKeysThatAreBlocked() async throws {
+        let sending = try await makeBlockedKeyStore(at: path)
+        let server = try await DashboardServer.start(store: path, folder: folder.path)
+        let overview = try await request(server.base + "/")
+        let head = try await request(server.base + "/delivery?key=" + Self.encoded("\(sending.rawValue)/1"))
+        let keyed = try await request(
+            server.base + "/deliveries?consumer=\(sending.rawValue)&ordering-key=conversation-1")
+        await server.stop()
+        #expect(overview.text.contains("<b id=\"blocked-keys\"><a href=\"#blocked\">2</a></b>"), "\(overview.text)")
+        let table = try #require(
+            overview.text.range(of: "<table id=\"blocked\">").map { overview.text[$0.lowerBound...] })
+        #expect(table.contains("<td class=\"mono\">conversation-1</td><td>chat</td>"), "\(table)")
+        #expect(table.contains("ordering-key=conversation-1\">2</a>"), "two wait behind conversation-1: \(table)")
+        #expect(head.text.contains("<span id=\"ordering-key\">"), "\(head.text)")
+        #expect(head.text.contains(">conversation-1</a>"), "\(head.text)")
+        #expect(keyed.status == 200)
+        #expect(
+            keyed.text.components(separatedBy: "/delivery?key=").count - 1 == 3,
+            "three deliveries of the key: \(keyed.text)")
+    }
+
     /// The status and text of a request made without a browser (a POST of `form` when given).
     func request(
         _ url: String, form: String? = nil, method: String? = nil, headers: [String: String] = [:]

@@ -29,3 +29,21 @@ package func makeOperatorsStore(
     try await center.stop()
     return (failing, receiving)
 }
+
+/// A store at `path` whose ordering key `conversation-1` is blocked: of three deliveries posted with
+/// it (to a consumer whose handler throws), the first is dead and two wait behind it; a delivery of
+/// key `conversation-2` is dead too, with none behind it.
+package func makeBlockedKeyStore(at path: String) async throws -> ConsumerID {
+    let store = try SQLiteSignalStore(path: path)
+    let center = try await SignalCenter.start(
+        component: "chat", store: store, registry: try makeRegistry(Recorder()),
+        options: .init(retry: RetryPolicy(maximumAttempts: 1), deliversAutomatically: false))
+    let sending = try await center.register(
+        try Handler(id: "Sink.fail", registry: center.registry), for: "chat.send", delivery: .everyRevision)
+    for key in ["conversation-1", "conversation-1", "conversation-2", "conversation-1"] {
+        _ = try await center.post("chat.send", orderingKey: key)
+    }
+    _ = try await center.deliverDue()
+    try await center.stop()
+    return sending
+}
