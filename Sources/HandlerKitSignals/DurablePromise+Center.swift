@@ -4,7 +4,7 @@ import HandlerKit
 /// Making, settling and awaiting durable promises (see <doc:DurablePromises>).
 extension SignalCenter {
     /// The longest promise id, in UTF-8 bytes.
-    public static let maximumPromiseIDLength = 256
+    package static let maximumPromiseIDLength = 256
 
     /// Makes a pending promise of a `Value`, stored with `id`.
     ///

@@ -24,10 +24,7 @@ extension Posting {
                 previousRevision: target.previousRevision, consumers: target.consumers.map(\.consumer))
             for (index, serves) in decision.deliveries {
                 let consumer = target.consumers[index]
-                made.append(
-                    NewDelivery(
-                        consumer: consumer.id, revision: decision.revision, payload: posting.payload,
-                        due: posting.due(now: now), orderKey: posting.orderKey))
+                made.append(posting.delivery(for: consumer.id, revision: decision.revision, now: now))
                 if serves {
                     target.consumers[index].consumer.served = true
                     served.append(consumer.id)
@@ -45,7 +42,20 @@ extension Posting {
             }
             results.append(posting.result(revision: decision.revision, deliveries: decision.deliveries.count))
         }
-        let deliveries: [StoreStep] = made.isEmpty ? [] : [.insertDeliveries(made, now: now)]
+        // In the order of the list: a debounced delivery finds the one it collapses into on its
+        // own, the deliveries between them are made together.
+        var deliveries: [StoreStep] = []
+        var plain: [NewDelivery] = []
+        for delivery in made {
+            if delivery.debounce == nil {
+                plain.append(delivery)
+                continue
+            }
+            if !plain.isEmpty { deliveries.append(.insertDeliveries(plain, now: now)) }
+            plain = []
+            deliveries.append(.debounceDelivery(delivery, now: now))
+        }
+        if !plain.isEmpty { deliveries.append(.insertDeliveries(plain, now: now)) }
         return (deliveries + served.map { .markServed(consumer: $0) } + records, results, wakeUp)
     }
 }

@@ -17,19 +17,48 @@ package struct Posting: Sendable {
     /// The ordering key of the post's deliveries: a consumer runs its deliveries of one key one at a
     /// time, in the order posted (`StoreReads.orderCondition`); `nil` for none.
     package var orderKey: String?
+    /// How the post's deliveries are debounced (``Debounce``), or `nil` for not at all.
+    package var debounce: Debouncing?
+
+    /// A debounce as a post keeps it: its key, its window and its maximum delay in seconds.
+    package struct Debouncing: Sendable, Hashable {
+        package var key: String
+        package var window: Double
+        package var maximumDelay: Double?
+
+        package init(key: String, window: Double, maximumDelay: Double?) {
+            self.key = key
+            self.window = window
+            self.maximumDelay = maximumDelay
+        }
+    }
 
     package init(
-        signalID: String, payload: [UInt8], keepUntil: Date?, notBefore: Date? = nil, orderKey: String? = nil
+        signalID: String, payload: [UInt8], keepUntil: Date?, notBefore: Date? = nil, orderKey: String? = nil,
+        debounce: Debouncing? = nil
     ) {
         self.signalID = signalID
         self.payload = payload
         self.orderKey = orderKey
+        self.debounce = debounce
         self.keepUntil = keepUntil?.timeIntervalSince1970
         self.notBefore = notBefore?.timeIntervalSince1970
     }
 
-    /// When the post's deliveries made at `now` are due: `now`, or its `notBefore` when later.
-    package func due(now: Double) -> Double { max(now, notBefore ?? now) }
+    /// When the post's deliveries made at `now` are due: `now`, or its `notBefore` when later; a
+    /// debounce's window after that.
+    package func due(now: Double) -> Double { max(now, notBefore ?? now) + (debounce?.window ?? 0) }
+
+    /// Whether a store's one-statement post (a shortcut of the post program) may make it: one whose
+    /// deliveries are debounced takes the program's steps.
+    package var fitsOneStatement: Bool { debounce == nil }
+
+    /// The delivery for consumer `consumer` of revision `revision`, made at `now`.
+    func delivery(for consumer: String, revision: Int, now: Double) -> NewDelivery {
+        NewDelivery(
+            consumer: consumer, revision: revision, payload: payload, due: due(now: now), orderKey: orderKey,
+            debounce: debounce)
+    }
 
     /// One consumer of the signal as the store read it: its stored mode, and whether it was served
     /// (a once consumer that received a revision).
@@ -118,10 +147,13 @@ package struct Posting: Sendable {
         var runs: Set<String> = []
         for (index, serves) in decision.deliveries {
             let target = targets.consumers[index]
+            let delivery = delivery(for: target.id, revision: decision.revision, now: now)
             steps.append(
-                .insertDelivery(
-                    consumer: target.id, revision: decision.revision, payload: payload, now: now, due: due(now: now),
-                    orderKey: orderKey))
+                debounce == nil
+                    ? .insertDelivery(
+                        consumer: target.id, revision: decision.revision, payload: payload, now: now,
+                        due: delivery.due, orderKey: orderKey)
+                    : .debounceDelivery(delivery, now: now))
             if serves { steps.append(.markServed(consumer: target.id)) }
             runs.insert(target.runID)
         }

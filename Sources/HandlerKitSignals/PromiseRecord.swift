@@ -78,7 +78,7 @@ public struct PromiseRecord: Sendable, Hashable {
     }
 
     /// Whether it is settled.
-    public var isSettled: Bool { settlement != nil }
+    package var isSettled: Bool { settlement != nil }
 
     /// Until when it is kept, once settled.
     public var keptUntil: Date? { settlement.map { $0.settledAt.addingTimeInterval(retention) } }

@@ -20,6 +20,11 @@ extension SignalCenter {
     /// in the order posted, across all processes of the consumer's component, while deliveries of
     /// other keys and without a key overtake them (see <doc:WorkQueues#Ordering-keys>).
     ///
+    /// With a `debounce`, posts with the same debounce key collapse: the post's delivery to a consumer
+    /// that still waits for a delivery of that key (not yet claimed) takes this post's payload and
+    /// runs once the posts stop for the debounce's window, instead of running once per post (see
+    /// ``Debounce``).
+    ///
     /// With an `idempotencyKey` (say, the id of the client's request), the post is made once per key:
     /// a post with a key that an earlier post took within ``idempotencyKeyRetention`` (24 hours)
     /// stores nothing and returns that post's result, so a request tried again (a client's retry, a
@@ -28,19 +33,21 @@ extension SignalCenter {
     ///
     /// - Throws: `SignalError.invalidSignalID`, `.invalidPayload`; `.payloadTooDeep` or
     ///   `.payloadTooLarge` for a payload a delivery could not read, `.invalidDeliveryTime` for a
-    ///   `notBefore` that is not a finite time, `.invalidPostKey` for an idempotency or ordering key
-    ///   that is empty or over 256 bytes (nothing was posted); `.storeBusy` (nothing was posted; safe to post again)
+    ///   `notBefore` that is not a finite time, `.invalidPostKey` for an idempotency, ordering or
+    ///   debounce key that is empty or over 256 bytes, `.invalidDeliveryTime` too for a debounce
+    ///   window that is not above zero (nothing was posted); `.storeBusy` (nothing was posted; safe to post again)
     ///   and the other store errors.
     @discardableResult
     public func post(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
-        notBefore: Date? = nil, idempotencyKey: String? = nil, orderingKey: String? = nil
+        notBefore: Date? = nil, idempotencyKey: String? = nil, orderingKey: String? = nil, debounce: Debounce? = nil
     ) async throws(SignalError) -> PostResult {
         try checkRunning()
         let signalID = try signal.validated()
         try Self.checkTime(notBefore, of: signalID)
         try Self.checkKey(idempotencyKey, of: signalID)
         try Self.checkOrderingKey(orderingKey, of: signalID)
+        let debouncing = try debounce?.checked(of: signalID)
         // A producer span, in the poster's trace; its context travels with the post, and the
         // span of each delivery links to it.
         let span = InstrumentationSystem.tracer.startSpan("signal post", ofKind: .producer)
@@ -56,7 +63,7 @@ extension SignalCenter {
             let result = try await storeCall { () throws(SignalError) in
                 let posting = Posting(
                     signalID: signalID, payload: encoded, keepUntil: keepUntil, notBefore: notBefore,
-                    orderKey: orderingKey)
+                    orderKey: orderingKey, debounce: debouncing)
                 let now = Date().timeIntervalSince1970
                 guard let idempotencyKey else { return try await store.perform(.post(posting, now: now)) }
                 return try await store.perform(
@@ -79,7 +86,7 @@ extension SignalCenter {
         }
     }
 
-    /// Posts `posts` in their order, in one transaction: each as ``post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)``
+    /// Posts `posts` in their order, in one transaction: each as ``post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:debounce:)``
     /// posts it (a later post of the same signal makes the next revision; a post whose
     /// ``SignalPost/idempotencyKey`` was taken stores nothing and answers the first post's result),
     /// and either all of them are stored or, when the call throws, none. The results are in the same order. One wake-up goes out
@@ -189,16 +196,18 @@ extension SignalCenter {
     /// Throws ``SignalError/invalidPostKey(signal:kind:reason:)`` for a post's idempotency key that
     /// is empty or longer than a store keeps.
     static func checkKey(_ key: String?, of signalID: String) throws(SignalError) {
-        try check(key, kind: "idempotency key", of: signalID)
+        try checkPostKey(key, kind: "idempotency key", of: signalID)
     }
 
     /// Throws ``SignalError/invalidPostKey(signal:kind:reason:)`` for a post's ordering key that is
     /// empty or longer than a store keeps.
     static func checkOrderingKey(_ key: String?, of signalID: String) throws(SignalError) {
-        try check(key, kind: "ordering key", of: signalID)
+        try checkPostKey(key, kind: "ordering key", of: signalID)
     }
 
-    private static func check(_ key: String?, kind: String, of signalID: String) throws(SignalError) {
+    /// Throws ``SignalError/invalidPostKey(signal:kind:reason:)`` for a post's key of `kind` that is
+    /// empty or longer than a store keeps.
+    static func checkPostKey(_ key: String?, kind: String, of signalID: String) throws(SignalError) {
         guard let key, key.isEmpty || key.utf8.count > maximumKeyLength else { return }
         throw .invalidPostKey(
             signal: signalID, kind: kind, reason: key.isEmpty ? "is empty" : "is over \(maximumKeyLength) bytes long")
@@ -208,6 +217,10 @@ extension SignalCenter {
     /// time a store can record.
     static func checkTime(_ notBefore: Date?, of signalID: String) throws(SignalError) {
         guard let notBefore, !notBefore.timeIntervalSince1970.isFinite else { return }
-        throw .invalidDeliveryTime(signal: signalID, reason: "is \(notBefore.timeIntervalSince1970), not a finite time")
+        throw .invalidDeliveryTime(
+            signal: signalID,
+            reason:
+                "its notBefore is \(notBefore.timeIntervalSince1970), not a finite time (give one such as Date.now.addingTimeInterval(60))"
+        )
     }
 }

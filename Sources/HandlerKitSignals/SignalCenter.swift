@@ -82,7 +82,7 @@ public final class SignalCenter: Sendable {
     }
 
     /// The longest component name, in UTF-8 bytes.
-    public static let maximumComponentLength = 256
+    package static let maximumComponentLength = 256
 
     /// The longest consumer id given to `register` and idempotency key given to `post`, in UTF-8 bytes.
     static let maximumKeyLength = 256

@@ -69,14 +69,16 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// nothing of the store open and takes nothing behind the app's back, so the call did nothing.
     /// Call `SignalCenter.resume()` first.
     case suspended(component: String, runID: String)
-    /// The time a post of `signal` was to be delivered not before is no time a store can record
-    /// (infinite or not a number). Nothing was posted.
+    /// When a post of `signal` was to be delivered is no time a store can record: its `notBefore` is
+    /// infinite or not a number, or its ``Debounce``'s window is not above zero or over a year, or its
+    /// maximum delay is shorter than the window. `reason` says which, and what to give instead.
+    /// Nothing was posted.
     case invalidDeliveryTime(signal: String, reason: String)
     /// A consumer id given to `register` is empty or too long, or a consumer with that id exists
     /// that is not the one asked for (another signal, component, lifetime, delivery mode or handler).
     /// Nothing was registered.
     case invalidConsumerID(String, reason: String)
-    /// A key of a post of `signal` — its `"idempotency key"` or its `"ordering key"` (`kind`) — is
+    /// A key of a post of `signal` — its `"idempotency key"`, `"ordering key"` or `"debounce key"` (`kind`) — is
     /// empty or too long. Nothing was posted.
     case invalidPostKey(signal: String, kind: String, reason: String)
 
@@ -134,7 +136,7 @@ public enum SignalError: Error, Sendable, Hashable, CustomStringConvertible {
         case .suspended(let component, let runID):
             "the signal center of component '\(component)' (run \(runID)) is suspended and holds nothing of the store open, so nothing was done; call resume() first"
         case .invalidDeliveryTime(let signal, let reason):
-            "post of signal '\(signal)': notBefore \(reason); nothing was posted. Give a time such as Date.now.addingTimeInterval(60)"
+            "post of signal '\(signal)': \(reason); nothing was posted"
         case .invalidConsumerID(let id, let reason):
             "consumer id '\(id.prefix(80))': \(reason); nothing was registered"
         case .invalidPostKey(let signal, let kind, let reason):

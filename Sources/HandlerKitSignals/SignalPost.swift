@@ -1,7 +1,7 @@
 import Foundation
 
 /// One post of a bulk post (``SignalCenter/post(_:)``): what
-/// ``SignalCenter/post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)`` takes for one signal.
+/// ``SignalCenter/post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:debounce:)`` takes for one signal.
 ///
 /// ```swift
 /// let results = try await center.post(thumbnails.map { SignalPost("thumbnail.make", payload: ["photo": $0.id]) })
@@ -21,10 +21,13 @@ public struct SignalPost: Sendable {
     /// A key whose deliveries a consumer runs one at a time, in the order posted (for example the id
     /// of a conversation), or `nil` for none.
     public var orderingKey: String?
+    /// How its deliveries collapse with those of other posts with the same debounce key (``Debounce``),
+    /// or `nil` for not at all.
+    public var debounce: Debounce?
 
     public init(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
-        notBefore: Date? = nil, idempotencyKey: String? = nil, orderingKey: String? = nil
+        notBefore: Date? = nil, idempotencyKey: String? = nil, orderingKey: String? = nil, debounce: Debounce? = nil
     ) {
         self.signal = signal
         self.payload = payload
@@ -32,6 +35,7 @@ public struct SignalPost: Sendable {
         self.notBefore = notBefore
         self.idempotencyKey = idempotencyKey
         self.orderingKey = orderingKey
+        self.debounce = debounce
     }
 }
 
@@ -44,10 +48,11 @@ extension SignalPost {
         try SignalCenter.checkTime(notBefore, of: signalID)
         try SignalCenter.checkKey(idempotencyKey, of: signalID)
         try SignalCenter.checkOrderingKey(orderingKey, of: signalID)
+        let debouncing = try debounce?.checked(of: signalID)
         var keepUntil: Date?
         if case .keep(let duration) = ifUnconsumed { keepUntil = now.addingTimeInterval(duration.seconds) }
         return Posting(
             signalID: signalID, payload: try payload.encoded(for: signalID, context: context), keepUntil: keepUntil,
-            notBefore: notBefore, orderKey: orderingKey)
+            notBefore: notBefore, orderKey: orderingKey, debounce: debouncing)
     }
 }

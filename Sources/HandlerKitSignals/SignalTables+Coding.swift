@@ -113,8 +113,8 @@ private struct StoredDelivery: Codable {
     var claimedAt: Date?
     var notBefore, madeAt: Date
     var started, crashed: Bool
-    /// Absent in tables written before ordering keys.
-    var orderKey: String?
+    /// Absent in tables written before ordering keys, and before debounced posts.
+    var orderKey, debounceKey: String?
 
     init(_ row: SignalTables.Delivery, rowID: Int64) {
         self.rowID = rowID
@@ -127,7 +127,7 @@ private struct StoredDelivery: Codable {
         (revision, attempt, handler, payload) = (row.revision, row.attempt, Data(row.handler), Data(row.payload))
         (claimedBy, lastError, claimedAt) = (row.claimedBy, row.lastError, row.claimedAt)
         (notBefore, madeAt, started, crashed) = (row.notBefore, row.madeAt, row.started, row.crashed)
-        orderKey = row.orderKey
+        (orderKey, debounceKey) = (row.orderKey, row.debounceKey)
     }
 
     func delivery() throws -> SignalTables.Delivery {
@@ -142,7 +142,7 @@ private struct StoredDelivery: Codable {
             handler: [UInt8](handler), payload: [UInt8](payload), notBefore: notBefore, madeAt: madeAt,
             orderKey: orderKey)
         (row.state, row.claimedBy, row.claimedAt, row.attempt) = (state, claimedBy, claimedAt, attempt)
-        (row.lastError, row.started, row.crashed) = (lastError, started, crashed)
+        (row.lastError, row.started, row.crashed, row.debounceKey) = (lastError, started, crashed, debounceKey)
         return row
     }
 }

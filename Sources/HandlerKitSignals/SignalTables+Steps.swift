@@ -193,6 +193,24 @@ extension SignalTables {
                             consumer: delivery.consumer, revision: delivery.revision, payload: delivery.payload,
                             now: now, due: delivery.due, orderKey: delivery.orderKey))
             }
+        case .debounceDelivery(let delivery, let now):
+            guard let debounce = delivery.debounce else { return 0 }
+            let waiting = deliveries.first { _, row in
+                row.consumerID.rawValue == delivery.consumer && row.debounceKey == debounce.key
+                    && row.state == .pending && row.attempt == 0
+            }
+            guard let (rowID, row) = waiting else {
+                let made = apply(
+                    .insertDelivery(
+                        consumer: delivery.consumer, revision: delivery.revision, payload: delivery.payload, now: now,
+                        due: delivery.due, orderKey: delivery.orderKey))
+                if made > 0 { deliveries[nextRowID - 1]?.debounceKey = debounce.key }
+                return made
+            }
+            let latest = debounce.maximumDelay.map { row.madeAt.timeIntervalSince1970 + $0 } ?? delivery.due
+            deliveries[rowID]?.payload = delivery.payload
+            deliveries[rowID]?.notBefore = Date(timeIntervalSince1970: min(delivery.due, latest))
+            return 1
         case .markServed(let consumer):
             guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == consumer }) else { return 0 }
             consumers[index].delivered = true

@@ -54,6 +54,8 @@ public struct SignalTables: Sendable, Equatable {
         package var crashed = false
         /// The post's ordering key, or `nil` for none (``isHeldBack(_:)``).
         package var orderKey: String?
+        /// The key of the debounced posts it collapses, or `nil` when its post was not debounced.
+        package var debounceKey: String?
     }
 
     package struct Completion: Sendable, Equatable {

@@ -9,7 +9,10 @@ extension StoreProgram where Result == PostResult {
     package static func post(_ posting: Posting, now: Double) -> Self {
         Self(
             "posting signal '\(posting.signalID)'", recordedAs: .post(posting),
-            shortcut: .post(posting, now: now, answer: { $0 }),
+            // A debounced post takes the program's steps, its signal's record locked like a bulk post's.
+            shortcut: posting.fitsOneStatement
+                ? .post(posting, now: now, answer: { $0 })
+                : .posts([posting], now: now, answer: { $0.first ?? posting.result(revision: 0, deliveries: 0) }),
             .reading(StoreReads.postTargets(posting.signalID)) { targets in
                 let (steps, result, wakeUp) = posting.write(after: targets, now: now)
                 return .steps(steps) { _ in .done(result, wakeUp: wakeUp) }

@@ -108,6 +108,13 @@ package enum StoreStep: Sendable, Hashable {
     /// Makes each of `deliveries`, in their order, as ``insertDelivery(consumer:revision:payload:now:due:orderKey:)``
     /// makes one, all at `now`: the many deliveries of a bulk post in few statements. Counts them.
     case insertDeliveries([NewDelivery], now: Double)
+    /// Makes `delivery`, whose post is debounced (`NewDelivery.debounce`), at `now`: when its
+    /// consumer has a delivery with the same debounce key waiting for its first attempt (pending,
+    /// never claimed), gives that one `delivery`'s payload and due time — but not past the
+    /// debounce's maximum delay after that delivery was made — instead; otherwise makes it as
+    /// ``insertDelivery(consumer:revision:payload:now:due:orderKey:)`` does, with its debounce key.
+    /// Counts it (0 or 1).
+    case debounceDelivery(NewDelivery, now: Double)
     /// Marks consumer `consumer` served: no later post delivers to it. Counts it (0 or 1).
     case markServed(consumer: String)
     /// Stores the record of signal `signal` at `revision`, posted at `now`, keeping `payload` until
@@ -123,20 +130,25 @@ package enum StoreStep: Sendable, Hashable {
 
 /// A pending delivery a post makes (`StoreStep.insertDeliveries(_:now:)`): of revision `revision`
 /// of its consumer's signal, for consumer `consumer`, due at `due`, with `payload` and ordering key
-/// `orderKey` (`nil`: none).
+/// `orderKey` (`nil`: none), debounced as `debounce` says (`nil`: not debounced).
 package struct NewDelivery: Sendable, Hashable {
     package var consumer: String
     package var revision: Int
     package var payload: [UInt8]
     package var due: Double
     package var orderKey: String?
+    package var debounce: Posting.Debouncing?
 
-    package init(consumer: String, revision: Int, payload: [UInt8], due: Double, orderKey: String? = nil) {
+    package init(
+        consumer: String, revision: Int, payload: [UInt8], due: Double, orderKey: String? = nil,
+        debounce: Posting.Debouncing? = nil
+    ) {
         self.consumer = consumer
         self.revision = revision
         self.payload = payload
         self.due = due
         self.orderKey = orderKey
+        self.debounce = debounce
     }
 }
 

@@ -179,6 +179,13 @@ enum PostgresSchema {
         CREATE INDEX IF NOT EXISTS deliveries_by_order_key ON deliveries (consumer_id, order_key, id)
             WHERE order_key IS NOT NULL;
         """,
+        // 11: debounced posts (a post finds its key's waiting delivery and collapses into it: code
+        // older than this would make one delivery per post).
+        """
+        ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS debounce_key text;
+        CREATE INDEX IF NOT EXISTS deliveries_by_debounce_key ON deliveries (consumer_id, debounce_key)
+            WHERE debounce_key IS NOT NULL;
+        """,
     ])
 
     /// Brings the store to `version` (creating its schema when missing), or refuses a newer one or a

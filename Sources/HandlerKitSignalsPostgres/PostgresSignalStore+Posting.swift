@@ -46,7 +46,7 @@ extension PostgresSignalStore {
 
     /// Makes `postings` at `now` in one transaction, with the effects of the core's bulk post
     /// `program` (`StoreProgram.posts(_:now:keys:keepUntil:)`) and recorded as it records its answer:
-    /// one post in the statement of ``post(_:now:)``; several with the program's stages, once their
+    /// one post in the statement of ``post(_:now:)`` (when it fits one); others with the program's stages, once their
     /// signals' records are locked against other posts (``lockSignals(_:_:)``).
     func post<Result: Sendable>(
         _ postings: [Posting], now: Double, answer: @escaping @Sendable ([PostResult]) -> Result,
@@ -55,7 +55,7 @@ extension PostgresSignalStore {
         let hook = options.faultHook
         let body: @Sendable (PostgresConnection) async throws -> Result = { connection in
             let result: Result
-            if postings.count == 1 {
+            if postings.count == 1, postings[0].fitsOneStatement {
                 result = answer([try await self.post(postings[0], now: now, connection)])
             } else {
                 try await self.lockSignals(postings, connection)

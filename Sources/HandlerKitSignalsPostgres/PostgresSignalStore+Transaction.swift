@@ -24,12 +24,12 @@ extension PostgresSignalStore {
     /// transaction commits (PostgreSQL sends a transaction's notifications at its commit), never
     /// before, and not at all when it rolls back.
     ///
-    /// A post behaves as `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)`, and throws what it
+    /// A post behaves as `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:debounce:)`, and throws what it
     /// throws before storing anything; it is not tried again after a lost connection (the application's
     /// transaction is lost with it).
     ///
     /// - Throws: `SignalError.database` when `connection` is not in a transaction (nothing was posted)
-    ///   or a statement failed; the errors of `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)`.
+    ///   or a statement failed; the errors of `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:debounce:)`.
     @discardableResult
     public func post(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,
@@ -84,7 +84,7 @@ extension PostgresSignalStore {
             ).decode((String, String, String, String).self) { previous = (path, plans) }
             let results: [PostResult]
             switch program.shortcut {
-            case .posts(let postings, let now, let answer)? where postings.count == 1:
+            case .posts(let postings, let now, let answer)? where postings.count == 1 && postings[0].fitsOneStatement:
                 results = answer([try await post(postings[0], now: now, connection)])
             case .posts(let postings, _, _)?:
                 try await lockSignals(postings, connection)

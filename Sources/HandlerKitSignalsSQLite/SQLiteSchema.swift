@@ -148,6 +148,13 @@ enum SQLiteSchema {
         CREATE INDEX IF NOT EXISTS deliveries_by_order_key ON deliveries(consumer_id, order_key, id)
             WHERE order_key IS NOT NULL;
         """,
+        // 9: debounced posts (a post finds its key's waiting delivery and collapses into it: code
+        // older than this would make one delivery per post).
+        """
+        ALTER TABLE deliveries ADD COLUMN debounce_key TEXT;
+        CREATE INDEX IF NOT EXISTS deliveries_by_debounce_key ON deliveries(consumer_id, debounce_key)
+            WHERE debounce_key IS NOT NULL;
+        """,
     ])
 
     /// The schema version of the signal store in `db` (0 for an empty database).

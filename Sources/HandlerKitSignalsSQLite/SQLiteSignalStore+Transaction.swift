@@ -24,12 +24,12 @@ extension SQLiteSignalStore {
     /// The post runs in a savepoint of `db`'s transaction: when it throws, the savepoint is rolled
     /// back and the transaction can go on. The consumers' centers are woken after the transaction
     /// commits, never before, and not at all when it rolls back. A post behaves as
-    /// `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)` and throws what it throws before
+    /// `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:debounce:)` and throws what it throws before
     /// storing anything.
     ///
     /// - Throws: `SignalError.database` when `db` is not in a transaction, or is not a connection to
     ///   this store's file at its current schema version (nothing was posted); the errors of
-    ///   `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:)`.
+    ///   `SignalCenter.post(_:payload:ifUnconsumed:notBefore:idempotencyKey:orderingKey:debounce:)`.
     @discardableResult
     public func post(
         _ signal: SignalID, payload: SignalPayload = SignalPayload(), ifUnconsumed: UnconsumedPolicy = .report,

@@ -36,7 +36,7 @@ public enum SignalStoreConformance {
     /// Every check of the suite.
     public static let checks: [Check] =
         ConformanceChecks.all + ConformanceChecks.postingChecks + ConformanceChecks.releaseChecks
-        + ConformanceChecks.queueChecks
+        + ConformanceChecks.queueChecks + ConformanceChecks.debounceChecks
         + ConformanceChecks.suspensionChecks
 
     /// The checks of a store an operator can look inside (`InspectableSignalStore`), on top of

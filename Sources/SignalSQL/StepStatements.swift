@@ -143,6 +143,8 @@ package enum StepStatements {
                 consumer: consumer, revision: revision, payload: payload, now: now, due: due, orderKey: orderKey)
         case .insertDeliveries(let made, let now):
             HotPathStatements.insertDeliveries(made, now: now)
+        case .debounceDelivery(let delivery, let now):
+            DebounceStatements.statements(delivery, now: now)
         case .markServed(let consumer):
             [HotPathStatements.markServed(consumer)]
         case .keepSignal(let signal, let revision, let payload, let now, let keepUntil, let notBefore):

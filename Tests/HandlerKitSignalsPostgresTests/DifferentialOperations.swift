@@ -52,8 +52,9 @@ enum DifferentialOperation: Hashable, Sendable, CustomStringConvertible {
     /// Removes consumer `c<consumer>`: with the slot's center, or as an operator (`discardConsumer`).
     case remove(slot: Int, consumer: Int, asOperator: Bool)
     /// Posts to `s<signal>` with `item` (none: a payload the handlers cannot take), kept or not,
-    /// delayed by an hour (never due within a sequence) or not, with ordering key `k<key>` or none.
-    case post(slot: Int, signal: Int, item: Int?, keep: Bool, delayed: Bool, key: Int?)
+    /// delayed by an hour (never due within a sequence) or not, with ordering key `k<key>` or none,
+    /// debounced by an hour (collapsing into the delivery that waits) or not.
+    case post(slot: Int, signal: Int, item: Int?, keep: Bool, delayed: Bool, key: Int?, debounced: Bool)
     /// Posts `s<signals[i]>` with `items[i]`, in that order, in one bulk post.
     case bulkPost(slot: Int, signals: [Int], items: [Int])
     /// `deliverDue()` of the slot's center.
@@ -90,9 +91,9 @@ enum DifferentialOperation: Hashable, Sendable, CustomStringConvertible {
                 "register c\(consumer) for s\(signal) (\(lifetime.rawValue), \(mode.rawValue), fails \(failures)×), \(at(slot))"
         case .remove(let slot, let consumer, let asOperator):
             return asOperator ? "discard consumer c\(consumer) as an operator" : "remove c\(consumer), \(at(slot))"
-        case .post(let slot, let signal, let item, let keep, let delayed, let key):
+        case .post(let slot, let signal, let item, let keep, let delayed, let key, let debounced):
             return
-                "post s\(signal) item \(item.map(String.init) ?? "none")\(keep ? " kept" : "")\(delayed ? " delayed" : "")\(key.map { " key k\($0)" } ?? ""), \(at(slot))"
+                "post s\(signal) item \(item.map(String.init) ?? "none")\(keep ? " kept" : "")\(delayed ? " delayed" : "")\(key.map { " key k\($0)" } ?? "")\(debounced ? " debounced" : ""), \(at(slot))"
         case .bulkPost(let slot, let signals, let items):
             let posts = zip(signals, items).map { "s\($0) item \($1)" }.joined(separator: ", ")
             return "bulk post \(posts), \(at(slot))"
@@ -171,7 +172,8 @@ struct DifferentialGenerator {
         case 16..<32:
             return .post(
                 slot: slot, signal: random.below(4), item: random.percent(92) ? random.below(100) : nil,
-                keep: random.percent(30), delayed: random.percent(15), key: random.percent(40) ? random.below(2) : nil)
+                keep: random.percent(30), delayed: random.percent(15), key: random.percent(40) ? random.below(2) : nil,
+                debounced: random.percent(15))
         case 32..<35:
             let count = 2 + random.below(3)
             return .bulkPost(

@@ -135,14 +135,15 @@ actor DifferentialWorld {
             }
             guard let center = slots[slot] else { return "no center" }
             return await outcome { "removed \(try await center.remove(id))" }
-        case .post(let slot, let signal, let item, let keep, let delayed, let key):
+        case .post(let slot, let signal, let item, let keep, let delayed, let key, let debounced):
             guard let center = slots[slot] else { return "no center" }
             return await outcome {
                 let payload: SignalPayload = item.map { ["item": $0] } ?? SignalPayload()
                 let result = try await center.post(
                     SignalID("s\(signal)"), payload: payload,
                     ifUnconsumed: keep ? .keep(for: .seconds(3_600)) : .report,
-                    notBefore: delayed ? Date().addingTimeInterval(3_600) : nil, orderingKey: key.map { "k\($0)" })
+                    notBefore: delayed ? Date().addingTimeInterval(3_600) : nil, orderingKey: key.map { "k\($0)" },
+                    debounce: debounced ? Debounce(key: "d\(signal)", window: .seconds(3_600)) : nil)
                 return "revision \(result.revision), deliveries \(result.deliveries), kept \(result.kept)"
             }
         case .bulkPost(let slot, let signals, let items):

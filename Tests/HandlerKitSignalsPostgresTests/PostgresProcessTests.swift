@@ -351,7 +351,7 @@ struct PostgresStoreErrorTests {
         let schema = PostgresTestServer.schema(for: folder.path)
         try await PostgresTestServer.psql("UPDATE \(schema).schema_version SET version = 99")
         let reopened = try PostgresTestServer.store(folder: folder.path)
-        await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 10)) {
+        await #expect(throws: SignalError.newerSchema(path: reopened.location, found: 99, supported: 11)) {
             try await reopened.prepare()
         }
         await store.close()

@@ -33,6 +33,8 @@ struct SQLiteMigrationTests {
                     ALTER TABLE signals DROP COLUMN not_before;
                     DROP INDEX deliveries_by_order_key;
                     ALTER TABLE deliveries DROP COLUMN order_key;
+                    DROP INDEX deliveries_by_debounce_key;
+                    ALTER TABLE deliveries DROP COLUMN debounce_key;
                     PRAGMA user_version = 1;
                     """)
         }
@@ -41,7 +43,7 @@ struct SQLiteMigrationTests {
         let version = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: "PRAGMA user_version")
         }
-        #expect(version == 8)
+        #expect(version == 9)
         let center = try await manualCenter("app", store: store, registry: registry)
         #expect(center.takeover.adoptedConsumers == 1)
         #expect(try await center.deliverDue() == 1)

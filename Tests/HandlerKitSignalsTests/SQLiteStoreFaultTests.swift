@@ -21,7 +21,7 @@ struct SQLiteStoreFaultTests {
     @Test func aStoreOfANewerSchemaIsRefusedAndLeftUnchanged() async throws {
         _ = try SQLiteSignalStore(path: path)
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: "PRAGMA user_version = 99") }
-        #expect(throws: SignalError.newerSchema(path: path, found: 99, supported: 8)) {
+        #expect(throws: SignalError.newerSchema(path: path, found: 99, supported: 9)) {
             try SQLiteSignalStore(path: path)
         }
         let version = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA user_version")

@@ -35,6 +35,21 @@ enum OrderingKeysExample {
     }
 }
 
+/// An account of the mail app in "Debouncing".
+struct MailAccount {
+    var id: String
+}
+
+enum DebouncingExample {
+    static func accountChanged(_ account: MailAccount, center: SignalCenter) async throws {
+        // snippet: debouncing
+        try await center.post(
+            "inbox.refresh", payload: ["account": account.id],
+            debounce: Debounce(key: account.id, window: .seconds(1), maximumDelay: .seconds(10)))
+        // end snippet
+    }
+}
+
 #if PostgreSQL
 import HandlerKitSignalsPostgres
 
