@@ -180,6 +180,10 @@ public struct DeliveryRecord: Sendable, Hashable {
     /// The ordering key it was posted with: its consumer runs it only after every earlier delivery
     /// with the same key is gone (completed, or discarded).
     public var orderingKey: String?
+    /// The debounce key of the posts it collapses (`Debounce`), or `nil` when its post was not
+    /// debounced: while it waits for its first attempt, a post with the same key gives it its
+    /// payload and moves its due time instead of making a delivery.
+    public var debounceKey: String?
     /// The handler's JSON document and the payload's JSON object, when asked for
     /// (``DeliveryFilter/includesBodies``).
     public var handler: [UInt8]?
@@ -191,7 +195,7 @@ public struct DeliveryRecord: Sendable, Hashable {
         signalID: String, revision: Int, state: DeliveryState, ownerRun: String, claimedBy: String?, claimedAt: Date?,
         attempts: Int,
         started: Bool, previousAttemptCrashed: Bool, dueAt: Date, lastError: String?, madeAt: Date,
-        orderingKey: String? = nil, handler: [UInt8]? = nil, payload: [UInt8]? = nil
+        orderingKey: String? = nil, debounceKey: String? = nil, handler: [UInt8]? = nil, payload: [UInt8]? = nil
     ) {
         self.key = key
         self.consumerID = consumerID
@@ -211,6 +215,7 @@ public struct DeliveryRecord: Sendable, Hashable {
         self.lastError = lastError
         self.madeAt = madeAt
         self.orderingKey = orderingKey
+        self.debounceKey = debounceKey
         self.handler = handler
         self.payload = payload
     }

@@ -55,7 +55,8 @@ package enum InspectionReads {
                     claimedAt: row.state == .claimed ? row.claimedAt : nil,
                     attempts: row.attempt, started: row.started,
                     previousAttemptCrashed: row.crashed, dueAt: row.notBefore, lastError: row.lastError,
-                    madeAt: row.madeAt, orderingKey: row.orderKey, handler: bodies ? row.handler : nil,
+                    madeAt: row.madeAt, orderingKey: row.orderKey, debounceKey: row.debounceKey,
+                    handler: bodies ? row.handler : nil,
                     payload: bodies ? row.payload : nil)
             }
             .filter { filter.matches($0) }
@@ -94,7 +95,8 @@ package enum InspectionReads {
             previousAttemptCrashed: row.optional("crashed") ?? false,
             dueAt: Date(timeIntervalSince1970: try value("not_before")), lastError: row.optional("last_error"),
             madeAt: Date(timeIntervalSince1970: try value("created_at")), orderingKey: row.optional("order_key"),
-            handler: bodies ? row.optional("body_handler") : nil, payload: bodies ? row.optional("body_payload") : nil)
+            debounceKey: row.optional("debounce_key"), handler: bodies ? row.optional("body_handler") : nil,
+            payload: bodies ? row.optional("body_payload") : nil)
     }
 
     /// How many deliveries consumer `consumer` has with ordering key `key`, in any state.

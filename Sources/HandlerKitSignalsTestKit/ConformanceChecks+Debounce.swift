@@ -1,6 +1,7 @@
 import Foundation
 import HandlerKit
 @_spi(SignalStoreDriver) import HandlerKitSignals
+@_spi(SignalStoreDriver) import HandlerKitSignalsInspection
 
 /// The checks of debounced posts (`Debounce`).
 extension ConformanceChecks {
@@ -61,6 +62,10 @@ extension ConformanceChecks {
         _ = try await center.post("sync", payload: ["item": 2], debounce: capped)
         try c.expectEqual(
             try await c.store.runStatus(of: center.runID).nextDue, first, "due time after a second post (capped)")
+        if let inspectable = c.store as? any InspectableSignalStore {
+            let records = try await inspectable.deliveries(matching: DeliveryFilter(signalID: "sync"))
+            try c.expectEqual(records.map(\.debounceKey), ["capped"], "the debounce keys an operator sees")
+        }
 
         // A claimed delivery takes no more posts: the next post of its key makes a new delivery.
         let soon = Debounce(key: "claimed", window: .milliseconds(1))

@@ -60,18 +60,25 @@ extension Dashboard {
             ("due", "\(HTML.ago(delivery.dueAt, now: now)) (\(HTML.time(delivery.dueAt)))"),
             ("made", "\(HTML.ago(delivery.madeAt, now: now)) (\(HTML.time(delivery.madeAt)))"),
         ]
-        var orderingKey: [(String, String)] = []
+        var keys: [(String, String)] = []
         if let key = delivery.orderingKey {
             let link = HTML.link(
                 "/deliveries", [("consumer", delivery.consumerID.rawValue), ("ordering-key", key)], key, class: "mono")
-            orderingKey = [
+            keys.append(
                 (
                     "ordering key",
                     "<span id=\"ordering-key\">\(link)</span> (its deliveries run one at a time, in order)"
-                )
-            ]
+                ))
         }
-        return (rows + orderingKey).map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined()
+        if let key = delivery.debounceKey {
+            keys.append(
+                (
+                    "debounce key",
+                    "<span class=\"mono\" id=\"debounce-key\">\(HTML.escape(key))</span> (posts with it collapse into "
+                        + "this delivery until it is claimed)"
+                ))
+        }
+        return (rows + keys).map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined()
     }
 }
 #endif

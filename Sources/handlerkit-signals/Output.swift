@@ -267,6 +267,7 @@ struct DeliveryJSON: Encodable {
     var lastError: String?
     var madeAt: Date
     var orderingKey: String?
+    var debounceKey: String?
     var handler: JSONValue?
     var payload: JSONValue?
 
@@ -289,6 +290,7 @@ struct DeliveryJSON: Encodable {
         lastError = delivery.lastError
         madeAt = delivery.madeAt
         orderingKey = delivery.orderingKey
+        debounceKey = delivery.debounceKey
         handler = Output.document(delivery.handler)
         payload = Output.document(delivery.payload)
     }

@@ -209,6 +209,7 @@ enum DeliveryText {
             "made \(Output.age(delivery.madeAt))",
         ]
         if let key = delivery.orderingKey { facts.append("ordering key '\(key)'") }
+        if let key = delivery.debounceKey { facts.append("debounce key '\(key)'") }
         switch state {
         case .pending: facts.append("due \(Output.age(delivery.dueAt))")
         case .retrying:
