@@ -52,7 +52,7 @@ public struct SignalTables: Sendable, Equatable {
         package var started = false
         /// Whether the previous attempt was started and its run retired before settling it.
         package var crashed = false
-        /// The post's ordering key, or `nil` for none (``isHeldBack(_:)``).
+        /// The post's ordering key, or `nil` for none (``heldBackRows()``).
         package var orderKey: String?
         /// The key of the debounced posts it collapses, or `nil` when its post was not debounced.
         package var debounceKey: String?
@@ -117,26 +117,40 @@ public struct SignalTables: Sendable, Equatable {
         nextRowID += 1
     }
 
-    /// Whether the delivery in row `rowID` waits for an earlier delivery of its consumer with the same
-    /// ordering key, in whatever state (pending, waiting for a retry, claimed or dead): then it is
-    /// neither claimed nor due (`StoreReads.orderCondition` in SQL).
-    func isHeldBack(_ rowID: Int64) -> Bool {
-        guard let row = deliveries[rowID], let key = row.orderKey else { return false }
-        return deliveries.contains { id, other in
-            id < rowID && other.orderKey == key && other.consumerID == row.consumerID
+    /// The rows of deliveries that wait for an earlier delivery of their consumer with the same
+    /// ordering key, in whatever state (pending, waiting for a retry, claimed or dead): every row with
+    /// a key but the first of its consumer and key. They are neither claimed nor due
+    /// (`StoreReads.orderCondition` in SQL). One pass over the rows, for a claim or a read to use.
+    func heldBackRows() -> Set<Int64> {
+        struct Group: Hashable {
+            var consumer: ConsumerID
+            var key: String
         }
+        var first: [Group: Int64] = [:]
+        for (id, row) in deliveries {
+            guard let key = row.orderKey else { continue }
+            let group = Group(consumer: row.consumerID, key: key)
+            first[group] = min(first[group] ?? id, id)
+        }
+        var held: Set<Int64> = []
+        for (id, row) in deliveries {
+            guard let key = row.orderKey, first[Group(consumer: row.consumerID, key: key)] != id else { continue }
+            held.insert(id)
+        }
+        return held
     }
 
     /// Claims up to `request.limit` deliveries that `request` takes, oldest first.
     mutating func claimDue(_ request: ClaimRequest, now seconds: Double) -> [ClaimedDelivery] {
         let now = Date(timeIntervalSince1970: seconds)
         let runID = request.runID
+        let held = heldBackRows()
         let due =
             deliveries
             .filter { id, row in
                 request.takes(
                     rowID: id, ownerRun: row.ownerRun, state: row.state, claimedBy: row.claimedBy,
-                    isDue: row.notBefore <= now && !isHeldBack(id))
+                    isDue: row.notBefore <= now && !held.contains(id))
             }
             .keys.sorted().prefix(max(0, request.limit))
         return due.compactMap { id -> ClaimedDelivery? in

@@ -107,7 +107,7 @@ package enum StoreReads {
     /// while its consumer has an earlier delivery (a smaller row id, so posted before it) with the
     /// same key, in whatever state — pending, waiting for a retry, claimed, or dead until an operator
     /// requeues or discards it. Posts of one signal are serialised by its record, so row ids follow
-    /// the order of the posts that reach a consumer. `SignalTables.isHeldBack(_:)` in Swift.
+    /// the order of the posts that reach a consumer. `SignalTables.heldBackRows()` in Swift.
     package static let orderCondition = """
         (order_key IS NULL OR NOT EXISTS (SELECT 1 FROM deliveries AS earlier
             WHERE earlier.consumer_id = deliveries.consumer_id AND earlier.order_key = deliveries.order_key
@@ -126,9 +126,10 @@ package enum StoreReads {
             (rows.first.flatMap { $0.optional("due") as Int? } ?? 0) != 0
         }
         return StoreRead(sql) { tables in
-            tables.deliveries.contains { id, row in
+            let held = tables.heldBackRows()
+            return tables.deliveries.contains { id, row in
                 row.ownerRun == owner && row.state == .pending && row.notBefore.timeIntervalSince1970 <= now
-                    && !tables.isHeldBack(id)
+                    && !held.contains(id)
             }
         }
     }
@@ -178,8 +179,9 @@ package enum StoreReads {
         return StoreRead(sql) { tables in
             let open = tables.deliveries.filter { $0.value.ownerRun == run && $0.value.state != .dead }
             let queued = tables.deliveries.filter { $0.value.ownerRun == queue && $0.value.state != .dead }
+            let held = tables.heldBackRows()
             func nextDue(_ rows: [Int64: SignalTables.Delivery]) -> Date? {
-                rows.filter { $0.value.state == .pending && !tables.isHeldBack($0.key) }.map(\.value.notBefore).min()
+                rows.filter { $0.value.state == .pending && !held.contains($0.key) }.map(\.value.notBefore).min()
             }
             return RunStatus(
                 openDeliveries: open.count, nextDue: nextDue(open), queueHasDeliveries: !queued.isEmpty,
