@@ -160,7 +160,7 @@ struct BlockedKeysCommand: AsyncParsableCommand {
                 Output.wrap(
                     "'\(Output.cut(key.orderingKey, 60))' \(key.waiting) waiting · \(key.head.component)", indent: 4,
                     first: 2))
-            print(DeliveryText.summary(key.head).split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            print(DeliveryText.summary(key.head))
             if key.needsOperator {
                 print(
                     Output.wrap(
