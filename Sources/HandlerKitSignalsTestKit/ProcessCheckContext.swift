@@ -127,6 +127,28 @@ struct ProcessCheckContext: Sendable {
         }
     }
 
+    /// Expects the store settled with each of `expected` (delivery keys) completed exactly once:
+    /// nothing pending, claimed or dead, each completed once in the history, each one's handler
+    /// returned, and no handler started after its delivery was completed. Returns what it read, for
+    /// the check's own expectations and figures.
+    func expectEachCompletedOnce(
+        _ expected: Set<String>, line: Int = #line
+    ) async throws -> (left: SignalStoreStatistics, tally: CompletionTally, log: HandlerLog) {
+        let left = try await store.statistics()
+        try expect(
+            left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0,
+            "expected no pending, claimed or dead delivery, found \(left)", line: line)
+        let tally = try await CompletionTally(store, expected)
+        try expect(
+            tally.isExact, "expected each of the \(expected.count) deliveries completed once, found \(tally)",
+            line: line)
+        let log = HandlerLog(path: self.log)
+        try expectEqual(log.returnedKeys, expected, "deliveries whose handler returned", line: line)
+        try expectEqual(
+            log.startedAfterCompletion, [], "handlers started after their delivery was completed", line: line)
+        return (left, tally, log)
+    }
+
     /// Polls `condition` every 10 ms until it holds or `limit` has passed; whether it held.
     func poll(limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit

@@ -49,18 +49,9 @@ extension ProcessChecks {
             kills >= 60,
             "expected every consumer process to be killed after one or two deliveries, found \(kills) kills")
 
-        let left = try await c.store.statistics()
-        try c.expect(
-            left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0,
-            "expected no pending, claimed or dead delivery, found \(left)")
+        let (left, tally, handlerLog) = try await c.expectEachCompletedOnce(expected)
         try c.expectEqual(left.consumers, 40, "consumers left (the once consumers ended; the every-revision ones stay)")
-        let tally = try await CompletionTally(c.store, expected)
-        try c.expect(tally.isExact, "expected each of the \(expected.count) deliveries completed once, found \(tally)")
         try c.expectEqual(left.completions, expected.count, "completions")
-
-        let handlerLog = HandlerLog(path: c.log)
-        try c.expectEqual(handlerLog.returnedKeys, expected, "deliveries whose handler returned")
-        try c.expectEqual(handlerLog.startedAfterCompletion, [], "handlers started after their delivery was completed")
         let ends = handlerLog.entries.filter(\.isEnd).count
         switch point {
         case "beforeCompletion":
@@ -95,20 +86,12 @@ extension ProcessChecks {
         let expected = Set(once.map { "\($0)/1" } + every.flatMap { ["\($0)/1", "\($0)/2"] })
         let kills = try await c.consumeWithKills(workers: 3, latestKill: latestKill)
         try c.expect(kills >= 30, "expected at least 30 consumer processes killed, found \(kills)")
-        let left = try await c.store.statistics()
-        try c.expect(
-            left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0,
-            "expected no pending, claimed or dead delivery, found \(left)")
-        let tally = try await CompletionTally(c.store, expected)
-        try c.expect(tally.isExact, "expected each of the \(expected.count) deliveries completed once, found \(tally)")
-        let handlerLog = HandlerLog(path: c.log)
-        try c.expectEqual(handlerLog.returnedKeys, expected, "deliveries whose handler returned")
+        let (left, tally, handlerLog) = try await c.expectEachCompletedOnce(expected)
         for run in handlerLog.interruptedRuns {
             try c.expect(
                 handlerLog.returned(run.key, after: run.index),
                 "expected the interrupted handler of \(run.key) to run again, found it did not")
         }
-        try c.expectEqual(handlerLog.startedAfterCompletion, [], "handlers started after their delivery was completed")
         return
             "concurrent consumers=3 lifetime=\(lifetime) kills=\(kills) deliveries=\(expected.count) lost=\(tally.lost.count) completed_twice=\(tally.completedTwice.count) dead=\(left.deadDeliveries) started_after_completion=\(handlerLog.startedAfterCompletion.count)"
     }

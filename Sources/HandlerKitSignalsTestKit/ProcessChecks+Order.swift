@@ -28,15 +28,7 @@ extension ProcessChecks {
 
         let kills = try await c.consumeWithKills(workers: 3, latestKill: 6)
         try c.expect(kills >= 20, "expected at least 20 worker processes killed, found \(kills)")
-        let left = try await c.store.statistics()
-        try c.expect(
-            left.pendingDeliveries == 0 && left.claimedDeliveries == 0 && left.deadDeliveries == 0,
-            "expected no pending, claimed or dead delivery, found \(left)")
-        let tally = try await CompletionTally(c.store, expected)
-        try c.expect(tally.isExact, "expected each of the \(expected.count) deliveries completed once, found \(tally)")
-        let handlerLog = HandlerLog(path: c.log)
-        try c.expectEqual(handlerLog.returnedKeys, expected, "deliveries whose handler returned")
-        try c.expectEqual(handlerLog.startedAfterCompletion, [], "handlers started after their delivery was completed")
+        let (_, tally, handlerLog) = try await c.expectEachCompletedOnce(expected)
         let violations = handlerLog.orderViolations { "key\($0 % keys)" }
         try c.expect(
             violations.isEmpty,
