@@ -200,12 +200,14 @@ extension SignalTables {
                     && row.state == .pending && row.attempt == 0
             }
             guard let (rowID, row) = waiting else {
-                let made = apply(
-                    .insertDelivery(
-                        consumer: delivery.consumer, revision: delivery.revision, payload: delivery.payload, now: now,
-                        due: delivery.due, orderKey: delivery.orderKey))
-                if made > 0 { deliveries[nextRowID - 1]?.debounceKey = debounce.key }
-                return made
+                guard let index = consumers.firstIndex(where: { $0.record.id.rawValue == delivery.consumer }) else {
+                    return 0
+                }
+                addDelivery(
+                    for: consumers[index].record, revision: delivery.revision, payload: delivery.payload,
+                    now: Date(timeIntervalSince1970: now), due: Date(timeIntervalSince1970: delivery.due),
+                    orderKey: delivery.orderKey, debounceKey: debounce.key)
+                return 1
             }
             let latest = debounce.maximumDelay.map { row.madeAt.timeIntervalSince1970 + $0 } ?? delivery.due
             deliveries[rowID]?.payload = delivery.payload

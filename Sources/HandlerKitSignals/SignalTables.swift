@@ -106,14 +106,15 @@ public struct SignalTables: Sendable, Equatable {
     }
 
     mutating func addDelivery(
-        for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date, due: Date, orderKey: String? = nil
+        for consumer: ConsumerRecord, revision: Int, payload: [UInt8], now: Date, due: Date, orderKey: String? = nil,
+        debounceKey: String? = nil
     ) {
         deliveries[nextRowID] = Delivery(
             key: DeliveryKey(consumer: consumer.id.rawValue, revision: revision), consumerID: consumer.id,
             signalID: consumer.signalID, revision: revision, component: consumer.component,
             ownerRun: consumer.runID,
             lifetime: consumer.lifetime, handlerID: consumer.handlerID, handler: consumer.handler, payload: payload,
-            notBefore: due, madeAt: now, orderKey: orderKey)
+            notBefore: due, madeAt: now, orderKey: orderKey, debounceKey: debounceKey)
         nextRowID += 1
     }
 
